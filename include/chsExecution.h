@@ -1,0 +1,66 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: execution context shared by all algorithms.
+ *  ITK-free and CUDA-free: parsed by the host compiler, nvcc and CastXML alike.
+ *=========================================================================*/
+#ifndef chsExecution_h
+#define chsExecution_h
+
+#include "CudaHierarchicalSegmentationExport.h"
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace chs
+{
+
+/** Where and how a CUDA backend runs. The stream is a cudaStream_t passed as void* so that no CUDA header
+ * reaches the ITK-facing headers. */
+struct ExecutionContext
+{
+  int    device = 0;
+  void * stream = nullptr;
+  /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). */
+  std::function<void(float)> progress;
+};
+
+/** What a CUDA run measured: kernel time (device events, from the first kernel to the last), and the peak of
+ * device memory this run held. */
+struct RunInfo
+{
+  double   kernelMilliseconds = 0.0;
+  uint64_t peakDeviceBytes = 0;
+};
+
+/** Thrown for every CUDA failure; the message carries the CUDA error name and text. */
+class CudaError : public std::runtime_error
+{
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/** Number of usable CUDA devices; 0 without a driver or device (never throws). When there is none and `why`
+ * is given, it receives the runtime's explanation. */
+CudaHierarchicalSegmentation_EXPORT int
+CudaDeviceCount(std::string * why = nullptr);
+
+/** Name of a device, for reports. */
+CudaHierarchicalSegmentation_EXPORT std::string
+CudaDeviceName(int device);
+
+/** Free and total device memory in bytes, after the device has finished its pending work. */
+CudaHierarchicalSegmentation_EXPORT void
+CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes);
+
+namespace testing
+{
+/** Test hook: the n-th device allocation from now (1-based) asks the driver for an impossible size and so
+ * really fails; 0 turns it off. Used to test the error path of every filter. */
+CudaHierarchicalSegmentation_EXPORT void
+FailDeviceAllocationAfter(int n);
+} // namespace testing
+
+} // namespace chs
+
+#endif

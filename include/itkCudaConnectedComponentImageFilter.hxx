@@ -1,0 +1,212 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaConnectedComponentImageFilter_hxx
+#define itkCudaConnectedComponentImageFilter_hxx
+
+#include "itkCudaConnectedComponentImageFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "chsConnectedComponents.h"
+
+#include "itkImageRegionConstIterator.h"
+
+#include <exception>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::CudaConnectedComponentImageFilter()
+{
+  this->AddOptionalInputName("MaskImage", 1);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+void
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+  if (auto * mask = const_cast<MaskImageType *>(this->GetMaskImage()))
+  {
+    mask->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+void
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::EnlargeOutputRequestedRegion(DataObject *)
+{
+  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+void
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GenerateData()
+{
+  using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
+  using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
+
+  m_ObjectCount = 0;
+  m_KernelMilliseconds = 0.0;
+  m_PeakDeviceMemory = 0;
+  m_VoxelCounts.clear();
+  m_BoundingBoxes.clear();
+
+  const InputImageType * input = this->GetInput();
+  const MaskImageType *  mask = this->GetMaskImage();
+  const RegionType       region = input->GetLargestPossibleRegion();
+  if (region.GetNumberOfPixels() == 0)
+  {
+    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize()
+                      << "): there is nothing to label.");
+  }
+  if (input->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
+                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
+  }
+  if (mask && (mask->GetLargestPossibleRegion() != region || mask->GetBufferedRegion() != region))
+  {
+    itkExceptionMacro(<< "The mask image must cover the input's largest possible region " << region
+                      << "; its largest possible region is " << mask->GetLargestPossibleRegion() << '.');
+  }
+
+  chs::Grid grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    grid.size[d] = region.GetSize(d);
+  }
+  const uint64_t n = grid.NumberOfVoxels();
+
+  std::vector<uint8_t> maskFlags;
+  if (mask)
+  {
+    maskFlags.resize(n);
+    const MaskPixelType * m = mask->GetBufferPointer();
+    for (uint64_t i = 0; i < n; ++i)
+    {
+      maskFlags[i] = m[i] != NumericTraits<MaskPixelType>::ZeroValue();
+    }
+  }
+
+  chs::ConnectedComponentParameters parameters;
+  parameters.mode = m_FlatZones ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+  parameters.fullyConnected = m_FullyConnected;
+  parameters.backgroundLabel = static_cast<int64_t>(m_BackgroundValue);
+  parameters.maximumLabel = static_cast<uint64_t>(NumericTraits<OutputPixelType>::max());
+  parameters.computeStatistics = m_ComputeStatistics;
+
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+
+  this->AllocateOutputs();
+  OutputImageType * output = this->GetOutput();
+  const auto *      in = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *            out = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  const uint8_t *   maskPointer = mask ? maskFlags.data() : nullptr;
+
+  chs::ConnectedComponentStatistics statistics;
+  uint64_t                          count = 0;
+  try
+  {
+    if (backend == BackendEnum::CUDA)
+    {
+      chs::ExecutionContext context;
+      context.device = m_DeviceId;
+      context.progress = [this](float f) { this->UpdateProgress(f); };
+      chs::RunInfo info;
+      count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &info);
+      m_KernelMilliseconds = info.kernelMilliseconds;
+      m_PeakDeviceMemory = info.peakDeviceBytes;
+    }
+    else
+    {
+      count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics);
+      this->UpdateProgress(1.0f);
+    }
+  }
+  catch (const std::exception & e)
+  {
+    // Nothing of a failed run is left behind: the output buffer is released.
+    output->Initialize();
+    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
+  }
+  m_LastBackend = backend;
+  m_ObjectCount = count;
+
+  if (m_ComputeStatistics)
+  {
+    m_VoxelCounts.assign(statistics.voxelCount.begin(), statistics.voxelCount.end());
+    m_BoundingBoxes.resize(count);
+    for (uint64_t k = 0; k < count; ++k)
+    {
+      IndexType start;
+      SizeType  size;
+      for (unsigned d = 0; d < ImageDimension; ++d)
+      {
+        start[d] = region.GetIndex(d) + static_cast<IndexValueType>(statistics.minimum[3 * k + d]);
+        size[d] = statistics.maximum[3 * k + d] - statistics.minimum[3 * k + d] + 1;
+      }
+      m_BoundingBoxes[k] = RegionType(start, size);
+    }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+SizeValueType
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::ObjectIndex(OutputPixelType label) const
+{
+  if (!m_ComputeStatistics || m_VoxelCounts.size() != m_ObjectCount)
+  {
+    itkExceptionMacro(<< "No statistics: turn ComputeStatistics on and update the filter first.");
+  }
+  const auto l = static_cast<int64_t>(label);
+  const auto bg = static_cast<int64_t>(m_BackgroundValue);
+  const int64_t k = (bg >= 0 && l > bg) ? l - 1 : l;
+  if (label == m_BackgroundValue || k < 0 || static_cast<SizeValueType>(k) >= m_ObjectCount)
+  {
+    itkExceptionMacro(<< "Label " << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(label)
+                      << " is not an object label of the last update (" << m_ObjectCount << " objects).");
+  }
+  return static_cast<SizeValueType>(k);
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+SizeValueType
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GetVoxelCount(OutputPixelType label) const
+{
+  return m_VoxelCounts[this->ObjectIndex(label)];
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+auto
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GetBoundingBox(OutputPixelType label) const
+  -> RegionType
+{
+  return m_BoundingBoxes[this->ObjectIndex(label)];
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+void
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::PrintSelf(std::ostream & os,
+                                                                                    Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "FlatZones: " << m_FlatZones << std::endl;
+  os << indent << "BackgroundValue: "
+     << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(m_BackgroundValue) << std::endl;
+  os << indent << "ComputeStatistics: " << m_ComputeStatistics << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+}
+
+} // namespace itk
+
+#endif

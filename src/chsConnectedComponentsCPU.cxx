@@ -1,0 +1,194 @@
+// Sequential reference for connected-components labeling: the definition the CUDA backend must reproduce.
+// A raster-order union-find whose root is always the smallest index of its set, so that numbering the roots in
+// raster order numbers the objects by their first voxel, as ITK's ConnectedComponentImageFilter does.
+#include "chsConnectedComponents.h"
+
+#include <string>
+#include <type_traits>
+
+namespace chs
+{
+
+LabelOverflowError::LabelOverflowError(uint64_t count, uint64_t maximum)
+  : std::runtime_error("the image has " + std::to_string(count) +
+                       " objects, more than the largest value of the output label type (" + std::to_string(maximum) +
+                       "); choose a wider label type")
+  , objectCount(count)
+{}
+
+namespace
+{
+
+template <typename I>
+I
+Find(std::vector<I> & parent, I a)
+{
+  while (parent[a] != a)
+  {
+    parent[a] = parent[parent[a]]; // path halving
+    a = parent[a];
+  }
+  return a;
+}
+
+template <typename TPixel, typename TLabel, typename I>
+uint64_t
+Label(const TPixel *                       input,
+      const uint8_t *                      mask,
+      TLabel *                             labels,
+      const Grid &                         grid,
+      const ConnectedComponentParameters & parameters,
+      ConnectedComponentStatistics *       statistics)
+{
+  const uint64_t nx = grid.size[0], ny = grid.size[1], nz = grid.size[2];
+  const uint64_t n = grid.NumberOfVoxels();
+  const bool     binary = parameters.mode == ConnectedComponentMode::Binary;
+  const I        none = ~I(0);
+  auto           active = [&](uint64_t i) {
+    const bool inside = mask == nullptr || mask[i] != 0;
+    return binary ? inside && input[i] != TPixel(0) : inside;
+  };
+  // Active voxels i and j are connected when both are foreground (binary) or their values are equal (flat zones).
+  auto connected = [&](uint64_t i, uint64_t j) { return binary || input[i] == input[j]; };
+
+  // Backward neighbours (earlier in raster order) for the connectivity.
+  struct Offset
+  {
+    int dx, dy, dz;
+  };
+  std::vector<Offset> offsets;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+      {
+        const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+        const bool backward = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
+        if (backward && (parameters.fullyConnected ? nonzero >= 1 : nonzero == 1))
+          offsets.push_back({ dx, dy, dz });
+      }
+
+  std::vector<I> parent(n);
+  uint64_t       i = 0;
+  for (uint64_t z = 0; z < nz; ++z)
+    for (uint64_t y = 0; y < ny; ++y)
+      for (uint64_t x = 0; x < nx; ++x, ++i)
+      {
+        if (!active(i))
+        {
+          parent[i] = none;
+          continue;
+        }
+        parent[i] = static_cast<I>(i);
+        for (const Offset & o : offsets)
+        {
+          const int64_t qx = int64_t(x) + o.dx, qy = int64_t(y) + o.dy, qz = int64_t(z) + o.dz;
+          if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny))
+            continue;
+          const uint64_t j = (uint64_t(qz) * ny + uint64_t(qy)) * nx + uint64_t(qx);
+          if (parent[j] == none || !connected(i, j))
+            continue;
+          I a = Find<I>(parent, static_cast<I>(i));
+          I b = Find<I>(parent, static_cast<I>(j));
+          if (a != b)
+            parent[std::max(a, b)] = std::min(a, b);
+        }
+      }
+
+  uint64_t count = 0;
+  for (uint64_t k = 0; k < n; ++k)
+    count += parent[k] == k;
+  if (count > parameters.maximumLabel)
+    throw LabelOverflowError(count, parameters.maximumLabel);
+
+  const bool wantStats = parameters.computeStatistics && statistics != nullptr;
+  if (wantStats)
+  {
+    statistics->voxelCount.assign(count, 0);
+    statistics->minimum.assign(3 * count, ~uint32_t(0));
+    statistics->maximum.assign(3 * count, 0);
+  }
+  // Roots come before the rest of their object in raster order, so their label is known when a member needs it.
+  uint64_t              rank = 0;
+  i = 0;
+  for (uint64_t z = 0; z < nz; ++z)
+    for (uint64_t y = 0; y < ny; ++y)
+      for (uint64_t x = 0; x < nx; ++x, ++i)
+      {
+        if (parent[i] == none)
+        {
+          labels[i] = static_cast<TLabel>(parameters.backgroundLabel);
+          continue;
+        }
+        const I  r = Find<I>(parent, static_cast<I>(i));
+        uint64_t k;
+        if (r == i)
+        {
+          k = rank++;
+          labels[i] = static_cast<TLabel>(ObjectLabel(k, parameters.backgroundLabel));
+        }
+        else
+        {
+          labels[i] = labels[r];
+          const uint64_t l = static_cast<uint64_t>(labels[r]);
+          k = (parameters.backgroundLabel >= 0 && l > uint64_t(parameters.backgroundLabel)) ? l - 1 : l;
+        }
+        if (wantStats)
+        {
+          ++statistics->voxelCount[k];
+          const uint32_t c[3] = { uint32_t(x), uint32_t(y), uint32_t(z) };
+          for (int d = 0; d < 3; ++d)
+          {
+            statistics->minimum[3 * k + d] = std::min(statistics->minimum[3 * k + d], c[d]);
+            statistics->maximum[3 * k + d] = std::max(statistics->maximum[3 * k + d], c[d]);
+          }
+        }
+      }
+  return count;
+}
+
+} // namespace
+
+template <typename TPixel, typename TLabel>
+uint64_t
+LabelConnectedComponentsCPU(const TPixel *                       input,
+                            const uint8_t *                      mask,
+                            TLabel *                             labels,
+                            const Grid &                         grid,
+                            const ConnectedComponentParameters & parameters,
+                            ConnectedComponentStatistics *       statistics)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  const uint64_t n = grid.NumberOfVoxels();
+  if (n == 0)
+    throw std::invalid_argument("chs: the image has no voxels");
+  if (n < 0xffffffffull && !parameters.forceWideIndex)
+    return Label<TPixel, TLabel, uint32_t>(input, mask, labels, grid, parameters, statistics);
+  return Label<TPixel, TLabel, uint64_t>(input, mask, labels, grid, parameters, statistics);
+}
+
+#define CHS_INSTANTIATE_CC_CPU(TPixel)                                                                              \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint8_t>(             \
+    const TPixel *, const uint8_t *, uint8_t *, const Grid &, const ConnectedComponentParameters &,                 \
+    ConnectedComponentStatistics *);                                                                               \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint16_t>(            \
+    const TPixel *, const uint8_t *, uint16_t *, const Grid &, const ConnectedComponentParameters &,               \
+    ConnectedComponentStatistics *);                                                                               \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint32_t>(            \
+    const TPixel *, const uint8_t *, uint32_t *, const Grid &, const ConnectedComponentParameters &,               \
+    ConnectedComponentStatistics *);                                                                               \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint64_t>(            \
+    const TPixel *, const uint8_t *, uint64_t *, const Grid &, const ConnectedComponentParameters &,               \
+    ConnectedComponentStatistics *)
+
+CHS_INSTANTIATE_CC_CPU(uint8_t);
+CHS_INSTANTIATE_CC_CPU(int8_t);
+CHS_INSTANTIATE_CC_CPU(uint16_t);
+CHS_INSTANTIATE_CC_CPU(int16_t);
+CHS_INSTANTIATE_CC_CPU(uint32_t);
+CHS_INSTANTIATE_CC_CPU(int32_t);
+CHS_INSTANTIATE_CC_CPU(uint64_t);
+CHS_INSTANTIATE_CC_CPU(int64_t);
+CHS_INSTANTIATE_CC_CPU(float);
+CHS_INSTANTIATE_CC_CPU(double);
+
+} // namespace chs

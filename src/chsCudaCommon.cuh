@@ -1,0 +1,120 @@
+// Internal to the .cu files: error checks, device selection and RAII device buffers.
+#ifndef chsCudaCommon_cuh
+#define chsCudaCommon_cuh
+
+#include "chsExecution.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace chs
+{
+namespace detail
+{
+
+[[noreturn]] void
+ThrowCudaError(cudaError_t error, const char * call, const char * file, int line);
+
+inline void
+Check(cudaError_t error, const char * call, const char * file, int line)
+{
+  if (error != cudaSuccess)
+  {
+    ThrowCudaError(error, call, file, line);
+  }
+}
+
+#define CHS_CUDA_CHECK(call) ::chs::detail::Check((call), #call, __FILE__, __LINE__)
+/** After a kernel launch: launch-configuration errors surface here, execution errors at the next sync. */
+#define CHS_CUDA_CHECK_LAUNCH(name) ::chs::detail::Check(cudaGetLastError(), name, __FILE__, __LINE__)
+
+/** Makes a device current for a scope and restores the previous one. */
+class DeviceScope
+{
+public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &
+  operator=(const DeviceScope &) = delete;
+
+private:
+  int m_Previous = 0;
+};
+
+/** Counts the bytes a run holds on the device, for RunInfo::peakDeviceBytes. */
+struct MemoryTracker
+{
+  uint64_t current = 0;
+  uint64_t peak = 0;
+};
+
+/** Stream-ordered device allocation, freed on scope exit (also on the error path). */
+class RawDeviceBuffer
+{
+public:
+  RawDeviceBuffer(uint64_t bytes, cudaStream_t stream, MemoryTracker * tracker);
+  ~RawDeviceBuffer();
+  RawDeviceBuffer(const RawDeviceBuffer &) = delete;
+  RawDeviceBuffer &
+  operator=(const RawDeviceBuffer &) = delete;
+  void *
+  get() const
+  {
+    return m_Pointer;
+  }
+
+private:
+  void *          m_Pointer = nullptr;
+  uint64_t        m_Bytes = 0;
+  cudaStream_t    m_Stream = nullptr;
+  MemoryTracker * m_Tracker = nullptr;
+};
+
+template <typename T>
+class DeviceBuffer : public RawDeviceBuffer
+{
+public:
+  DeviceBuffer(uint64_t count, cudaStream_t stream, MemoryTracker * tracker)
+    : RawDeviceBuffer(count * sizeof(T), stream, tracker)
+  {}
+  T *
+  get() const
+  {
+    return static_cast<T *>(RawDeviceBuffer::get());
+  }
+};
+
+/** A pair of events timing the kernels of a run. */
+class EventTimer
+{
+public:
+  explicit EventTimer(cudaStream_t stream);
+  ~EventTimer();
+  EventTimer(const EventTimer &) = delete;
+  EventTimer &
+  operator=(const EventTimer &) = delete;
+  void
+  Start();
+  void
+  Stop();
+  /** Synchronises on the stop event. */
+  double
+  Milliseconds();
+
+private:
+  cudaStream_t m_Stream;
+  cudaEvent_t  m_Start = nullptr;
+  cudaEvent_t  m_Stop = nullptr;
+};
+
+/** Blocks for a grid-stride loop over `items`, capped to keep every SM busy without oversubscription. */
+unsigned
+GridStrideBlocks(uint64_t items, unsigned threads, int device);
+
+} // namespace detail
+} // namespace chs
+
+#endif

@@ -1,0 +1,557 @@
+// Tests of itk::CudaConnectedComponentImageFilter and of the chs connected-components backends it calls.
+// Oracles: ITK's ConnectedComponentImageFilter (binary mode) and a brute-force flood fill (flat zones, stats).
+#include "itkCudaConnectedComponentImageFilter.h"
+#include "itkConnectedComponentImageFilter.h"
+#include "chsConnectedComponents.h"
+#include "chsTestImages.h"
+#include "itkImageRegionConstIteratorWithIndex.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace
+{
+using namespace chs_test;
+using Backend = itk::CudaSegmentationBackendEnums::Backend;
+
+template <typename TOut>
+struct Labeling
+{
+  typename TOut::Pointer labels;
+  itk::SizeValueType     count;
+};
+
+template <typename TIn, typename TOut>
+Labeling<TOut>
+RunModule(const TIn * input, Backend backend, bool full, const TIn * mask = nullptr, bool flat = false,
+          typename TOut::PixelType background = 0)
+{
+  auto filter = itk::CudaConnectedComponentImageFilter<TIn, TOut>::New();
+  filter->SetInput(input);
+  if (mask)
+    filter->SetMaskImage(mask);
+  filter->SetFullyConnected(full);
+  filter->SetFlatZones(flat);
+  filter->SetBackgroundValue(background);
+  filter->SetBackend(backend);
+  filter->Update();
+  EXPECT_EQ(filter->GetLastBackend(), backend);
+  return { filter->GetOutput(), filter->GetObjectCount() };
+}
+
+template <typename TIn, typename TOut>
+Labeling<TOut>
+RunITK(const TIn * input, bool full, const TIn * mask = nullptr, typename TOut::PixelType background = 0)
+{
+  auto filter = itk::ConnectedComponentImageFilter<TIn, TOut>::New();
+  filter->SetInput(input);
+  if (mask)
+    filter->SetMaskImage(mask);
+  filter->SetFullyConnected(full);
+  filter->SetBackgroundValue(background);
+  filter->Update();
+  return { filter->GetOutput(), filter->GetObjectCount() };
+}
+
+/** The module's backend equals ITK's filter voxel for voxel (and run after run on the GPU). */
+template <typename TIn, typename TOut>
+void
+ExpectSameAsITK(const TIn * input, Backend backend, const TIn * mask = nullptr, typename TOut::PixelType bg = 0)
+{
+  for (bool full : { false, true })
+  {
+    SCOPED_TRACE(full ? "fully connected" : "face connected");
+    const auto expected = RunITK<TIn, TOut>(input, full, mask, bg);
+    const int  runs = backend == Backend::CUDA ? 3 : 1;
+    for (int run = 0; run < runs; ++run)
+    {
+      const auto got = RunModule<TIn, TOut>(input, backend, full, mask, false, bg);
+      EXPECT_EQ(got.count, expected.count);
+      EXPECT_TRUE(SameVoxels(got.labels.GetPointer(), expected.labels.GetPointer()));
+    }
+  }
+}
+
+using U8_2 = itk::Image<unsigned char, 2>;
+using U8_3 = itk::Image<unsigned char, 3>;
+using S16_2 = itk::Image<short, 2>;
+using F32_3 = itk::Image<float, 3>;
+using L32_2 = itk::Image<unsigned int, 2>;
+using L32_3 = itk::Image<unsigned int, 3>;
+using L16_2 = itk::Image<unsigned short, 2>;
+using L64_3 = itk::Image<unsigned long, 3>;
+
+// Sizes around the tile sizes (32 x 32 in 2D, 32 x 8 x 8 in 3D) and degenerate shapes.
+const std::vector<std::vector<itk::SizeValueType>> kSizes2D = { { 1, 1 },   { 1, 100 },  { 100, 1 }, { 31, 33 },
+                                                                { 32, 32 }, { 65, 97 },  { 257, 129 } };
+const std::vector<std::vector<itk::SizeValueType>> kSizes3D = { { 1, 1, 1 },  { 1, 1, 40 },  { 33, 9, 17 },
+                                                                { 32, 8, 8 }, { 70, 19, 23 } };
+
+template <typename TImage, typename TLabel>
+void
+RandomInputsSameAsITK(Backend backend, const std::vector<std::vector<itk::SizeValueType>> & sizes)
+{
+  unsigned seed = 1;
+  for (const auto & s : sizes)
+    for (double density : { 0.05, 0.3, 0.5, 0.6, 0.9 })
+    {
+      SCOPED_TRACE(::testing::Message() << "size " << s[0] << "x" << s[1] << " density " << density);
+      typename TImage::SizeType size;
+      for (unsigned d = 0; d < TImage::ImageDimension; ++d)
+        size[d] = s[d];
+      auto input = RandomImage<TImage>(size, density, seed++, 3);
+      ExpectSameAsITK<TImage, TLabel>(input, backend);
+    }
+}
+
+template <typename TImage, typename TLabel>
+void
+StructuredInputsSameAsITK(Backend backend)
+{
+  constexpr unsigned D = TImage::ImageDimension;
+  const auto         size = D == 2 ? Size<TImage>({ 203, 150 }) : Size<TImage>({ 45, 38, 29 });
+  ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 0), backend);   // all background
+  ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 7), backend);   // all foreground
+  ExpectSameAsITK<TImage, TLabel>(Checkerboard<TImage>(size), backend);   // worst case for full connectivity
+  ExpectSameAsITK<TImage, TLabel>(Spiral<TImage>(size), backend);         // long chains across tiles
+  ExpectSameAsITK<TImage, TLabel>(BlobImage<TImage>(size, 3, 0.5, 11), backend);
+  if (D == 3)
+  {
+    // Single-voxel-thick planes, alternating orientation.
+    auto planes = MakeImage<TImage>(size, 0);
+    for (itk::ImageRegionIterator<TImage> it(planes, planes->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    {
+      const auto i = it.GetIndex();
+      it.Set((i[2] % 4 == 1) || (i[0] % 5 == 2) ? 1 : 0);
+    }
+    ExpectSameAsITK<TImage, TLabel>(planes, backend);
+  }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- CPU reference against ITK's filter
+
+TEST(CudaConnectedComponentImageFilter, CPUMatchesITKOnRandomImages2D)
+{
+  RandomInputsSameAsITK<U8_2, L32_2>(Backend::CPU, kSizes2D);
+  RandomInputsSameAsITK<S16_2, L16_2>(Backend::CPU, { { 77, 45 } });
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUMatchesITKOnRandomVolumes3D)
+{
+  RandomInputsSameAsITK<U8_3, L32_3>(Backend::CPU, kSizes3D);
+  RandomInputsSameAsITK<F32_3, L64_3>(Backend::CPU, { { 21, 22, 23 } });
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUMatchesITKOnStructuredInputs)
+{
+  StructuredInputsSameAsITK<U8_2, L32_2>(Backend::CPU);
+  StructuredInputsSameAsITK<U8_3, L32_3>(Backend::CPU);
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUMatchesITKWithMaskAndBackgroundValue)
+{
+  auto input = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.6, 5);
+  auto mask = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
+  ExpectSameAsITK<U8_2, L32_2>(input, Backend::CPU, mask);
+  ExpectSameAsITK<U8_2, L16_2>(input, Backend::CPU, nullptr, 5); // labels count from 0 and skip 5
+  auto volume = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.5, 7);
+  auto vmask = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
+  ExpectSameAsITK<U8_3, L32_3>(volume, Backend::CPU, vmask);
+}
+
+// ---------------------------------------------------------------- flat zones against a flood fill
+
+template <typename TImage, typename TLabel>
+void
+FlatZonesSameAsFloodFill(Backend backend)
+{
+  constexpr unsigned D = TImage::ImageDimension;
+  const auto         size = D == 2 ? Size<TImage>({ 97, 66 }) : Size<TImage>({ 35, 20, 17 });
+  for (unsigned seed : { 1u, 2u })
+    for (bool withMask : { false, true })
+      for (bool full : { false, true })
+      {
+        auto                 input = RandomImage<TImage>(size, 0.7, seed, 2); // values 0, 1, 2
+        auto                 mask = RandomImage<TImage>(size, 0.8, seed + 10);
+        std::vector<uint8_t> maskFlags(mask->GetBufferPointer(),
+                                       mask->GetBufferPointer() + NumberOfPixels(size));
+        uint64_t             expectedCount = 0;
+        auto expected = FloodFillLabels<TImage, TLabel>(input, full, true, withMask ? &maskFlags : nullptr,
+                                                        expectedCount);
+        const int runs = backend == Backend::CUDA ? 3 : 1;
+        for (int run = 0; run < runs; ++run)
+        {
+          auto got = RunModule<TImage, TLabel>(input, backend, full, withMask ? mask.GetPointer() : nullptr, true);
+          EXPECT_EQ(got.count, expectedCount);
+          EXPECT_TRUE(SameVoxels(got.labels.GetPointer(), expected.GetPointer()));
+        }
+      }
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUFlatZonesMatchFloodFill)
+{
+  FlatZonesSameAsFloodFill<U8_2, L32_2>(Backend::CPU);
+  FlatZonesSameAsFloodFill<U8_3, L32_3>(Backend::CPU);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUFlatZonesMatchFloodFill)
+{
+  CHS_REQUIRE_GPU();
+  FlatZonesSameAsFloodFill<U8_2, L32_2>(Backend::CUDA);
+  FlatZonesSameAsFloodFill<U8_3, L32_3>(Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, FlatZonesOfFloatImageMatchFloodFill)
+{
+  // Smooth float ramps quantised to a few levels: large plateaus; NaN is never equal to anything.
+  using F2 = itk::Image<float, 2>;
+  auto input = MakeImage<F2>(Size<F2>({ 150, 70 }));
+  auto p = input->GetBufferPointer();
+  for (int i = 0; i < 150 * 70; ++i)
+    p[i] = std::floor(4.0f * std::sin(0.05f * (i % 150)) * std::cos(0.07f * (i / 150)));
+  p[500] = std::numeric_limits<float>::quiet_NaN();
+  p[501] = std::numeric_limits<float>::quiet_NaN();
+  uint64_t expectedCount = 0;
+  auto     expected = FloodFillLabels<F2, L32_2>(input, true, true, nullptr, expectedCount);
+  for (Backend b : { Backend::CPU, Backend::CUDA })
+  {
+    if (b == Backend::CUDA && !HasCudaDevice())
+      continue;
+    auto got = RunModule<F2, L32_2>(input, b, true, nullptr, true);
+    EXPECT_EQ(got.count, expectedCount);
+    EXPECT_TRUE(SameVoxels(got.labels.GetPointer(), expected.GetPointer()));
+  }
+}
+
+// ---------------------------------------------------------------- GPU against ITK (and so the CPU reference)
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKOnRandomImages2D)
+{
+  CHS_REQUIRE_GPU();
+  RandomInputsSameAsITK<U8_2, L32_2>(Backend::CUDA, kSizes2D);
+  RandomInputsSameAsITK<S16_2, L16_2>(Backend::CUDA, { { 77, 45 }, { 1000, 700 } });
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKOnRandomVolumes3D)
+{
+  CHS_REQUIRE_GPU();
+  RandomInputsSameAsITK<U8_3, L32_3>(Backend::CUDA, kSizes3D);
+  RandomInputsSameAsITK<F32_3, L64_3>(Backend::CUDA, { { 21, 22, 23 }, { 130, 100, 60 } });
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKOnStructuredInputs)
+{
+  CHS_REQUIRE_GPU();
+  StructuredInputsSameAsITK<U8_2, L32_2>(Backend::CUDA);
+  StructuredInputsSameAsITK<U8_3, L32_3>(Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKOnLargeBlobs)
+{
+  CHS_REQUIRE_GPU();
+  ExpectSameAsITK<U8_2, L32_2>(BlobImage<U8_2>(Size<U8_2>({ 1500, 1300 }), 3, 0.5, 3), Backend::CUDA);
+  ExpectSameAsITK<U8_3, L32_3>(BlobImage<U8_3>(Size<U8_3>({ 150, 140, 130 }), 2, 0.5, 4), Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMaskAndBackgroundValue)
+{
+  CHS_REQUIRE_GPU();
+  auto input = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.6, 5);
+  auto mask = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
+  ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA, mask);
+  ExpectSameAsITK<U8_2, L16_2>(input, Backend::CUDA, nullptr, 5);
+  auto volume = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.5, 7);
+  auto vmask = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
+  ExpectSameAsITK<U8_3, L32_3>(volume, Backend::CUDA, vmask);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMoreThan65535Objects)
+{
+  CHS_REQUIRE_GPU();
+  // Isolated pixels on a lattice: 512 * 400 = 204800 objects in both connectivities.
+  auto input = MakeImage<U8_2>(Size<U8_2>({ 1024, 800 }));
+  for (itk::ImageRegionIterator<U8_2> it(input, input->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    it.Set(it.GetIndex()[0] % 2 == 0 && it.GetIndex()[1] % 2 == 0);
+  const auto got = RunModule<U8_2, L32_2>(input, Backend::CUDA, true);
+  EXPECT_EQ(got.count, 204800u);
+  ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA);
+  ExpectSameAsITK<U8_3, L32_3>(Checkerboard<U8_3>(Size<U8_3>({ 90, 80, 70 })), Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUHandlesMoreThan65535Objects)
+{
+  auto input = MakeImage<U8_2>(Size<U8_2>({ 1024, 800 }));
+  for (itk::ImageRegionIterator<U8_2> it(input, input->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    it.Set(it.GetIndex()[0] % 2 == 0 && it.GetIndex()[1] % 2 == 0);
+  const auto got = RunModule<U8_2, L32_2>(input, Backend::CPU, false);
+  EXPECT_EQ(got.count, 204800u);
+  ExpectSameAsITK<U8_2, L32_2>(input, Backend::CPU);
+}
+
+// ---------------------------------------------------------------- the 64-bit index path on small inputs
+
+TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
+{
+  CHS_REQUIRE_GPU();
+  for (bool full : { false, true })
+    for (bool flat : { false, true })
+    {
+      auto                              input = RandomImage<U8_3>(Size<U8_3>({ 67, 45, 33 }), 0.55, 21, 2);
+      chs::Grid                         grid;
+      grid.dimension = 3;
+      grid.size[0] = 67;
+      grid.size[1] = 45;
+      grid.size[2] = 33;
+      chs::ConnectedComponentParameters p;
+      p.fullyConnected = full;
+      p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+      p.maximumLabel = 0xffffffffu;
+      p.computeStatistics = true;
+      const size_t                      n = grid.NumberOfVoxels();
+      std::vector<uint32_t>             cpu(n), gpu(n);
+      chs::ConnectedComponentStatistics cs, gs;
+      const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
+      p.forceWideIndex = true;
+      const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(), grid,
+                                                                  p, &gs, chs::ExecutionContext{});
+      EXPECT_EQ(cpuCount, gpuCount);
+      EXPECT_EQ(cpu, gpu);
+      EXPECT_EQ(cs.voxelCount, gs.voxelCount);
+      EXPECT_EQ(cs.minimum, gs.minimum);
+      EXPECT_EQ(cs.maximum, gs.maximum);
+    }
+}
+
+// ---------------------------------------------------------------- statistics against a brute-force count
+
+template <typename TImage>
+void
+StatisticsMatchBruteForce(Backend backend)
+{
+  using LabelImage = itk::Image<unsigned int, TImage::ImageDimension>;
+  constexpr unsigned D = TImage::ImageDimension;
+  const auto         size = D == 2 ? Size<TImage>({ 301, 203 }) : Size<TImage>({ 61, 47, 35 });
+  auto               input = BlobImage<TImage>(size, 2, 0.45, 17);
+  auto               image = MakeImage<TImage>(size);
+  // Shift the origin index to check that bounding boxes are in the image's index space.
+  typename TImage::IndexType start;
+  start.Fill(-3);
+  input->SetRegions(typename TImage::RegionType(start, size));
+  for (bool full : { false, true })
+  {
+    auto filter = itk::CudaConnectedComponentImageFilter<TImage, LabelImage>::New();
+    filter->SetInput(input);
+    filter->SetFullyConnected(full);
+    filter->SetBackend(backend);
+    filter->ComputeStatisticsOn();
+    filter->Update();
+    const LabelImage * labels = filter->GetOutput();
+    std::map<unsigned, itk::SizeValueType>                                                      count;
+    std::map<unsigned, std::pair<typename TImage::IndexType, typename TImage::IndexType>> box;
+    for (itk::ImageRegionConstIteratorWithIndex<LabelImage> it(labels, labels->GetLargestPossibleRegion());
+         !it.IsAtEnd();
+         ++it)
+    {
+      const unsigned l = it.Get();
+      if (l == 0)
+        continue;
+      const auto idx = it.GetIndex();
+      if (count[l]++ == 0)
+        box[l] = std::make_pair(idx, idx);
+      for (unsigned d = 0; d < D; ++d)
+      {
+        box[l].first[d] = std::min(box[l].first[d], idx[d]);
+        box[l].second[d] = std::max(box[l].second[d], idx[d]);
+      }
+    }
+    ASSERT_EQ(count.size(), filter->GetObjectCount());
+    ASSERT_EQ(filter->GetVoxelCounts().size(), filter->GetObjectCount());
+    ASSERT_GT(filter->GetObjectCount(), 10u);
+    for (const auto & c : count)
+    {
+      EXPECT_EQ(filter->GetVoxelCount(c.first), c.second) << "label " << c.first;
+      const auto region = filter->GetBoundingBox(c.first);
+      EXPECT_EQ(region.GetIndex(), box[c.first].first) << "label " << c.first;
+      for (unsigned d = 0; d < D; ++d)
+        EXPECT_EQ(region.GetIndex()[d] + itk::IndexValueType(region.GetSize()[d]) - 1, box[c.first].second[d]);
+    }
+    EXPECT_THROW(filter->GetVoxelCount(0), itk::ExceptionObject);
+    EXPECT_THROW(filter->GetVoxelCount(static_cast<unsigned>(filter->GetObjectCount() + 1)), itk::ExceptionObject);
+  }
+}
+
+TEST(CudaConnectedComponentImageFilter, CPUStatisticsMatchBruteForce)
+{
+  StatisticsMatchBruteForce<U8_2>(Backend::CPU);
+  StatisticsMatchBruteForce<U8_3>(Backend::CPU);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUStatisticsMatchBruteForce)
+{
+  CHS_REQUIRE_GPU();
+  StatisticsMatchBruteForce<U8_2>(Backend::CUDA);
+  StatisticsMatchBruteForce<U8_3>(Backend::CUDA);
+}
+
+// ---------------------------------------------------------------- pipeline conventions
+
+TEST(CudaConnectedComponentImageFilter, CopiesGeometryAndRunsAgain)
+{
+  auto input = RandomImage<U8_3>(Size<U8_3>({ 20, 10, 5 }), 0.5, 3);
+  const double spacing[3] = { 0.5, 2.0, 3.0 };
+  const double origin[3] = { -1.0, 4.0, 9.0 };
+  input->SetSpacing(spacing);
+  input->SetOrigin(origin);
+  auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
+  filter->SetInput(input);
+  filter->SetBackend(Backend::CPU);
+  filter->Update();
+  EXPECT_EQ(filter->GetOutput()->GetSpacing(), input->GetSpacing());
+  EXPECT_EQ(filter->GetOutput()->GetOrigin(), input->GetOrigin());
+  EXPECT_EQ(filter->GetOutput()->GetDirection(), input->GetDirection());
+  const auto first = filter->GetObjectCount();
+  filter->FullyConnectedOn();
+  filter->Update();
+  EXPECT_LE(filter->GetObjectCount(), first);
+  std::ostringstream os;
+  filter->Print(os);
+  EXPECT_NE(os.str().find("FullyConnected: 1"), std::string::npos);
+}
+
+TEST(CudaConnectedComponentImageFilter, AutoBackendPicksWhatIsAvailable)
+{
+  auto input = RandomImage<U8_2>(Size<U8_2>({ 50, 40 }), 0.5, 3);
+  auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
+  filter->SetInput(input);
+  filter->Update(); // Auto by default
+  EXPECT_EQ(filter->GetLastBackend(), HasCudaDevice() ? Backend::CUDA : Backend::CPU);
+  const auto expected = RunITK<U8_2, L32_2>(input, false);
+  EXPECT_EQ(filter->GetObjectCount(), expected.count);
+}
+
+// ---------------------------------------------------------------- bad input
+
+TEST(CudaConnectedComponentImageFilter, EmptyRegionThrows)
+{
+  auto input = U8_2::New();
+  input->SetRegions(Size<U8_2>({ 0, 10 }));
+  input->Allocate();
+  for (Backend b : { Backend::CPU, Backend::Auto })
+  {
+    auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
+    filter->SetInput(input);
+    filter->SetBackend(b);
+    try
+    {
+      filter->Update();
+      FAIL() << "no exception";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("empty"), std::string::npos) << e.GetDescription();
+    }
+  }
+}
+
+void
+ExpectLabelOverflow(Backend backend)
+{
+  // 450 isolated pixels do not fit unsigned char labels; the message names the count.
+  auto input = MakeImage<U8_2>(Size<U8_2>({ 60, 30 }));
+  for (itk::ImageRegionIterator<U8_2> it(input, input->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    it.Set(it.GetIndex()[0] % 2 == 0 && it.GetIndex()[1] % 2 == 0);
+  auto filter = itk::CudaConnectedComponentImageFilter<U8_2, U8_2>::New();
+  filter->SetInput(input);
+  filter->SetBackend(backend);
+  try
+  {
+    filter->Update();
+    FAIL() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("450 objects"), std::string::npos) << e.GetDescription();
+  }
+  EXPECT_EQ(filter->GetObjectCount(), 0u);
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // nothing half-written is left
+  // The filter runs again once the input fits.
+  input->FillBuffer(0);
+  const U8_2::IndexType where = { { 3, 3 } };
+  input->SetPixel(where, 1);
+  input->Modified();
+  filter->Update();
+  EXPECT_EQ(filter->GetObjectCount(), 1u);
+  EXPECT_EQ(filter->GetOutput()->GetPixel(where), 1);
+}
+
+TEST(CudaConnectedComponentImageFilter, CPULabelTypeTooSmallThrows)
+{
+  ExpectLabelOverflow(Backend::CPU);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPULabelTypeTooSmallThrows)
+{
+  CHS_REQUIRE_GPU();
+  ExpectLabelOverflow(Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, CUDABackendWithoutDeviceThrows)
+{
+  auto input = RandomImage<U8_2>(Size<U8_2>({ 8, 8 }), 0.5, 3);
+  auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
+  filter->SetInput(input);
+  filter->SetBackend(Backend::CUDA);
+  // Without a GPU device 0 is missing; with one, device 1000 is.
+  filter->SetDeviceId(HasCudaDevice() ? 1000 : 0);
+  try
+  {
+    filter->Update();
+    FAIL() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("no CUDA device"), std::string::npos) << e.GetDescription();
+  }
+  filter->SetBackend(Backend::CPU);
+  filter->Update();
+  EXPECT_GT(filter->GetObjectCount(), 0u);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUAllocationFailureThrowsAndLeaksNothing)
+{
+  CHS_REQUIRE_GPU();
+  auto input = BlobImage<U8_3>(Size<U8_3>({ 64, 64, 64 }), 2, 0.5, 9);
+  auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
+  filter->SetInput(input);
+  filter->SetBackend(Backend::CUDA);
+  filter->ComputeStatisticsOn();
+  filter->Update(); // warm up the context and the memory pool
+  const auto expected = filter->GetObjectCount();
+  uint64_t   freeBefore = 0, total = 0, freeAfter = 0;
+  chs::CudaDeviceMemoryInfo(0, freeBefore, total);
+  for (int failing = 1; failing <= 8; ++failing) // every allocation of a run, in turn
+  {
+    chs::testing::FailDeviceAllocationAfter(failing);
+    filter->Modified();
+    try
+    {
+      filter->Update();
+      FAIL() << "allocation " << failing << " did not fail";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("cudaErrorMemoryAllocation"), std::string::npos)
+        << e.GetDescription();
+    }
+    chs::testing::FailDeviceAllocationAfter(0);
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr);
+  }
+  chs::CudaDeviceMemoryInfo(0, freeAfter, total);
+  EXPECT_EQ(freeAfter, freeBefore);
+  filter->Modified();
+  filter->Update();
+  EXPECT_EQ(filter->GetObjectCount(), expected);
+}
