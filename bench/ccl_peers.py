@@ -8,6 +8,7 @@ CuPy and OpenCV label the same voxels in the same run.
 """
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -76,6 +77,30 @@ def cpu_median_ms(f, reps=7, warm=2):
     return float(np.median(times))
 
 
+def time_cupy(d, conn, rec):
+    st = cp.asarray(nd.generate_binary_structure(d.ndim, 1 if conn == "face" else d.ndim))
+    try:
+        _, n = cnd.label(d, structure=st)
+        rec["cupy_objects"] = int(n)
+        rec["cupy_ms"] = gpu_median_ms(lambda: cnd.label(d, structure=st))
+    except Exception as e:  # CuPy labels with int32 indices: large volumes fail
+        rec["cupy_error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+
+
+def cupy_in_child(path, shape, conn, rec, limit_s=150):
+    """Large volumes: CuPy runs in a child process, so that a crash or a hang cannot take the benchmark down."""
+    try:
+        out = subprocess.run([sys.executable, __file__, "--cupy-child", path, ",".join(map(str, shape)), conn],
+                             capture_output=True, text=True, timeout=limit_s)
+        lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+        if lines:
+            rec.update(json.loads(lines[-1]))
+        else:
+            rec["cupy_error"] = "exit %d: %s" % (out.returncode, (out.stderr or out.stdout)[-300:])
+    except subprocess.TimeoutExpired:
+        rec["cupy_error"] = "no result within %d s" % limit_s
+
+
 def main(outdir):
     os.makedirs(outdir, exist_ok=True)
     records, cases = [], []
@@ -84,20 +109,23 @@ def main(outdir):
         path = os.path.join(outdir, name + ".raw")
         d.get().tofile(path)
         cases.append("%s:%s:%s%s" % (name, path, "x".join(str(s) for s in reversed(shape)), "" if run_itk else ":noitk"))
+        with open(os.path.join(outdir, "cases.txt"), "w") as f:
+            f.write("\n".join(cases) + "\n")
         nd_ = len(shape)
-        for conn, rank in (("face", 1), ("full", nd_)):
-            st = cp.asarray(nd.generate_binary_structure(nd_, rank))
+        big = d.size >= 2**31
+        if big:  # the child process needs the GPU memory
+            d = None
+            cp.get_default_memory_pool().free_all_blocks()
+        for conn in ("face", "full"):
             rec = dict(case=name, shape="x".join(str(s) for s in reversed(shape)), connectivity=conn)
-            try:
-                _, n = cnd.label(d, structure=st)
-                rec["cupy_objects"] = int(n)
-                rec["cupy_ms"] = gpu_median_ms(lambda: cnd.label(d, structure=st))
-            except Exception as e:  # CuPy labels with int32 indices: large volumes fail
-                rec["cupy_error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+            if big:
+                cupy_in_child(path, shape, conn, rec)
+            else:
+                time_cupy(d, conn, rec)
             if nd_ == 2 and cv2 is not None:
+                c = 4 if conn == "face" else 8
                 cv2.setNumThreads(os.cpu_count())
                 h = d.get()
-                c = 4 if conn == "face" else 8
                 n3, _ = cv2.connectedComponentsWithAlgorithm(h, c, cv2.CV_32S, cv2.CCL_SPAGHETTI)
                 rec["opencv_objects"] = int(n3 - 1)
                 rec["opencv_threads"] = os.cpu_count()
@@ -105,14 +133,18 @@ def main(outdir):
                     lambda: cv2.connectedComponentsWithAlgorithm(h, c, cv2.CV_32S, cv2.CCL_SPAGHETTI))
             print(json.dumps(rec), flush=True)
             records.append(rec)
-        del d
+        d = None
         cp.get_default_memory_pool().free_all_blocks()
-    with open(os.path.join(outdir, "cases.txt"), "w") as f:
-        f.write("\n".join(cases) + "\n")
     with open(os.path.join(outdir, "ccl_peers.json"), "w") as f:
         json.dump(dict(device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
                        cupy=cp.__version__, opencv=(cv2.__version__ if cv2 else None), records=records), f, indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--cupy-child":
+        shape = tuple(int(s) for s in sys.argv[3].split(","))
+        rec = {}
+        time_cupy(cp.asarray(np.fromfile(sys.argv[2], dtype=np.uint8).reshape(shape)), sys.argv[4], rec)
+        print(json.dumps(rec), flush=True)
+    else:
+        main(sys.argv[1])
