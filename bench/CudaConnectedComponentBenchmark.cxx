@@ -2,7 +2,7 @@
 // on raw uint8 inputs written by bench/ccl_peers.py (which times the Python peers on the same files, in the same
 // run). Prints a line per measurement and writes JSON.
 //
-//   CudaConnectedComponentBenchmark --json out.json [--reps N] NAME:FILE:NXxNY[xNZ][:noitk] ...
+//   CudaConnectedComponentBenchmark --json out.json [--reps N] [--no-itk] NAME:FILE:NXxNY[xNZ][:noitk] ...
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "itkConnectedComponentImageFilter.h"
 #include "itkMultiThreaderBase.h"
@@ -129,6 +129,7 @@ main(int argc, char ** argv)
 {
   std::string       jsonFile = "ccl_module.json";
   int               reps = 20;
+  bool              runITK = true;
   std::vector<Case> cases;
   for (int i = 1; i < argc; ++i)
   {
@@ -137,6 +138,8 @@ main(int argc, char ** argv)
       jsonFile = argv[++i];
     else if (a == "--reps" && i + 1 < argc)
       reps = std::stoi(argv[++i]);
+    else if (a == "--no-itk")
+      runITK = false;
     else
     {
       std::vector<std::string> parts;
@@ -164,8 +167,9 @@ main(int argc, char ** argv)
   json << "{\"device\": \"" << chs::CudaDeviceName(0) << "\", \"itk_version\": \"" << ITK_VERSION_STRING
        << "\", \"records\": [\n";
   bool first = true;
-  for (const auto & c : cases)
+  for (auto c : cases)
   {
+    c.itk = c.itk && runITK;
     if (c.size.size() == 2)
       RunCase<2>(c, reps, json, first);
     else

@@ -4,7 +4,7 @@ Inputs are binary blobs (Gaussian-smoothed normal noise, thresholded at 0: half 
 GPU and written as raw uint8 files, which CudaConnectedComponentBenchmark then reads, so that the module, ITK,
 CuPy and OpenCV label the same voxels in the same run.
 
-    python3 ccl_peers.py OUTDIR        writes OUTDIR/<case>.raw, OUTDIR/cases.txt and OUTDIR/ccl_peers.json
+    python3 ccl_peers.py OUTDIR [CASE ...]   writes OUTDIR/<case>.raw, OUTDIR/cases.txt and OUTDIR/ccl_peers.json
 """
 import json
 import os
@@ -101,10 +101,12 @@ def cupy_in_child(path, shape, conn, rec, limit_s=150):
         rec["cupy_error"] = "no result within %d s" % limit_s
 
 
-def main(outdir):
+def main(outdir, only=()):
     os.makedirs(outdir, exist_ok=True)
     records, cases = [], []
     for name, shape, sigma, run_itk in CASES:
+        if only and name not in only:
+            continue
         d = blobs(shape, sigma, seed=len(cases) + 1)
         path = os.path.join(outdir, name + ".raw")
         d.get().tofile(path)
@@ -147,4 +149,4 @@ if __name__ == "__main__":
         time_cupy(cp.asarray(np.fromfile(sys.argv[2], dtype=np.uint8).reshape(shape)), sys.argv[4], rec)
         print(json.dumps(rec), flush=True)
     else:
-        main(sys.argv[1])
+        main(sys.argv[1], sys.argv[2:])

@@ -154,18 +154,24 @@ UniteShared(int * L, int a, int b)
   }
 }
 
+/** Find with path halving. Plain stores are safe: they only point a non-root at one of its ancestors, and a
+ * concurrent link that such a store overwrites is retried by its own thread from the old parent. */
 template <typename I>
 __device__ __forceinline__ I
-FindGlobal(const I * P, I a)
+FindGlobal(I * P, I a)
 {
-  const volatile I * V = P; // bypass L1: other blocks link roots while this kernel runs
-  I                  p = V[a];
-  while (p != a)
+  volatile I * V = P; // bypass L1: other blocks link roots while this kernel runs
+  for (;;)
   {
-    a = p;
-    p = V[a];
+    const I p = V[a];
+    if (p == a)
+      return a;
+    const I gp = V[p];
+    if (gp == p)
+      return p;
+    V[a] = gp;
+    a = gp;
   }
-  return a;
 }
 
 /** Returns true when this call linked two roots (the number of sets fell by one). */
@@ -306,6 +312,85 @@ __global__ void __launch_bounds__(kLocalThreads)
     atomicAdd(rootCount, static_cast<unsigned long long>(blockRoots));
 }
 
+/** The k-th voxel on a low tile face (x = 32i, y = TY*j or z = TZ*l, i, j, l >= 1): faces along x first, then y,
+ * then z. Returns the axis of the face. */
+__device__ __forceinline__ int
+FaceVoxel(uint64_t         k,
+          const Shape &    s,
+          uint64_t         facesX,
+          uint64_t         facesY,
+          uint64_t         cx,
+          uint64_t         cy,
+          uint64_t &       x,
+          uint64_t &       y,
+          uint64_t &       z)
+{
+  if (k < cx)
+  {
+    const uint64_t r = k / facesX;
+    x = (k % facesX + 1) * kTileX;
+    y = r % s.ny;
+    z = r / s.ny;
+    return 0;
+  }
+  if (k < cx + cy)
+  {
+    const uint64_t kk = k - cx;
+    const uint64_t r = kk / s.nx;
+    x = kk % s.nx;
+    y = (r % facesY + 1) * s.ty;
+    z = r / facesY;
+    return 1;
+  }
+  const uint64_t kk = k - cx - cy;
+  const uint64_t r = kk / s.nx;
+  x = kk % s.nx;
+  y = r % s.ny;
+  z = (r / s.ny + 1) * s.tz;
+  return 2;
+}
+
+/** Points v, and the root its local merge gave it, straight at the final root of its set. */
+template <typename I>
+__device__ __forceinline__ void
+CompressVoxel(I * P, I v)
+{
+  const I first = P[v];
+  if (first == Sentinel<I>() || first == v)
+    return;
+  I r = first;
+  for (I pr = P[r]; pr != r; pr = P[r])
+    r = pr;
+  if (first != r)
+  {
+    P[first] = r;
+    P[v] = r;
+  }
+}
+
+/** After the boundary merge, every local root that was linked belongs to a local component with a voxel on one
+ * side of a tile face (a union endpoint). Compressing those voxels and their local roots leaves every voxel at
+ * most two steps from its root for the final pass. */
+template <typename I>
+__global__ void __launch_bounds__(kBoundaryThreads)
+  CompressKernel(I * parent, Shape s, uint64_t facesX, uint64_t facesY, uint64_t facesZ)
+{
+  const uint64_t cx = facesX * s.ny * s.nz;
+  const uint64_t cy = s.nx * facesY * s.nz;
+  const uint64_t cz = s.nx * s.ny * facesZ;
+  const uint64_t total = cx + cy + cz;
+  for (uint64_t k = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += uint64_t(gridDim.x) * blockDim.x)
+  {
+    uint64_t  x, y, z;
+    const int axis = FaceVoxel(k, s, facesX, facesY, cx, cy, x, y, z);
+    const uint64_t p = (z * s.ny + y) * s.nx + x;
+    const uint64_t step = axis == 0 ? 1 : axis == 1 ? s.nx : s.nx * s.ny;
+    CompressVoxel<I>(parent, static_cast<I>(p));
+    CompressVoxel<I>(parent, static_cast<I>(p - step));
+  }
+}
+
 template <class Op, bool Full, typename I>
 __global__ void __launch_bounds__(kBoundaryThreads) BoundaryMergeKernel(Op                   op,
                                                                         I *                  parent,
@@ -331,33 +416,7 @@ __global__ void __launch_bounds__(kBoundaryThreads) BoundaryMergeKernel(Op      
        k += uint64_t(gridDim.x) * blockDim.x)
   {
     uint64_t x, y, z;
-    int      axis;
-    if (k < cx)
-    {
-      axis = 0;
-      const uint64_t r = k / facesX;
-      x = (k % facesX + 1) * kTileX;
-      y = r % s.ny;
-      z = r / s.ny;
-    }
-    else if (k < cx + cy)
-    {
-      axis = 1;
-      const uint64_t kk = k - cx;
-      const uint64_t r = kk / s.nx;
-      x = kk % s.nx;
-      y = (r % facesY + 1) * s.ty;
-      z = r / facesY;
-    }
-    else
-    {
-      axis = 2;
-      const uint64_t kk = k - cx - cy;
-      const uint64_t r = kk / s.nx;
-      x = kk % s.nx;
-      y = r % s.ny;
-      z = (r / s.ny + 1) * s.tz;
-    }
+    const int axis = FaceVoxel(k, s, facesX, facesY, cx, cy, x, y, z);
     const uint64_t p = (z * s.ny + y) * s.nx + x;
     const auto     cp = op.Load(p);
     if (!Op::Active(cp))
@@ -526,6 +585,8 @@ LaunchMerge(const Op & op, I * parent, const Shape & s, unsigned long long * roo
   BoundaryMergeKernel<Op, Full, I>
     <<<blocks, kBoundaryThreads, 0, stream>>>(op, parent, s, facesX, facesY, facesZ, rootCount);
   CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
+  CompressKernel<I><<<blocks, kBoundaryThreads, 0, stream>>>(parent, s, facesX, facesY, facesZ);
+  CHS_CUDA_CHECK_LAUNCH("CompressKernel");
 }
 
 template <typename TPixel, typename TLabel, typename I>
