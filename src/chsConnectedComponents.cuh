@@ -27,6 +27,8 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 namespace chs
@@ -120,16 +122,21 @@ struct FlatOp
   }
 };
 
+/** Find with path halving in shared memory (safe for the same reason as FindGlobal below). */
 __device__ __forceinline__ int
-FindShared(const volatile int * L, int a)
+FindShared(volatile int * L, int a)
 {
-  int p = L[a];
-  while (p != a)
+  for (;;)
   {
-    a = p;
-    p = L[a];
+    const int p = L[a];
+    if (p == a)
+      return a;
+    const int gp = L[p];
+    if (gp == p)
+      return p;
+    L[a] = gp;
+    a = gp;
   }
-  return a;
 }
 
 __device__ __forceinline__ void
@@ -276,6 +283,14 @@ __global__ void __launch_bounds__(kLocalThreads)
           // (t, u) follows from (t-1, u-1), which the left neighbour handles with the same offset.
           if (linkT && qx >= 1 && Op::Connected(C[u], C[u - 1]))
             continue;
+          if (Full && (dx != 0 || (dz < 0 && dy != 0)))
+          {
+            // u is a neighbour, in its own row (dz = 0) or plane (dz = -1), of the voxel straight behind t; when
+            // that voxel is connected to t, the pair is joined through it (an earlier pair in the tile).
+            const int straight = dz < 0 ? t - sliceStride : t - rowStride;
+            if (Op::Connected(c, C[straight]))
+              continue;
+          }
           UniteShared(L, t, u);
         }
       }
@@ -426,6 +441,10 @@ __global__ void __launch_bounds__(kBoundaryThreads) BoundaryMergeKernel(Op      
     const uint64_t tj = axis == 0 ? uint64_t(s.ty) : uint64_t(kTileX);
     const uint64_t stj = axis == 0 ? sy : 1;
     const bool     linkP = (pj % tj) != 0 && Op::Connected(cp, op.Load(p - stj));
+    // The voxel straight across the face, (sx, sy_, sz_).
+    const uint64_t sx = x - (axis == 0), sy_ = y - (axis == 1), sz_ = z - (axis == 2);
+    const uint64_t straight = (sz_ * s.ny + sy_) * s.nx + sx;
+    const bool     linkStraight = Full && Op::Connected(cp, op.Load(straight));
     const int      lo0 = (Full && axis != 0) ? -1 : 0, hi0 = (Full && axis != 0) ? 1 : 0;
     const int      lo1 = (Full && axis != 1) ? -1 : 0, hi1 = (Full && axis != 1) ? 1 : 0;
     const int      lo2 = (Full && axis != 2) ? -1 : 0, hi2 = (Full && axis != 2) ? 1 : 0;
@@ -445,6 +464,15 @@ __global__ void __launch_bounds__(kBoundaryThreads) BoundaryMergeKernel(Op      
           const uint64_t qj = axis == 0 ? uint64_t(qy) : uint64_t(qx);
           if (linkP && (qj % tj) != 0 && Op::Connected(cq, op.Load(q - stj)))
             continue; // follows from the same offset one step back along j
+          if (Full && linkStraight && q != straight)
+          {
+            // q neighbours the voxel straight across the face, in that voxel's plane; inside one tile that pair
+            // is joined by the local merge, so (p, q) follows from (p, straight).
+            const bool sameTile = (qx / kTileX == int64_t(sx / kTileX)) && (qy / s.ty == int64_t(sy_ / s.ty)) &&
+                                  (qz / s.tz == int64_t(sz_ / s.tz));
+            if (sameTile)
+              continue;
+          }
           links += UniteGlobal<I>(parent, static_cast<I>(p), static_cast<I>(q));
         }
       }
@@ -566,6 +594,24 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
   }
 }
 
+/** Tile rows and slices: 32 x 32 in 2D, 32 x 8 x 8 in 3D. CHS_CCL_TILE ("TYxTZ", at most 2048 voxels a tile)
+ * overrides them, for tuning on new hardware. */
+inline void
+TileShape(bool planar, int & ty, int & tz)
+{
+  ty = planar ? 32 : 8;
+  tz = planar ? 1 : 8;
+  if (const char * e = std::getenv("CHS_CCL_TILE"))
+  {
+    int a = 0, b = 0;
+    if (std::sscanf(e, "%dx%d", &a, &b) == 2 && a > 0 && b > 0 && kTileX * a * b <= kMaxTileVoxels)
+    {
+      ty = a;
+      tz = planar ? 1 : b;
+    }
+  }
+}
+
 template <class Op, bool Full, typename I>
 void
 LaunchMerge(const Op & op, I * parent, const Shape & s, unsigned long long * rootCount, cudaStream_t stream, int device)
@@ -628,8 +674,7 @@ Run(const TPixel *                       input,
   s.nx = grid.size[0];
   s.ny = grid.size[1];
   s.nz = grid.size[2];
-  s.ty = s.nz == 1 ? 32 : 8;
-  s.tz = s.nz == 1 ? 1 : 8;
+  TileShape(s.nz == 1, s.ty, s.tz);
   s.tilesX = (s.nx + kTileX - 1) / kTileX;
   s.tilesY = (s.ny + s.ty - 1) / s.ty;
   s.tilesZ = (s.nz + s.tz - 1) / s.tz;
