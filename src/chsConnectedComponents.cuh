@@ -25,7 +25,7 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -311,24 +311,29 @@ __global__ void __launch_bounds__(kLocalThreads)
   }
   __syncthreads();
 
+  // Only the first voxel of each run looks up the root; the warp hands it to the rest of the run.
   unsigned myRoots = 0;
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
-    const int t = row * kTileX + lane;
-    const I   y = y0 + row % TY;
-    const I   z = z0 + row / TY;
-    if (!(x < e.nx && y < e.ny && z < e.nz))
-      continue;
-    const I g = (z * e.ny + y) * e.nx + x;
-    if (!Op::Active(C[t]))
+    const int      t = row * kTileX + lane;
+    const I        y = y0 + row % TY;
+    const I        z = z0 + row / TY;
+    const Class    c = C[t];
+    const bool     active = Op::Active(c);
+    const bool     link = lane > 0 && Op::Connected(c, C[t - 1]);
+    const unsigned starts = __ballot_sync(0xffffffffu, !link);
+    const int      start = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));
+    I              root = Sentinel<I>();
+    if (lane == start && active)
     {
-      parent[g] = Sentinel<I>();
-      continue;
+      const int r = FindShared(L, t);
+      const int rrow = r / kTileX;
+      root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
+      myRoots += (r == t);
     }
-    const int r = FindShared(L, t);
-    const int rrow = r / kTileX;
-    parent[g] = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
-    myRoots += (r == t);
+    root = __shfl_sync(0xffffffffu, root, start);
+    if (x < e.nx && y < e.ny && z < e.nz)
+      parent[(z * e.ny + y) * e.nx + x] = root; // the sentinel for inactive voxels
   }
   if (myRoots)
     atomicAdd(&blockRoots, myRoots);
@@ -472,17 +477,22 @@ struct IsRoot
   }
 };
 
-/** Rank (1-based, from the scan) to the object label, ITK's rule: count up from 0 and skip the background. */
+/** Scan output: a root's rank (1-based) becomes its label, ITK's rule: count up from 0 and skip the background.
+ * Only roots are written; every other voxel gets its label from its root in the final pass. */
 template <typename TLabel, typename I>
-struct RankToLabel
+struct WriteRootLabel
 {
+  const I * parent;
+  TLabel *  labels;
   long long background;
-  __host__ __device__ TLabel
-  operator()(I rank) const
+  __device__ void
+  operator()(ptrdiff_t i, I rank) const
   {
+    if (parent[i] != static_cast<I>(i))
+      return;
     const unsigned long long k = static_cast<unsigned long long>(rank) - 1ull;
     const bool skip = background >= 0 && k >= static_cast<unsigned long long>(background);
-    return static_cast<TLabel>(skip ? k + 1 : k);
+    labels[i] = static_cast<TLabel>(skip ? k + 1 : k);
   }
 };
 
@@ -697,8 +707,8 @@ Run(const TPixel *                       input,
     throw LabelOverflowError(count, parameters.maximumLabel);
 
   auto rootFlags = thrust::make_transform_iterator(thrust::make_counting_iterator<I>(0), IsRoot<I>{ dParent.get() });
-  auto rankLabels =
-    thrust::make_transform_output_iterator(dLabels.get(), RankToLabel<TLabel, I>{ parameters.backgroundLabel });
+  auto rankLabels = thrust::make_tabulate_output_iterator(
+    WriteRootLabel<TLabel, I>{ dParent.get(), dLabels.get(), parameters.backgroundLabel });
   size_t tempBytes = 0;
   CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, rootFlags, rankLabels, n, stream));
   {
