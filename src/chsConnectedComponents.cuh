@@ -270,6 +270,11 @@ __global__ void __launch_bounds__(kLocalThreads)
     const int  ly = row % TY;
     const int  lz = row / TY;
     const bool linkT = lane > 0 && Op::Connected(c, C[t - 1]);
+    // Full connectivity: a neighbour in the row (dz = 0) or plane (dz = -1) of the voxel straight behind t is
+    // joined to that voxel inside the tile (an earlier pair), so when t is connected to it, t needs no other union
+    // in that row or plane. Decided before any of those neighbours is read.
+    const bool straightY = Full && ly > 0 && Op::Connected(c, C[t - rowStride]);
+    const bool straightZ = Full && TileT::Z > 1 && lz > 0 && Op::Connected(c, C[t - sliceStride]);
 #pragma unroll
     for (int dz = -1; dz <= 0; ++dz)
     {
@@ -285,6 +290,10 @@ __global__ void __launch_bounds__(kLocalThreads)
             continue; // face connectivity: (0, -1, 0) and (0, 0, -1) only
           if (TileT::Z == 1 && dz != 0)
             continue;
+          if (Full && dz < 0 && (dx != 0 || dy != 0) && straightZ)
+            continue;
+          if (Full && dz == 0 && dx != 0 && straightY)
+            continue;
           const int qx = lane + dx;
           const int qy = ly + dy;
           const int qz = lz + dz;
@@ -296,14 +305,6 @@ __global__ void __launch_bounds__(kLocalThreads)
           // (t, u) follows from (t-1, u-1), which the left neighbour handles with the same offset.
           if (linkT && qx >= 1 && Op::Connected(C[u], C[u - 1]))
             continue;
-          if (Full && (dx != 0 || (dz < 0 && dy != 0)))
-          {
-            // u is a neighbour, in its own row (dz = 0) or plane (dz = -1), of the voxel straight behind t; when
-            // that voxel is connected to t, the pair is joined through it (an earlier pair in the tile).
-            const int straight = dz < 0 ? t - sliceStride : t - rowStride;
-            if (Op::Connected(c, C[straight]))
-              continue;
-          }
           UniteShared(L, t, u);
         }
       }
@@ -407,14 +408,8 @@ __global__ void __launch_bounds__(kBoundaryThreads)
           if ((dx < 0 && x == 0) || (dy < 0 && y == 0) || (dz < 0 && z == 0) || (dx > 0 && x + 1 >= e.nx) ||
               (dy > 0 && y + 1 >= e.ny) || (dz > 0 && z + 1 >= e.nz))
             continue;
-          const I    qx = x + dx, qy = y + dy, qz = z + dz;
-          const I    q = (qz * e.ny + qy) * e.nx + qx;
-          const auto cq = op.Load(q);
-          if (!Op::Connected(cp, cq))
-            continue;
-          const I qj = J == 1 ? qy : qx;
-          if (linkP && (qj % TJ) != 0 && Op::Connected(cq, op.Load(q - stride[J])))
-            continue; // follows from the same offset one step back along j
+          const I qx = x + dx, qy = y + dy, qz = z + dz;
+          const I q = (qz * e.ny + qy) * e.nx + qx;
           if (Full && linkStraight && q != straight)
           {
             // q neighbours the voxel straight across the face in that voxel's plane; inside one tile that pair is
@@ -424,6 +419,12 @@ __global__ void __launch_bounds__(kBoundaryThreads)
             if (sameTile)
               continue;
           }
+          const auto cq = op.Load(q);
+          if (!Op::Connected(cp, cq))
+            continue;
+          const I qj = J == 1 ? qy : qx;
+          if (linkP && (qj % TJ) != 0 && Op::Connected(cq, op.Load(q - stride[J])))
+            continue; // follows from the same offset one step back along j
           links += UniteGlobal<I>(parent, p, q);
         }
   });
