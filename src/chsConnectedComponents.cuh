@@ -435,38 +435,6 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     atomicAdd(rootCount, ~static_cast<unsigned long long>(blockLinks) + 1ull); // subtract
 }
 
-/** Points v, and the root its local merge gave it, straight at the final root of its set. */
-template <typename I>
-__device__ __forceinline__ void
-CompressVoxel(I * P, I v)
-{
-  const I first = P[v];
-  if (first == Sentinel<I>() || first == v)
-    return;
-  I r = first;
-  for (I pr = P[r]; pr != r; pr = P[r])
-    r = pr;
-  if (first != r)
-  {
-    P[first] = r;
-    P[v] = r;
-  }
-}
-
-/** After the boundary merge, every local root that was linked belongs to a local component with a voxel on one
- * side of a tile face (a union endpoint). Compressing those voxels and their local roots leaves every voxel at
- * most two steps from its root for the final pass. */
-template <typename I, class TileT, int Axis>
-__global__ void __launch_bounds__(kBoundaryThreads) CompressKernel(I * parent, Extent<I> e)
-{
-  const I step = Axis == 0 ? I(1) : Axis == 1 ? e.nx : e.nx * e.ny;
-  ForFaceVoxels<Axis, TileT, I>(e, [&](I x, I y, I z) {
-    const I p = (z * e.ny + y) * e.nx + x;
-    CompressVoxel<I>(parent, p);
-    CompressVoxel<I>(parent, p - step);
-  });
-}
-
 template <typename I>
 struct IsRoot
 {
@@ -623,19 +591,9 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, unsigned long long *
     BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, rootCount);
     CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
   };
-  const auto compress = [&](auto axis) {
-    constexpr int A = decltype(axis)::value;
-    if (!HasFaces<A, TileT>(e))
-      return;
-    CompressKernel<I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(parent, e);
-    CHS_CUDA_CHECK_LAUNCH("CompressKernel");
-  };
   boundary(std::integral_constant<int, 0>{});
   boundary(std::integral_constant<int, 1>{});
   boundary(std::integral_constant<int, 2>{});
-  compress(std::integral_constant<int, 0>{});
-  compress(std::integral_constant<int, 1>{});
-  compress(std::integral_constant<int, 2>{});
 }
 
 template <class Op, bool Full, typename I>
