@@ -137,19 +137,21 @@ struct FlatOp
   }
 };
 
-/** Find with path halving in shared memory (safe for the same reason as FindGlobal below). */
+/** Find with path halving in shared memory. The halving store is an atomicMin: parents only ever decrease, so a
+ * concurrent link is never undone, and no thread reads a half-written value. */
 __device__ __forceinline__ int
-FindShared(volatile int * L, int a)
+FindShared(int * L, int a)
 {
+  const volatile int * V = L;
   for (;;)
   {
-    const int p = L[a];
+    const int p = V[a];
     if (p == a)
       return a;
-    const int gp = L[p];
+    const int gp = V[p];
     if (gp == p)
       return p;
-    L[a] = gp;
+    atomicMin(L + a, gp);
     a = gp;
   }
 }
@@ -176,13 +178,13 @@ UniteShared(int * L, int a, int b)
   }
 }
 
-/** Find with path halving. Plain stores are safe: they only point a non-root at one of its ancestors, and a
- * concurrent link that such a store overwrites is retried by its own thread from the old parent. */
+/** Find with path halving in global memory; the halving store is an atomicMin (a fire-and-forget reduction), as
+ * in FindShared. */
 template <typename I>
 __device__ __forceinline__ I
 FindGlobal(I * P, I a)
 {
-  volatile I * V = P; // bypass L1: other blocks link roots while this kernel runs
+  const volatile I * V = P; // bypass L1: other blocks link roots while this kernel runs
   for (;;)
   {
     const I p = V[a];
@@ -191,7 +193,7 @@ FindGlobal(I * P, I a)
     const I gp = V[p];
     if (gp == p)
       return p;
-    V[a] = gp;
+    atomicMin(P + a, gp);
     a = gp;
   }
 }
