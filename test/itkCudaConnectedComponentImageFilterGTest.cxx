@@ -162,6 +162,19 @@ TEST(CudaConnectedComponentImageFilter, CPUMatchesITKWithMaskAndBackgroundValue)
   ExpectSameAsITK<U8_3, L32_3>(volume, Backend::CPU, vmask);
 }
 
+TEST(CudaConnectedComponentImageFilter, SignedLabelTypeMatchesITK)
+{
+  // A negative background: ITK then numbers the objects from 0.
+  using S32_2 = itk::Image<int, 2>;
+  auto input = RandomImage<U8_2>(Size<U8_2>({ 70, 50 }), 0.5, 13);
+  for (Backend b : { Backend::CPU, Backend::CUDA })
+  {
+    if (b == Backend::CUDA && !HasCudaDevice())
+      continue;
+    ExpectSameAsITK<U8_2, S32_2>(input, b, nullptr, -1);
+  }
+}
+
 // ---------------------------------------------------------------- flat zones against a flood fill
 
 template <typename TImage, typename TLabel>
