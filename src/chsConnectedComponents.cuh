@@ -23,9 +23,6 @@
 #include "chsCudaCommon.cuh"
 
 #include <cub/device/device_scan.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +39,7 @@ constexpr int kLocalWarps = kLocalThreads / 32;
 constexpr int kMaxTileVoxels = 2048;
 constexpr int kBoundaryThreads = 256;
 constexpr int kFinalizeThreads = 256;
+constexpr int kRootLabelThreads = 256;
 
 /** Image extent in the index type: 32-bit arithmetic (cheap divisions) below 2^32 voxels. */
 template <typename I>
@@ -64,6 +62,17 @@ struct Tile
 };
 using Tile2D = Tile<32, 1>;
 using Tile3D = Tile<8, 8>;
+
+/** Roots are counted in total (for the label-type check) and per chunk of 2^12 consecutive voxels in raster
+ * order (for the numbering): +1 for every local root, -1 for every local root linked across a tile face. */
+constexpr int kChunkShift = 12;
+constexpr int kChunk = 1 << kChunkShift;
+template <typename I>
+struct RootCounts
+{
+  unsigned long long * total;
+  I *                  chunk; // the index type: a 4.6e9-voxel checkerboard has more than 2^32 roots
+};
 
 template <typename I>
 __host__ __device__ constexpr I
@@ -137,60 +146,21 @@ struct FlatOp
   }
 };
 
-/** Find with path halving in shared memory. The halving store is an atomicMin: parents only ever decrease, so a
- * concurrent link is never undone, and no thread reads a half-written value. */
-__device__ __forceinline__ int
-FindShared(int * L, int a)
+/** Find with path halving, on the tile's parents in shared memory (T = int) or the image's in global memory
+ * (T = the index type). Reads are volatile: other threads, in global memory other blocks, link roots meanwhile.
+ * The halving store is an atomicMin (a fire-and-forget reduction): parents only ever decrease, so a concurrent
+ * link is never undone. */
+template <typename T>
+__device__ __forceinline__ T
+FindRoot(T * P, T a)
 {
-  const volatile int * V = L;
+  const volatile T * V = P;
   for (;;)
   {
-    const int p = V[a];
+    const T p = V[a];
     if (p == a)
       return a;
-    const int gp = V[p];
-    if (gp == p)
-      return p;
-    atomicMin(L + a, gp);
-    a = gp;
-  }
-}
-
-__device__ __forceinline__ void
-UniteShared(int * L, int a, int b)
-{
-  for (;;)
-  {
-    a = FindShared(L, a);
-    b = FindShared(L, b);
-    if (a == b)
-      return;
-    if (a < b)
-    {
-      const int t = a;
-      a = b;
-      b = t;
-    }
-    const int old = atomicMin(L + a, b);
-    if (old == a)
-      return;
-    a = old; // a was linked meanwhile: unite its new root instead
-  }
-}
-
-/** Find with path halving in global memory; the halving store is an atomicMin (a fire-and-forget reduction), as
- * in FindShared. */
-template <typename I>
-__device__ __forceinline__ I
-FindGlobal(I * P, I a)
-{
-  const volatile I * V = P; // bypass L1: other blocks link roots while this kernel runs
-  for (;;)
-  {
-    const I p = V[a];
-    if (p == a)
-      return a;
-    const I gp = V[p];
+    const T gp = V[p];
     if (gp == p)
       return p;
     atomicMin(P + a, gp);
@@ -198,33 +168,38 @@ FindGlobal(I * P, I a)
   }
 }
 
-/** Returns true when this call linked two roots (the number of sets fell by one). */
-template <typename I>
+/** Links the larger root of a's and b's sets under the smaller. Returns true when this call linked two roots (the
+ * number of sets fell by one). */
+template <typename T>
 __device__ __forceinline__ bool
-UniteGlobal(I * P, I a, I b)
+Unite(T * P, T a, T b, T * linked = nullptr)
 {
   for (;;)
   {
-    a = FindGlobal(P, a);
-    b = FindGlobal(P, b);
+    a = FindRoot(P, a);
+    b = FindRoot(P, b);
     if (a == b)
       return false;
     if (a < b)
     {
-      const I t = a;
+      const T t = a;
       a = b;
       b = t;
     }
-    const I old = atomicMin(P + a, b);
+    const T old = atomicMin(P + a, b);
     if (old == a)
+    {
+      if (linked)
+        *linked = a;
       return true;
-    a = old;
+    }
+    a = old; // a was linked meanwhile: unite its new root instead
   }
 }
 
 template <class Op, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
-  LocalMergeKernel(Op op, I * parent, Extent<I> e, unsigned long long * rootCount)
+  LocalMergeKernel(Op op, I * parent, Extent<I> e, RootCounts<I> counts)
 {
   using Class = typename Op::Class;
   constexpr int TY = TileT::Y;
@@ -307,7 +282,7 @@ __global__ void __launch_bounds__(kLocalThreads)
           // (t, u) follows from (t-1, u-1), which the left neighbour handles with the same offset.
           if (linkT && qx >= 1 && Op::Connected(C[u], C[u - 1]))
             continue;
-          UniteShared(L, t, u);
+          Unite(L, t, u);
         }
       }
     }
@@ -329,10 +304,14 @@ __global__ void __launch_bounds__(kLocalThreads)
     I              root = Sentinel<I>();
     if (lane == start && active)
     {
-      const int r = FindShared(L, t);
+      const int r = FindRoot(L, t);
       const int rrow = r / kTileX;
       root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
-      myRoots += (r == t);
+      if (r == t)
+      {
+        ++myRoots;
+        atomicAdd(counts.chunk + (root >> kChunkShift), I(1));
+      }
     }
     root = __shfl_sync(0xffffffffu, root, start);
     if (x < e.nx && y < e.ny && z < e.nz)
@@ -342,7 +321,7 @@ __global__ void __launch_bounds__(kLocalThreads)
     atomicAdd(&blockRoots, myRoots);
   __syncthreads();
   if (threadIdx.x == 0 && blockRoots)
-    atomicAdd(rootCount, static_cast<unsigned long long>(blockRoots));
+    atomicAdd(counts.total, static_cast<unsigned long long>(blockRoots));
 }
 
 /** Calls f(x, y, z) for every voxel of this thread on the low faces across `Axis` (x = 32i, y = TY*j or z = TZ*l,
@@ -379,7 +358,7 @@ ForFaceVoxels(const Extent<I> & e, F && f)
 
 template <class Op, bool Full, typename I, class TileT, int Axis>
 __global__ void __launch_bounds__(kBoundaryThreads)
-  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, unsigned long long * rootCount)
+  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, RootCounts<I> counts)
 {
   __shared__ unsigned blockLinks;
   if (threadIdx.x == 0)
@@ -427,45 +406,58 @@ __global__ void __launch_bounds__(kBoundaryThreads)
           const I qj = J == 1 ? qy : qx;
           if (linkP && (qj % TJ) != 0 && Op::Connected(cq, op.Load(q - stride[J])))
             continue; // follows from the same offset one step back along j
-          links += UniteGlobal<I>(parent, p, q);
+          I linked;
+          if (Unite<I>(parent, p, q, &linked))
+          {
+            ++links;
+            atomicAdd(counts.chunk + (linked >> kChunkShift), ~I(0)); // minus one
+          }
         }
   });
   if (links)
     atomicAdd(&blockLinks, links);
   __syncthreads();
   if (threadIdx.x == 0 && blockLinks)
-    atomicAdd(rootCount, ~static_cast<unsigned long long>(blockLinks) + 1ull); // subtract
+    atomicAdd(counts.total, ~static_cast<unsigned long long>(blockLinks) + 1ull); // subtract
 }
 
-template <typename I>
-struct IsRoot
+/** Gives every root its label: its rank among the roots in raster order (the chunk's offset, from a scan of the
+ * chunk counts, plus the roots before it in the chunk), mapped by ITK's rule: count up from 0 and skip the
+ * background. One block a chunk, in rounds of kRootLabelThreads consecutive voxels (coalesced, ranked by ballots). */
+template <typename I, typename TLabel>
+__global__ void __launch_bounds__(kRootLabelThreads)
+  RootLabelKernel(const I * parent, const I * chunkOffset, TLabel * labels, uint64_t n, long long background)
 {
-  const I * parent;
-  __host__ __device__ I
-  operator()(I i) const
+  constexpr int kWarps = kRootLabelThreads / 32;
+  __shared__ unsigned warpRoots[2][kWarps];
+  const int      lane = threadIdx.x & 31;
+  const int      warp = threadIdx.x >> 5;
+  const uint64_t base = uint64_t(blockIdx.x) << kChunkShift;
+  uint64_t       rank = chunkOffset[blockIdx.x]; // roots before this round
+  for (int round = 0; round < kChunk / kRootLabelThreads; ++round)
   {
-    return parent[i] == i ? I(1) : I(0);
+    const uint64_t i = base + uint64_t(round) * kRootLabelThreads + threadIdx.x;
+    const bool     root = i < n && parent[i] == static_cast<I>(i);
+    const unsigned ballot = __ballot_sync(0xffffffffu, root);
+    unsigned *     totals = warpRoots[round & 1];
+    if (lane == 0)
+      totals[warp] = __popc(ballot);
+    __syncthreads();
+    unsigned before = __popc(ballot & ((1u << lane) - 1u)), all = 0;
+    for (int w = 0; w < kWarps; ++w)
+    {
+      before += w < warp ? totals[w] : 0u;
+      all += totals[w];
+    }
+    if (root)
+    {
+      const unsigned long long k = rank + before; // 0-based
+      const bool skip = background >= 0 && k >= static_cast<unsigned long long>(background);
+      labels[i] = static_cast<TLabel>(skip ? k + 1 : k);
+    }
+    rank += all;
   }
-};
-
-/** Scan output: a root's rank (1-based) becomes its label, ITK's rule: count up from 0 and skip the background.
- * Only roots are written; every other voxel gets its label from its root in the final pass. */
-template <typename TLabel, typename I>
-struct WriteRootLabel
-{
-  const I * parent;
-  TLabel *  labels;
-  long long background;
-  __device__ void
-  operator()(ptrdiff_t i, I rank) const
-  {
-    if (parent[i] != static_cast<I>(i))
-      return;
-    const unsigned long long k = static_cast<unsigned long long>(rank) - 1ull;
-    const bool skip = background >= 0 && k >= static_cast<unsigned long long>(background);
-    labels[i] = static_cast<TLabel>(skip ? k + 1 : k);
-  }
-};
+}
 
 struct StatisticsPointers
 {
@@ -575,7 +567,7 @@ HasFaces(const Extent<I> & e)
 
 template <class Op, bool Full, typename I, class TileT>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, unsigned long long * rootCount, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> & counts, cudaStream_t stream)
 {
   const uint64_t tilesX = (uint64_t(e.nx) + kTileX - 1) / kTileX;
   const uint64_t tilesY = (uint64_t(e.ny) + TileT::Y - 1) / TileT::Y;
@@ -584,13 +576,13 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, unsigned long long *
     throw std::invalid_argument("chs: image extent beyond the CUDA grid limits (rows > 2097120 in 2D, or more than "
                                 "524280 rows or slices in 3D)");
   LocalMergeKernel<Op, Full, I, TileT>
-    <<<dim3(unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ)), kLocalThreads, 0, stream>>>(op, parent, e, rootCount);
+    <<<dim3(unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ)), kLocalThreads, 0, stream>>>(op, parent, e, counts);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
   const auto boundary = [&](auto axis) {
     constexpr int A = decltype(axis)::value;
     if (!HasFaces<A, TileT>(e))
       return;
-    BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, rootCount);
+    BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, counts);
     CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
   };
   boundary(std::integral_constant<int, 0>{});
@@ -600,12 +592,12 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, unsigned long long *
 
 template <class Op, bool Full, typename I>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, unsigned long long * rootCount, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> & counts, cudaStream_t stream)
 {
   if (e.nz == 1)
-    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, rootCount, stream);
+    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, counts, stream);
   else
-    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, rootCount, stream);
+    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, counts, stream);
 }
 
 template <typename TPixel, typename TLabel, typename I>
@@ -634,32 +626,37 @@ Run(const TPixel *                       input,
   DeviceBuffer<I>       dParent(n, stream, &tracker);
   DeviceBuffer<TLabel>  dLabels(n, stream, &tracker);
   DeviceBuffer<unsigned long long> dCount(1, stream, &tracker);
+  const uint64_t                   chunks = (n + kChunk - 1) >> kChunkShift;
+  DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
+  DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemcpyAsync(dInput.get(), input, n * sizeof(TPixel), cudaMemcpyHostToDevice, stream));
   if (mask)
     CHS_CUDA_CHECK(cudaMemcpyAsync(dMask.get(), mask, n, cudaMemcpyHostToDevice, stream));
   CHS_CUDA_CHECK(cudaMemsetAsync(dCount.get(), 0, sizeof(unsigned long long), stream));
+  CHS_CUDA_CHECK(cudaMemsetAsync(dChunkCount.get(), 0, chunks * sizeof(I), stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(0.25f);
 
   detail::EventTimer timer(stream);
   timer.Start();
   const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
-  const uint8_t * dm = mask ? dMask.get() : nullptr;
+  const uint8_t *  dm = mask ? dMask.get() : nullptr;
+  const RootCounts<I> counts{ dCount.get(), dChunkCount.get() };
   if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dCount.get(), stream);
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, counts, stream);
     else
-      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dCount.get(), stream);
+      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, counts, stream);
   }
   else
   {
     const FlatOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dCount.get(), stream);
+      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, counts, stream);
     else
-      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dCount.get(), stream);
+      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, counts, stream);
   }
   unsigned long long count = 0;
   CHS_CUDA_CHECK(cudaMemcpyAsync(&count, dCount.get(), sizeof(count), cudaMemcpyDeviceToHost, stream));
@@ -667,15 +664,18 @@ Run(const TPixel *                       input,
   if (count > parameters.maximumLabel)
     throw LabelOverflowError(count, parameters.maximumLabel);
 
-  auto rootFlags = thrust::make_transform_iterator(thrust::make_counting_iterator<I>(0), IsRoot<I>{ dParent.get() });
-  auto rankLabels = thrust::make_tabulate_output_iterator(
-    WriteRootLabel<TLabel, I>{ dParent.get(), dLabels.get(), parameters.backgroundLabel });
   size_t tempBytes = 0;
-  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, rootFlags, rankLabels, n, stream));
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
   {
     DeviceBuffer<uint8_t> temp(tempBytes, stream, &tracker);
-    CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), tempBytes, rootFlags, rankLabels, n, stream));
+    CHS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
   }
+  if (chunks > 0x7fffffffull)
+    throw std::invalid_argument("chs: image too large for the root numbering grid");
+  RootLabelKernel<I, TLabel><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+    dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
+  CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
   const bool                            wantStats = parameters.computeStatistics && statistics != nullptr;
   DeviceBuffer<unsigned long long>      dVoxels(wantStats ? count : 0, stream, &tracker);

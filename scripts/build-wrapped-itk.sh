@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds, once, an ITK 5.2.1 build tree with Python wrapping, from Debian's own source package, into a cache folder
+# outside the repository; prints its path. Debian's libinsighttoolkit5-dev has no wrapping and no module macros,
+# and ITK builds an external module's wrapping only against a wrapped ITK *build tree*.
+#   CHS_ITK_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.2.1-python)
+# Minimal: the modules this module and its Python tests use, and few wrapped types (unsigned char, unsigned short,
+# short, float; unsigned long long labels; vector float; dimensions 2 and 3).
+set -euo pipefail
+cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.2.1-python}
+build=$cache/build
+if [ -f "$build/.chs-complete" ]; then echo "$build"; exit 0; fi
+mkdir -p "$cache"
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+need=()
+for p in swig castxml python3-dev python3-numpy dpkg-dev cmake ninja-build g++; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+src_list=/etc/apt/sources.list.d/chs-debian-src.sources
+if ! grep -rqs "^Types: deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
+  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+    $sudo tee "$src_list" >/dev/null
+  updated=0
+fi
+if [ ${#need[@]} -gt 0 ] || [ "${updated:-1}" = 0 ]; then
+  $sudo apt-get update -qq
+  [ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+src=$cache/InsightToolkit-5.2.1
+if [ ! -d "$src" ]; then
+  (cd "$cache" && apt-get source --download-only insighttoolkit5=5.2.1* >/dev/null && tar xf insighttoolkit5_5.2.1.orig.tar.xz)
+  # ITKCommon's wrapping names itk::MeshRegion, whose header is in ITKMesh (not built here).
+  sed -i 's|^itk_wrap_simple_class("itk::MeshRegion")|if(Module_ITKMesh)\n  itk_wrap_simple_class("itk::MeshRegion")\nendif()|' \
+    "$src/Modules/Core/Common/wrapping/ITKCommonBase.wrap"
+  # NumPy 1.24 removed np.bool.
+  sed -i 's/np\.bool)/np.bool_)/' "$src/Wrapping/Generators/Python/itk/support/types.py"
+fi
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
+  -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF \
+  -DModule_ITKCommon=ON -DModule_ITKImageFilterBase=ON -DModule_ITKIOImageBase=ON -DModule_ITKIONRRD=ON \
+  -DModule_ITKIOMeta=ON -DModule_ITKIOPNG=ON -DModule_ITKBridgeNumPy=ON -DModule_ITKConnectedComponents=ON \
+  -DITK_WRAP_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 \
+  -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON -DCASTXML_EXECUTABLE=/usr/bin/castxml \
+  -DITK_WRAP_IMAGE_DIMS="2;3" -DITK_WRAP_unsigned_char=ON -DITK_WRAP_unsigned_short=ON -DITK_WRAP_signed_short=ON \
+  -DITK_WRAP_float=ON -DITK_WRAP_unsigned_long_long=ON -DITK_WRAP_double=OFF -DITK_WRAP_vector_float=ON \
+  -DITK_WRAP_covariant_vector_float=OFF -DITK_WRAP_rgb_unsigned_char=OFF -DITK_WRAP_rgba_unsigned_char=OFF \
+  -DITK_WRAP_complex_float=OFF >&2
+cmake --build "$build" -j "$(nproc)" >&2
+touch "$build/.chs-complete"
+echo "$build"
