@@ -10,12 +10,13 @@
 //  1. LocalMergeKernel: one 32 x TY x TZ tile per block in shared memory. Coarse labeling with the warp: each
 //     tile row is one warp, and a ballot finds the start of every run of connected voxels (the paper's row scan);
 //     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
-//     local union-find). Writes the global index of each voxel's local root and counts the local roots.
-//  2. BoundaryMergeKernel: threads only for voxels on the low faces of tiles; each unites with its neighbours
-//     in the tile behind that face. Every successful link removes one root from the count.
-//  3. The count is read back and checked against the label type before anything is written; then an inclusive
-//     scan of "is a root" gives each root its rank (CUB), and FinalizeKernel gives every voxel its root's label
-//     (the paper's final link), with optional per-label statistics.
+//     local union-find). Writes the global index of each voxel's local root and counts the local roots, in total
+//     and per chunk of 4096 voxels in raster order.
+//  2. BoundaryMergeKernel (one launch per axis): threads only for voxels on the low faces of tiles; each unites
+//     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
+//  3. The total is read back and checked against the label type before anything is written; an exclusive scan of
+//     the chunk counts (CUB) and RootLabelKernel give each root its rank, and FinalizeKernel gives every voxel its
+//     root's label (the paper's final link), with optional per-label statistics.
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
