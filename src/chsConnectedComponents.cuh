@@ -35,7 +35,7 @@ namespace cc
 {
 
 constexpr int kTileX = 32; // one warp per tile row
-constexpr int kLocalThreads = 512;
+constexpr int kLocalThreads = 256;
 constexpr int kLocalWarps = kLocalThreads / 32;
 constexpr int kMaxTileVoxels = 2048;
 constexpr int kBoundaryThreads = 256;
