@@ -5,7 +5,7 @@
 #define itkCudaConnectedComponentImageFilter_h
 
 #include "itkImageToImageFilter.h"
-#include "itkCudaSegmentationBackend.h"
+#include "itkCudaSegmentationBackendEnums.h"
 
 #include <vector>
 

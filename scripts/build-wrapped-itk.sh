@@ -3,7 +3,8 @@
 # outside the repository; prints its path. Debian's libinsighttoolkit5-dev has no wrapping and no module macros,
 # and ITK builds an external module's wrapping only against a wrapped ITK *build tree*.
 #   CHS_ITK_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.2.1-python)
-# Minimal: the modules this module and its Python tests use, and few wrapped types (unsigned char, unsigned short,
+# Minimal: the modules this module and its Python tests use (ITKConnectedComponents would pull in ITKStatistics,
+# transforms and more, tripling the build), and few wrapped types (unsigned char, unsigned short,
 # short, float; unsigned long long labels; vector float; dimensions 2 and 3).
 set -euo pipefail
 cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.2.1-python}
@@ -37,7 +38,7 @@ fi
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
   -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF \
   -DModule_ITKCommon=ON -DModule_ITKImageFilterBase=ON -DModule_ITKIOImageBase=ON -DModule_ITKIONRRD=ON \
-  -DModule_ITKIOMeta=ON -DModule_ITKIOPNG=ON -DModule_ITKBridgeNumPy=ON -DModule_ITKConnectedComponents=ON \
+  -DModule_ITKIOMeta=ON -DModule_ITKIOPNG=ON -DModule_ITKBridgeNumPy=ON \
   -DITK_WRAP_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 \
   -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON -DCASTXML_EXECUTABLE=/usr/bin/castxml \
   -DITK_WRAP_IMAGE_DIMS="2;3" -DITK_WRAP_unsigned_char=ON -DITK_WRAP_unsigned_short=ON -DITK_WRAP_signed_short=ON \

@@ -1,8 +1,8 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the Backend property shared by the module's filters.
  *=========================================================================*/
-#ifndef itkCudaSegmentationBackend_h
-#define itkCudaSegmentationBackend_h
+#ifndef itkCudaSegmentationBackendEnums_h
+#define itkCudaSegmentationBackendEnums_h
 
 #include "itkMacro.h"
 #include "itkIntTypes.h"

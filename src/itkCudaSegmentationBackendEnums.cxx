@@ -1,4 +1,4 @@
-#include "itkCudaSegmentationBackend.h"
+#include "itkCudaSegmentationBackendEnums.h"
 #include "chsExecution.h"
 
 #include "itkOutputWindow.h"
