@@ -10,13 +10,13 @@
 //  1. LocalMergeKernel: one 32 x TY x TZ tile per block in shared memory. Coarse labeling with the warp: each
 //     tile row is one warp, and a ballot finds the start of every run of connected voxels (the paper's row scan);
 //     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
-//     local union-find). Writes the global index of each voxel's local root and counts the local roots, in total
-//     and per chunk of 4096 voxels in raster order.
+//     local union-find). Writes the global index of each voxel's local root and counts the local roots per chunk
+//     of 4096 voxels in raster order.
 //  2. BoundaryMergeKernel (one launch per axis): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
-//  3. The total is read back and checked against the label type before anything is written; an exclusive scan of
-//     the chunk counts (CUB) and RootLabelKernel give each root its rank, and FinalizeKernel gives every voxel its
-//     root's label (the paper's final link), with optional per-label statistics.
+//  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
+//     before anything is written; RootLabelKernel gives each root its rank, and FinalizeKernel gives every voxel
+//     its root's label (the paper's final link), with optional per-label statistics.
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
@@ -64,16 +64,11 @@ struct Tile
 using Tile2D = Tile<32, 1>;
 using Tile3D = Tile<8, 8>;
 
-/** Roots are counted in total (for the label-type check) and per chunk of 2^12 consecutive voxels in raster
- * order (for the numbering): +1 for every local root, -1 for every local root linked across a tile face. */
+/** Roots are counted per chunk of 2^12 consecutive voxels in raster order: +1 for every local root, -1 for every
+ * local root linked across a tile face. A scan of the counts numbers the roots and gives their total. Counts have
+ * the index type: a 4.6e9-voxel checkerboard has more than 2^32 roots. */
 constexpr int kChunkShift = 12;
 constexpr int kChunk = 1 << kChunkShift;
-template <typename I>
-struct RootCounts
-{
-  unsigned long long * total;
-  I *                  chunk; // the index type: a 4.6e9-voxel checkerboard has more than 2^32 roots
-};
 
 template <typename I>
 __host__ __device__ constexpr I
@@ -200,7 +195,7 @@ Unite(T * P, T a, T b, T * linked = nullptr)
 
 template <class Op, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
-  LocalMergeKernel(Op op, I * parent, Extent<I> e, RootCounts<I> counts)
+  LocalMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
 {
   using Class = typename Op::Class;
   constexpr int TY = TileT::Y;
@@ -208,15 +203,12 @@ __global__ void __launch_bounds__(kLocalThreads)
   constexpr int sliceStride = kTileX * TY;
   __shared__ int      L[TileT::Voxels];
   __shared__ Class    C[TileT::Voxels];
-  __shared__ unsigned blockRoots;
 
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const I   x = I(blockIdx.x) * kTileX + lane;
   const I   y0 = I(blockIdx.y) * TY;
   const I   z0 = I(blockIdx.z) * TileT::Z;
-  if (threadIdx.x == 0)
-    blockRoots = 0;
 
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
@@ -291,7 +283,6 @@ __global__ void __launch_bounds__(kLocalThreads)
   __syncthreads();
 
   // Only the first voxel of each run looks up the root; the warp hands it to the rest of the run.
-  unsigned myRoots = 0;
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
     const int      t = row * kTileX + lane;
@@ -309,20 +300,12 @@ __global__ void __launch_bounds__(kLocalThreads)
       const int rrow = r / kTileX;
       root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
       if (r == t)
-      {
-        ++myRoots;
-        atomicAdd(counts.chunk + (root >> kChunkShift), I(1));
-      }
+        atomicAdd(chunkRoots + (root >> kChunkShift), I(1));
     }
     root = __shfl_sync(0xffffffffu, root, start);
     if (x < e.nx && y < e.ny && z < e.nz)
       parent[(z * e.ny + y) * e.nx + x] = root; // the sentinel for inactive voxels
   }
-  if (myRoots)
-    atomicAdd(&blockRoots, myRoots);
-  __syncthreads();
-  if (threadIdx.x == 0 && blockRoots)
-    atomicAdd(counts.total, static_cast<unsigned long long>(blockRoots));
 }
 
 /** Calls f(x, y, z) for every voxel of this thread on the low faces across `Axis` (x = 32i, y = TY*j or z = TZ*l,
@@ -359,13 +342,8 @@ ForFaceVoxels(const Extent<I> & e, F && f)
 
 template <class Op, bool Full, typename I, class TileT, int Axis>
 __global__ void __launch_bounds__(kBoundaryThreads)
-  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, RootCounts<I> counts)
+  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
 {
-  __shared__ unsigned blockLinks;
-  if (threadIdx.x == 0)
-    blockLinks = 0;
-  __syncthreads();
-  unsigned   links = 0;
   const I    sy = e.nx;
   const I    sz = e.nx * e.ny;
   const I    stride[3] = { 1, sy, sz };
@@ -409,17 +387,9 @@ __global__ void __launch_bounds__(kBoundaryThreads)
             continue; // follows from the same offset one step back along j
           I linked;
           if (Unite<I>(parent, p, q, &linked))
-          {
-            ++links;
-            atomicAdd(counts.chunk + (linked >> kChunkShift), ~I(0)); // minus one
-          }
+            atomicAdd(chunkRoots + (linked >> kChunkShift), ~I(0)); // minus one
         }
   });
-  if (links)
-    atomicAdd(&blockLinks, links);
-  __syncthreads();
-  if (threadIdx.x == 0 && blockLinks)
-    atomicAdd(counts.total, ~static_cast<unsigned long long>(blockLinks) + 1ull); // subtract
 }
 
 /** Gives every root its label: its rank among the roots in raster order (the chunk's offset, from a scan of the
@@ -568,7 +538,7 @@ HasFaces(const Extent<I> & e)
 
 template <class Op, bool Full, typename I, class TileT>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> & counts, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
 {
   const uint64_t tilesX = (uint64_t(e.nx) + kTileX - 1) / kTileX;
   const uint64_t tilesY = (uint64_t(e.ny) + TileT::Y - 1) / TileT::Y;
@@ -577,13 +547,13 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> 
     throw std::invalid_argument("chs: image extent beyond the CUDA grid limits (rows > 2097120 in 2D, or more than "
                                 "524280 rows or slices in 3D)");
   LocalMergeKernel<Op, Full, I, TileT>
-    <<<dim3(unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ)), kLocalThreads, 0, stream>>>(op, parent, e, counts);
+    <<<dim3(unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ)), kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
   const auto boundary = [&](auto axis) {
     constexpr int A = decltype(axis)::value;
     if (!HasFaces<A, TileT>(e))
       return;
-    BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, counts);
+    BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, chunkRoots);
     CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
   };
   boundary(std::integral_constant<int, 0>{});
@@ -593,12 +563,12 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> 
 
 template <class Op, bool Full, typename I>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, const RootCounts<I> & counts, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
 {
   if (e.nz == 1)
-    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, counts, stream);
+    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, stream);
   else
-    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, counts, stream);
+    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, stream);
 }
 
 template <typename TPixel, typename TLabel, typename I>
@@ -626,14 +596,12 @@ Run(const TPixel *                       input,
   DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
   DeviceBuffer<I>       dParent(n, stream, &tracker);
   DeviceBuffer<TLabel>  dLabels(n, stream, &tracker);
-  DeviceBuffer<unsigned long long> dCount(1, stream, &tracker);
   const uint64_t                   chunks = (n + kChunk - 1) >> kChunkShift;
   DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
   DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemcpyAsync(dInput.get(), input, n * sizeof(TPixel), cudaMemcpyHostToDevice, stream));
   if (mask)
     CHS_CUDA_CHECK(cudaMemcpyAsync(dMask.get(), mask, n, cudaMemcpyHostToDevice, stream));
-  CHS_CUDA_CHECK(cudaMemsetAsync(dCount.get(), 0, sizeof(unsigned long long), stream));
   CHS_CUDA_CHECK(cudaMemsetAsync(dChunkCount.get(), 0, chunks * sizeof(I), stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(0.25f);
@@ -642,29 +610,22 @@ Run(const TPixel *                       input,
   timer.Start();
   const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
   const uint8_t *  dm = mask ? dMask.get() : nullptr;
-  const RootCounts<I> counts{ dCount.get(), dChunkCount.get() };
   if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, counts, stream);
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
-      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, counts, stream);
+      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
   else
   {
     const FlatOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, counts, stream);
+      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
-      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, counts, stream);
+      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
-  unsigned long long count = 0;
-  CHS_CUDA_CHECK(cudaMemcpyAsync(&count, dCount.get(), sizeof(count), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (count > parameters.maximumLabel)
-    throw LabelOverflowError(count, parameters.maximumLabel);
-
   size_t tempBytes = 0;
   CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
   {
@@ -672,6 +633,14 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
   }
+  // The total is the last offset plus the last count; it is checked before any label is written.
+  I last[2] = { 0, 0 };
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last, dChunkOffset.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, dChunkCount.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned long long count = static_cast<unsigned long long>(last[0]) + last[1];
+  if (count > parameters.maximumLabel)
+    throw LabelOverflowError(count, parameters.maximumLabel);
   if (chunks > 0x7fffffffull)
     throw std::invalid_argument("chs: image too large for the root numbering grid");
   RootLabelKernel<I, TLabel><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
