@@ -1,5 +1,6 @@
-get_filename_component(MY_CURRENT_DIR "${CMAKE_CURRENT_LIST_FILE}" PATH)
-file(READ "${MY_CURRENT_DIR}/README.md" DOCUMENTATION)
+# A one-paragraph description (the README has semicolons, which CMake would split into unknown arguments).
+set(DOCUMENTATION "GPU (CUDA) implementations of morphological partitions and hierarchies for 2D images and 3D
+volumes, each an ITK filter with a CPU reference backend: connected-components labeling first.")
 
 itk_module(CudaHierarchicalSegmentation
   ENABLE_SHARED

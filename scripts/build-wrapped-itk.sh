@@ -2,12 +2,17 @@
 # Builds, once, an ITK 5.2.1 build tree with Python wrapping, from Debian's own source package, into a cache folder
 # outside the repository; prints its path. Debian's libinsighttoolkit5-dev has no wrapping and no module macros,
 # and ITK builds an external module's wrapping only against a wrapped ITK *build tree*.
-#   CHS_ITK_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.2.1-python)
+#   CHS_PYTHON      the Python to wrap for (default /usr/bin/python3, Debian's, which has NumPy); another one, such as
+#                   a Python 3.12 for the GPU machine, gets a cache folder of its own by default
+#   CHS_ITK_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.2.1-python<version>)
 # Minimal: the modules this module and its Python tests use (ITKConnectedComponents would pull in ITKStatistics,
 # transforms and more, tripling the build), and few wrapped types (unsigned char, unsigned short,
 # short, float; unsigned long long labels; vector float; dimensions 2 and 3).
 set -euo pipefail
-cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.2.1-python}
+python=${CHS_PYTHON:-/usr/bin/python3}
+[ -x "$python" ] || { echo "CHS_PYTHON=$python is not an executable" >&2; exit 1; }
+pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.2.1-python$pyver}
 build=$cache/build
 if [ -f "$build/.chs-complete" ]; then echo "$build"; exit 0; fi
 mkdir -p "$cache"
@@ -28,18 +33,23 @@ if [ ${#need[@]} -gt 0 ] || [ "${updated:-1}" = 0 ]; then
 fi
 src=$cache/InsightToolkit-5.2.1
 if [ ! -d "$src" ]; then
-  (cd "$cache" && apt-get source --download-only insighttoolkit5=5.2.1* >/dev/null && tar xf insighttoolkit5_5.2.1.orig.tar.xz)
+  [ -f "$cache/insighttoolkit5_5.2.1.orig.tar.xz" ] ||
+    (cd "$cache" && apt-get source --download-only insighttoolkit5=5.2.1* >/dev/null)
+  (cd "$cache" && tar xf insighttoolkit5_5.2.1.orig.tar.xz)
   # ITKCommon's wrapping names itk::MeshRegion, whose header is in ITKMesh (not built here).
   sed -i 's|^itk_wrap_simple_class("itk::MeshRegion")|if(Module_ITKMesh)\n  itk_wrap_simple_class("itk::MeshRegion")\nendif()|' \
     "$src/Modules/Core/Common/wrapping/ITKCommonBase.wrap"
   # NumPy 1.24 removed np.bool.
   sed -i 's/np\.bool)/np.bool_)/' "$src/Wrapping/Generators/Python/itk/support/types.py"
+  # Python 3.12 removed distutils; itkConfig.py only takes strtobool from it.
+  sed -i 's/^    from distutils.util import strtobool as _strtobool$/    _strtobool = lambda v: "n no f false off 0 y yes t true on 1".split().index(v.lower()) > 5/' \
+    "$src/Wrapping/Generators/Python/itkConfig.py.in"
 fi
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
   -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF \
   -DModule_ITKCommon=ON -DModule_ITKImageFilterBase=ON -DModule_ITKIOImageBase=ON -DModule_ITKIONRRD=ON \
   -DModule_ITKIOMeta=ON -DModule_ITKIOPNG=ON -DModule_ITKBridgeNumPy=ON \
-  -DITK_WRAP_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3 \
+  -DITK_WRAP_PYTHON=ON -DPython3_EXECUTABLE="$python" -DPY_SITE_PACKAGES_PATH="lib/python$pyver/site-packages" \
   -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON -DCASTXML_EXECUTABLE=/usr/bin/castxml \
   -DITK_WRAP_IMAGE_DIMS="2;3" -DITK_WRAP_unsigned_char=ON -DITK_WRAP_unsigned_short=ON -DITK_WRAP_signed_short=ON \
   -DITK_WRAP_float=ON -DITK_WRAP_unsigned_long_long=ON -DITK_WRAP_double=OFF -DITK_WRAP_vector_float=ON \
