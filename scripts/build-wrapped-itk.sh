@@ -41,7 +41,9 @@ if [ ! -d "$src" ]; then
     "$src/Modules/Core/Common/wrapping/ITKCommonBase.wrap"
   # NumPy 1.24 removed np.bool.
   sed -i 's/np\.bool)/np.bool_)/' "$src/Wrapping/Generators/Python/itk/support/types.py"
-  # Python 3.12 removed distutils; itkConfig.py only takes strtobool from it.
+  # Python 3.12 removed distutils, and recent setuptools pkg_resources: itkConfig.py only takes strtobool from
+  # the one, and itk/support/base.py imports the other without using it.
+  sed -i '/^import pkg_resources$/d' "$src/Wrapping/Generators/Python/itk/support/base.py"
   sed -i 's/^    from distutils.util import strtobool as _strtobool$/    _strtobool = lambda v: "n no f false off 0 y yes t true on 1".split().index(v.lower()) > 5/' \
     "$src/Wrapping/Generators/Python/itkConfig.py.in"
 fi

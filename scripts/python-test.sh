@@ -28,6 +28,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DITK_DIR="$itk_build" -DBUILD_TESTING=OFF \
     -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON \
     -DCASTXML_EXECUTABLE=/usr/bin/castxml -DPython3_EXECUTABLE="$python" \
+    -DPY_SITE_PACKAGES_PATH="lib/python$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')/site-packages" \
     -DCHS_WRAP_ITK_REFERENCE_SOURCE_DIR="$itk_source"
 fi
 cmake --build "$build" -j "$(nproc)"
