@@ -33,8 +33,11 @@ if [ ${#need[@]} -gt 0 ] || [ "${updated:-1}" = 0 ]; then
 fi
 src=$cache/InsightToolkit-5.2.1
 if [ ! -d "$src" ]; then
+  # Debian 12's source package (5.2.1-5+deb12u1 today); apt checks its SHA256 sums.
   [ -f "$cache/insighttoolkit5_5.2.1.orig.tar.xz" ] ||
-    (cd "$cache" && apt-get source --download-only insighttoolkit5=5.2.1* >/dev/null)
+    (cd "$cache" && apt-get source --download-only insighttoolkit5 >/dev/null)
+  [ -f "$cache/insighttoolkit5_5.2.1.orig.tar.xz" ] ||
+    { echo "Debian's insighttoolkit5 source package is not ITK 5.2.1 (see $cache)" >&2; exit 1; }
   (cd "$cache" && tar xf insighttoolkit5_5.2.1.orig.tar.xz)
   # ITKCommon's wrapping names itk::MeshRegion, whose header is in ITKMesh (not built here).
   sed -i 's|^itk_wrap_simple_class("itk::MeshRegion")|if(Module_ITKMesh)\n  itk_wrap_simple_class("itk::MeshRegion")\nendif()|' \
