@@ -77,6 +77,15 @@ Sentinel()
   return ~I(0);
 }
 
+/** Labels written in place over the parents carry the top bit, so that a root's label is told from a voxel index
+ * (indices stay below 2^31, or 2^63, on that path). The sentinel has the bit too but is never a label. */
+template <typename I>
+__host__ __device__ constexpr I
+TagBit()
+{
+  return I(1) << (8 * sizeof(I) - 1);
+}
+
 /** ITK's ConnectedComponentImageFilter: non-zero and inside the mask is foreground. */
 template <typename T>
 struct BinaryOp
@@ -395,9 +404,9 @@ __global__ void __launch_bounds__(kBoundaryThreads)
 /** Gives every root its label: its rank among the roots in raster order (the chunk's offset, from a scan of the
  * chunk counts, plus the roots before it in the chunk), mapped by ITK's rule: count up from 0 and skip the
  * background. One block a chunk, in rounds of kRootLabelThreads consecutive voxels (coalesced, ranked by ballots). */
-template <typename I, typename TLabel>
+template <typename I, typename TLabel, bool InPlace>
 __global__ void __launch_bounds__(kRootLabelThreads)
-  RootLabelKernel(const I * parent, const I * chunkOffset, TLabel * labels, uint64_t n, long long background)
+  RootLabelKernel(I * parent, const I * chunkOffset, TLabel * labels, uint64_t n, long long background)
 {
   constexpr int kWarps = kRootLabelThreads / 32;
   __shared__ unsigned warpRoots[2][kWarps];
@@ -424,7 +433,11 @@ __global__ void __launch_bounds__(kRootLabelThreads)
     {
       const unsigned long long k = rank + before; // 0-based
       const bool skip = background >= 0 && k >= static_cast<unsigned long long>(background);
-      labels[i] = static_cast<TLabel>(skip ? k + 1 : k);
+      const TLabel label = static_cast<TLabel>(skip ? k + 1 : k);
+      if (InPlace)
+        parent[i] = TagBit<I>() | static_cast<I>(label); // only this thread reads parent[i]
+      else
+        labels[i] = label;
     }
     rank += all;
   }
@@ -448,6 +461,41 @@ AtomicMaxIfLarger(unsigned * a, unsigned v)
 {
   if (v > *static_cast<volatile unsigned *>(a))
     atomicMax(a, v);
+}
+
+/** Adds voxel i (label `label`) to the per-label voxel counts and bounding boxes. Called by every thread of a warp
+ * (the warp primitives need all 32): `foreground` is false for background voxels and for threads past the end. */
+template <typename I, typename TLabel>
+__device__ __forceinline__ void
+AccumulateStatistics(TLabel label, bool foreground, uint64_t i, I nx, I ny, long long background,
+                     const StatisticsPointers & stats)
+{
+  const unsigned long long lab = static_cast<unsigned long long>(label);
+  const unsigned long long k = (background >= 0 && lab > static_cast<unsigned long long>(background)) ? lab - 1 : lab;
+  const unsigned long long key = foreground ? k : ~0ull;
+  const unsigned           peers = __match_any_sync(0xffffffffu, key);
+  const unsigned           lane = threadIdx.x & 31;
+  if (!foreground)
+    return;
+  const I        row = static_cast<I>(i) / nx;
+  const unsigned x = static_cast<unsigned>(static_cast<I>(i) - row * nx);
+  const unsigned y = static_cast<unsigned>(row % ny);
+  const unsigned z = static_cast<unsigned>(row / ny);
+  if ((__ffs(peers) - 1) == int(lane))
+    atomicAdd(stats.count + k, static_cast<unsigned long long>(__popc(peers)));
+  // Only the ends of a run of the same label in one row touch the bounding box.
+  const bool first = lane == 0 || !((peers >> (lane - 1)) & 1u) || x == 0;
+  const bool last = lane == 31 || !((peers >> (lane + 1)) & 1u) || x + 1 == nx;
+  if (first)
+  {
+    AtomicMinIfSmaller(stats.minimum + 3 * k + 0, x);
+    AtomicMinIfSmaller(stats.minimum + 3 * k + 1, y);
+    AtomicMinIfSmaller(stats.minimum + 3 * k + 2, z);
+    AtomicMaxIfLarger(stats.maximum + 3 * k + 1, y);
+    AtomicMaxIfLarger(stats.maximum + 3 * k + 2, z);
+  }
+  if (last)
+    AtomicMaxIfLarger(stats.maximum + 3 * k + 0, x);
 }
 
 template <typename I, typename TLabel, bool Stats>
@@ -482,36 +530,92 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
     if (valid)
       labels[i] = label;
     if (Stats)
+      AccumulateStatistics<I, TLabel>(label, foreground, i, nx, ny, background, stats);
+  }
+}
+
+// ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
+// The parent array is the only label-sized working buffer: (1) every voxel points straight at its root, (2) each root
+// takes its tagged label (RootLabelKernel<..., true>), (3) every voxel takes its root's tagged label, (4) the
+// index-wide tagged labels are packed into label-wide ones from the front of the same buffer, in ranges whose
+// writes land only on elements already read.
+
+template <typename I>
+__global__ void __launch_bounds__(kFinalizeThreads) FlattenKernel(I * parent, uint64_t n)
+{
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const I p = parent[i];
+    if (p == Sentinel<I>() || p == static_cast<I>(i))
+      continue;
+    // Other threads only ever replace a parent by one of its ancestors, so the walk still ends at the root.
+    I r = p;
+    I pr = parent[r];
+    while (pr != r)
     {
-      const unsigned long long lab = static_cast<unsigned long long>(label);
-      const unsigned long long k =
-        (background >= 0 && lab > static_cast<unsigned long long>(background)) ? lab - 1 : lab;
-      const unsigned long long key = foreground ? k : ~0ull;
-      const unsigned           peers = __match_any_sync(0xffffffffu, key);
-      const unsigned           lane = threadIdx.x & 31;
-      if (foreground)
-      {
-        const I        row = static_cast<I>(i) / nx;
-        const unsigned x = static_cast<unsigned>(static_cast<I>(i) - row * nx);
-        const unsigned y = static_cast<unsigned>(row % ny);
-        const unsigned z = static_cast<unsigned>(row / ny);
-        if ((__ffs(peers) - 1) == int(lane))
-          atomicAdd(stats.count + k, static_cast<unsigned long long>(__popc(peers)));
-        // Only the ends of a run of the same label in one row touch the bounding box.
-        const bool first = lane == 0 || !((peers >> (lane - 1)) & 1u) || x == 0;
-        const bool last = lane == 31 || !((peers >> (lane + 1)) & 1u) || x + 1 == nx;
-        if (first)
-        {
-          AtomicMinIfSmaller(stats.minimum + 3 * k + 0, x);
-          AtomicMinIfSmaller(stats.minimum + 3 * k + 1, y);
-          AtomicMinIfSmaller(stats.minimum + 3 * k + 2, z);
-          AtomicMaxIfLarger(stats.maximum + 3 * k + 1, y);
-          AtomicMaxIfLarger(stats.maximum + 3 * k + 2, z);
-        }
-        if (last)
-          AtomicMaxIfLarger(stats.maximum + 3 * k + 0, x);
-      }
+      r = pr;
+      pr = parent[r];
     }
+    if (r != p)
+      parent[i] = r;
+  }
+}
+
+template <typename I, typename TLabel, bool Stats>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  ResolveInPlaceKernel(I * parent, uint64_t n, I nx, I ny, long long background, StatisticsPointers stats)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t base = uint64_t(blockIdx.x) * blockDim.x; base < n; base += stride)
+  {
+    const uint64_t i = base + threadIdx.x;
+    const I        v = i < n ? parent[i] : Sentinel<I>();
+    const bool     foreground = v != Sentinel<I>();
+    TLabel         label = static_cast<TLabel>(background);
+    if (foreground)
+    {
+      // A root holds its tagged label; any other voxel points at its root, which nothing rewrites here.
+      const I tagged = (v & TagBit<I>()) ? v : parent[v];
+      label = static_cast<TLabel>(tagged & ~TagBit<I>());
+      if (tagged != v)
+        parent[i] = tagged;
+    }
+    if (Stats)
+      AccumulateStatistics<I, TLabel>(label, foreground, i, nx, ny, background, stats);
+  }
+}
+
+template <typename I, typename TLabel>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  PackLabelsKernel(void * buffer, uint64_t begin, uint64_t end, TLabel background)
+{
+  const I * tagged = static_cast<const I *>(buffer);
+  TLabel *  labels = static_cast<TLabel *>(buffer);
+  for (uint64_t i = begin + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
+       i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const I v = tagged[i];
+    labels[i] = v == Sentinel<I>() ? background : static_cast<TLabel>(v & ~TagBit<I>());
+  }
+}
+
+/** Packs n index-wide tagged labels into label-wide ones in the same buffer. A range [b, e) writes bytes
+ * [b*sizeof(TLabel), e*sizeof(TLabel)) and reads [b*sizeof(I), e*sizeof(I)): with e <= b*sizeof(I)/sizeof(TLabel)
+ * the writes fall on elements that earlier launches (stream-ordered) have read. */
+template <typename I, typename TLabel>
+void
+PackLabelsInPlace(void * buffer, uint64_t n, TLabel background, int device, cudaStream_t stream)
+{
+  static_assert(sizeof(TLabel) < sizeof(I), "packing only narrows");
+  constexpr uint64_t ratio = sizeof(I) / sizeof(TLabel);
+  const unsigned     maxBlocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
+  for (uint64_t begin = 0, end = 1; begin < n; begin = end, end = std::min<uint64_t>(n, end * ratio))
+  {
+    const uint64_t len = end - begin;
+    const unsigned blocks =
+      static_cast<unsigned>(std::min<uint64_t>(maxBlocks, (len + kFinalizeThreads - 1) / kFinalizeThreads));
+    PackLabelsKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(buffer, begin, end, background);
+    CHS_CUDA_CHECK_LAUNCH("PackLabelsKernel");
   }
 }
 
@@ -595,7 +699,11 @@ Run(const TPixel *                       input,
   DeviceBuffer<TPixel> dInput(n, stream, &tracker);
   DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
   DeviceBuffer<I>       dParent(n, stream, &tracker);
-  DeviceBuffer<TLabel>  dLabels(n, stream, &tracker);
+  // Labels narrower than the index type are written in place over the parents (one working buffer instead of
+  // two); indices must then leave the top bit free for the tag.
+  constexpr bool        narrowLabels = sizeof(TLabel) < sizeof(I);
+  const bool            inPlace = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  DeviceBuffer<TLabel>  dLabels(inPlace ? 0 : n, stream, &tracker);
   const uint64_t                   chunks = (n + kChunk - 1) >> kChunkShift;
   DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
   DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
@@ -643,8 +751,20 @@ Run(const TPixel *                       input,
     throw LabelOverflowError(count, parameters.maximumLabel);
   if (chunks > 0x7fffffffull)
     throw std::invalid_argument("chs: image too large for the root numbering grid");
-  RootLabelKernel<I, TLabel><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
-    dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
+  bool rootsLabelled = false;
+  if constexpr (narrowLabels)
+    if (inPlace)
+    {
+      FlattenKernel<I><<<detail::GridStrideBlocks(n, kFinalizeThreads, device), kFinalizeThreads, 0, stream>>>(
+        dParent.get(), n);
+      CHS_CUDA_CHECK_LAUNCH("FlattenKernel");
+      RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+        dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
+      rootsLabelled = true;
+    }
+  if (!rootsLabelled)
+    RootLabelKernel<I, TLabel, false><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+      dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
   const bool                            wantStats = parameters.computeStatistics && statistics != nullptr;
@@ -659,15 +779,31 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(cudaMemsetAsync(dMin.get(), 0xff, 3 * count * sizeof(unsigned), stream));
     CHS_CUDA_CHECK(cudaMemsetAsync(dMax.get(), 0, 3 * count * sizeof(unsigned), stream));
     sp = StatisticsPointers{ dVoxels.get(), dMin.get(), dMax.get() };
-    FinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(
-      dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
   }
+  const auto finalize = [&](auto stats) {
+    constexpr bool S = decltype(stats)::value;
+    if constexpr (narrowLabels)
+      if (inPlace)
+      {
+        ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+          dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+        return;
+      }
+    FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+  };
+  if (wantStats)
+    finalize(std::true_type{});
   else
-  {
-    FinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(
-      dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
-  }
+    finalize(std::false_type{});
   CHS_CUDA_CHECK_LAUNCH("FinalizeKernel");
+  TLabel * dOut = dLabels.get();
+  if constexpr (narrowLabels)
+    if (inPlace)
+    {
+      PackLabelsInPlace<I, TLabel>(dParent.get(), n, static_cast<TLabel>(parameters.backgroundLabel), device, stream);
+      dOut = reinterpret_cast<TLabel *>(dParent.get());
+    }
   timer.Stop();
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(0.75f);
@@ -684,7 +820,7 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->maximum.data(), dMax.get(), 3 * count * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));
   }
-  CHS_CUDA_CHECK(cudaMemcpyAsync(labels, dLabels.get(), n * sizeof(TLabel), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(labels, dOut, n * sizeof(TLabel), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(1.0f);
   if (info)

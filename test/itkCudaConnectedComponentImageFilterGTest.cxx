@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 namespace
@@ -307,9 +308,12 @@ TEST(CudaConnectedComponentImageFilter, CPUHandlesMoreThan65535Objects)
 
 // ---------------------------------------------------------------- the 64-bit index path on small inputs
 
-TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
+// Labels narrower than the union-find index (16/32-bit labels on the 64-bit path, 16-bit on the 32-bit path) are
+// written in place over the parents and packed; wider ones use a buffer of their own. Both against the CPU.
+template <typename TLabel>
+void
+GPUMatchesCPUThroughTheAPI(bool wide, long long background)
 {
-  CHS_REQUIRE_GPU();
   for (bool full : { false, true })
     for (bool flat : { false, true })
     {
@@ -322,21 +326,76 @@ TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
       chs::ConnectedComponentParameters p;
       p.fullyConnected = full;
       p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-      p.maximumLabel = 0xffffffffu;
+      p.maximumLabel = std::numeric_limits<TLabel>::max();
+      p.backgroundLabel = background;
       p.computeStatistics = true;
       const size_t                      n = grid.NumberOfVoxels();
-      std::vector<uint32_t>             cpu(n), gpu(n);
+      std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
       chs::ConnectedComponentStatistics cs, gs;
       const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
-      p.forceWideIndex = true;
-      const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(), grid,
-                                                                  p, &gs, chs::ExecutionContext{});
-      EXPECT_EQ(cpuCount, gpuCount);
-      EXPECT_EQ(cpu, gpu);
-      EXPECT_EQ(cs.voxelCount, gs.voxelCount);
-      EXPECT_EQ(cs.minimum, gs.minimum);
-      EXPECT_EQ(cs.maximum, gs.maximum);
+      p.forceWideIndex = wide;
+      for (int run = 0; run < 2; ++run)
+      {
+        const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
+                                                                    grid, p, &gs, chs::ExecutionContext{});
+        EXPECT_EQ(cpuCount, gpuCount) << "wide " << wide << " full " << full << " flat " << flat;
+        EXPECT_EQ(cpu, gpu) << "wide " << wide << " full " << full << " flat " << flat;
+        EXPECT_EQ(cs.voxelCount, gs.voxelCount);
+        EXPECT_EQ(cs.minimum, gs.minimum);
+        EXPECT_EQ(cs.maximum, gs.maximum);
+      }
     }
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
+{
+  CHS_REQUIRE_GPU();
+  GPUMatchesCPUThroughTheAPI<uint32_t>(true, 0);
+  GPUMatchesCPUThroughTheAPI<uint16_t>(true, 0);
+  GPUMatchesCPUThroughTheAPI<uint16_t>(true, 7);
+  GPUMatchesCPUThroughTheAPI<uint64_t>(true, 0);
+  GPUMatchesCPUThroughTheAPI<uint16_t>(false, 3);
+  GPUMatchesCPUThroughTheAPI<uint64_t>(false, 0);
+}
+
+// GPU memory: the input, the labels and one label-sized working buffer, plus the per-4096-voxel root counts and
+// the scan's temporary storage. Holds for labels of 16 bits and more below 2^31 voxels, of 32 bits and more above
+// (the 64-bit path's parents take 8 bytes a voxel).
+template <typename TLabel>
+void
+PeakMemoryWithinBound(bool wide)
+{
+  const size_t nx = 256, ny = 256, nz = 64, n = nx * ny * nz;
+  std::vector<uint8_t> input(n);
+  for (size_t i = 0; i < n; ++i)
+    input[i] = (i * 2654435761u >> 13) % 3 == 0;
+  chs::Grid grid;
+  grid.dimension = 3;
+  grid.size[0] = nx;
+  grid.size[1] = ny;
+  grid.size[2] = nz;
+  chs::ConnectedComponentParameters p;
+  p.fullyConnected = true;
+  p.maximumLabel = std::numeric_limits<TLabel>::max();
+  p.forceWideIndex = wide;
+  std::vector<TLabel> labels(n);
+  chs::RunInfo        info;
+  chs::LabelConnectedComponentsCUDA(input.data(), nullptr, labels.data(), grid, p, nullptr, chs::ExecutionContext{},
+                                    &info);
+  const size_t index = wide ? 8 : 4;
+  const size_t bound = n * (sizeof(uint8_t) + 2 * sizeof(TLabel)) + 2 * (n / 4096) * index + (1u << 16);
+  EXPECT_LE(info.peakDeviceBytes, bound) << sizeof(TLabel) << "-byte labels, wide " << wide;
+  EXPECT_GE(info.peakDeviceBytes, n * (sizeof(uint8_t) + sizeof(TLabel)));
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUPeakMemoryIsInputLabelsAndOneLabelSizedBuffer)
+{
+  CHS_REQUIRE_GPU();
+  PeakMemoryWithinBound<uint16_t>(false);
+  PeakMemoryWithinBound<uint32_t>(false);
+  PeakMemoryWithinBound<uint64_t>(false);
+  PeakMemoryWithinBound<uint32_t>(true);
+  PeakMemoryWithinBound<uint64_t>(true);
 }
 
 // ---------------------------------------------------------------- statistics against a brute-force count
