@@ -535,31 +535,10 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
 }
 
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
-// The parent array is the only label-sized working buffer: (1) every voxel points straight at its root, (2) each root
-// takes its tagged label (RootLabelKernel<..., true>), (3) every voxel takes its root's tagged label, (4) the
-// index-wide tagged labels are packed into label-wide ones from the front of the same buffer, in ranges whose
-// writes land only on elements already read.
-
-template <typename I>
-__global__ void __launch_bounds__(kFinalizeThreads) FlattenKernel(I * parent, uint64_t n)
-{
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-  {
-    const I p = parent[i];
-    if (p == Sentinel<I>() || p == static_cast<I>(i))
-      continue;
-    // Other threads only ever replace a parent by one of its ancestors, so the walk still ends at the root.
-    I r = p;
-    I pr = parent[r];
-    while (pr != r)
-    {
-      r = pr;
-      pr = parent[r];
-    }
-    if (r != p)
-      parent[i] = r;
-  }
-}
+// The parent array is the only label-sized working buffer: (1) each root takes its tagged label
+// (RootLabelKernel<..., true>), (2) every voxel takes its root's tagged label, (3) the index-wide tagged labels are
+// packed into label-wide ones from the front of the same buffer, in ranges whose writes land only on elements
+// already read.
 
 template <typename I, typename TLabel, bool Stats>
 __global__ void __launch_bounds__(kFinalizeThreads)
@@ -574,11 +553,14 @@ __global__ void __launch_bounds__(kFinalizeThreads)
     TLabel         label = static_cast<TLabel>(background);
     if (foreground)
     {
-      // A root holds its tagged label; any other voxel points at its root, which nothing rewrites here.
-      const I tagged = (v & TagBit<I>()) ? v : parent[v];
-      label = static_cast<TLabel>(tagged & ~TagBit<I>());
-      if (tagged != v)
-        parent[i] = tagged;
+      // Up the parents to the first tagged value: the root's label, or the same label already written over a
+      // voxel of the path by its own thread (a concurrent reader sees either the old parent or that label).
+      I t = v;
+      while (!(t & TagBit<I>()))
+        t = parent[t];
+      label = static_cast<TLabel>(t & ~TagBit<I>());
+      if (t != v)
+        parent[i] = t;
     }
     if (Stats)
       AccumulateStatistics<I, TLabel>(label, foreground, i, nx, ny, background, stats);
@@ -755,9 +737,6 @@ Run(const TPixel *                       input,
   if constexpr (narrowLabels)
     if (inPlace)
     {
-      FlattenKernel<I><<<detail::GridStrideBlocks(n, kFinalizeThreads, device), kFinalizeThreads, 0, stream>>>(
-        dParent.get(), n);
-      CHS_CUDA_CHECK_LAUNCH("FlattenKernel");
       RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
         dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
       rootsLabelled = true;
