@@ -35,9 +35,22 @@ def has_gpu():
 
 GPU = has_gpu()
 BACKENDS = ["CPU", pytest.param("CUDA", marks=pytest.mark.skipif(not GPU, reason="no CUDA device"))]
-# Every scalar pixel type the wrapped ITK build wraps (scripts/build-wrapped-itk.sh).
-PIXEL_TYPES = [np.uint8, np.uint16, np.int16, np.float32]
+# Every scalar pixel type the wrapped ITK build wraps (scripts/build-wrapped-itk.sh; unsigned long long is wrapped
+# for the labels and so is a scalar input type too).
+PIXEL_TYPES = [np.uint8, np.uint16, np.int16, np.float32, np.uint64]
 SHAPES = [(70, 90), (23, 31, 37)]
+
+
+def to_image(array):
+    """An itk.Image of the array's values. NumPy's uint64 maps to ITK's unsigned long, which this build does not wrap;
+    unsigned long long (wrapped, of the same width) is made explicitly."""
+    if array.dtype != np.uint64:
+        return itk.image_from_array(array)
+    image = itk.Image[itk.ULL, array.ndim].New()
+    image.SetRegions(array.shape[::-1])
+    image.Allocate()
+    itk.array_view_from_image(image)[...] = array
+    return image
 
 
 def blobs(shape, seed, fraction=0.5):
@@ -80,7 +93,7 @@ def run_itk(image, **settings):
 @pytest.mark.parametrize("full", [False, True])
 def test_equals_itk_and_partitions_equal_scipy_skimage(backend_name, dtype, shape, full):
     mask = blobs(shape, seed=len(shape) + int(full))
-    image = itk.image_from_array((mask * 3).astype(dtype))
+    image = to_image((mask * 3).astype(dtype))
     labels, n = run_module(image, backend_name, FullyConnected=full)
 
     itk_labels, itk_n = run_itk(image, FullyConnected=full)
