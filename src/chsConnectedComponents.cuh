@@ -413,11 +413,22 @@ __global__ void __launch_bounds__(kRootLabelThreads)
   const int      lane = threadIdx.x & 31;
   const int      warp = threadIdx.x >> 5;
   const uint64_t base = uint64_t(blockIdx.x) << kChunkShift;
-  uint64_t       rank = chunkOffset[blockIdx.x]; // roots before this round
-  for (int round = 0; round < kChunk / kRootLabelThreads; ++round)
+  constexpr int  kRounds = kChunk / kRootLabelThreads;
+  static_assert(kRounds <= 32, "one bit a round");
+  // All the chunk's reads first, so that they are in flight together; the rounds then only rank.
+  unsigned roots = 0;
+#pragma unroll
+  for (int round = 0; round < kRounds; ++round)
   {
     const uint64_t i = base + uint64_t(round) * kRootLabelThreads + threadIdx.x;
-    const bool     root = i < n && parent[i] == static_cast<I>(i);
+    roots |= unsigned(i < n && parent[i] == static_cast<I>(i)) << round;
+  }
+  uint64_t rank = chunkOffset[blockIdx.x]; // roots before this round
+#pragma unroll
+  for (int round = 0; round < kRounds; ++round)
+  {
+    const uint64_t i = base + uint64_t(round) * kRootLabelThreads + threadIdx.x;
+    const bool     root = (roots >> round) & 1u;
     const unsigned ballot = __ballot_sync(0xffffffffu, root);
     unsigned *     totals = warpRoots[round & 1];
     if (lane == 0)
@@ -507,30 +518,44 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
                                                                    long long          background,
                                                                    StatisticsPointers stats)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  // Four voxels a thread per step, their first two reads issued before any walk, so that more reads are in flight.
+  constexpr int  kItems = 4;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x * kItems;
   // The loop bound is uniform per block so that whole warps take part in the statistics' warp primitives.
-  for (uint64_t base = uint64_t(blockIdx.x) * blockDim.x; base < n; base += stride)
+  for (uint64_t base = uint64_t(blockIdx.x) * blockDim.x * kItems; base < n; base += stride)
   {
-    const uint64_t i = base + threadIdx.x;
-    const bool     valid = i < n;
-    const I        p = valid ? parent[i] : Sentinel<I>();
-    const bool     foreground = p != Sentinel<I>();
-    TLabel         label = static_cast<TLabel>(background);
-    if (foreground)
+    I p[kItems], pr[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
     {
-      I r = p;
-      I pr = parent[r];
-      while (pr != r)
-      {
-        r = pr;
-        pr = parent[r];
-      }
-      label = labels[r]; // the scan left each root its own label; roots rewrite the same value
+      const uint64_t i = base + uint64_t(k) * blockDim.x + threadIdx.x;
+      p[k] = i < n ? parent[i] : Sentinel<I>();
     }
-    if (valid)
-      labels[i] = label;
-    if (Stats)
-      AccumulateStatistics<I, TLabel>(label, foreground, i, nx, ny, background, stats);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
+      pr[k] = p[k] != Sentinel<I>() ? parent[p[k]] : Sentinel<I>();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
+    {
+      const uint64_t i = base + uint64_t(k) * blockDim.x + threadIdx.x;
+      const bool     foreground = p[k] != Sentinel<I>();
+      TLabel         label = static_cast<TLabel>(background);
+      if (foreground)
+      {
+        I r = p[k];
+        I next = pr[k];
+        while (next != r)
+        {
+          r = next;
+          next = parent[r];
+        }
+        label = labels[r]; // the scan left each root its own label; roots rewrite the same value
+      }
+      if (i < n)
+        labels[i] = label;
+      if (Stats)
+        AccumulateStatistics<I, TLabel>(label, foreground, i, nx, ny, background, stats);
+    }
   }
 }
 
