@@ -16,21 +16,13 @@ cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.2.1-pytho
 build=$cache/build
 if [ -f "$build/.chs-complete" ]; then echo "$build"; exit 0; fi
 mkdir -p "$cache"
-sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-need=()
-for p in swig castxml python3-dev python3-numpy dpkg-dev cmake ninja-build g++; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-src_list=/etc/apt/sources.list.d/chs-debian-src.sources
+source "$(dirname "$0")/common.sh"
 if ! grep -rqs "^Types: deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-    $sudo tee "$src_list" >/dev/null
-  updated=0
+    chs_as_root tee /etc/apt/sources.list.d/chs-debian-src.sources >/dev/null
+  export CHS_APT_UPDATE=1
 fi
-if [ ${#need[@]} -gt 0 ] || [ "${updated:-1}" = 0 ]; then
-  $sudo apt-get update -qq
-  [ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+chs_install_missing swig castxml python3-dev python3-numpy dpkg-dev cmake ninja-build g++
 src=$cache/InsightToolkit-5.2.1
 if [ ! -d "$src" ]; then
   # Debian 12's source package (5.2.1-5+deb12u1 today); apt checks its SHA256 sums.

@@ -10,18 +10,8 @@ python=${CHS_PYTHON:-/usr/bin/python3}
 itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
 itk_source=$(dirname "$itk_build")/InsightToolkit-5.2.1
 build=${CHS_PYTHON_BUILD:-build-python}
-if [ "$python" = /usr/bin/python3 ]; then
-  for p in python3-pytest python3-scipy python3-skimage; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="${missing:-} $p"
-  done
-  if [ -n "${missing:-}" ]; then
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  fi
-fi
-if [ -z "${CUDAARCHS:-}" ]; then
-  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then export CUDAARCHS=native; else export CUDAARCHS=90; fi
-fi
+[ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage
+chs_default_cuda_archs
 if [ ! -f "$build/build.ninja" ]; then
   # Module tests off: with them ITKModuleExternal asks for ITKTestKernel, most of ITK. The C++ tests are built
   # against Debian's ITK by build.sh.
