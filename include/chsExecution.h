@@ -23,6 +23,10 @@ struct ExecutionContext
   void * stream = nullptr;
   /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). */
   std::function<void(float)> progress;
+  /** Runs body(0) .. body(count - 1), possibly in parallel, and returns when all have run. Large host transfers
+   * go through pinned staging buffers, and the copies between those and the caller's memory use it (an ITK filter
+   * passes its MultiThreader). Empty: the pieces run one after the other on the calling thread. */
+  std::function<void(uint64_t count, const std::function<void(uint64_t)> & body)> parallelFor;
 };
 
 /** What a CUDA run measured: kernel time (device events, from the first kernel to the last), and the peak of

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <mutex>
 
 namespace chs
 {
@@ -152,6 +154,158 @@ EventTimer::Milliseconds()
   float ms = 0.f;
   CHS_CUDA_CHECK(cudaEventElapsedTime(&ms, m_Start, m_Stop));
   return ms;
+}
+
+namespace
+{
+/** Pinned staging buffers for host transfers: kSlots buffers of kChunk bytes, allocated on first use and kept for
+ * the life of the process (pinning memory costs far more than a transfer of this size). One transfer at a time
+ * uses them; a concurrent one takes the plain path. */
+/** 8 MiB chunks: on an H200 a chunk's DMA (about 150 us) outlasts its parallel host copy and the thread pool's
+ * dispatch, so the link stays busy; smaller chunks measured slower. */
+constexpr uint64_t kStagingChunk = uint64_t(8) << 20;
+constexpr int      kStagingSlots = 3;
+constexpr uint64_t kStagingMinimum = uint64_t(4) << 20;
+constexpr uint64_t kCopyPieces = 16;
+
+struct Staging
+{
+  std::mutex mutex;
+  char *     slot[kStagingSlots] = {};
+  bool       tried = false;
+
+  /** Under the mutex: the buffers, or false when pinned memory cannot be had. */
+  bool
+  Ready()
+  {
+    if (!tried)
+    {
+      tried = true;
+      for (auto & b : slot)
+      {
+        if (cudaHostAlloc(reinterpret_cast<void **>(&b), kStagingChunk, cudaHostAllocPortable) != cudaSuccess)
+        {
+          cudaGetLastError();
+          b = nullptr;
+        }
+      }
+    }
+    return std::all_of(std::begin(slot), std::end(slot), [](char * b) { return b != nullptr; });
+  }
+};
+
+Staging &
+TheStaging()
+{
+  static Staging * staging = new Staging; // never destroyed: it may be used until the process ends
+  return *staging;
+}
+
+/** Host memcpy of one chunk, split into pieces for the context's parallelFor. */
+void
+HostCopy(char * dst, const char * src, uint64_t bytes, const ExecutionContext & context)
+{
+  if (!context.parallelFor || bytes < kCopyPieces * 4096)
+  {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const uint64_t piece = ((bytes + kCopyPieces - 1) / kCopyPieces + 4095) & ~uint64_t(4095);
+  context.parallelFor(kCopyPieces, [&](uint64_t k) {
+    const uint64_t begin = std::min(bytes, k * piece);
+    const uint64_t end = std::min(bytes, begin + piece);
+    if (end > begin)
+      std::memcpy(dst + begin, src + begin, end - begin);
+  });
+}
+
+/** Events of one staged transfer, and a wait for the stream on every way out, so that no DMA into or out of a
+ * staging buffer outlives the lock. */
+class StagedTransfer
+{
+public:
+  StagedTransfer(cudaStream_t stream)
+    : m_Stream(stream)
+  {
+    for (auto & e : m_Event)
+      CHS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+  ~StagedTransfer()
+  {
+    cudaStreamSynchronize(m_Stream);
+    for (auto & e : m_Event)
+      if (e)
+        cudaEventDestroy(e);
+  }
+  StagedTransfer(const StagedTransfer &) = delete;
+  StagedTransfer &
+  operator=(const StagedTransfer &) = delete;
+  cudaEvent_t m_Event[kStagingSlots] = {};
+
+private:
+  cudaStream_t m_Stream;
+};
+} // namespace
+
+void
+CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
+{
+  Staging &                    staging = TheStaging();
+  std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
+  if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
+  {
+    CHS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  StagedTransfer t(stream);
+  const uint64_t chunks = (bytes + kStagingChunk - 1) / kStagingChunk;
+  for (uint64_t k = 0; k < chunks; ++k)
+  {
+    const int      s = static_cast<int>(k % kStagingSlots);
+    const uint64_t offset = k * kStagingChunk;
+    const uint64_t length = std::min(kStagingChunk, bytes - offset);
+    if (k >= uint64_t(kStagingSlots))
+      CHS_CUDA_CHECK(cudaEventSynchronize(t.m_Event[s])); // the slot's previous DMA has finished
+    HostCopy(staging.slot[s], static_cast<const char *>(host) + offset, length, context);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(static_cast<char *>(device) + offset, staging.slot[s], length,
+                                   cudaMemcpyHostToDevice, stream));
+    CHS_CUDA_CHECK(cudaEventRecord(t.m_Event[s], stream));
+  }
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void
+CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
+{
+  Staging &                    staging = TheStaging();
+  std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
+  if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
+  {
+    CHS_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  StagedTransfer t(stream);
+  const uint64_t chunks = (bytes + kStagingChunk - 1) / kStagingChunk;
+  const auto     issue = [&](uint64_t k) {
+    const int      s = static_cast<int>(k % kStagingSlots);
+    const uint64_t offset = k * kStagingChunk;
+    CHS_CUDA_CHECK(cudaMemcpyAsync(staging.slot[s], static_cast<const char *>(device) + offset,
+                                   std::min(kStagingChunk, bytes - offset), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaEventRecord(t.m_Event[s], stream));
+  };
+  for (uint64_t k = 0; k < chunks && k < uint64_t(kStagingSlots); ++k)
+    issue(k);
+  for (uint64_t k = 0; k < chunks; ++k)
+  {
+    const int      s = static_cast<int>(k % kStagingSlots);
+    const uint64_t offset = k * kStagingChunk;
+    CHS_CUDA_CHECK(cudaEventSynchronize(t.m_Event[s]));
+    HostCopy(static_cast<char *>(host) + offset, staging.slot[s], std::min(kStagingChunk, bytes - offset), context);
+    if (k + kStagingSlots < chunks)
+      issue(k + kStagingSlots);
+  }
 }
 
 unsigned

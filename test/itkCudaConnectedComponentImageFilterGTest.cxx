@@ -10,6 +10,7 @@
 
 #include <limits>
 #include <map>
+#include <thread>
 
 namespace
 {
@@ -294,6 +295,34 @@ TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMoreThan65535Objects)
   EXPECT_EQ(got.count, 204800u);
   ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA);
   ExpectSameAsITK<U8_3, L32_3>(Checkerboard<U8_3>(Size<U8_3>({ 90, 80, 70 })), Backend::CUDA);
+}
+
+TEST(CudaConnectedComponentImageFilter, GPULargeTransfersMatchITK)
+{
+  CHS_REQUIRE_GPU();
+  // Transfers of 4 MiB and more go through the pinned staging buffers (3 slots of 8 MiB): an input, a mask and
+  // labels of several chunks each, not multiples of the chunk, and more chunks than slots.
+  const auto size = Size<U8_2>({ 3000, 2900 });
+  auto       input = BlobImage<U8_2>(size, 4, 0.5, 21);
+  auto       mask = RandomImage<U8_2>(size, 0.97, 22, 200);
+  ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA, mask);
+  // Two filters on two threads at once: one holds the staging buffers, the other copies directly.
+  auto                       other = BlobImage<U8_3>(Size<U8_3>({ 200, 180, 160 }), 3, 0.5, 23);
+  const auto                 expected2D = RunITK<U8_2, L32_2>(input, true);
+  const auto                 expected3D = RunITK<U8_3, L32_3>(other, false);
+  for (int round = 0; round < 3; ++round)
+  {
+    Labeling<L32_2> got2D;
+    Labeling<L32_3> got3D;
+    std::thread     a([&] { got2D = RunModule<U8_2, L32_2>(input, Backend::CUDA, true); });
+    std::thread     b([&] { got3D = RunModule<U8_3, L32_3>(other, Backend::CUDA, false); });
+    a.join();
+    b.join();
+    EXPECT_EQ(got2D.count, expected2D.count);
+    EXPECT_TRUE(SameVoxels(got2D.labels.GetPointer(), expected2D.labels.GetPointer()));
+    EXPECT_EQ(got3D.count, expected3D.count);
+    EXPECT_TRUE(SameVoxels(got3D.labels.GetPointer(), expected3D.labels.GetPointer()));
+  }
 }
 
 TEST(CudaConnectedComponentImageFilter, CPUHandlesMoreThan65535Objects)
