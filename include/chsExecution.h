@@ -23,10 +23,10 @@ struct ExecutionContext
   void * stream = nullptr;
   /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). */
   std::function<void(float)> progress;
-  /** Runs body(0) .. body(count - 1), possibly in parallel, and returns when all have run. Large host transfers
-   * go through pinned staging buffers, and the copies between those and the caller's memory use it (an ITK filter
-   * passes its MultiThreader). Empty: the pieces run one after the other on the calling thread. */
-  std::function<void(uint64_t count, const std::function<void(uint64_t)> & body)> parallelFor;
+  /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
+   * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
+   * hardware concurrency. At most 16 are used. */
+  unsigned hostThreads = 0;
 };
 
 /** What a CUDA run measured: kernel time (device events, from the first kernel to the last), and the peak of

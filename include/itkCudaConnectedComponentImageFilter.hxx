@@ -118,10 +118,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
       chs::ExecutionContext context;
       context.device = m_DeviceId;
       context.progress = [this](float f) { this->UpdateProgress(f); };
-      context.parallelFor = [this](uint64_t count, const std::function<void(uint64_t)> & body) {
-        this->GetMultiThreader()->ParallelizeArray(
-          0, static_cast<SizeValueType>(count), [&body](SizeValueType k) { body(k); }, nullptr);
-      };
+      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
       chs::RunInfo info;
       count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &info);
       m_KernelMilliseconds = info.kernelMilliseconds;

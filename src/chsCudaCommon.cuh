@@ -112,8 +112,8 @@ private:
 
 /** Copies `bytes` from host memory to device memory (ToDevice) or back, and returns when the copy is complete.
  * Large copies of pageable memory go through a process-wide set of pinned staging buffers, so that the DMA runs at
- * the link's pinned rate while the context's parallelFor copies between the staging buffers and the caller's
- * memory; small copies, and copies made while another thread holds the staging buffers, are plain
+ * the link's pinned rate while host threads (ExecutionContext::hostThreads) copy between the staging buffers and
+ * the caller's memory; small copies, and copies made while another thread holds the staging buffers, are plain
  * cudaMemcpyAsync calls. */
 void
 CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context);

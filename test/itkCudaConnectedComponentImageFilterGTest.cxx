@@ -84,11 +84,13 @@ using L32_3 = itk::Image<unsigned int, 3>;
 using L16_2 = itk::Image<unsigned short, 2>;
 using L64_3 = itk::Image<unsigned long, 3>;
 
-// Sizes around the tile sizes (32 x 32 in 2D, 32 x 8 x 8 in 3D) and degenerate shapes.
+// Sizes around the tile sizes (32 x 32 in 2D; 32 x 8 x 8 in 3D, 32 x 16 x 16 for binary images) and degenerate
+// shapes.
 const std::vector<std::vector<itk::SizeValueType>> kSizes2D = { { 1, 1 },   { 1, 100 },  { 100, 1 }, { 31, 33 },
                                                                 { 32, 32 }, { 65, 97 },  { 257, 129 } };
 const std::vector<std::vector<itk::SizeValueType>> kSizes3D = { { 1, 1, 1 },  { 1, 1, 40 },  { 33, 9, 17 },
-                                                                { 32, 8, 8 }, { 70, 19, 23 } };
+                                                                { 32, 8, 8 }, { 70, 19, 23 },
+                                                                { 33, 16, 16 }, { 31, 17, 33 } };
 
 template <typename TImage, typename TLabel>
 void
@@ -300,7 +302,7 @@ TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMoreThan65535Objects)
 TEST(CudaConnectedComponentImageFilter, GPULargeTransfersMatchITK)
 {
   CHS_REQUIRE_GPU();
-  // Transfers of 4 MiB and more go through the pinned staging buffers (3 slots of 8 MiB): an input, a mask and
+  // Transfers of 4 MiB and more go through the pinned staging buffers (4 slots of 4 MiB): an input, a mask and
   // labels of several chunks each, not multiples of the chunk, and more chunks than slots.
   const auto size = Size<U8_2>({ 3000, 2900 });
   auto       input = BlobImage<U8_2>(size, 4, 0.5, 21);
