@@ -215,6 +215,43 @@ Unite(T * P, T a, T b, T * linked = nullptr)
   }
 }
 
+/** A local-merge thread's lane and warp, its column x and its tile's first row y0 and slice z0. */
+template <typename I, class TileT>
+struct TileThread
+{
+  int lane = threadIdx.x & 31;
+  int warp = threadIdx.x >> 5;
+  I   x = I(blockIdx.x) * kTileX + lane;
+  I   y0 = I(blockIdx.y) * TileT::Y;
+  I   z0 = I(blockIdx.z) * TileT::Z;
+};
+
+/** Last step of both local merges, for one tile row: the first voxel of each run (lane `start`) finds its root
+ * in the tile, counts it when it is a root, and the warp hands the root's global index to the rest of the run;
+ * inactive voxels get the sentinel. */
+template <typename I, class TileT>
+__device__ __forceinline__ void
+StoreLocalRoots(int * L, I * parent, const Extent<I> & e, I * chunkRoots, int row, int lane, int start, bool active,
+                I x, I y0, I z0)
+{
+  constexpr int TY = TileT::Y;
+  const I       y = y0 + row % TY;
+  const I       z = z0 + row / TY;
+  I             root = Sentinel<I>();
+  if (active && lane == start)
+  {
+    const int t = row * kTileX + lane;
+    const int r = FindRoot(L, t);
+    const int rrow = r / kTileX;
+    root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
+    if (r == t)
+      atomicAdd(chunkRoots + (root >> kChunkShift), I(1));
+  }
+  root = __shfl_sync(0xffffffffu, root, start);
+  if (x < e.nx && y < e.ny && z < e.nz)
+    parent[(z * e.ny + y) * e.nx + x] = root;
+}
+
 template <class Op, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
   LocalMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
@@ -226,11 +263,7 @@ __global__ void __launch_bounds__(kLocalThreads)
   __shared__ int      L[TileT::Voxels];
   __shared__ Class    C[TileT::Voxels];
 
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const I   x = I(blockIdx.x) * kTileX + lane;
-  const I   y0 = I(blockIdx.y) * TY;
-  const I   z0 = I(blockIdx.z) * TileT::Z;
+  const auto [lane, warp, x, y0, z0] = TileThread<I, TileT>();
 
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
@@ -308,25 +341,11 @@ __global__ void __launch_bounds__(kLocalThreads)
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
     const int      t = row * kTileX + lane;
-    const I        y = y0 + row % TY;
-    const I        z = z0 + row / TY;
     const Class    c = C[t];
-    const bool     active = Op::Active(c);
     const bool     link = lane > 0 && Op::Connected(c, C[t - 1]);
     const unsigned starts = __ballot_sync(0xffffffffu, !link);
     const int      start = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));
-    I              root = Sentinel<I>();
-    if (lane == start && active)
-    {
-      const int r = FindRoot(L, t);
-      const int rrow = r / kTileX;
-      root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
-      if (r == t)
-        atomicAdd(chunkRoots + (root >> kChunkShift), I(1));
-    }
-    root = __shfl_sync(0xffffffffu, root, start);
-    if (x < e.nx && y < e.ny && z < e.nz)
-      parent[(z * e.ny + y) * e.nx + x] = root; // the sentinel for inactive voxels
+    StoreLocalRoots<I, TileT>(L, parent, e, chunkRoots, row, lane, start, Op::Active(c), x, y0, z0);
   }
 }
 
@@ -377,11 +396,7 @@ __global__ void __launch_bounds__(kLocalThreads)
   __shared__ int      L[TileT::Voxels];
   __shared__ unsigned F[TileT::Rows];
 
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const I   x = I(blockIdx.x) * kTileX + lane;
-  const I   y0 = I(blockIdx.y) * TY;
-  const I   z0 = I(blockIdx.z) * TZ;
+  const auto [lane, warp, x, y0, z0] = TileThread<I, TileT>();
 
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
@@ -423,23 +438,9 @@ __global__ void __launch_bounds__(kLocalThreads)
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
     const unsigned m = F[row];
-    const I        y = y0 + row % TY;
-    const I        z = z0 + row / TY;
     const bool     fg = (m >> lane) & 1u;
     const int      start = fg ? RunStart(m & ~(m << 1), lane) : lane;
-    I              root = Sentinel<I>();
-    if (fg && lane == start)
-    {
-      const int t = row * kTileX + lane;
-      const int r = FindRoot(L, t);
-      const int rrow = r / kTileX;
-      root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
-      if (r == t)
-        atomicAdd(chunkRoots + (root >> kChunkShift), I(1));
-    }
-    root = __shfl_sync(0xffffffffu, root, start);
-    if (x < e.nx && y < e.ny && z < e.nz)
-      parent[(z * e.ny + y) * e.nx + x] = root; // the sentinel for background voxels
+    StoreLocalRoots<I, TileT>(L, parent, e, chunkRoots, row, lane, start, fg, x, y0, z0);
   }
 }
 

@@ -377,34 +377,38 @@ private:
 };
 } // namespace
 
+namespace
+{
 void
-CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
+Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
+         const ExecutionContext & context)
 {
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
-    CHS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
   }
-  StagedTransfer(staging.slot, bytes, stream, context.hostThreads)
-    .ToDevice(static_cast<char *>(device), static_cast<const char *>(host));
+  StagedTransfer transfer(staging.slot, bytes, stream, context.hostThreads);
+  if (kind == cudaMemcpyHostToDevice)
+    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src));
+  else
+    transfer.ToHost(static_cast<char *>(dst), static_cast<const char *>(src));
+}
+} // namespace
+
+void
+CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
+{
+  Transfer(device, host, bytes, cudaMemcpyHostToDevice, stream, context);
 }
 
 void
 CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
 {
-  Staging &                    staging = TheStaging();
-  std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
-  if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
-  {
-    CHS_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return;
-  }
-  StagedTransfer(staging.slot, bytes, stream, context.hostThreads)
-    .ToHost(static_cast<char *>(host), static_cast<const char *>(device));
+  Transfer(host, device, bytes, cudaMemcpyDeviceToHost, stream, context);
 }
 
 unsigned
