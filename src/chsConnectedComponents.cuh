@@ -12,7 +12,7 @@
 //     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
 //     local union-find). Writes the global index of each voxel's local root and counts the local roots per chunk
 //     of 4096 voxels in raster order.
-//  2. BoundaryMergeKernel (one launch per axis): threads only for voxels on the low faces of tiles; each unites
+//  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
 //  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
 //     before anything is written; RootLabelKernel gives each root its rank, and FinalizeKernel gives every voxel
@@ -27,6 +27,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 namespace chs
@@ -446,12 +447,21 @@ __global__ void __launch_bounds__(kLocalThreads)
 
 /** Calls f(x, y, z) for every voxel of this thread on the low faces across `Axis` (x = 32i, y = TY*j or z = TZ*l,
  * with i, j, l >= 1), with grid-stride loops in all three grid dimensions and no integer division but one. */
+/** A block's place in one axis' grid of the combined boundary launch (the builtins' roles, for that axis). */
+struct FaceBlock
+{
+  uint3 block;
+  dim3  grid;
+};
+
 template <int Axis, class TileT, typename I, class F>
 __device__ __forceinline__ void
-ForFaceVoxels(const Extent<I> & e, F && f)
+ForFaceVoxels(const Extent<I> & e, const FaceBlock & b, F && f)
 {
-  const I xStart = I(blockIdx.x) * blockDim.x + threadIdx.x;
-  const I xStride = I(gridDim.x) * blockDim.x;
+  const uint3 blockIdx = b.block;
+  const dim3  gridDim = b.grid;
+  const I     xStart = I(blockIdx.x) * blockDim.x + threadIdx.x;
+  const I     xStride = I(gridDim.x) * blockDim.x;
   if (Axis == 0)
   {
     // Threads run over the rows (y, z); blockIdx.y over the faces.
@@ -477,13 +487,13 @@ ForFaceVoxels(const Extent<I> & e, F && f)
 }
 
 template <class Op, bool Full, typename I, class TileT, int Axis>
-__global__ void __launch_bounds__(kBoundaryThreads)
-  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
+__device__ __forceinline__ void
+BoundaryMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, const FaceBlock & b)
 {
   const I    sy = e.nx;
   const I    sz = e.nx * e.ny;
   const I    stride[3] = { 1, sy, sz };
-  ForFaceVoxels<Axis, TileT, I>(e, [&](I x, I y, I z) {
+  ForFaceVoxels<Axis, TileT, I>(e, b, [&](I x, I y, I z) {
     const I    p = (z * e.ny + y) * e.nx + x;
     const auto cp = op.Load(p);
     if (!Op::Active(cp))
@@ -528,54 +538,116 @@ __global__ void __launch_bounds__(kBoundaryThreads)
   });
 }
 
+/** Blocks of the combined boundary launch, per axis: its grid and the first flat block index of each axis
+ * (first[3] is the total). All three axes run in one launch, so their latency-bound unions overlap; unions are
+ * atomic and every skip rule leans only on pairs inside one tile, so the axes need no order. */
+struct FaceLaunch
+{
+  dim3     grid[3];
+  unsigned first[4];
+};
+
+template <class Op, bool Full, typename I, class TileT>
+__global__ void __launch_bounds__(kBoundaryThreads)
+  BoundaryMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots, FaceLaunch launch)
+{
+  const unsigned flat = blockIdx.x;
+  const int      axis = flat < launch.first[1] ? 0 : flat < launch.first[2] ? 1 : 2;
+  const dim3     g = launch.grid[axis];
+  const unsigned local = flat - launch.first[axis];
+  const FaceBlock b{ make_uint3(local % g.x, (local / g.x) % g.y, local / (g.x * g.y)), g };
+  if (axis == 0)
+    BoundaryMerge<Op, Full, I, TileT, 0>(op, parent, e, chunkRoots, b);
+  else if (axis == 1)
+    BoundaryMerge<Op, Full, I, TileT, 1>(op, parent, e, chunkRoots, b);
+  else
+    BoundaryMerge<Op, Full, I, TileT, 2>(op, parent, e, chunkRoots, b);
+}
+
 /** Gives every root its label: its rank among the roots in raster order (the chunk's offset, from a scan of the
  * chunk counts, plus the roots before it in the chunk), mapped by ITK's rule: count up from 0 and skip the
- * background. One block a chunk, in rounds of kRootLabelThreads consecutive voxels (coalesced, ranked by ballots). */
+ * background. One block a chunk. The chunk is read in kRounds rounds of 16-byte vectors (V parents each,
+ * consecutive threads on consecutive vectors, so every load instruction is coalesced), all issued before any is
+ * used; the voxel of round j, thread t, element e is base + V * (j * threads + t) + e, so ranking by (j, t, e) is
+ * raster order. Warp scans of the per-round counts and one exchange of the warp totals rank every root. */
 template <typename I, typename TLabel, bool InPlace>
 __global__ void __launch_bounds__(kRootLabelThreads)
   RootLabelKernel(I * parent, const I * chunkOffset, TLabel * labels, uint64_t n, long long background)
 {
+  constexpr int V = 16 / sizeof(I);
+  constexpr int kRounds = kChunk / (kRootLabelThreads * V);
   constexpr int kWarps = kRootLabelThreads / 32;
-  __shared__ unsigned warpRoots[2][kWarps];
+  static_assert(kRounds * kRootLabelThreads * V == kChunk, "rounds cover the chunk");
+  __shared__ unsigned warpTotals[kRounds][kWarps];
   const int      lane = threadIdx.x & 31;
   const int      warp = threadIdx.x >> 5;
   const uint64_t base = uint64_t(blockIdx.x) << kChunkShift;
-  constexpr int  kRounds = kChunk / kRootLabelThreads;
-  static_assert(kRounds <= 32, "one bit a round");
-  // All the chunk's reads first, so that they are in flight together; the rounds then only rank.
-  unsigned roots = 0;
+
+  unsigned roots[kRounds]; // bit e: element e of this thread's vector in round j is a root
 #pragma unroll
-  for (int round = 0; round < kRounds; ++round)
+  for (int j = 0; j < kRounds; ++j)
   {
-    const uint64_t i = base + uint64_t(round) * kRootLabelThreads + threadIdx.x;
-    roots |= unsigned(i < n && parent[i] == static_cast<I>(i)) << round;
+    const uint64_t first = base + uint64_t(V) * (j * kRootLabelThreads + threadIdx.x);
+    I              v[V];
+    if (first + V <= n)
+    {
+      const uint4 w = reinterpret_cast<const uint4 *>(parent + first)[0];
+      memcpy(v, &w, sizeof(w));
+    }
+    else
+    {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        v[e] = first + e < n ? parent[first + e] : Sentinel<I>();
+    }
+    roots[j] = 0;
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      roots[j] |= unsigned(v[e] == static_cast<I>(first + e)) << e;
   }
-  uint64_t rank = chunkOffset[blockIdx.x]; // roots before this round
+  unsigned before[kRounds]; // roots of this warp before this thread, per round
 #pragma unroll
-  for (int round = 0; round < kRounds; ++round)
+  for (int j = 0; j < kRounds; ++j)
   {
-    const uint64_t i = base + uint64_t(round) * kRootLabelThreads + threadIdx.x;
-    const bool     root = (roots >> round) & 1u;
-    const unsigned ballot = __ballot_sync(0xffffffffu, root);
-    unsigned *     totals = warpRoots[round & 1];
-    if (lane == 0)
-      totals[warp] = __popc(ballot);
-    __syncthreads();
-    unsigned before = __popc(ballot & ((1u << lane) - 1u)), all = 0;
+    const unsigned c = __popc(roots[j]);
+    unsigned       inclusive = c;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1)
+    {
+      const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
+      inclusive += lane >= d ? up : 0u;
+    }
+    before[j] = inclusive - c;
+    if (lane == 31)
+      warpTotals[j][warp] = inclusive;
+  }
+  __syncthreads();
+  uint64_t rank = chunkOffset[blockIdx.x]; // roots of this chunk before round j
+#pragma unroll
+  for (int j = 0; j < kRounds; ++j)
+  {
+    unsigned earlierWarps = 0, all = 0;
+#pragma unroll
     for (int w = 0; w < kWarps; ++w)
     {
-      before += w < warp ? totals[w] : 0u;
-      all += totals[w];
+      earlierWarps += w < warp ? warpTotals[j][w] : 0u;
+      all += warpTotals[j][w];
     }
-    if (root)
+    unsigned bits = roots[j];
+    unsigned k = 0;
+    while (bits)
     {
-      const unsigned long long k = rank + before; // 0-based
-      const bool skip = background >= 0 && k >= static_cast<unsigned long long>(background);
-      const TLabel label = static_cast<TLabel>(skip ? k + 1 : k);
+      const int      e = __ffs(bits) - 1;
+      const uint64_t i = base + uint64_t(V) * (j * kRootLabelThreads + threadIdx.x) + e;
+      const unsigned long long r = rank + earlierWarps + before[j] + k; // 0-based
+      const bool               skip = background >= 0 && r >= static_cast<unsigned long long>(background);
+      const TLabel             label = static_cast<TLabel>(skip ? r + 1 : r);
       if (InPlace)
         parent[i] = TagBit<I>() | static_cast<I>(label); // only this thread reads parent[i]
       else
         labels[i] = label;
+      bits &= bits - 1;
+      ++k;
     }
     rank += all;
   }
@@ -686,6 +758,68 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
   }
 }
 
+/** The final link without statistics: every thread takes 16-byte vectors of parents (V voxels, grid-stride),
+ * follows each to its root and writes the root's label. Fewer instructions a voxel than FinalizeKernel, whose
+ * statistics need one voxel a lane. */
+template <typename I, typename TLabel>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  FinalizeVectorKernel(const I * parent, TLabel * labels, uint64_t n, long long background)
+{
+  constexpr int  V = 16 / sizeof(I);
+  const uint64_t vectors = (n + V - 1) / V;
+  for (uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
+       t += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint64_t first = t * V;
+    I              p[V];
+    if (first + V <= n)
+    {
+      const uint4 w = reinterpret_cast<const uint4 *>(parent + first)[0];
+      memcpy(p, &w, sizeof(w));
+    }
+    else
+    {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        p[e] = first + e < n ? parent[first + e] : Sentinel<I>();
+    }
+    I next[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      next[e] = p[e] != Sentinel<I>() ? parent[p[e]] : Sentinel<I>();
+    TLabel out[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+    {
+      out[e] = static_cast<TLabel>(background);
+      if (p[e] != Sentinel<I>())
+      {
+        I r = p[e];
+        I q = next[e];
+        while (q != r)
+        {
+          r = q;
+          q = parent[r];
+        }
+        out[e] = labels[r]; // the root's own label, from RootLabelKernel; roots rewrite the same value
+      }
+    }
+    if (sizeof(TLabel) * V == 16 && first + V <= n)
+    {
+      uint4 w;
+      memcpy(&w, out, sizeof(w));
+      reinterpret_cast<uint4 *>(labels + first)[0] = w;
+    }
+    else
+    {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (first + e < n)
+          labels[first + e] = out[e];
+    }
+  }
+}
+
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
 // The parent array is the only label-sized working buffer: (1) each root takes its tagged label
 // (RootLabelKernel<..., true>), (2) every voxel takes its root's tagged label, (3) the index-wide tagged labels are
@@ -791,16 +925,25 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
   else
     LocalMergeKernel<Op, Full, I, TileT><<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
-  const auto boundary = [&](auto axis) {
-    constexpr int A = decltype(axis)::value;
-    if (!HasFaces<A, TileT>(e))
-      return;
-    BoundaryMergeKernel<Op, Full, I, TileT, A><<<FaceGrid<A, TileT>(e), kBoundaryThreads, 0, stream>>>(op, parent, e, chunkRoots);
-    CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
-  };
-  boundary(std::integral_constant<int, 0>{});
-  boundary(std::integral_constant<int, 1>{});
-  boundary(std::integral_constant<int, 2>{});
+  FaceLaunch     launch{};
+  const dim3     grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
+  const bool     faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
+  uint64_t       total = 0;
+  for (int a = 0; a < 3; ++a)
+  {
+    launch.grid[a] = grids[a];
+    launch.first[a] = static_cast<unsigned>(total);
+    if (faces[a])
+      total += uint64_t(grids[a].x) * grids[a].y * grids[a].z;
+  }
+  if (total == 0)
+    return;
+  if (total > 0x7fffffffull)
+    throw std::invalid_argument("chs: too many tile faces for one boundary launch");
+  launch.first[3] = static_cast<unsigned>(total);
+  BoundaryMergeKernel<Op, Full, I, TileT><<<static_cast<unsigned>(total), kBoundaryThreads, 0, stream>>>(
+    op, parent, e, chunkRoots, launch);
+  CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
 }
 
 template <class Op, bool Full, typename I>
@@ -884,16 +1027,25 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
   }
-  // The total is the last offset plus the last count; it is checked before any label is written.
-  I last[2] = { 0, 0 };
-  CHS_CUDA_CHECK(cudaMemcpyAsync(last, dChunkOffset.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, dChunkCount.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const unsigned long long count = static_cast<unsigned long long>(last[0]) + last[1];
-  if (count > parameters.maximumLabel)
-    throw LabelOverflowError(count, parameters.maximumLabel);
   if (chunks > 0x7fffffffull)
     throw std::invalid_argument("chs: image too large for the root numbering grid");
+  // The total is the last offset plus the last count; it is checked before anything reaches the caller's memory.
+  // Statistics need it to size their arrays, so it is read back at once; without them the labels are computed in
+  // the device buffers first and the count is read with them, which saves the GPU a wait for a host round trip.
+  // (A copy into pageable memory returns only when it is done, so it is issued after the kernels' launches.)
+  unsigned long long count = 0;
+  const auto         readCount = [&] {
+    I last[2] = { 0, 0 };
+    CHS_CUDA_CHECK(cudaMemcpyAsync(last, dChunkOffset.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, dChunkCount.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    count = static_cast<unsigned long long>(last[0]) + last[1];
+    if (count > parameters.maximumLabel)
+      throw LabelOverflowError(count, parameters.maximumLabel);
+  };
+  const bool wantStats = parameters.computeStatistics && statistics != nullptr;
+  if (wantStats)
+    readCount();
   bool rootsLabelled = false;
   if constexpr (narrowLabels)
     if (inPlace)
@@ -907,7 +1059,6 @@ Run(const TPixel *                       input,
       dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
-  const bool                            wantStats = parameters.computeStatistics && statistics != nullptr;
   DeviceBuffer<unsigned long long>      dVoxels(wantStats ? count : 0, stream, &tracker);
   DeviceBuffer<unsigned>                dMin(wantStats ? 3 * count : 0, stream, &tracker);
   DeviceBuffer<unsigned>                dMax(wantStats ? 3 * count : 0, stream, &tracker);
@@ -929,8 +1080,12 @@ Run(const TPixel *                       input,
           dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
         return;
       }
-    FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+    if constexpr (S)
+      FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
         dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+    else
+      FinalizeVectorKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, parameters.backgroundLabel);
   };
   if (wantStats)
     finalize(std::true_type{});
@@ -945,6 +1100,8 @@ Run(const TPixel *                       input,
       dOut = reinterpret_cast<TLabel *>(dParent.get());
     }
   timer.Stop();
+  if (!wantStats)
+    readCount();
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(0.75f);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -205,6 +207,74 @@ TheStaging()
   return *staging;
 }
 
+/** Host threads for staged transfers, started on first use and kept (a transfer is too short to start threads
+ * for: eight thread starts cost about as much as copying 16 MB). Run hands a job to the first `count` workers;
+ * Wait returns when they have all finished it. Used under the staging mutex, so one job at a time. */
+class WorkerPool
+{
+public:
+  void
+  Run(unsigned count, std::function<void(unsigned)> job)
+  {
+    std::unique_lock<std::mutex> lock(m_Mutex);
+    while (m_Threads.size() < count)
+    {
+      const unsigned id = static_cast<unsigned>(m_Threads.size());
+      m_Threads.emplace_back([this, id] { Loop(id); });
+    }
+    m_Job = std::move(job);
+    m_Workers = count;
+    m_Finished = 0;
+    ++m_Generation;
+    m_Start.notify_all();
+  }
+  void
+  Wait()
+  {
+    std::unique_lock<std::mutex> lock(m_Mutex);
+    m_Done.wait(lock, [this] { return m_Finished == m_Workers; });
+  }
+
+private:
+  void
+  Loop(unsigned id)
+  {
+    uint64_t seen = 0;
+    for (;;)
+    {
+      std::function<void(unsigned)> job;
+      {
+        std::unique_lock<std::mutex> lock(m_Mutex);
+        m_Start.wait(lock, [&] { return m_Generation != seen; });
+        seen = m_Generation;
+        if (id >= m_Workers)
+          continue;
+        job = m_Job;
+      }
+      job(id);
+      std::lock_guard<std::mutex> lock(m_Mutex);
+      if (++m_Finished == m_Workers)
+        m_Done.notify_all();
+    }
+  }
+
+  std::mutex                    m_Mutex;
+  std::condition_variable       m_Start;
+  std::condition_variable       m_Done;
+  std::vector<std::thread>      m_Threads; // never joined: the pool lives as long as the process
+  std::function<void(unsigned)> m_Job;
+  unsigned                      m_Workers = 0;
+  unsigned                      m_Finished = 0;
+  uint64_t                      m_Generation = 0;
+};
+
+WorkerPool &
+TheWorkerPool()
+{
+  static WorkerPool * pool = new WorkerPool; // never destroyed, like the staging buffers
+  return *pool;
+}
+
 /** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k % kStagingSlots,
  * and records that slot's event; W worker threads each copy their slice of every chunk between the slot and the
  * caller's memory. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk
@@ -231,8 +301,8 @@ public:
   ~StagedTransfer()
   {
     m_Failed.store(true);
-    for (auto & t : m_Threads)
-      t.join();
+    if (m_Running)
+      TheWorkerPool().Wait();
     cudaStreamSynchronize(m_Stream);
     for (auto & e : m_Event)
       if (e)
@@ -300,19 +370,19 @@ private:
   void
   Start(F copy)
   {
-    for (unsigned w = 0; w < m_Workers; ++w)
-      m_Threads.emplace_back([this, w, copy] {
-        for (uint64_t k = 0; k < m_Chunks; ++k)
-        {
-          const uint64_t length = Length(k);
-          const uint64_t slice = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
-          const uint64_t begin = std::min(length, w * slice);
-          const uint64_t end = std::min(length, begin + slice);
-          if (!copy(k, begin, end))
-            return;
-          m_Done[k].fetch_add(1);
-        }
-      });
+    m_Running = true;
+    TheWorkerPool().Run(m_Workers, [this, copy](unsigned w) {
+      for (uint64_t k = 0; k < m_Chunks; ++k)
+      {
+        const uint64_t length = Length(k);
+        const uint64_t slice = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
+        const uint64_t begin = std::min(length, w * slice);
+        const uint64_t end = std::min(length, begin + slice);
+        if (!copy(k, begin, end))
+          return;
+        m_Done[k].fetch_add(1);
+      }
+    });
   }
 
   /** Worker side: chunk k's DMA has been issued and has completed. False when the transfer is abandoned. */
@@ -356,9 +426,8 @@ private:
   void
   Finish()
   {
-    for (auto & t : m_Threads)
-      t.join();
-    m_Threads.clear();
+    TheWorkerPool().Wait();
+    m_Running = false;
     if (m_Failed.load())
       throw CudaError("CUDA error in a staged host transfer");
     CHS_CUDA_CHECK(cudaStreamSynchronize(m_Stream));
@@ -373,7 +442,7 @@ private:
   std::atomic<uint64_t>                  m_Issued{ 0 };
   std::atomic<bool>                      m_Failed{ false };
   cudaEvent_t                            m_Event[kStagingSlots] = {};
-  std::vector<std::thread>               m_Threads;
+  bool                                   m_Running = false;
 };
 } // namespace
 
