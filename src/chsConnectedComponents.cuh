@@ -564,6 +564,24 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     BoundaryMerge<Op, Full, I, TileT, 2>(op, parent, e, chunkRoots, b);
 }
 
+/** Parents first .. first + V - 1 as one 16-byte load (first is a multiple of V, so the load is aligned); past
+ * the end of the image, element by element, with the sentinel beyond n. */
+template <typename I, int V>
+__device__ __forceinline__ void
+LoadParents(const I * parent, uint64_t first, uint64_t n, I (&v)[V])
+{
+  static_assert(V * sizeof(I) == 16, "one 16-byte vector");
+  if (first + V <= n)
+  {
+    const uint4 w = reinterpret_cast<const uint4 *>(parent + first)[0];
+    memcpy(v, &w, sizeof(w));
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    v[e] = first + e < n ? parent[first + e] : Sentinel<I>();
+}
+
 /** Gives every root its label: its rank among the roots in raster order (the chunk's offset, from a scan of the
  * chunk counts, plus the roots before it in the chunk), mapped by ITK's rule: count up from 0 and skip the
  * background. One block a chunk. The chunk is read in kRounds rounds of 16-byte vectors (V parents each,
@@ -589,17 +607,7 @@ __global__ void __launch_bounds__(kRootLabelThreads)
   {
     const uint64_t first = base + uint64_t(V) * (j * kRootLabelThreads + threadIdx.x);
     I              v[V];
-    if (first + V <= n)
-    {
-      const uint4 w = reinterpret_cast<const uint4 *>(parent + first)[0];
-      memcpy(v, &w, sizeof(w));
-    }
-    else
-    {
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        v[e] = first + e < n ? parent[first + e] : Sentinel<I>();
-    }
+    LoadParents(parent, first, n, v);
     roots[j] = 0;
 #pragma unroll
     for (int e = 0; e < V; ++e)
@@ -772,17 +780,7 @@ __global__ void __launch_bounds__(kFinalizeThreads)
   {
     const uint64_t first = t * V;
     I              p[V];
-    if (first + V <= n)
-    {
-      const uint4 w = reinterpret_cast<const uint4 *>(parent + first)[0];
-      memcpy(p, &w, sizeof(w));
-    }
-    else
-    {
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        p[e] = first + e < n ? parent[first + e] : Sentinel<I>();
-    }
+    LoadParents(parent, first, n, p);
     I next[V];
 #pragma unroll
     for (int e = 0; e < V; ++e)
