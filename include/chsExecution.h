@@ -25,7 +25,7 @@ struct ExecutionContext
   std::function<void(float)> progress;
   /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
    * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
-   * hardware concurrency. At most 16 are used. */
+   * hardware concurrency. At most 8 are used. */
   unsigned hostThreads = 0;
 };
 
