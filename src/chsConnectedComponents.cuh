@@ -11,12 +11,15 @@
 //     tile row is one warp, and a ballot finds the start of every run of connected voxels (the paper's row scan);
 //     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
 //     local union-find). Writes the global index of each voxel's local root and counts the local roots per chunk
-//     of 4096 voxels in raster order.
+//     of 4096 voxels in raster order. Binary images take BinaryLocalMergeKernel instead: each tile row is a 32-bit
+//     foreground mask, the union-find's nodes are the rows' runs, and bit operations give one union per pair of
+//     adjacent runs (3D tiles of 32 x 16 x 16).
 //  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
 //  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
-//     before anything is written; RootLabelKernel gives each root its rank, and FinalizeKernel gives every voxel
-//     its root's label (the paper's final link), with optional per-label statistics.
+//     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and FinalizeKernel
+//     (with per-label statistics) or FinalizeVectorKernel (without) gives every voxel its root's label (the
+//     paper's final link).
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
