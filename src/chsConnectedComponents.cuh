@@ -20,6 +20,8 @@
 //     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and FinalizeKernel
 //     (with per-label statistics) or FinalizeVectorKernel (without) gives every voxel its root's label (the
 //     paper's final link).
+//  4. NarrowLabelsKernel: for the download, the labels in the narrowest unsigned type that holds them (1, 2 or 4
+//     bytes), written over the parents; the host widens them back (detail::CopyToHostWidened).
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
@@ -821,6 +823,90 @@ __global__ void __launch_bounds__(kFinalizeThreads)
   }
 }
 
+// ---- Narrow copies of the labels for the download ---------------------------------------------------------------
+// The link to the host is the slowest part of a run: labels are copied in the narrowest unsigned type that holds
+// every label of the run, and widened to the caller's type on the host threads that empty the staging buffers.
+
+/** Bytes a label needs on the way to the host: the narrowest of 1, 2 and 4 (below sizeof(TLabel)) that holds the
+ * labels 0..count and the background label; sizeof(TLabel) when none does. */
+template <typename TLabel>
+__host__ __device__ __forceinline__ unsigned
+TransferWidth(unsigned long long count, long long background)
+{
+  const unsigned long long bg = static_cast<unsigned long long>(static_cast<TLabel>(background));
+  const unsigned long long top = count > bg ? count : bg;
+  for (unsigned w = 1; w < sizeof(TLabel) && w <= 4; w *= 2)
+    if (top < (1ull << (8 * w)))
+      return w;
+  return static_cast<unsigned>(sizeof(TLabel));
+}
+
+template <int Bytes>
+struct VectorOfBytes; // an aligned store of Bytes bytes
+template <>
+struct VectorOfBytes<2>
+{
+  using Type = unsigned short;
+};
+template <>
+struct VectorOfBytes<4>
+{
+  using Type = unsigned;
+};
+template <>
+struct VectorOfBytes<8>
+{
+  using Type = uint2;
+};
+
+/** Copies the labels into TNarrow: 16-byte vectors of V labels in, V narrow labels out as one store. */
+template <typename TLabel, typename TNarrow>
+__device__ __forceinline__ void
+NarrowLabels(const TLabel * labels, TNarrow * narrow, uint64_t n)
+{
+  constexpr int  V = 16 / sizeof(TLabel);
+  using Store = typename VectorOfBytes<V * sizeof(TNarrow)>::Type;
+  const uint64_t vectors = n / V;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t first = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (uint64_t t = first; t < vectors; t += stride)
+  {
+    const uint4 w = reinterpret_cast<const uint4 *>(labels)[t];
+    TLabel      in[V];
+    memcpy(in, &w, sizeof(w));
+    TNarrow out[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      out[e] = static_cast<TNarrow>(in[e]);
+    Store v;
+    memcpy(&v, out, sizeof(v));
+    reinterpret_cast<Store *>(narrow)[t] = v;
+  }
+  for (uint64_t i = vectors * V + first; i < n; i += stride)
+    narrow[i] = static_cast<TNarrow>(labels[i]);
+}
+
+/** Writes the labels in TransferWidth bytes each into `narrow` (the parent array, free after the final link), or
+ * nothing when the labels' own type is the narrowest. The count is read on the device, so the kernel is queued
+ * behind the final link without waiting for the host. */
+template <typename I, typename TLabel>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  NarrowLabelsKernel(const TLabel * labels, void * narrow, uint64_t n, const I * lastOffset, const I * lastCount,
+                     long long background)
+{
+  const unsigned width =
+    TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
+  if constexpr (sizeof(TLabel) > 1)
+    if (width == 1)
+      NarrowLabels(labels, static_cast<uint8_t *>(narrow), n);
+  if constexpr (sizeof(TLabel) > 2)
+    if (width == 2)
+      NarrowLabels(labels, static_cast<uint16_t *>(narrow), n);
+  if constexpr (sizeof(TLabel) > 4)
+    if (width == 4)
+      NarrowLabels(labels, static_cast<uint32_t *>(narrow), n);
+}
+
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
 // The parent array is the only label-sized working buffer: (1) each root takes its tagged label
 // (RootLabelKernel<..., true>), (2) every voxel takes its root's tagged label, (3) the index-wide tagged labels are
@@ -983,6 +1069,7 @@ Run(const TPixel *                       input,
       context.progress(f);
   };
 
+  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
   DeviceBuffer<TPixel> dInput(n, stream, &tracker);
   DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
   DeviceBuffer<I>       dParent(n, stream, &tracker);
@@ -1101,6 +1188,14 @@ Run(const TPixel *                       input,
       dOut = reinterpret_cast<TLabel *>(dParent.get());
     }
   timer.Stop();
+  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
+  if (!inPlace)
+  {
+    NarrowLabelsKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dLabels.get(), dParent.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
+      parameters.backgroundLabel);
+    CHS_CUDA_CHECK_LAUNCH("NarrowLabelsKernel");
+  }
   if (!wantStats)
     readCount();
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -1118,7 +1213,11 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->maximum.data(), dMax.get(), 3 * count * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));
   }
-  detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
+  const unsigned width = inPlace ? unsigned(sizeof(TLabel)) : TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  if (width < sizeof(TLabel))
+    detail::CopyToHostWidened(labels, sizeof(TLabel), dParent.get(), width, n, stream, context);
+  else
+    detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
   progress(1.0f);
   if (info)
   {

@@ -1,14 +1,22 @@
 #include "chsCudaCommon.cuh"
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
+
+#if defined(__SSE2__)
+#  include <emmintrin.h>
+#endif
 
 namespace chs
 {
@@ -208,15 +216,24 @@ TheStaging()
 }
 
 /** Host threads for staged transfers, started on first use and kept (a transfer is too short to start threads
- * for: eight thread starts cost about as much as copying 16 MB). Run hands a job to the first `count` workers;
- * Wait returns when they have all finished it. Used under the staging mutex, so one job at a time. */
+ * for: eight thread starts cost about as much as copying 16 MB). Run hands a job to the first `count` workers (after
+ * the previous job has finished); Wait returns when they have all finished it. Used under the staging mutex, so
+ * one job at a time.
+ *
+ * A sleeping thread takes a while to run again once woken (on the GPU machine, waking the workers added 0.3-0.9 ms
+ * to a 16 MB upload that takes 0.5 ms in all), so a worker that has finished a job polls for the next one for
+ * kSpin before it sleeps, and a run wakes the workers (Prewake) while it allocates device memory and while its
+ * kernels run, ahead of its transfers. */
 class WorkerPool
 {
 public:
+  static constexpr std::chrono::microseconds kSpin{ 1000 };
+
   void
   Run(unsigned count, std::function<void(unsigned)> job)
   {
     std::unique_lock<std::mutex> lock(m_Mutex);
+    m_Done.wait(lock, [this] { return m_Finished == m_Workers; });
     while (m_Threads.size() < count)
     {
       const unsigned id = static_cast<unsigned>(m_Threads.size());
@@ -225,7 +242,7 @@ public:
     m_Job = std::move(job);
     m_Workers = count;
     m_Finished = 0;
-    ++m_Generation;
+    m_Generation.store(m_Generation.load() + 1);
     m_Start.notify_all();
   }
   void
@@ -242,11 +259,14 @@ private:
     uint64_t seen = 0;
     for (;;)
     {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (m_Generation.load() == seen && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
       std::function<void(unsigned)> job;
       {
         std::unique_lock<std::mutex> lock(m_Mutex);
-        m_Start.wait(lock, [&] { return m_Generation != seen; });
-        seen = m_Generation;
+        m_Start.wait(lock, [&] { return m_Generation.load() != seen; });
+        seen = m_Generation.load();
         if (id >= m_Workers)
           continue;
         job = m_Job;
@@ -265,7 +285,7 @@ private:
   std::function<void(unsigned)> m_Job;
   unsigned                      m_Workers = 0;
   unsigned                      m_Finished = 0;
-  uint64_t                      m_Generation = 0;
+  std::atomic<uint64_t>         m_Generation{ 0 }; // changed under m_Mutex; read without it while polling
 };
 
 WorkerPool &
@@ -275,12 +295,19 @@ TheWorkerPool()
   return *pool;
 }
 
-/** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k % kStagingSlots,
- * and records that slot's event; W worker threads each copy their slice of every chunk between the slot and the
- * caller's memory. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk
- * k - kStagingSlots (to the host); a worker waits for a chunk's event only once that chunk is issued, so a slot's
- * event is never recorded again while a worker still waits on it. Every way out waits for the workers and the
- * stream, so no copy into or out of a slot outlives the lock. */
+unsigned
+StagingWorkers(unsigned hostThreads)
+{
+  const unsigned available = hostThreads ? hostThreads : std::max(1u, std::thread::hardware_concurrency());
+  return std::min(available, kMaxHostThreads);
+}
+
+/** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k % kStagingSlots, and
+ * is the only thread that waits for them (on the slot's event); it publishes how many DMAs have completed.
+ * W worker threads each copy their slice of every chunk between the slot and the caller's memory, polling that
+ * count. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk
+ * k - kStagingSlots (to the host), and a slot's event is waited for before it is recorded again. Every way out
+ * waits for the workers and the stream, so no copy into or out of a slot outlives the lock. */
 class StagedTransfer
 {
 public:
@@ -290,9 +317,8 @@ public:
     , m_Chunks((bytes + kStagingChunk - 1) / kStagingChunk)
     , m_Stream(stream)
     , m_Done(new std::atomic<unsigned>[m_Chunks])
+    , m_Workers(StagingWorkers(hostThreads))
   {
-    const unsigned available = hostThreads ? hostThreads : std::max(1u, std::thread::hardware_concurrency());
-    m_Workers = std::min(available, kMaxHostThreads);
     for (uint64_t k = 0; k < m_Chunks; ++k)
       m_Done[k].store(0);
     for (auto & e : m_Event)
@@ -316,7 +342,7 @@ public:
   ToDevice(char * device, const char * host)
   {
     Start([=](uint64_t k, uint64_t begin, uint64_t end) {
-      if (k >= uint64_t(kStagingSlots) && !WaitIssued(k - kStagingSlots))
+      if (k >= uint64_t(kStagingSlots) && !WaitCompleted(k - kStagingSlots))
         return false; // the slot's previous DMA must have read it
       std::memcpy(Slot(k) + begin, host + Offset(k) + begin, end - begin);
       return true;
@@ -325,30 +351,40 @@ public:
     {
       WaitDone(k);
       Issue(k, device + Offset(k), Slot(k), cudaMemcpyHostToDevice);
+      // The workers' next chunk reuses the slot of chunk k + 1 - kStagingSlots.
+      if (k + 1 >= uint64_t(kStagingSlots) && k + 1 < m_Chunks)
+        Complete(k + 1 - kStagingSlots);
     }
     Finish();
   }
 
+  /** `widen` copies (or widens) a slot's bytes into the caller's memory; byte offsets on the device side scale by
+   * `ratio` on the host side. */
+  template <class W>
   void
-  ToHost(char * host, const char * device)
+  ToHost(char * host, const char * device, unsigned ratio, W widen)
   {
     // The first DMAs run while the workers start.
     for (uint64_t k = 0; k < m_Chunks && k < uint64_t(kStagingSlots); ++k)
       Issue(k, Slot(k), device + Offset(k), cudaMemcpyDeviceToHost);
     Start([=](uint64_t k, uint64_t begin, uint64_t end) {
-      if (!WaitIssued(k))
+      if (!WaitCompleted(k))
         return false;
-      std::memcpy(host + Offset(k) + begin, Slot(k) + begin, end - begin);
+      widen(host + (Offset(k) + begin) * ratio, Slot(k) + begin, end - begin);
       return true;
     });
-    for (uint64_t k = kStagingSlots; k < m_Chunks; ++k)
+    for (uint64_t k = 0; k < m_Chunks; ++k)
     {
-      WaitDone(k - kStagingSlots);
-      Issue(k, Slot(k), device + Offset(k), cudaMemcpyDeviceToHost);
+      Complete(k);
+      const uint64_t next = k + kStagingSlots;
+      if (next < m_Chunks)
+      {
+        WaitDone(k);
+        Issue(next, Slot(next), device + Offset(next), cudaMemcpyDeviceToHost);
+      }
     }
     Finish();
   }
-
 private:
   uint64_t
   Offset(uint64_t k) const
@@ -385,22 +421,30 @@ private:
     });
   }
 
-  /** Worker side: chunk k's DMA has been issued and has completed. False when the transfer is abandoned. */
+  /** Worker side: chunk k's DMA has completed. False when the transfer is abandoned. */
   bool
-  WaitIssued(uint64_t k)
+  WaitCompleted(uint64_t k)
   {
-    while (m_Issued.load() <= k)
+    while (m_Completed.load() <= k)
     {
       if (m_Failed.load())
         return false;
       std::this_thread::yield();
     }
-    if (cudaEventSynchronize(m_Event[k % kStagingSlots]) != cudaSuccess)
+    return true;
+  }
+
+  /** Caller side: waits for chunk k's DMA (issued, in order) and tells the workers. */
+  void
+  Complete(uint64_t k)
+  {
+    const cudaError_t error = cudaEventSynchronize(m_Event[k % kStagingSlots]);
+    if (error != cudaSuccess)
     {
       m_Failed.store(true);
-      return false;
+      Check(error, "cudaEventSynchronize", __FILE__, __LINE__);
     }
-    return true;
+    m_Completed.store(k + 1);
   }
 
   /** Caller side: every worker has copied its slice of chunk k. */
@@ -420,7 +464,6 @@ private:
   {
     CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, Length(k), kind, m_Stream));
     CHS_CUDA_CHECK(cudaEventRecord(m_Event[k % kStagingSlots], m_Stream));
-    m_Issued.store(k + 1);
   }
 
   void
@@ -439,7 +482,7 @@ private:
   cudaStream_t                           m_Stream;
   std::unique_ptr<std::atomic<unsigned>[]> m_Done;
   unsigned                               m_Workers = 1;
-  std::atomic<uint64_t>                  m_Issued{ 0 };
+  std::atomic<uint64_t>                  m_Completed{ 0 };
   std::atomic<bool>                      m_Failed{ false };
   cudaEvent_t                            m_Event[kStagingSlots] = {};
   bool                                   m_Running = false;
@@ -448,25 +491,131 @@ private:
 
 namespace
 {
+#if defined(__SSE2__)
+/** Zero-extends the elements of `v` (type From) to To and writes them to `out` (16-byte aligned) with streaming
+ * stores: 16 / sizeof(From) elements, sizeof(To) / sizeof(From) vectors. Streaming stores skip the read for
+ * ownership that ordinary stores make of every destination line, which is most of the cost of widening. */
+template <typename From, typename To>
+inline void
+StreamWidened(char * out, __m128i v)
+{
+  if constexpr (sizeof(From) == sizeof(To))
+    _mm_stream_si128(reinterpret_cast<__m128i *>(out), v);
+  else
+  {
+    using Twice = std::conditional_t<sizeof(From) == 1, uint16_t, std::conditional_t<sizeof(From) == 2, uint32_t, uint64_t>>;
+    const __m128i zero = _mm_setzero_si128();
+    __m128i       lo, hi;
+    if constexpr (sizeof(From) == 1)
+    {
+      lo = _mm_unpacklo_epi8(v, zero);
+      hi = _mm_unpackhi_epi8(v, zero);
+    }
+    else if constexpr (sizeof(From) == 2)
+    {
+      lo = _mm_unpacklo_epi16(v, zero);
+      hi = _mm_unpackhi_epi16(v, zero);
+    }
+    else
+    {
+      lo = _mm_unpacklo_epi32(v, zero);
+      hi = _mm_unpackhi_epi32(v, zero);
+    }
+    constexpr uint64_t half = 8 * sizeof(To) / sizeof(From); // bytes that each half becomes
+    StreamWidened<Twice, To>(out, lo);
+    StreamWidened<Twice, To>(out + half, hi);
+  }
+}
+#endif
+
+/** Copies `bytes` bytes of `From` elements into `To` elements (To at least as wide). */
+template <typename From, typename To>
+void
+WidenElements(char * dst, const char * src, uint64_t bytes)
+{
+  const uint64_t count = bytes / sizeof(From);
+  const From *   in = reinterpret_cast<const From *>(src);
+  To *           out = reinterpret_cast<To *>(dst);
+  uint64_t       i = 0;
+#if defined(__SSE2__)
+  while (i < count && (reinterpret_cast<uintptr_t>(out + i) & 15) != 0)
+  {
+    out[i] = in[i];
+    ++i;
+  }
+  constexpr uint64_t kVector = 16 / sizeof(From);
+  for (; i + kVector <= count; i += kVector)
+    StreamWidened<From, To>(reinterpret_cast<char *>(out + i), _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i)));
+  _mm_sfence(); // the streaming stores are visible before the worker reports the slice done
+#endif
+  for (; i < count; ++i)
+    out[i] = in[i];
+}
+
+using WidenFunction = void (*)(char *, const char *, uint64_t);
+
+WidenFunction
+WidenFor(unsigned hostBytes, unsigned deviceBytes)
+{
+  if (hostBytes == deviceBytes)
+    return [](char * dst, const char * src, uint64_t bytes) { std::memcpy(dst, src, bytes); };
+  if (deviceBytes == 1 && hostBytes == 2)
+    return WidenElements<uint8_t, uint16_t>;
+  if (deviceBytes == 1 && hostBytes == 4)
+    return WidenElements<uint8_t, uint32_t>;
+  if (deviceBytes == 1 && hostBytes == 8)
+    return WidenElements<uint8_t, uint64_t>;
+  if (deviceBytes == 2 && hostBytes == 4)
+    return WidenElements<uint16_t, uint32_t>;
+  if (deviceBytes == 2 && hostBytes == 8)
+    return WidenElements<uint16_t, uint64_t>;
+  if (deviceBytes == 4 && hostBytes == 8)
+    return WidenElements<uint32_t, uint64_t>;
+  throw std::invalid_argument("chs: unsupported widening of " + std::to_string(deviceBytes) + "-byte elements to " +
+                              std::to_string(hostBytes) + " bytes");
+}
+
+/** `bytes` are the device-side bytes; to the host, each device element of `deviceBytes` becomes a host element of
+ * `hostBytes` (zero-extended). */
 void
 Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
-         const ExecutionContext & context)
+         const ExecutionContext & context, unsigned hostBytes = 1, unsigned deviceBytes = 1)
 {
+  const WidenFunction          widen = WidenFor(hostBytes, deviceBytes);
+  const unsigned               ratio = hostBytes / deviceBytes;
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
-    CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+    if (ratio == 1)
+    {
+      CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+      CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      return;
+    }
+    std::unique_ptr<char[]> narrow(new char[bytes]);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(narrow.get(), src, bytes, kind, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    widen(static_cast<char *>(dst), narrow.get(), bytes);
     return;
   }
   StagedTransfer transfer(staging.slot, bytes, stream, context.hostThreads);
   if (kind == cudaMemcpyHostToDevice)
     transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src));
   else
-    transfer.ToHost(static_cast<char *>(dst), static_cast<const char *>(src));
+    transfer.ToHost(static_cast<char *>(dst), static_cast<const char *>(src), ratio, widen);
 }
 } // namespace
+
+void
+PrewakeHostThreads(uint64_t bytes, const ExecutionContext & context)
+{
+  if (bytes < kStagingMinimum)
+    return;
+  std::unique_lock<std::mutex> lock(TheStaging().mutex, std::try_to_lock);
+  if (lock.owns_lock()) // else another transfer is running, and this run's will take the direct path
+    TheWorkerPool().Run(StagingWorkers(context.hostThreads), [](unsigned) {});
+}
 
 void
 CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
@@ -478,6 +627,14 @@ void
 CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context)
 {
   Transfer(host, device, bytes, cudaMemcpyDeviceToHost, stream, context);
+}
+
+void
+CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, unsigned deviceElementBytes,
+                  uint64_t elements, cudaStream_t stream, const ExecutionContext & context)
+{
+  Transfer(host, device, elements * deviceElementBytes, cudaMemcpyDeviceToHost, stream, context, hostElementBytes,
+           deviceElementBytes);
 }
 
 unsigned

@@ -120,6 +120,19 @@ CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stre
 void
 CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context);
 
+/** Wakes the host threads that a staged transfer of `bytes` would use, without waiting for them, so that they are
+ * running when the transfer starts (call it some hundreds of microseconds ahead). Does nothing for small transfers
+ * or while another thread holds the staging buffers. */
+void
+PrewakeHostThreads(uint64_t bytes, const ExecutionContext & context);
+
+/** Copies `elements` unsigned integers of `deviceElementBytes` bytes from the device into unsigned integers of
+ * `hostElementBytes` (at least as wide) on the host, zero-extending them on the host threads that empty the staging
+ * buffers: a narrow copy of wide labels crosses the link in fewer bytes. */
+void
+CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, unsigned deviceElementBytes,
+                  uint64_t elements, cudaStream_t stream, const ExecutionContext & context);
+
 /** Blocks for a grid-stride loop over `items`, capped to keep every SM busy without oversubscription. */
 unsigned
 GridStrideBlocks(uint64_t items, unsigned threads, int device);

@@ -327,6 +327,61 @@ TEST(CudaConnectedComponentImageFilter, GPULargeTransfersMatchITK)
   }
 }
 
+namespace
+{
+/** `objects` isolated pixels (value 1) on a lattice of step 2, on a background of `background`. */
+template <typename TImage>
+typename TImage::Pointer
+IsolatedPixels(const typename TImage::SizeType & size, itk::SizeValueType objects,
+               typename TImage::PixelType background = 0)
+{
+  auto                     image = MakeImage<TImage>(size, background);
+  const itk::SizeValueType perRow = (size[0] + 1) / 2;
+  for (itk::SizeValueType j = 0; j < objects; ++j)
+  {
+    typename TImage::IndexType index;
+    index[0] = static_cast<itk::IndexValueType>(2 * (j % perRow));
+    index[1] = static_cast<itk::IndexValueType>(2 * (j / perRow));
+    image->SetPixel(index, 1);
+  }
+  return image;
+}
+} // namespace
+
+TEST(CudaConnectedComponentImageFilter, GPUNarrowLabelDownloadsMatchITK)
+{
+  CHS_REQUIRE_GPU();
+  // Labels cross the link in 1, 2 or 4 bytes when the object count (and the background label) allow it, and are
+  // widened on the host: counts on both sides of 255 and 65535, through the staging buffers (2101 x 2049: 4 MiB
+  // and more even at one byte a label) and through the direct path (301 x 299; both sizes leave a tail after the last 16-byte vector).
+  using U16_2 = itk::Image<unsigned short, 2>;
+  using L64_2 = itk::Image<unsigned long, 2>;
+  const auto large = Size<U8_2>({ 2101, 2049 });
+  const auto small = Size<U8_2>({ 301, 299 });
+  for (itk::SizeValueType objects : { 255, 256, 65535, 65536 })
+  {
+    SCOPED_TRACE(::testing::Message() << objects << " objects");
+    auto input = IsolatedPixels<U8_2>(large, objects);
+    EXPECT_EQ((RunModule<U8_2, L32_2>(input, Backend::CUDA, false).count), objects);
+    ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA);
+    ExpectSameAsITK<U8_2, L64_2>(input, Backend::CUDA);
+    if (objects <= 256)
+    {
+      ExpectSameAsITK<U8_2, L16_2>(input, Backend::CUDA);
+      ExpectSameAsITK<U8_2, L32_2>(IsolatedPixels<U8_2>(small, objects), Backend::CUDA);
+    }
+  }
+  // The background label counts too: 255 objects fit one byte beside background 255, 256 do not.
+  for (itk::SizeValueType objects : { 255, 256 })
+  {
+    SCOPED_TRACE(::testing::Message() << objects << " objects, background 255");
+    ExpectSameAsITK<U16_2, L32_2>(IsolatedPixels<U16_2>(Size<U16_2>({ 2101, 2049 }), objects, 255), Backend::CUDA,
+                                  nullptr, 255);
+    ExpectSameAsITK<U16_2, L32_2>(IsolatedPixels<U16_2>(Size<U16_2>({ 301, 299 }), objects, 255), Backend::CUDA,
+                                  nullptr, 255);
+  }
+}
+
 TEST(CudaConnectedComponentImageFilter, CPUHandlesMoreThan65535Objects)
 {
   auto input = MakeImage<U8_2>(Size<U8_2>({ 1024, 800 }));
