@@ -404,12 +404,24 @@ __global__ void __launch_bounds__(kLocalThreads)
 
   const auto [lane, warp, x, y0, z0] = TileThread<I, TileT>();
 
-  for (int row = warp; row < TileT::Rows; row += kLocalWarps)
+  // Every load of the warp's rows is issued before the first is used (bit j: row warp + j * kLocalWarps), so that
+  // a warp has all its rows in flight rather than one at a time.
+  constexpr int kRowsPerWarp = TileT::Rows / kLocalWarps;
+  static_assert(kRowsPerWarp * kLocalWarps == TileT::Rows && kRowsPerWarp <= 32, "whole rows per warp");
+  unsigned fgBits = 0;
+#pragma unroll
+  for (int j = 0; j < kRowsPerWarp; ++j)
   {
-    const I        y = y0 + row % TY;
-    const I        z = z0 + row / TY;
-    const bool     fg = x < e.nx && y < e.ny && z < e.nz && op.Load((z * e.ny + y) * e.nx + x);
-    const unsigned m = __ballot_sync(0xffffffffu, fg);
+    const int row = warp + j * kLocalWarps;
+    const I   y = y0 + row % TY;
+    const I   z = z0 + row / TY;
+    fgBits |= unsigned(x < e.nx && y < e.ny && z < e.nz && op.Load((z * e.ny + y) * e.nx + x)) << j;
+  }
+#pragma unroll
+  for (int j = 0; j < kRowsPerWarp; ++j)
+  {
+    const int      row = warp + j * kLocalWarps;
+    const unsigned m = __ballot_sync(0xffffffffu, (fgBits >> j) & 1u);
     if (lane == 0)
       F[row] = m;
     L[row * kTileX + lane] = row * kTileX + lane;
