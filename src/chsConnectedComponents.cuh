@@ -363,31 +363,70 @@ RunStart(unsigned starts, int lane)
 }
 
 /** The unions between the runs of a tile row (foreground bits `m`) and those of a backward row (bits `n`), one per
- * pair of adjacent runs, in shared memory. `row` and `nrow` are the rows' first tile indices. Face connectivity:
- * a pair overlaps on one segment of m & n; its first lane unites the two runs. Full connectivity: a run of `m`
- * meets the run of `n` that holds its first lane or the lane before (one union at the run's start), and every run
- * of `n` that starts one lane after a foreground lane of `m` with a background lane of `n` under it. */
-template <bool Full>
+ * pair of adjacent runs: `sink(wanted, a, b)` is called by every lane of the warp (a and b are tile indices, and
+ * matter only where `wanted`). `row` and `nrow` are the rows' first tile indices. Face connectivity: a pair
+ * overlaps on one segment of m & n; its first lane unites the two runs. Full connectivity: a run of `m` meets the
+ * run of `n` that holds its first lane or the lane before (one union at the run's start), and every run of `n`
+ * that starts one lane after a foreground lane of `m` with a background lane of `n` under it. */
+template <bool Full, class Sink>
 __device__ __forceinline__ void
-UniteRowRuns(int * L, unsigned m, unsigned n, int row, int nrow, int lane)
+UniteRowRuns(unsigned m, unsigned n, int row, int nrow, int lane, Sink && sink)
 {
   const unsigned starts = m & ~(m << 1);
   const unsigned nStarts = n & ~(n << 1);
   if (!Full)
   {
     const unsigned overlap = m & n;
-    if ((overlap & ~(overlap << 1)) >> lane & 1u)
-      Unite(L, row + RunStart(starts, lane), nrow + RunStart(nStarts, lane));
+    sink(((overlap & ~(overlap << 1)) >> lane & 1u) != 0, row + RunStart(starts, lane),
+         nrow + RunStart(nStarts, lane));
     return;
   }
-  if ((starts & (n | (n << 1))) >> lane & 1u)
-  {
-    const int partner = (lane > 0 && (n >> (lane - 1) & 1u)) ? lane - 1 : lane;
-    Unite(L, row + lane, nrow + RunStart(nStarts, partner));
-  }
-  if ((m & (n >> 1) & ~n) >> lane & 1u)
-    Unite(L, row + RunStart(starts, lane), nrow + lane + 1);
+  const int partner = (lane > 0 && (n >> (lane - 1) & 1u)) ? lane - 1 : lane;
+  sink(((starts & (n | (n << 1))) >> lane & 1u) != 0, row + lane, nrow + RunStart(nStarts, partner));
+  sink(((m & (n >> 1) & ~n) >> lane & 1u) != 0, row + RunStart(starts, lane), nrow + lane + 1);
 }
+
+/** A warp's queue of tile-local work items in shared memory, run 32 at a time so that every lane has one: the
+ * union phase's unions are a few lanes of each row, and a warp running them row by row would run mostly idle
+ * lanes. Push is called by all lanes; items of the lanes where `wanted` holds are appended, and whenever 32 are
+ * queued each lane takes one and calls `work(item)`. Flush runs what is left (fewer than 32 lanes). */
+template <class Work>
+struct WarpQueue
+{
+  int *    items; // 64 ints of this warp
+  int      lane;
+  int      queued = 0; // the same in every lane
+  Work     work;
+
+  __device__ __forceinline__ void
+  Push(bool wanted, int item)
+  {
+    const unsigned want = __ballot_sync(0xffffffffu, wanted);
+    if (wanted)
+      items[queued + __popc(want & ((1u << lane) - 1u))] = item;
+    queued += __popc(want);
+    if (queued < 32)
+      return;
+    __syncwarp();
+    const int mine = items[lane];
+    const int next = lane + 32 < queued ? items[lane + 32] : 0;
+    __syncwarp();
+    if (lane + 32 < queued)
+      items[lane] = next;
+    queued -= 32;
+    work(mine);
+    __syncwarp();
+  }
+  __device__ __forceinline__ void
+  Flush()
+  {
+    __syncwarp();
+    if (lane < queued)
+      work(items[lane]);
+    queued = 0;
+    __syncwarp();
+  }
+};
 
 /** The local merge for binary images (ITK's definition, BinaryOp): every tile row is one 32-bit foreground mask,
  * the nodes of the tile's union-find are the runs of those rows (their first voxels), and the unions between two
@@ -401,8 +440,11 @@ __global__ void __launch_bounds__(kLocalThreads)
   constexpr int TZ = TileT::Z;
   __shared__ int      L[TileT::Voxels];
   __shared__ unsigned F[TileT::Rows];
+  __shared__ int      Q[kLocalWarps][64];
 
-  const auto [lane, warp, x, y0, z0] = TileThread<I, TileT>();
+  const TileThread<I, TileT> thread; // plain names: the lambdas below capture them
+  const int                  lane = thread.lane, warp = thread.warp;
+  const I                    x = thread.x, y0 = thread.y0, z0 = thread.z0;
 
   // Every load of the warp's rows is issued before the first is used (bit j: row warp + j * kLocalWarps), so that
   // a warp has all its rows in flight rather than one at a time.
@@ -428,37 +470,67 @@ __global__ void __launch_bounds__(kLocalThreads)
   }
   __syncthreads();
 
-  for (int row = warp; row < TileT::Rows; row += kLocalWarps)
+  // Unions between the runs of adjacent rows, queued per warp and run 32 at a time (a | b << 16: tile indices).
+  int * queue = Q[warp];
   {
-    const unsigned m = F[row];
-    if (m == 0)
-      continue;
-    const int ly = row % TY;
-    const int lz = row / TY;
-    const int t0 = row * kTileX;
-    if (ly > 0)
-      UniteRowRuns<Full>(L, m, F[row - 1], t0, t0 - kTileX, lane);
-    if (TZ > 1 && lz > 0)
+    auto unite = [&](int item) { Unite(L, item & 0xffff, item >> 16); };
+    WarpQueue<decltype(unite)> unions{ queue, lane, 0, unite };
+    auto sink = [&](bool wanted, int a, int b) { unions.Push(wanted, a | (b << 16)); };
+    for (int row = warp; row < TileT::Rows; row += kLocalWarps)
     {
-      UniteRowRuns<Full>(L, m, F[row - TY], t0, t0 - TY * kTileX, lane);
-      if (Full)
+      const unsigned m = F[row];
+      if (m == 0)
+        continue;
+      const int ly = row % TY;
+      const int lz = row / TY;
+      const int t0 = row * kTileX;
+      if (ly > 0)
+        UniteRowRuns<Full>(m, F[row - 1], t0, t0 - kTileX, lane, sink);
+      if (TZ > 1 && lz > 0)
       {
-        if (ly > 0)
-          UniteRowRuns<Full>(L, m, F[row - TY - 1], t0, t0 - (TY + 1) * kTileX, lane);
-        if (ly + 1 < TY)
-          UniteRowRuns<Full>(L, m, F[row - TY + 1], t0, t0 - (TY - 1) * kTileX, lane);
+        UniteRowRuns<Full>(m, F[row - TY], t0, t0 - TY * kTileX, lane, sink);
+        if (Full)
+        {
+          if (ly > 0)
+            UniteRowRuns<Full>(m, F[row - TY - 1], t0, t0 - (TY + 1) * kTileX, lane, sink);
+          if (ly + 1 < TY)
+            UniteRowRuns<Full>(m, F[row - TY + 1], t0, t0 - (TY - 1) * kTileX, lane, sink);
+        }
       }
     }
+    unions.Flush();
   }
   __syncthreads();
 
-  // The first voxel of each run looks up the root; the warp hands it to the rest of the run.
+  // Every run's first voxel (queued, 32 at a time) finds its root and keeps it as its parent; a root counts
+  // itself in its chunk. Then every voxel takes its run's root. Only this warp reads its rows' run starts.
+  const auto global = [&](int t) {
+    const int rrow = t / kTileX;
+    return ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (t % kTileX));
+  };
+  {
+    auto resolve = [&](int t) {
+      const int r = FindRoot(L, t);
+      atomicMin(L + t, r); // the root, from now on; other warps' finds only ever lower a parent to an ancestor
+      if (r == t)
+        atomicAdd(chunkRoots + (global(t) >> kChunkShift), I(1));
+    };
+    WarpQueue<decltype(resolve)> starts{ queue, lane, 0, resolve };
+    for (int row = warp; row < TileT::Rows; row += kLocalWarps)
+    {
+      const unsigned m = F[row];
+      starts.Push(((m & ~(m << 1)) >> lane) & 1u, row * kTileX + lane);
+    }
+    starts.Flush();
+  }
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
     const unsigned m = F[row];
-    const bool     fg = (m >> lane) & 1u;
-    const int      start = fg ? RunStart(m & ~(m << 1), lane) : lane;
-    StoreLocalRoots<I, TileT>(L, parent, e, chunkRoots, row, lane, start, fg, x, y0, z0);
+    const I        y = y0 + row % TY;
+    const I        z = z0 + row / TY;
+    if (x < e.nx && y < e.ny && z < e.nz)
+      parent[(z * e.ny + y) * e.nx + x] =
+        (m >> lane) & 1u ? global(L[row * kTileX + RunStart(m & ~(m << 1), lane)]) : Sentinel<I>();
   }
 }
 
