@@ -232,9 +232,9 @@ struct TileThread
   I   z0 = I(blockIdx.z) * TileT::Z;
 };
 
-/** Last step of both local merges, for one tile row: the first voxel of each run (lane `start`) finds its root
- * in the tile, counts it when it is a root, and the warp hands the root's global index to the rest of the run;
- * inactive voxels get the sentinel. */
+/** Last step of the general local merge, for one tile row: the first voxel of each run (lane `start`) finds its
+ * root in the tile, counts it when it is a root, and the warp hands the root's global index to the rest of the
+ * run; inactive voxels get the sentinel. (The binary local merge queues its run starts' lookups instead.) */
 template <typename I, class TileT>
 __device__ __forceinline__ void
 StoreLocalRoots(int * L, I * parent, const Extent<I> & e, I * chunkRoots, int row, int lane, int start, bool active,
