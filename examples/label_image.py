@@ -5,8 +5,8 @@
 Without an input, labels a generated sample (blobs of smoothed noise). Runs on the GPU when there is one, else on
 the CPU reference. Needs the module's Python wrapping on the path (see the README's build section).
 """
+import argparse
 import struct
-import sys
 import zlib
 
 import numpy as np
@@ -38,8 +38,13 @@ def write_png(path, rgb):
 
 
 def main():
-    image = itk.imread(sys.argv[1]) if len(sys.argv) > 1 else itk.image_from_array(sample_image())
-    output = sys.argv[2] if len(sys.argv) > 2 else "labels.png"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("input", nargs="?", help="an image ITK can read (default: a generated sample)")
+    parser.add_argument("output", nargs="?", default="labels.png", help="the PNG to write (default: labels.png)")
+    args = parser.parse_args()
+    image = itk.imread(args.input) if args.input else itk.image_from_array(sample_image())
+    output = args.output
 
     labeler = itk.CudaConnectedComponentImageFilter.New(image, fully_connected=True)
     labeler.Update()
