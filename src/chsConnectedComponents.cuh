@@ -16,12 +16,15 @@
 //     adjacent runs (3D tiles of 32 x 16 x 16).
 //  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
+//     Binary images with face connectivity take BinaryFaceBoundaryKernel instead: one thread a tile row, from the
+//     rows' foreground masks that the local merge leaves over the input.
 //  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
-//     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and FinalizeKernel
-//     (with per-label statistics) or FinalizeVectorKernel (without) gives every voxel its root's label (the
-//     paper's final link).
-//  4. NarrowLabelsKernel: for the download, the labels in the narrowest unsigned type that holds them (1, 2 or 4
-//     bytes), written over the parents; the host widens them back (detail::CopyToHostWidened).
+//     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and the final link
+//     (the paper's) gives every voxel its root's label: FinalizeKernel with per-label statistics, otherwise
+//     FinalizeNarrowKernel, which writes the labels in the narrowest unsigned type that holds them (1, 2 or 4
+//     bytes) for the download; the host widens them back (detail::CopyToHostWidened).
+//  4. NarrowLabelsKernel: the same narrowing after FinalizeKernel (statistics) or FinalizeVectorKernel (more than
+//     2^31 voxels with 32-bit indices), written over the parents.
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
@@ -430,13 +433,36 @@ struct WarpQueue
   }
 };
 
+/** Face connectivity's boundary pass works on the tile rows' foreground masks, which the binary local merge keeps
+ * over the first 4 bytes of each tile row's own input pixels: no other block reads them, its own warp has read
+ * them before it writes, and nothing reads the input after the local merge. So the masks take no memory. The
+ * mask of the tile row that starts at voxel v is the 32-bit word MaskWord<T>(v) of the input buffer; that needs
+ * rows of a multiple of 4 bytes (then a partial last tile row has at least 4 bytes too). */
+template <typename T, typename I>
+__device__ __forceinline__ uint64_t
+MaskWord(I v)
+{
+  if constexpr (sizeof(T) >= 4)
+    return uint64_t(v) * (sizeof(T) / 4);
+  else
+    return v / I(4 / sizeof(T));
+}
+
+template <typename T>
+bool
+RowMasksFit(uint64_t nx, uint64_t rows)
+{
+  const uint64_t words = rows * ((nx + kTileX - 1) / kTileX);
+  return (nx * sizeof(T)) % 4 == 0 && words < (uint64_t(1) << 31); // 32-bit row arithmetic
+}
+
 /** The local merge for binary images (ITK's definition, BinaryOp): every tile row is one 32-bit foreground mask,
  * the nodes of the tile's union-find are the runs of those rows (their first voxels), and the unions between two
  * rows are found with bit operations, one per pair of adjacent runs. Same result as LocalMergeKernel (a local
  * root is the first voxel of its tile component) with far fewer instructions and no divergence outside unions. */
 template <typename TPixel, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
-  BinaryLocalMergeKernel(BinaryOp<TPixel> op, I * parent, Extent<I> e, I * chunkRoots)
+  BinaryLocalMergeKernel(BinaryOp<TPixel> op, I * parent, Extent<I> e, I * chunkRoots, unsigned * rowMasks)
 {
   constexpr int TY = TileT::Y;
   constexpr int TZ = TileT::Z;
@@ -461,6 +487,7 @@ __global__ void __launch_bounds__(kLocalThreads)
     const I   z = z0 + row / TY;
     fgBits |= unsigned(x < e.nx && y < e.ny && z < e.nz && op.Load((z * e.ny + y) * e.nx + x)) << j;
   }
+  unsigned laneMask = 0; // lane j: the mask of row j, kept for the boundary pass
 #pragma unroll
   for (int j = 0; j < kRowsPerWarp; ++j)
   {
@@ -468,7 +495,16 @@ __global__ void __launch_bounds__(kLocalThreads)
     const unsigned m = __ballot_sync(0xffffffffu, (fgBits >> j) & 1u);
     if (lane == 0)
       F[row] = m;
+    laneMask = lane == j ? m : laneMask;
     L[row * kTileX + lane] = row * kTileX + lane;
+  }
+  if (rowMasks != nullptr && lane < kRowsPerWarp) // after the ballots: every lane has read its pixels
+  {
+    const int row = warp + lane * kLocalWarps;
+    const I   y = y0 + row % TY;
+    const I   z = z0 + row / TY;
+    if (y < e.ny && z < e.nz)
+      rowMasks[MaskWord<TPixel>((z * e.ny + y) * e.nx + (x - lane))] = laneMask;
   }
   __syncthreads();
 
@@ -690,6 +726,69 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     BoundaryMerge<Op, Full, I, TileT, 1>(op, parent, e, chunkRoots, b, queue);
   else
     BoundaryMerge<Op, Full, I, TileT, 2>(op, parent, e, chunkRoots, b, queue);
+}
+
+/** The boundary pass of face connectivity on binary images, from the row masks (MaskWord): one thread a tile row
+ * (32 voxels; w = r * tilesX + i, row r = z * ny + y, tile column i) instead of one a face voxel, so a warp's few
+ * loads cover 1024 voxels and its unions run 32 at a time from the queue. Unions: across the x face, the row's
+ * first voxel with the voxel before it, unless the same pair one row up or one slice back inside the same tiles is
+ * foreground on both sides (then the tiles' own unions and that earlier pair join them); across a y or z face,
+ * one union a segment of overlap with the row behind it (one a pair of adjacent runs). */
+template <typename TPixel, typename I, class TileT>
+__global__ void __launch_bounds__(kBoundaryThreads)
+  BinaryFaceBoundaryKernel(const unsigned * rowMasks, I * parent, Extent<I> e, I * chunkRoots)
+{
+  __shared__ VoxelPair<I> queues[kBoundaryThreads / 32][64];
+  const unsigned          lane = threadIdx.x & 31;
+  auto                    unite = [&](const VoxelPair<I> & pair) {
+    I linked;
+    if (Unite<I>(parent, pair.p, pair.q, &linked))
+      atomicAdd(chunkRoots + (linked >> kChunkShift), ~I(0)); // minus one
+  };
+  WarpQueue<VoxelPair<I>, decltype(unite)> unions{ queues[threadIdx.x >> 5], int(lane), 0, unite };
+  const unsigned ny = static_cast<unsigned>(e.ny);
+  const unsigned tilesX = static_cast<unsigned>((e.nx + kTileX - 1) / kTileX);
+  const unsigned words = ny * static_cast<unsigned>(e.nz) * tilesX; // below 2^31 (RowMasksFit)
+  const auto     mask = [&](unsigned r, unsigned i) { return rowMasks[MaskWord<TPixel>(I(r) * e.nx + I(i) * kTileX)]; };
+  const auto     starts = [](unsigned m) { return m & ~(m << 1); };
+  // Warp-uniform loop (the queue needs all lanes); 32-bit row arithmetic.
+  for (unsigned w0 = blockIdx.x * blockDim.x + threadIdx.x - lane; w0 < words; w0 += gridDim.x * blockDim.x)
+  {
+    const unsigned w = w0 + lane;
+    const bool     valid = w < words;
+    const unsigned r = valid ? w / tilesX : 0;
+    const unsigned i = w - r * tilesX;
+    const unsigned y = r % ny;
+    const unsigned z = r / ny;
+    const bool     yInside = y % TileT::Y != 0; // row y - 1 is in the same tiles
+    const bool     zInside = z % TileT::Z != 0;
+    // All loads first.
+    const unsigned m = valid ? mask(r, i) : 0u;
+    const unsigned left = valid && i > 0 ? mask(r, i - 1) : 0u;
+    const unsigned up = valid && y > 0 ? mask(r - 1, i) : 0u;
+    const unsigned upLeft = valid && y > 0 && i > 0 ? mask(r - 1, i - 1) : 0u;
+    const unsigned back = valid && z > 0 ? mask(r - ny, i) : 0u;
+    const unsigned backLeft = valid && z > 0 && i > 0 ? mask(r - ny, i - 1) : 0u;
+    const I        p = I(r) * e.nx + I(i) * kTileX;
+    const auto     crosses = [](unsigned a, unsigned leftOfA) { return (a & 1u) && (leftOfA >> 31); };
+    const bool     xPair = crosses(m, left) && !(yInside && crosses(up, upLeft)) && !(zInside && crosses(back, backLeft));
+    unions.Push(xPair, VoxelPair<I>{ p, p - 1 });
+    unsigned yUnions = yInside ? 0u : starts(m & up);
+    unsigned zUnions = zInside ? 0u : starts(m & back);
+    while (__any_sync(0xffffffffu, yUnions != 0))
+    {
+      const I b = I(__ffs(yUnions) - 1);
+      unions.Push(yUnions != 0, VoxelPair<I>{ p + b, p + b - e.nx });
+      yUnions &= yUnions - 1;
+    }
+    while (__any_sync(0xffffffffu, zUnions != 0))
+    {
+      const I b = I(__ffs(zUnions) - 1);
+      unions.Push(zUnions != 0, VoxelPair<I>{ p + b, p + b - e.nx * e.ny });
+      zUnions &= zUnions - 1;
+    }
+  }
+  unions.Flush();
 }
 
 /** Parents first .. first + V - 1 as one 16-byte load (first is a multiple of V, so the load is aligned); past
@@ -981,6 +1080,11 @@ struct VectorOfBytes<8>
 {
   using Type = uint2;
 };
+template <>
+struct VectorOfBytes<16>
+{
+  using Type = uint4;
+};
 
 /** Copies the labels into TNarrow: 16-byte vectors of V labels in, V narrow labels out as one store. */
 template <typename TLabel, typename TNarrow>
@@ -1028,6 +1132,77 @@ __global__ void __launch_bounds__(kFinalizeThreads)
   if constexpr (sizeof(TLabel) > 4)
     if (width == 4)
       NarrowLabels(labels, static_cast<uint32_t *>(narrow), n);
+}
+
+/** The final link into labels of TNarrow: each root holds its tagged label (RootLabelKernel<..., true>), every
+ * voxel follows its parents to the first tagged value. 16-byte vectors of V parents in, V labels out as one store.
+ * The parents are only read. */
+template <typename I, typename TNarrow>
+__device__ __forceinline__ void
+FinalizeTagged(const I * parent, TNarrow * labels, uint64_t n, long long background)
+{
+  constexpr int V = 16 / sizeof(I);
+  constexpr int kStoreBytes = V * sizeof(TNarrow) <= 16 ? V * sizeof(TNarrow) : 16; // 8-byte labels, 4-byte index:
+  using Store = typename VectorOfBytes<kStoreBytes>::Type;                         // two stores
+  const uint64_t vectors = (n + V - 1) / V;
+  for (uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
+       t += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint64_t first = t * V;
+    I              p[V];
+    LoadParents(parent, first, n, p);
+    TNarrow out[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+    {
+      I v = p[e];
+      if (v != Sentinel<I>())
+        while (!(v & TagBit<I>()))
+          v = parent[v];
+      out[e] = p[e] == Sentinel<I>() ? static_cast<TNarrow>(background) : static_cast<TNarrow>(v & ~TagBit<I>());
+    }
+    if (first + V <= n)
+    {
+      constexpr int kStores = V * sizeof(TNarrow) / kStoreBytes;
+#pragma unroll
+      for (int k = 0; k < kStores; ++k)
+      {
+        Store w;
+        memcpy(&w, reinterpret_cast<const char *>(out) + k * kStoreBytes, sizeof(w));
+        reinterpret_cast<Store *>(labels)[t * kStores + k] = w;
+      }
+    }
+    else
+    {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (first + e < n)
+          labels[first + e] = out[e];
+    }
+  }
+}
+
+/** The final link without statistics, straight into the labels' transfer width (TransferWidth, from the count on
+ * the device): the labels buffer then holds labels of 1, 2, 4 or sizeof(TLabel) bytes, which the download widens.
+ * Writes half or a quarter of the bytes of full-width labels, and needs no narrowing pass. */
+template <typename I, typename TLabel>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  FinalizeNarrowKernel(const I * parent, void * labels, uint64_t n, const I * lastOffset, const I * lastCount,
+                       long long background)
+{
+  const unsigned width =
+    TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
+  if (width == 1)
+    FinalizeTagged(parent, static_cast<uint8_t *>(labels), n, background);
+  if constexpr (sizeof(TLabel) >= 2)
+    if (width == 2)
+      FinalizeTagged(parent, static_cast<uint16_t *>(labels), n, background);
+  if constexpr (sizeof(TLabel) >= 4)
+    if (width == 4)
+      FinalizeTagged(parent, static_cast<uint32_t *>(labels), n, background);
+  if constexpr (sizeof(TLabel) >= 8)
+    if (width == 8)
+      FinalizeTagged(parent, static_cast<uint64_t *>(labels), n, background);
 }
 
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
@@ -1120,7 +1295,8 @@ HasFaces(const Extent<I> & e)
 
 template <class Op, bool Full, typename I, class TileT>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsigned * rowMasks, int device,
+            cudaStream_t stream)
 {
   const uint64_t tilesX = (uint64_t(e.nx) + kTileX - 1) / kTileX;
   const uint64_t tilesY = (uint64_t(e.ny) + TileT::Y - 1) / TileT::Y;
@@ -1131,10 +1307,22 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
   const dim3 tiles{ unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ) };
   if constexpr (IsBinaryOp<Op>::value)
     BinaryLocalMergeKernel<typename IsBinaryOp<Op>::Pixel, Full, I, TileT>
-      <<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
+      <<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots, rowMasks);
   else
     LocalMergeKernel<Op, Full, I, TileT><<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
+  if constexpr (IsBinaryOp<Op>::value && !Full)
+    if (rowMasks != nullptr)
+    {
+      if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
+        return;
+      const uint64_t words = uint64_t(e.ny) * e.nz * tilesX;
+      BinaryFaceBoundaryKernel<typename IsBinaryOp<Op>::Pixel, I, TileT>
+        <<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads, 0, stream>>>(
+          rowMasks, parent, e, chunkRoots);
+      CHS_CUDA_CHECK_LAUNCH("BinaryFaceBoundaryKernel");
+      return;
+    }
   FaceLaunch     launch{};
   const dim3     grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
   const bool     faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
@@ -1158,16 +1346,17 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
 
 template <class Op, bool Full, typename I>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsigned * rowMasks, int device,
+            cudaStream_t stream)
 {
   if (e.nz == 1)
-    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, stream);
+    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
   else
   {
     if constexpr (IsBinaryOp<Op>::value)
-      LaunchMerge<Op, Full, I, BinaryTile3D>(op, parent, e, chunkRoots, stream);
+      LaunchMerge<Op, Full, I, BinaryTile3D>(op, parent, e, chunkRoots, rowMasks, device, stream);
     else
-      LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, stream);
+      LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, rowMasks, device, stream);
   }
 }
 
@@ -1219,17 +1408,23 @@ Run(const TPixel *                       input,
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
     else
-      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+    {
+      // Face connectivity keeps the row masks over the input (MaskWord) where the rows' bytes allow it.
+      unsigned * rowMasks = RowMasksFit<TPixel>(grid.size[0], uint64_t(grid.size[1]) * grid.size[2])
+                              ? reinterpret_cast<unsigned *>(dInput.get())
+                              : nullptr;
+      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), rowMasks, device, stream);
+    }
   }
   else
   {
     const FlatOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
     else
-      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
   }
   size_t tempBytes = 0;
   CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
@@ -1257,15 +1452,13 @@ Run(const TPixel *                       input,
   const bool wantStats = parameters.computeStatistics && statistics != nullptr;
   if (wantStats)
     readCount();
-  bool rootsLabelled = false;
-  if constexpr (narrowLabels)
-    if (inPlace)
-    {
-      RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
-        dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
-      rootsLabelled = true;
-    }
-  if (!rootsLabelled)
+  // Roots take tagged labels over their parents (the top bit of an index must be free) in place and without
+  // statistics; then the final link writes the labels in their transfer width (FinalizeNarrowKernel).
+  const bool tagged = inPlace || (!wantStats && (sizeof(I) == 8 || n <= (uint64_t(1) << 31)));
+  if (tagged)
+    RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+      dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
+  else
     RootLabelKernel<I, TLabel, false><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
       dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
@@ -1294,6 +1487,10 @@ Run(const TPixel *                       input,
     if constexpr (S)
       FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
         dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+    else if (tagged)
+      FinalizeNarrowKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
+        parameters.backgroundLabel);
     else
       FinalizeVectorKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
         dParent.get(), dLabels.get(), n, parameters.backgroundLabel);
@@ -1312,7 +1509,7 @@ Run(const TPixel *                       input,
     }
   timer.Stop();
   detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
-  if (!inPlace)
+  if (!tagged)
   {
     NarrowLabelsKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
       dLabels.get(), dParent.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
@@ -1336,9 +1533,11 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->maximum.data(), dMax.get(), 3 * count * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));
   }
+  // Narrow labels are in the labels buffer (FinalizeNarrowKernel) or over the parents (NarrowLabelsKernel).
   const unsigned width = inPlace ? unsigned(sizeof(TLabel)) : TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  const void *   narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
   if (width < sizeof(TLabel))
-    detail::CopyToHostWidened(labels, sizeof(TLabel), dParent.get(), width, n, stream, context);
+    detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, width, n, stream, context);
   else
     detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
   progress(1.0f);

@@ -85,12 +85,14 @@ using L16_2 = itk::Image<unsigned short, 2>;
 using L64_3 = itk::Image<unsigned long, 3>;
 
 // Sizes around the tile sizes (32 x 32 in 2D; 32 x 8 x 8 in 3D, 32 x 16 x 16 for binary images) and degenerate
-// shapes.
-const std::vector<std::vector<itk::SizeValueType>> kSizes2D = { { 1, 1 },   { 1, 100 },  { 100, 1 }, { 31, 33 },
-                                                                { 32, 32 }, { 65, 97 },  { 257, 129 } };
-const std::vector<std::vector<itk::SizeValueType>> kSizes3D = { { 1, 1, 1 },  { 1, 1, 40 },  { 33, 9, 17 },
-                                                                { 32, 8, 8 }, { 70, 19, 23 },
-                                                                { 33, 16, 16 }, { 31, 17, 33 } };
+// shapes. Rows of a multiple of 4 bytes (x = 32, 64, 68, 100, 260) take face connectivity's row-mask boundary pass
+// on the GPU, the others the per-voxel one.
+const std::vector<std::vector<itk::SizeValueType>> kSizes2D = { { 1, 1 },     { 1, 100 },  { 100, 1 },
+                                                                { 31, 33 },   { 32, 32 },  { 65, 97 },
+                                                                { 257, 129 }, { 260, 75 }, { 64, 100 } };
+const std::vector<std::vector<itk::SizeValueType>> kSizes3D = { { 1, 1, 1 },    { 1, 1, 40 },   { 33, 9, 17 },
+                                                                { 32, 8, 8 },   { 70, 19, 23 }, { 33, 16, 16 },
+                                                                { 31, 17, 33 }, { 68, 35, 37 }, { 100, 17, 33 } };
 
 template <typename TImage, typename TLabel>
 void
@@ -114,22 +116,26 @@ void
 StructuredInputsSameAsITK(Backend backend)
 {
   constexpr unsigned D = TImage::ImageDimension;
-  const auto         size = D == 2 ? Size<TImage>({ 203, 150 }) : Size<TImage>({ 45, 38, 29 });
-  ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 0), backend);   // all background
-  ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 7), backend);   // all foreground
-  ExpectSameAsITK<TImage, TLabel>(Checkerboard<TImage>(size), backend);   // worst case for full connectivity
-  ExpectSameAsITK<TImage, TLabel>(Spiral<TImage>(size), backend);         // long chains across tiles
-  ExpectSameAsITK<TImage, TLabel>(BlobImage<TImage>(size, 3, 0.5, 11), backend);
-  if (D == 3)
+  for (const auto size : { D == 2 ? Size<TImage>({ 203, 150 }) : Size<TImage>({ 45, 38, 29 }),
+                          D == 2 ? Size<TImage>({ 204, 150 }) : Size<TImage>({ 48, 38, 29 }) }) // 204, 48: row masks
   {
-    // Single-voxel-thick planes, alternating orientation.
-    auto planes = MakeImage<TImage>(size, 0);
-    for (itk::ImageRegionIterator<TImage> it(planes, planes->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    SCOPED_TRACE(::testing::Message() << "size " << size);
+    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 0), backend);   // all background
+    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 7), backend);   // all foreground
+    ExpectSameAsITK<TImage, TLabel>(Checkerboard<TImage>(size), backend);   // worst case for full connectivity
+    ExpectSameAsITK<TImage, TLabel>(Spiral<TImage>(size), backend);         // long chains across tiles
+    ExpectSameAsITK<TImage, TLabel>(BlobImage<TImage>(size, 3, 0.5, 11), backend);
+    if (D == 3)
     {
-      const auto i = it.GetIndex();
-      it.Set((i[2] % 4 == 1) || (i[0] % 5 == 2) ? 1 : 0);
+      // Single-voxel-thick planes, alternating orientation.
+      auto planes = MakeImage<TImage>(size, 0);
+      for (itk::ImageRegionIterator<TImage> it(planes, planes->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+      {
+        const auto i = it.GetIndex();
+        it.Set((i[2] % 4 == 1) || (i[0] % 5 == 2) ? 1 : 0);
+      }
+      ExpectSameAsITK<TImage, TLabel>(planes, backend);
     }
-    ExpectSameAsITK<TImage, TLabel>(planes, backend);
   }
 }
 
@@ -272,6 +278,7 @@ TEST(CudaConnectedComponentImageFilter, GPUMatchesITKOnLargeBlobs)
   CHS_REQUIRE_GPU();
   ExpectSameAsITK<U8_2, L32_2>(BlobImage<U8_2>(Size<U8_2>({ 1500, 1300 }), 3, 0.5, 3), Backend::CUDA);
   ExpectSameAsITK<U8_3, L32_3>(BlobImage<U8_3>(Size<U8_3>({ 150, 140, 130 }), 2, 0.5, 4), Backend::CUDA);
+  ExpectSameAsITK<U8_3, L32_3>(BlobImage<U8_3>(Size<U8_3>({ 160, 96, 70 }), 2, 0.5, 5), Backend::CUDA);
 }
 
 TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMaskAndBackgroundValue)
@@ -400,37 +407,38 @@ template <typename TLabel>
 void
 GPUMatchesCPUThroughTheAPI(bool wide, long long background)
 {
-  for (bool full : { false, true })
-    for (bool flat : { false, true })
-    {
-      auto                              input = RandomImage<U8_3>(Size<U8_3>({ 67, 45, 33 }), 0.55, 21, 2);
-      chs::Grid                         grid;
-      grid.dimension = 3;
-      grid.size[0] = 67;
-      grid.size[1] = 45;
-      grid.size[2] = 33;
-      chs::ConnectedComponentParameters p;
-      p.fullyConnected = full;
-      p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-      p.maximumLabel = std::numeric_limits<TLabel>::max();
-      p.backgroundLabel = background;
-      p.computeStatistics = true;
-      const size_t                      n = grid.NumberOfVoxels();
-      std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
-      chs::ConnectedComponentStatistics cs, gs;
-      const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
-      p.forceWideIndex = wide;
-      for (int run = 0; run < 2; ++run)
+  for (const itk::SizeValueType nx : { 67, 68 }) // 68: face connectivity's row masks
+    for (bool full : { false, true })
+      for (bool flat : { false, true })
       {
-        const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
-                                                                    grid, p, &gs, chs::ExecutionContext{});
-        EXPECT_EQ(cpuCount, gpuCount) << "wide " << wide << " full " << full << " flat " << flat;
-        EXPECT_EQ(cpu, gpu) << "wide " << wide << " full " << full << " flat " << flat;
-        EXPECT_EQ(cs.voxelCount, gs.voxelCount);
-        EXPECT_EQ(cs.minimum, gs.minimum);
-        EXPECT_EQ(cs.maximum, gs.maximum);
+        auto                              input = RandomImage<U8_3>(Size<U8_3>({ nx, 45, 33 }), 0.55, 21, 2);
+        chs::Grid                         grid;
+        grid.dimension = 3;
+        grid.size[0] = nx;
+        grid.size[1] = 45;
+        grid.size[2] = 33;
+        chs::ConnectedComponentParameters p;
+        p.fullyConnected = full;
+        p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+        p.maximumLabel = std::numeric_limits<TLabel>::max();
+        p.backgroundLabel = background;
+        p.computeStatistics = true;
+        const size_t                      n = grid.NumberOfVoxels();
+        std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
+        chs::ConnectedComponentStatistics cs, gs;
+        const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
+        p.forceWideIndex = wide;
+        for (int run = 0; run < 2; ++run)
+        {
+          const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
+                                                                      grid, p, &gs, chs::ExecutionContext{});
+          EXPECT_EQ(cpuCount, gpuCount) << "nx " << nx << " wide " << wide << " full " << full << " flat " << flat;
+          EXPECT_EQ(cpu, gpu) << "nx " << nx << " wide " << wide << " full " << full << " flat " << flat;
+          EXPECT_EQ(cs.voxelCount, gs.voxelCount);
+          EXPECT_EQ(cs.minimum, gs.minimum);
+          EXPECT_EQ(cs.maximum, gs.maximum);
+        }
       }
-    }
 }
 
 TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
