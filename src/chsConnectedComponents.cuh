@@ -33,10 +33,12 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace chs
 {
@@ -76,6 +78,9 @@ using Tile3D = Tile<8, 8>;
  * which halves the voxels on y and z faces: 32 x 16 x 16 measured best on an H200 (of 32 x {8, 16, 32} x {8, 16};
  * 512^3 blobs: 3.43 -> 3.10 ms face, 9.28 -> 7.64 ms full). */
 using BinaryTile3D = Tile<16, 16>;
+/** And in 2D, 32 x 128: more rows a warp amortise its set-up and fill its queues (4096^2 blobs, H200: 0.245 ms face
+ * and 0.263 ms full at 32 x 32; 0.224 / 0.239 at 32 x 64, 0.216 / 0.232 at 32 x 128, 0.215 / 0.235 at 32 x 256). */
+using BinaryTile2D = Tile<128, 1>;
 
 /** Roots are counted per chunk of 2^12 consecutive voxels in raster order: +1 for every local root, -1 for every
  * local root linked across a tile face. A scan of the counts numbers the roots and gives their total. Counts have
@@ -1134,23 +1139,25 @@ __global__ void __launch_bounds__(kFinalizeThreads)
       NarrowLabels(labels, static_cast<uint32_t *>(narrow), n);
 }
 
-/** The final link into labels of TNarrow: each root holds its tagged label (RootLabelKernel<..., true>), every
- * voxel follows its parents to the first tagged value. 16-byte vectors of V parents in, V labels out as one store.
- * The parents are only read. */
+/** The final link into labels of TNarrow for the voxels [begin, end) (begin a multiple of 16), written to
+ * labels[i - begin]: each root holds its tagged label (RootLabelKernel<..., true>), every voxel follows its parents
+ * to the first tagged value. 16-byte vectors of V parents in, V labels out as one store. Reads only the parents
+ * below `end` (a parent is never above its voxel) and writes none. */
 template <typename I, typename TNarrow>
 __device__ __forceinline__ void
-FinalizeTagged(const I * parent, TNarrow * labels, uint64_t n, long long background)
+FinalizeTagged(const I * parent, TNarrow * labels, uint64_t begin, uint64_t end, long long background)
 {
   constexpr int V = 16 / sizeof(I);
   constexpr int kStoreBytes = V * sizeof(TNarrow) <= 16 ? V * sizeof(TNarrow) : 16; // 8-byte labels, 4-byte index:
   using Store = typename VectorOfBytes<kStoreBytes>::Type;                         // two stores
-  const uint64_t vectors = (n + V - 1) / V;
-  for (uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
+  const uint64_t firstVector = begin / V;
+  const uint64_t vectors = (end + V - 1) / V;
+  for (uint64_t t = firstVector + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
        t += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint64_t first = t * V;
     I              p[V];
-    LoadParents(parent, first, n, p);
+    LoadParents(parent, first, end, p);
     TNarrow out[V];
 #pragma unroll
     for (int e = 0; e < V; ++e)
@@ -1161,7 +1168,7 @@ FinalizeTagged(const I * parent, TNarrow * labels, uint64_t n, long long backgro
           v = parent[v];
       out[e] = p[e] == Sentinel<I>() ? static_cast<TNarrow>(background) : static_cast<TNarrow>(v & ~TagBit<I>());
     }
-    if (first + V <= n)
+    if (first + V <= end)
     {
       constexpr int kStores = V * sizeof(TNarrow) / kStoreBytes;
 #pragma unroll
@@ -1169,15 +1176,15 @@ FinalizeTagged(const I * parent, TNarrow * labels, uint64_t n, long long backgro
       {
         Store w;
         memcpy(&w, reinterpret_cast<const char *>(out) + k * kStoreBytes, sizeof(w));
-        reinterpret_cast<Store *>(labels)[t * kStores + k] = w;
+        reinterpret_cast<Store *>(labels)[(t - firstVector) * kStores + k] = w;
       }
     }
     else
     {
 #pragma unroll
       for (int e = 0; e < V; ++e)
-        if (first + e < n)
-          labels[first + e] = out[e];
+        if (first + e < end)
+          labels[first + e - begin] = out[e];
     }
   }
 }
@@ -1193,16 +1200,83 @@ __global__ void __launch_bounds__(kFinalizeThreads)
   const unsigned width =
     TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
   if (width == 1)
-    FinalizeTagged(parent, static_cast<uint8_t *>(labels), n, background);
+    FinalizeTagged(parent, static_cast<uint8_t *>(labels), 0, n, background);
   if constexpr (sizeof(TLabel) >= 2)
     if (width == 2)
-      FinalizeTagged(parent, static_cast<uint16_t *>(labels), n, background);
+      FinalizeTagged(parent, static_cast<uint16_t *>(labels), 0, n, background);
   if constexpr (sizeof(TLabel) >= 4)
     if (width == 4)
-      FinalizeTagged(parent, static_cast<uint32_t *>(labels), n, background);
+      FinalizeTagged(parent, static_cast<uint32_t *>(labels), 0, n, background);
   if constexpr (sizeof(TLabel) >= 8)
     if (width == 8)
-      FinalizeTagged(parent, static_cast<uint64_t *>(labels), n, background);
+      FinalizeTagged(parent, static_cast<uint64_t *>(labels), 0, n, background);
+}
+
+template <typename I, typename TNarrow>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  FinalizeRangeKernel(const I * parent, TNarrow * labels, uint64_t begin, uint64_t end, long long background)
+{
+  FinalizeTagged(parent, labels, begin, end, background);
+}
+
+/** Labels of the voxels [begin, end), `width` bytes each, at `device`. */
+struct LabelRange
+{
+  uint64_t begin, end;
+  void *   device;
+};
+
+/** Where the in-place path's final link puts the labels without a pass over the parents: ranges of voxels from the
+ * top down, each into memory no later range reads. The first range goes into the input buffer (dead after the
+ * merge); range j + 1 into the parents of range j (a voxel's path stays below it, so ranges below never read them).
+ * Each range holds sizeof(I) / width times fewer voxels than the space it gets, so the ranges grow geometrically:
+ * 1, 2 or 3 ranges for 1-, 2- or 4-byte labels of a 1-byte input over 8-byte parents. Empty when a range would
+ * be empty (tiny images): the caller then resolves and packs over the parents. */
+template <typename I>
+std::vector<LabelRange>
+PlanLabelRanges(I * parent, void * input, uint64_t inputBytes, uint64_t n, unsigned width)
+{
+  std::vector<LabelRange> ranges;
+  uint64_t                top = n;
+  void *                  space = input;
+  uint64_t                capacity = inputBytes;
+  while (top > 0)
+  {
+    const uint64_t fits = std::min<uint64_t>(top, capacity / width);
+    const uint64_t begin = fits == top ? 0 : (top - fits + 15) / 16 * 16; // vectors of parents stay whole
+    if (begin >= top)
+      return {};
+    ranges.push_back(LabelRange{ begin, top, space });
+    space = reinterpret_cast<char *>(parent) + begin * sizeof(I);
+    capacity = (top - begin) * sizeof(I);
+    top = begin;
+  }
+  return ranges;
+}
+
+template <typename I, typename TLabel>
+void
+LaunchLabelRanges(const std::vector<LabelRange> & ranges, const I * parent, unsigned width, long long background,
+                  unsigned maxBlocks, cudaStream_t stream)
+{
+  for (const LabelRange & r : ranges)
+  {
+    const uint64_t vectors = (r.end - r.begin) / (16 / sizeof(I)) + 1;
+    const unsigned blocks = static_cast<unsigned>(
+      std::min<uint64_t>(maxBlocks, (vectors + kFinalizeThreads - 1) / kFinalizeThreads));
+    if (width == 1)
+      FinalizeRangeKernel<I, uint8_t><<<blocks, kFinalizeThreads, 0, stream>>>(
+        parent, static_cast<uint8_t *>(r.device), r.begin, r.end, background);
+    if constexpr (sizeof(TLabel) >= 2)
+      if (width == 2)
+        FinalizeRangeKernel<I, uint16_t><<<blocks, kFinalizeThreads, 0, stream>>>(
+          parent, static_cast<uint16_t *>(r.device), r.begin, r.end, background);
+    if constexpr (sizeof(TLabel) >= 4)
+      if (width == 4)
+        FinalizeRangeKernel<I, uint32_t><<<blocks, kFinalizeThreads, 0, stream>>>(
+          parent, static_cast<uint32_t *>(r.device), r.begin, r.end, background);
+    CHS_CUDA_CHECK_LAUNCH("FinalizeRangeKernel");
+  }
 }
 
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
@@ -1350,7 +1424,12 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsi
             cudaStream_t stream)
 {
   if (e.nz == 1)
-    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
+  {
+    if constexpr (IsBinaryOp<Op>::value)
+      LaunchMerge<Op, Full, I, BinaryTile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
+    else
+      LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
+  }
   else
   {
     if constexpr (IsBinaryOp<Op>::value)
@@ -1450,8 +1529,14 @@ Run(const TPixel *                       input,
       throw LabelOverflowError(count, parameters.maximumLabel);
   };
   const bool wantStats = parameters.computeStatistics && statistics != nullptr;
-  if (wantStats)
+  if (wantStats || inPlace)
     readCount();
+  // In place without statistics, the final link writes the labels in their transfer width into ranges of free
+  // memory (PlanLabelRanges); with statistics, or on a tiny image, it resolves over the parents and packs.
+  unsigned                width = TransferWidth<TLabel>(count, parameters.backgroundLabel); // once count is read
+  std::vector<LabelRange> ranges;
+  if (inPlace && !wantStats)
+    ranges = PlanLabelRanges<I>(dParent.get(), dInput.get(), n * sizeof(TPixel), n, width);
   // Roots take tagged labels over their parents (the top bit of an index must be free) in place and without
   // statistics; then the final link writes the labels in their transfer width (FinalizeNarrowKernel).
   const bool tagged = inPlace || (!wantStats && (sizeof(I) == 8 || n <= (uint64_t(1) << 31)));
@@ -1480,8 +1565,11 @@ Run(const TPixel *                       input,
     if constexpr (narrowLabels)
       if (inPlace)
       {
-        ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
-          dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+        if (!ranges.empty())
+          LaunchLabelRanges<I, TLabel>(ranges, dParent.get(), width, parameters.backgroundLabel, blocks, stream);
+        else
+          ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+            dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
         return;
       }
     if constexpr (S)
@@ -1502,7 +1590,7 @@ Run(const TPixel *                       input,
   CHS_CUDA_CHECK_LAUNCH("FinalizeKernel");
   TLabel * dOut = dLabels.get();
   if constexpr (narrowLabels)
-    if (inPlace)
+    if (inPlace && ranges.empty())
     {
       PackLabelsInPlace<I, TLabel>(dParent.get(), n, static_cast<TLabel>(parameters.backgroundLabel), device, stream);
       dOut = reinterpret_cast<TLabel *>(dParent.get());
@@ -1516,8 +1604,11 @@ Run(const TPixel *                       input,
       parameters.backgroundLabel);
     CHS_CUDA_CHECK_LAUNCH("NarrowLabelsKernel");
   }
-  if (!wantStats)
+  if (!wantStats && !inPlace)
+  {
     readCount();
+    width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  }
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   progress(0.75f);
 
@@ -1533,10 +1624,18 @@ Run(const TPixel *                       input,
     CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->maximum.data(), dMax.get(), 3 * count * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));
   }
-  // Narrow labels are in the labels buffer (FinalizeNarrowKernel) or over the parents (NarrowLabelsKernel).
-  const unsigned width = inPlace ? unsigned(sizeof(TLabel)) : TransferWidth<TLabel>(count, parameters.backgroundLabel);
-  const void *   narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
-  if (width < sizeof(TLabel))
+  // Narrow labels are in ranges (in place), in the labels buffer (FinalizeNarrowKernel) or over the parents
+  // (NarrowLabelsKernel); packed ones (in place, with statistics) have the labels' own width.
+  const void * narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
+  if (!ranges.empty())
+  {
+    for (const LabelRange & r : ranges)
+      if (width < sizeof(TLabel))
+        detail::CopyToHostWidened(labels + r.begin, sizeof(TLabel), r.device, width, r.end - r.begin, stream, context);
+      else
+        detail::CopyToHost(labels + r.begin, r.device, (r.end - r.begin) * sizeof(TLabel), stream, context);
+  }
+  else if (width < sizeof(TLabel) && !inPlace)
     detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, width, n, stream, context);
   else
     detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);

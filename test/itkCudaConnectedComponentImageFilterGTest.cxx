@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <thread>
@@ -402,43 +403,56 @@ TEST(CudaConnectedComponentImageFilter, CPUHandlesMoreThan65535Objects)
 // ---------------------------------------------------------------- the 64-bit index path on small inputs
 
 // Labels narrower than the union-find index (16/32-bit labels on the 64-bit path, 16-bit on the 32-bit path) are
-// written in place over the parents and packed; wider ones use a buffer of their own. Both against the CPU.
+// written in place: without statistics in ranges of freed memory, with statistics over the parents, then packed.
+// Wider ones use a buffer of their own. All against the CPU.
 template <typename TLabel>
 void
 GPUMatchesCPUThroughTheAPI(bool wide, long long background)
 {
-  for (const itk::SizeValueType nx : { 67, 68 }) // 68: face connectivity's row masks
-    for (bool full : { false, true })
-      for (bool flat : { false, true })
-      {
-        auto                              input = RandomImage<U8_3>(Size<U8_3>({ nx, 45, 33 }), 0.55, 21, 2);
-        chs::Grid                         grid;
-        grid.dimension = 3;
-        grid.size[0] = nx;
-        grid.size[1] = 45;
-        grid.size[2] = 33;
-        chs::ConnectedComponentParameters p;
-        p.fullyConnected = full;
-        p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-        p.maximumLabel = std::numeric_limits<TLabel>::max();
-        p.backgroundLabel = background;
-        p.computeStatistics = true;
-        const size_t                      n = grid.NumberOfVoxels();
-        std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
-        chs::ConnectedComponentStatistics cs, gs;
-        const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
-        p.forceWideIndex = wide;
-        for (int run = 0; run < 2; ++run)
+  // Random voxels (over 255 objects) and blobs (fewer: 1-byte transfers); rows of 67 and 68 bytes (68: face
+  // connectivity's row masks).
+  for (const itk::SizeValueType nx : { 67, 68 })
+    for (bool blobs : { false, true })
+      for (bool full : { false, true })
+        for (bool flat : { false, true })
         {
-          const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
-                                                                      grid, p, &gs, chs::ExecutionContext{});
-          EXPECT_EQ(cpuCount, gpuCount) << "nx " << nx << " wide " << wide << " full " << full << " flat " << flat;
-          EXPECT_EQ(cpu, gpu) << "nx " << nx << " wide " << wide << " full " << full << " flat " << flat;
-          EXPECT_EQ(cs.voxelCount, gs.voxelCount);
-          EXPECT_EQ(cs.minimum, gs.minimum);
-          EXPECT_EQ(cs.maximum, gs.maximum);
+          const auto                        size = Size<U8_3>({ nx, 45, 33 });
+          auto input = blobs ? BlobImage<U8_3>(size, 3, 0.5, 9) : RandomImage<U8_3>(size, 0.55, 21, 2);
+          chs::Grid                         grid;
+          grid.dimension = 3;
+          grid.size[0] = nx;
+          grid.size[1] = 45;
+          grid.size[2] = 33;
+          chs::ConnectedComponentParameters p;
+          p.fullyConnected = full;
+          p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+          p.maximumLabel = std::numeric_limits<TLabel>::max();
+          p.backgroundLabel = background;
+          p.computeStatistics = true;
+          const size_t                      n = grid.NumberOfVoxels();
+          std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
+          chs::ConnectedComponentStatistics cs, gs;
+          const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
+          p.forceWideIndex = wide;
+          // Two runs with statistics, one without (in place: the final link's ranges, not resolve and pack).
+          for (int run = 0; run < 3; ++run)
+          {
+            p.computeStatistics = run < 2;
+            std::fill(gpu.begin(), gpu.end(), TLabel(0x5a));
+            const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
+                                                                        grid, p, &gs, chs::ExecutionContext{});
+            SCOPED_TRACE(::testing::Message() << "nx " << nx << " blobs " << blobs << " wide " << wide << " full "
+                                              << full << " flat " << flat << " statistics " << p.computeStatistics);
+            EXPECT_EQ(cpuCount, gpuCount);
+            EXPECT_EQ(cpu, gpu);
+            if (p.computeStatistics)
+            {
+              EXPECT_EQ(cs.voxelCount, gs.voxelCount);
+              EXPECT_EQ(cs.minimum, gs.minimum);
+              EXPECT_EQ(cs.maximum, gs.maximum);
+            }
+          }
         }
-      }
 }
 
 TEST(CudaConnectedComponentImageFilter, GPUWideIndexPathMatchesCPU)
