@@ -16,8 +16,8 @@
 //     adjacent runs (3D tiles of 32 x 16 x 16).
 //  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
-//     Binary images with face connectivity take BinaryFaceBoundaryKernel instead: one thread a tile row, from the
-//     rows' foreground masks that the local merge leaves over the input.
+//     Binary images take BinaryBoundaryKernel instead: one thread a tile row, from the rows' foreground masks that
+//     the local merge leaves over the input.
 //  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
 //     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and the final link
 //     (the paper's) gives every voxel its root's label: FinalizeKernel with per-label statistics, otherwise
@@ -733,15 +733,19 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     BoundaryMerge<Op, Full, I, TileT, 2>(op, parent, e, chunkRoots, b, queue);
 }
 
-/** The boundary pass of face connectivity on binary images, from the row masks (MaskWord): one thread a tile row
- * (32 voxels; w = r * tilesX + i, row r = z * ny + y, tile column i) instead of one a face voxel, so a warp's few
- * loads cover 1024 voxels and its unions run 32 at a time from the queue. Unions: across the x face, the row's
- * first voxel with the voxel before it, unless the same pair one row up or one slice back inside the same tiles is
- * foreground on both sides (then the tiles' own unions and that earlier pair join them); across a y or z face,
- * one union a segment of overlap with the row behind it (one a pair of adjacent runs). */
-template <typename TPixel, typename I, class TileT>
+/** The boundary pass of binary images, from the row masks (MaskWord): one thread a tile row (32 voxels;
+ * w = r * tilesX + i, row r = z * ny + y, tile column i) instead of one a face voxel, so a warp's few loads cover
+ * 1024 voxels and its unions run 32 at a time from the queue.
+ * Across a y or z face, the row and each row behind it that it touches (one; three with full connectivity) are
+ * joined with one union a pair of adjacent runs, as in the local merge (UniteRowRuns), within the 32 columns; pairs
+ * that also cross an x face are the x face's.
+ * Across the x face, the row's first voxel p with the voxel s before it, unless the same pair one row up or one
+ * slice back inside the same tiles is foreground on both sides (the tiles' own unions and that earlier pair join
+ * them). Full connectivity: also p with the other eight voxels in the plane x = 32 i - 1 around s, except, when s
+ * is foreground, those in s's tile (joined to s inside it). */
+template <typename TPixel, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kBoundaryThreads)
-  BinaryFaceBoundaryKernel(const unsigned * rowMasks, I * parent, Extent<I> e, I * chunkRoots)
+  BinaryBoundaryKernel(const unsigned * rowMasks, I * parent, Extent<I> e, I * chunkRoots)
 {
   __shared__ VoxelPair<I> queues[kBoundaryThreads / 32][64];
   const unsigned          lane = threadIdx.x & 31;
@@ -752,10 +756,27 @@ __global__ void __launch_bounds__(kBoundaryThreads)
   };
   WarpQueue<VoxelPair<I>, decltype(unite)> unions{ queues[threadIdx.x >> 5], int(lane), 0, unite };
   const unsigned ny = static_cast<unsigned>(e.ny);
+  const unsigned nz = static_cast<unsigned>(e.nz);
   const unsigned tilesX = static_cast<unsigned>((e.nx + kTileX - 1) / kTileX);
-  const unsigned words = ny * static_cast<unsigned>(e.nz) * tilesX; // below 2^31 (RowMasksFit)
+  const unsigned words = ny * nz * tilesX; // below 2^31 (RowMasksFit)
   const auto     mask = [&](unsigned r, unsigned i) { return rowMasks[MaskWord<TPixel>(I(r) * e.nx + I(i) * kTileX)]; };
   const auto     starts = [](unsigned m) { return m & ~(m << 1); };
+  // Unions of voxel p + b (this row) with voxel q + (bit b of n ? b : b - 1) for the bits b of `a`, and with
+  // voxel q + b + 1 for the bits b of `c` (n: the mask of the other row, q its first voxel). Warp-uniform.
+  const auto     pushRuns = [&](unsigned a, unsigned c, unsigned n, I p, I q) {
+    while (__any_sync(0xffffffffu, (a | c) != 0))
+    {
+      const bool     fromA = a != 0;
+      const unsigned bits = fromA ? a : c;
+      const int      b = __ffs(bits) - 1;
+      const I        qb = fromA ? I(((n >> b) & 1u) ? b : b - 1) : I(b + 1);
+      unions.Push(bits != 0, VoxelPair<I>{ p + I(b), q + qb });
+      if (fromA)
+        a &= a - 1;
+      else
+        c &= c - 1;
+    }
+  };
   // Warp-uniform loop (the queue needs all lanes); 32-bit row arithmetic.
   for (unsigned w0 = blockIdx.x * blockDim.x + threadIdx.x - lane; w0 < words; w0 += gridDim.x * blockDim.x)
   {
@@ -767,30 +788,64 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     const unsigned z = r / ny;
     const bool     yInside = y % TileT::Y != 0; // row y - 1 is in the same tiles
     const bool     zInside = z % TileT::Z != 0;
-    // All loads first.
-    const unsigned m = valid ? mask(r, i) : 0u;
-    const unsigned left = valid && i > 0 ? mask(r, i - 1) : 0u;
-    const unsigned up = valid && y > 0 ? mask(r - 1, i) : 0u;
-    const unsigned upLeft = valid && y > 0 && i > 0 ? mask(r - 1, i - 1) : 0u;
-    const unsigned back = valid && z > 0 ? mask(r - ny, i) : 0u;
-    const unsigned backLeft = valid && z > 0 && i > 0 ? mask(r - ny, i - 1) : 0u;
     const I        p = I(r) * e.nx + I(i) * kTileX;
-    const auto     crosses = [](unsigned a, unsigned leftOfA) { return (a & 1u) && (leftOfA >> 31); };
-    const bool     xPair = crosses(m, left) && !(yInside && crosses(up, upLeft)) && !(zInside && crosses(back, backLeft));
-    unions.Push(xPair, VoxelPair<I>{ p, p - 1 });
-    unsigned yUnions = yInside ? 0u : starts(m & up);
-    unsigned zUnions = zInside ? 0u : starts(m & back);
-    while (__any_sync(0xffffffffu, yUnions != 0))
+    const unsigned m = valid ? mask(r, i) : 0u;
+    if constexpr (!Full)
     {
-      const I b = I(__ffs(yUnions) - 1);
-      unions.Push(yUnions != 0, VoxelPair<I>{ p + b, p + b - e.nx });
-      yUnions &= yUnions - 1;
+      // All loads first.
+      const unsigned left = valid && i > 0 ? mask(r, i - 1) : 0u;
+      const unsigned up = valid && y > 0 ? mask(r - 1, i) : 0u;
+      const unsigned upLeft = valid && y > 0 && i > 0 ? mask(r - 1, i - 1) : 0u;
+      const unsigned back = valid && z > 0 ? mask(r - ny, i) : 0u;
+      const unsigned backLeft = valid && z > 0 && i > 0 ? mask(r - ny, i - 1) : 0u;
+      const auto     crosses = [](unsigned a, unsigned leftOfA) { return (a & 1u) && (leftOfA >> 31); };
+      const bool     xPair =
+        crosses(m, left) && !(yInside && crosses(up, upLeft)) && !(zInside && crosses(back, backLeft));
+      unions.Push(xPair, VoxelPair<I>{ p, p - 1 });
+      pushRuns(yInside ? 0u : starts(m & up), 0u, up, p, p - e.nx);
+      pushRuns(zInside ? 0u : starts(m & back), 0u, back, p, p - e.nx * e.ny);
     }
-    while (__any_sync(0xffffffffu, zUnions != 0))
+    else
     {
-      const I b = I(__ffs(zUnions) - 1);
-      unions.Push(zUnions != 0, VoxelPair<I>{ p + b, p + b - e.nx * e.ny });
-      zUnions &= zUnions - 1;
+      // The plane x = 32 i - 1 around s: bit (dy + 1) + 3 (dz + 1) of `around` when that voxel is foreground.
+      const bool pActive = valid && i > 0 && (m & 1u);
+      unsigned   around = 0;
+      if (pActive)
+#pragma unroll
+        for (int dz = -1; dz <= 1; ++dz)
+#pragma unroll
+          for (int dy = -1; dy <= 1; ++dy)
+            if (!((dy < 0 && y == 0) || (dz < 0 && z == 0) || (dy > 0 && y + 1 >= ny) || (dz > 0 && z + 1 >= nz)))
+              around |= (mask(r + dy + int(dz) * int(ny), i - 1) >> 31) << ((dy + 1) + 3 * (dz + 1));
+      const bool     sActive = (around >> 4) & 1u;
+      const unsigned up = valid && y > 0 && yInside && sActive ? mask(r - 1, i) : 0u;
+      const unsigned back = valid && z > 0 && zInside && sActive ? mask(r - ny, i) : 0u;
+      // (p, s) follows from the same pair one row up or one slice back when all four voxels are foreground.
+      const bool straight = sActive && !((up & 1u) && ((around >> 3) & 1u)) && !((back & 1u) && ((around >> 1) & 1u));
+      const bool yLowIn = yInside, yHighIn = (y + 1) % TileT::Y != 0, zLowIn = zInside, zHighIn = (z + 1) % TileT::Z != 0;
+#pragma unroll
+      for (int dz = -1; dz <= 1; ++dz)
+#pragma unroll
+        for (int dy = -1; dy <= 1; ++dy)
+        {
+          const int  k = (dy + 1) + 3 * (dz + 1);
+          const bool sameTile =
+            (dy == 0 || (dy < 0 ? yLowIn : yHighIn)) && (dz == 0 || (dz < 0 ? zLowIn : zHighIn));
+          const bool wanted = k == 4 ? straight : ((around >> k) & 1u) && !(sActive && sameTile);
+          unions.Push(wanted, VoxelPair<I>{ p, p - 1 + I(dy) * e.nx + I(dz) * e.nx * e.ny });
+        }
+      // Across the y face: rows (y - 1, z + dz); across the z face: rows (y + dy, z - 1).
+#pragma unroll
+      for (int d = -1; d <= 1; ++d)
+      {
+        const bool     yRow = valid && m != 0 && !yInside && y > 0 && !(d < 0 && z == 0) && !(d > 0 && z + 1 >= nz);
+        const unsigned ny_ = yRow ? mask(r - 1 + d * int(ny), i) : 0u;
+        pushRuns(starts(m) & (ny_ | (ny_ << 1)), m & (ny_ >> 1) & ~ny_, ny_, p,
+                 p - e.nx + I(d) * e.nx * e.ny);
+        const bool     zRow = valid && m != 0 && !zInside && z > 0 && !(d < 0 && y == 0) && !(d > 0 && y + 1 >= ny);
+        const unsigned nz_ = zRow ? mask(r + d - ny, i) : 0u;
+        pushRuns(starts(m) & (nz_ | (nz_ << 1)), m & (nz_ >> 1) & ~nz_, nz_, p, p - e.nx * e.ny + I(d) * e.nx);
+      }
     }
   }
   unions.Flush();
@@ -1385,16 +1440,16 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsi
   else
     LocalMergeKernel<Op, Full, I, TileT><<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
-  if constexpr (IsBinaryOp<Op>::value && !Full)
+  if constexpr (IsBinaryOp<Op>::value)
     if (rowMasks != nullptr)
     {
       if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
         return;
       const uint64_t words = uint64_t(e.ny) * e.nz * tilesX;
-      BinaryFaceBoundaryKernel<typename IsBinaryOp<Op>::Pixel, I, TileT>
+      BinaryBoundaryKernel<typename IsBinaryOp<Op>::Pixel, Full, I, TileT>
         <<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads, 0, stream>>>(
           rowMasks, parent, e, chunkRoots);
-      CHS_CUDA_CHECK_LAUNCH("BinaryFaceBoundaryKernel");
+      CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
       return;
     }
   FaceLaunch     launch{};
@@ -1486,16 +1541,14 @@ Run(const TPixel *                       input,
   if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
+    // The row masks are kept over the input (MaskWord) where the rows' bytes allow it.
+    unsigned * rowMasks = RowMasksFit<TPixel>(grid.size[0], uint64_t(grid.size[1]) * grid.size[2])
+                            ? reinterpret_cast<unsigned *>(dInput.get())
+                            : nullptr;
     if (parameters.fullyConnected)
-      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), rowMasks, device, stream);
     else
-    {
-      // Face connectivity keeps the row masks over the input (MaskWord) where the rows' bytes allow it.
-      unsigned * rowMasks = RowMasksFit<TPixel>(grid.size[0], uint64_t(grid.size[1]) * grid.size[2])
-                              ? reinterpret_cast<unsigned *>(dInput.get())
-                              : nullptr;
       LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), rowMasks, device, stream);
-    }
   }
   else
   {
