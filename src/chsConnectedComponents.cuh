@@ -442,7 +442,7 @@ struct WarpQueue
   }
 };
 
-/** Face connectivity's boundary pass works on the tile rows' foreground masks, which the binary local merge keeps
+/** The binary boundary pass works on the tile rows' foreground masks, which the binary local merge keeps
  * over the first 4 bytes of each tile row's own input pixels: no other block reads them, its own warp has read
  * them before it writes, and nothing reads the input after the local merge. So the masks take no memory. The
  * mask of the tile row that starts at voxel v is the 32-bit word MaskWord<T>(v) of the input buffer; that needs
@@ -470,9 +470,9 @@ RowMasksFit(uint64_t nx, uint64_t rows)
  * rows are found with bit operations, one per pair of adjacent runs (RunPairs). Same result as LocalMergeKernel
  * (a local root is the first voxel of its tile component).
  * Each warp loads its rows (row = warp + 8 j) one voxel a lane, and a ballot makes each row's mask, which lane j
- * keeps. The unions and the root lookups then run one row a lane, all lanes at once, and only the last step, where
- * every voxel takes its run's root, goes row by row. `offsets32`: a tile's voxels lie within 2^32 of its first, so
- * a run's root is kept as that offset in the tile's parents. */
+ * keeps. Each lane then finds its row's unions and run starts with bit operations, and the warp runs them from its
+ * queue, 32 at a time; only the last step, where every voxel takes its run's root, goes row by row. `offsets32`: a
+ * tile's voxels lie within 2^32 of its first, so a run's root is kept as that offset in the tile's parents. */
 template <typename TPixel, bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
   BinaryLocalMergeKernel(BinaryOp<TPixel> op, I * parent, Extent<I> e, I * chunkRoots, unsigned * rowMasks,
