@@ -50,6 +50,9 @@ struct ConnectedComponentParameters
   uint64_t maximumLabel = 0;
   /** Testing only: use 64-bit union-find indices even for small images (the path taken above 2^32 voxels). */
   bool forceWideIndex = false;
+  /** Testing only: on binary images, take the arrangement of 2^31 to 2^32 runs (32-bit runs, labels stored above the
+   * run count, 64-bit voxel indices) even for small images. */
+  bool forceOffsetLabels = false;
   /** Fill ConnectedComponentStatistics. */
   bool computeStatistics = false;
 };

@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -178,38 +179,50 @@ struct FlatOp
   }
 };
 
+/** Where element a of a union-find lives in its parents array: at a (the voxels' and the tiles' union-finds), or
+ * elsewhere (SlotMap, the runs' union-find). */
+struct Direct
+{
+  template <typename T>
+  __device__ __forceinline__ T
+  operator()(T a) const
+  {
+    return a;
+  }
+};
+
 /** Find with path halving, on the tile's parents in shared memory (T = int) or the image's in global memory
  * (T = the index type). Reads are volatile: other threads, in global memory other blocks, link roots meanwhile.
  * The halving store is an atomicMin (a fire-and-forget reduction): parents only ever decrease, so a concurrent
  * link is never undone. */
-template <typename T>
+template <typename T, class Map = Direct>
 __device__ __forceinline__ T
-FindRoot(T * P, T a)
+FindRoot(T * P, T a, Map at = {})
 {
   const volatile T * V = P;
   for (;;)
   {
-    const T p = V[a];
+    const T p = V[at(a)];
     if (p == a)
       return a;
-    const T gp = V[p];
+    const T gp = V[at(p)];
     if (gp == p)
       return p;
-    atomicMin(P + a, gp);
+    atomicMin(P + at(a), gp);
     a = gp;
   }
 }
 
 /** Links the larger root of a's and b's sets under the smaller. Returns true when this call linked two roots (the
  * number of sets fell by one). */
-template <typename T>
+template <typename T, class Map = Direct>
 __device__ __forceinline__ bool
-Unite(T * P, T a, T b, T * linked = nullptr)
+Unite(T * P, T a, T b, T * linked = nullptr, Map at = {})
 {
   for (;;)
   {
-    a = FindRoot(P, a);
-    b = FindRoot(P, b);
+    a = FindRoot(P, a, at);
+    b = FindRoot(P, b, at);
     if (a == b)
       return false;
     if (a < b)
@@ -218,7 +231,7 @@ Unite(T * P, T a, T b, T * linked = nullptr)
       a = b;
       b = t;
     }
-    const T old = atomicMin(P + a, b);
+    const T old = atomicMin(P + at(a), b);
     if (old == a)
     {
       if (linked)
@@ -442,41 +455,73 @@ struct WarpQueue
   }
 };
 
-/** The binary boundary pass works on the tile rows' foreground masks, which the binary local merge keeps
- * over the first 4 bytes of each tile row's own input pixels: no other block reads them, its own warp has read
- * them before it writes, and nothing reads the input after the local merge. So the masks take no memory. The
- * mask of the tile row that starts at voxel v is the 32-bit word MaskWord<T>(v) of the input buffer; that needs
- * rows of a multiple of 4 bytes (then a partial last tile row has at least 4 bytes too). */
-template <typename T, typename I>
-__device__ __forceinline__ uint64_t
-MaskWord(I v)
+// ---- Binary images: the union-find on runs -------------------------------------------------------------------
+// A binary image is labelled on the runs of its tile rows instead of its voxels. Tile row w (w = r * tilesX + i:
+// image row r = z * ny + y, columns 32 i .. 32 i + 31) keeps its foreground as one 32-bit mask, masks[w], and its
+// runs are the nodes w * 16 + k, k = 0 .. (number of runs) - 1 in x order (a 32-bit row has at most 16 runs). Node
+// order is the raster order of the runs' first voxels, so the union-find invariant (parent <= node, a root is the
+// smallest node of its set) again makes the root of a component its first run, and ranking the roots in node order
+// numbers the components as ITK does. The parents take 16 slots a tile row (2 bytes a voxel with 32-bit nodes) and
+// are read and written once a run, not once a voxel; the 4.6e9-voxel volume's nodes need 64 bits (more than 2^31),
+// as its voxels would. The local merge writes a row's parents and then the sentinel, so readers stop there.
+// Slots of runs 0-7 of all rows come first, then those of runs 8-15 (SlotMap): most rows have fewer than 8 runs,
+// and their parents then fill whole sectors, written and fetched without the other half.
+constexpr int kNodesPerRow = 16;
+constexpr int kNodeShift = 4;
+constexpr int kHalfRow = kNodesPerRow / 2;
+static_assert(kNodesPerRow == 1 << kNodeShift, "node ids are w * 16 + k");
+/** Roots of the runs' union-find are counted per chunk of 2^14 nodes (1024 tile rows): NodeRootLabelKernel takes
+ * a chunk a block, four rows a thread. */
+constexpr int kNodeChunkShift = 14;
+constexpr int kNodeChunkRows = (1 << kNodeChunkShift) / kNodesPerRow;
+constexpr int kNodeRootLabelThreads = 256;
+constexpr int kNodeRounds = kNodeChunkRows / kNodeRootLabelThreads;
+
+/** The slot of node w * 16 + k: w * 8 + k for k < 8, half + w * 8 + k - 8 for the others (half = 8 tile rows). */
+template <typename I>
+struct SlotMap
 {
-  if constexpr (sizeof(T) >= 4)
-    return uint64_t(v) * (sizeof(T) / 4);
-  else
-    return v / I(4 / sizeof(T));
+  I half;
+  __device__ __forceinline__ I
+  operator()(I node) const
+  {
+    return ((node >> 1) & ~I(kHalfRow - 1)) + (node & I(kHalfRow - 1)) + ((node & I(kHalfRow)) ? half : I(0));
+  }
+};
+
+/** Ordinal of the run that holds bit b among the runs of mask m (bit b foreground). */
+__device__ __forceinline__ int
+RunOrdinal(unsigned m, int b)
+{
+  return __popc(m & ~(m << 1) & (0xffffffffu >> (31 - b))) - 1;
 }
 
-template <typename T>
-bool
-RowMasksFit(uint64_t nx, uint64_t rows)
+
+/** Stores 8 slots (one or two 32-byte sectors) at p, 32-byte aligned, as 16-byte vectors. */
+template <typename I>
+__device__ __forceinline__ void
+StoreHalfRow(I * p, const I (&v)[kHalfRow])
 {
-  const uint64_t words = rows * ((nx + kTileX - 1) / kTileX);
-  return (nx * sizeof(T)) % 4 == 0 && words < (uint64_t(1) << 31); // 32-bit row arithmetic
+  constexpr int kVectors = kHalfRow * sizeof(I) / 16;
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k)
+  {
+    uint4 q;
+    memcpy(&q, reinterpret_cast<const char *>(v) + 16 * k, 16);
+    reinterpret_cast<uint4 *>(p)[k] = q;
+  }
 }
 
 /** The local merge for binary images (ITK's definition, BinaryOp): every tile row is one 32-bit foreground mask,
- * the nodes of the tile's union-find are the runs of those rows (their first voxels), and the unions between two
- * rows are found with bit operations, one per pair of adjacent runs (RunPairs). Same result as LocalMergeKernel
- * (a local root is the first voxel of its tile component).
+ * the nodes of the tile's union-find are the runs of those rows (their first voxels, tile index t), and the unions
+ * between two rows are found with bit operations, one per pair of adjacent runs (RunPairs).
  * Each warp loads its rows (row = warp + 8 j) one voxel a lane, and a ballot makes each row's mask, which lane j
- * keeps. Each lane then finds its row's unions and run starts with bit operations, and the warp runs them from its
- * queue, 32 at a time; only the last step, where every voxel takes its run's root, goes row by row. `offsets32`: a
- * tile's voxels lie within 2^32 of its first, so a run's root is kept as that offset in the tile's parents. */
-template <typename TPixel, bool Full, typename I, class TileT>
+ * keeps and writes to `masks`. Each lane then finds its row's unions and run starts with bit operations, and the
+ * warp runs them from its queue, 32 at a time. Last, each lane writes its row's nodes' parents: the node of the
+ * run's local root (the tile component's first run). */
+template <typename TPixel, bool Full, typename I, typename V, class TileT>
 __global__ void __launch_bounds__(kLocalThreads)
-  BinaryLocalMergeKernel(BinaryOp<TPixel> op, I * parent, Extent<I> e, I * chunkRoots, unsigned * rowMasks,
-                         bool offsets32)
+  BinaryLocalMergeKernel(BinaryOp<TPixel> op, I * slots, I half, unsigned * masks, Extent<I> e, I * chunkRoots)
 {
   constexpr int TY = TileT::Y;
   constexpr int TZ = TileT::Z;
@@ -491,10 +536,16 @@ __global__ void __launch_bounds__(kLocalThreads)
   const I    x0 = I(blockIdx.x) * kTileX;
   const I    y0 = I(blockIdx.y) * TY;
   const I    z0 = I(blockIdx.z) * TZ;
-  const I    tileBase = (z0 * e.ny + y0) * e.nx + x0; // the tile's first voxel
-  const I    plane = e.nx * e.ny;
-  const auto rowOffset = [&](int row) { return I(row / TY) * plane + I(row % TY) * e.nx; };
+  const V    tileBase = (V(z0) * e.ny + y0) * e.nx + x0; // the tile's first voxel (V: the voxel index type)
+  const V    plane = V(e.nx) * e.ny;
+  const auto rowOffset = [&](int row) { return V(row / TY) * plane + V(row % TY) * e.nx; };
   const auto rowInside = [&](int row) { return y0 + I(row % TY) < e.ny && z0 + I(row / TY) < e.nz; };
+  const auto imageRow = [&](int row) { return I(z0 + row / TY) * e.ny + (y0 + row % TY); };
+  const auto wordOf = [&](int row) { return imageRow(row) * I(gridDim.x) + blockIdx.x; };
+  const auto nodeOf = [&](int t) { // the node of the run that starts at tile index t
+    const int row = t / kTileX;
+    return (wordOf(row) << kNodeShift) + I(RunOrdinal(F[row], t % kTileX));
+  };
 
   // Every load of the warp's rows is issued before the first is used (bit j: row warp + 8 j).
   const bool xInside = x0 + lane < e.nx;
@@ -517,14 +568,13 @@ __global__ void __launch_bounds__(kLocalThreads)
     myMask = lane == j ? m : myMask;
   }
   const bool hasRow = lane < kRowsPerWarp;
+  const bool myRowInside = hasRow && ((insideRows >> lane) & 1u);
   const int  myRow = warp + lane * kLocalWarps;
   const int  my0 = myRow * kTileX; // tile index of the row's first voxel
   if (hasRow)
-  {
     F[myRow] = myMask;
-    if (rowMasks != nullptr && ((insideRows >> lane) & 1u)) // after the ballots: every lane has read its pixels
-      rowMasks[MaskWord<TPixel>(tileBase + rowOffset(myRow))] = myMask;
-  }
+  if (myRowInside) // after the ballots: every lane has read its pixels
+    masks[wordOf(myRow)] = myMask;
   __syncthreads();
 
   // Unions between the runs of this lane's row and the rows behind it in the tile, found one row a lane and run
@@ -576,44 +626,36 @@ __global__ void __launch_bounds__(kLocalThreads)
       const int r = FindRoot(L, t);
       atomicMin(L + t, r); // other warps' finds only ever lower a parent to an ancestor
       if (r == t)
-      {
-        const int rrow = t / kTileX;
-        atomicAdd(chunkRoots + ((tileBase + rowOffset(rrow) + I(t % kTileX)) >> kChunkShift), I(1));
-      }
+        atomicAdd(chunkRoots + (nodeOf(t) >> kNodeChunkShift), I(1));
     };
     WarpQueue<int, decltype(resolve)> roots{ queue, lane, 0, resolve };
     for (unsigned s = hasRow ? myStarts : 0u; __any_sync(0xffffffffu, s != 0); s &= s - 1)
       roots.Push(s != 0, my0 + __ffs(s) - 1);
     roots.Flush();
   }
-  __syncthreads(); // no find reads the tile's parents after this
-  if (hasRow && offsets32)
-    for (unsigned s = myStarts; s != 0; s &= s - 1)
-    {
-      const int t = my0 + __ffs(s) - 1;
-      const int r = L[t];
-      L[t] = static_cast<int>(static_cast<unsigned>(rowOffset(r / kTileX) + I(r % kTileX)));
-    }
-  __syncwarp(); // each warp reads only its own rows' run starts below
+  __syncthreads(); // every run start holds its root
 
-  // Every voxel takes its run's root.
-#pragma unroll 4
-  for (int j = 0; j < kRowsPerWarp; ++j)
+  // Each lane writes its row's nodes' parents, their roots' nodes, and the sentinel after the last: 8 slots at a
+  // time (whole sectors), the second 8 only for rows of 8 runs or more.
+  if (myRowInside)
   {
-    const int      row = warp + j * kLocalWarps;
-    const unsigned m = __shfl_sync(0xffffffffu, myMask, j);
-    if (!((insideRows >> j) & 1u) || !xInside)
-      continue;
-    I value = Sentinel<I>();
-    if ((m >> lane) & 1u)
+    const I  w = wordOf(myRow);
+    unsigned s = myStarts;
+    for (int h = 0; h < 2; ++h)
     {
-      const int v = L[row * kTileX + RunStart(m & ~(m << 1), lane)];
-      value = offsets32 ? tileBase + I(static_cast<unsigned>(v)) : tileBase + rowOffset(v / kTileX) + I(v % kTileX);
+      I v[kHalfRow];
+#pragma unroll
+      for (int k = 0; k < kHalfRow; ++k)
+      {
+        v[k] = s != 0 ? nodeOf(L[my0 + __ffs(s) - 1]) : Sentinel<I>();
+        s &= s - 1;
+      }
+      StoreHalfRow(slots + (h ? half : I(0)) + w * kHalfRow, v);
+      if (__popc(myStarts) < kHalfRow)
+        break;
     }
-    parent[tileBase + rowOffset(row) + lane] = value;
   }
 }
-
 /** A block's place in one axis' grid of the combined boundary launch (the builtins' roles, for that axis). */
 struct FaceBlock
 {
@@ -770,45 +812,45 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     BoundaryMerge<Op, Full, I, TileT, 2>(op, parent, e, chunkRoots, b, queue);
 }
 
-/** The boundary pass of binary images, from the row masks (MaskWord): one thread a tile row (32 voxels;
- * w = r * tilesX + i, row r = z * ny + y, tile column i) instead of one a face voxel, so a warp's few loads cover
- * 1024 voxels and its unions run 32 at a time from the queue.
+/** The boundary pass of binary images, on the runs (see kNodesPerRow): one thread a tile row (w = r * tilesX + i,
+ * row r = z * ny + y, tile column i) instead of one a face voxel, so a warp's few loads cover 1024 voxels and its
+ * unions run 32 at a time from the queue. Voxel bit b of row w is node w * 16 + RunOrdinal(masks[w], b).
  * Across a y or z face, the row and each row behind it that it touches (one; three with full connectivity) are
- * joined with one union a pair of adjacent runs, as in the local merge (UniteRowRuns), within the 32 columns; pairs
- * that also cross an x face are the x face's.
+ * joined with one union a pair of adjacent runs, as in the local merge, within the 32 columns; pairs that also
+ * cross an x face are the x face's.
  * Across the x face, the row's first voxel p with the voxel s before it, unless the same pair one row up or one
  * slice back inside the same tiles is foreground on both sides (the tiles' own unions and that earlier pair join
  * them). Full connectivity: also p with the other eight voxels in the plane x = 32 i - 1 around s, except, when s
  * is foreground, those in s's tile (joined to s inside it). */
-template <typename TPixel, bool Full, typename I, class TileT>
+template <bool Full, typename I, class TileT>
 __global__ void __launch_bounds__(kBoundaryThreads)
-  BinaryBoundaryKernel(const unsigned * rowMasks, I * parent, Extent<I> e, I * chunkRoots)
+  BinaryBoundaryKernel(const unsigned * masks, I * slots, I half, Extent<I> e, I * chunkRoots)
 {
   __shared__ VoxelPair<I> queues[kBoundaryThreads / 32][64];
   const unsigned          lane = threadIdx.x & 31;
   auto                    unite = [&](const VoxelPair<I> & pair) {
     I linked;
-    if (Unite<I>(parent, pair.p, pair.q, &linked))
-      atomicAdd(chunkRoots + (linked >> kChunkShift), ~I(0)); // minus one
+    if (Unite<I>(slots, pair.p, pair.q, &linked, SlotMap<I>{ half }))
+      atomicAdd(chunkRoots + (linked >> kNodeChunkShift), ~I(0)); // minus one
   };
   WarpQueue<VoxelPair<I>, decltype(unite)> unions{ queues[threadIdx.x >> 5], int(lane), 0, unite };
   const unsigned ny = static_cast<unsigned>(e.ny);
   const unsigned nz = static_cast<unsigned>(e.nz);
   const unsigned tilesX = static_cast<unsigned>((e.nx + kTileX - 1) / kTileX);
-  const unsigned words = ny * nz * tilesX; // below 2^31 (RowMasksFit)
-  const auto     mask = [&](unsigned r, unsigned i) { return rowMasks[MaskWord<TPixel>(I(r) * e.nx + I(i) * kTileX)]; };
-  // The unions between this row (mask m, first voxel p) and another (mask n, first voxel q), RunPairs' pairs
-  // (n = 0: none). Warp-uniform.
-  const auto     pushRuns = [&](unsigned m, unsigned n, I p, I q) {
+  const unsigned words = ny * nz * tilesX; // below 2^31 (ChooseNodePath)
+  const auto     node = [](unsigned w, unsigned m, int b) { return (I(w) << kNodeShift) + I(RunOrdinal(m, b)); };
+  // The unions between this row (mask m, word wm) and another (mask n, word wn), RunPairs' pairs (n = 0: none).
+  // Warp-uniform.
+  const auto     pushRuns = [&](unsigned m, unsigned n, unsigned wm, unsigned wn) {
     unsigned a, c;
     RunPairs<Full>(m, n, a, c);
     while (__any_sync(0xffffffffu, (a | c) != 0))
     {
       const bool     fromA = a != 0;
       const unsigned bits = fromA ? a : c;
-      const int      b = __ffs(bits) - 1;
-      const I        qb = fromA ? I(RunPartner(n, b)) : I(b + 1);
-      unions.Push(bits != 0, VoxelPair<I>{ p + I(b), q + qb });
+      const int      b = bits != 0 ? __ffs(bits) - 1 : 0;
+      const int      qb = fromA ? RunPartner(n, b) : b + 1;
+      unions.Push(bits != 0, VoxelPair<I>{ node(wm, m, b), node(wn, n, qb) });
       if (fromA)
         a &= a - 1;
       else
@@ -826,40 +868,47 @@ __global__ void __launch_bounds__(kBoundaryThreads)
     const unsigned z = r / ny;
     const bool     yInside = y % TileT::Y != 0; // row y - 1 is in the same tiles
     const bool     zInside = z % TileT::Z != 0;
-    const I        p = I(r) * e.nx + I(i) * kTileX;
-    const unsigned m = valid ? mask(r, i) : 0u;
+    // The mask of the row dr rows (dy + dz ny) and di tile columns away, and its word.
+    const auto     wordAt = [&](int dr, int di) { return w + unsigned(dr * int(tilesX) + di); };
+    const auto     maskAt = [&](int dr, int di) { return masks[wordAt(dr, di)]; };
+    const unsigned m = valid ? maskAt(0, 0) : 0u;
     if constexpr (!Full)
     {
       // All loads first.
-      const unsigned left = valid && i > 0 ? mask(r, i - 1) : 0u;
-      const unsigned up = valid && y > 0 ? mask(r - 1, i) : 0u;
-      const unsigned upLeft = valid && y > 0 && i > 0 ? mask(r - 1, i - 1) : 0u;
-      const unsigned back = valid && z > 0 ? mask(r - ny, i) : 0u;
-      const unsigned backLeft = valid && z > 0 && i > 0 ? mask(r - ny, i - 1) : 0u;
+      const int      dz = -int(ny);
+      const unsigned left = valid && i > 0 ? maskAt(0, -1) : 0u;
+      const unsigned up = valid && y > 0 ? maskAt(-1, 0) : 0u;
+      const unsigned upLeft = valid && y > 0 && i > 0 ? maskAt(-1, -1) : 0u;
+      const unsigned back = valid && z > 0 ? maskAt(dz, 0) : 0u;
+      const unsigned backLeft = valid && z > 0 && i > 0 ? maskAt(dz, -1) : 0u;
       const auto     crosses = [](unsigned a, unsigned leftOfA) { return (a & 1u) && (leftOfA >> 31); };
       const bool     xPair =
         crosses(m, left) && !(yInside && crosses(up, upLeft)) && !(zInside && crosses(back, backLeft));
-      unions.Push(xPair, VoxelPair<I>{ p, p - 1 });
-      pushRuns(m, yInside ? 0u : up, p, p - e.nx);
-      pushRuns(m, zInside ? 0u : back, p, p - e.nx * e.ny);
+      unions.Push(xPair, VoxelPair<I>{ node(w, m, 0), node(wordAt(0, -1), left, 31) });
+      pushRuns(m, yInside ? 0u : up, w, wordAt(-1, 0));
+      pushRuns(m, zInside ? 0u : back, w, wordAt(dz, 0));
     }
     else
     {
-      // The plane x = 32 i - 1 around s: bit (dy + 1) + 3 (dz + 1) of `around` when that voxel is foreground.
+      // The plane x = 32 i - 1 around s: masks of rows (y + dy, z + dz), tile column i - 1, in around[(dy + 1) +
+      // 3 (dz + 1)] (0 outside the image).
       const bool pActive = valid && i > 0 && (m & 1u);
-      unsigned   around = 0;
-      if (pActive)
+      unsigned   around[9];
 #pragma unroll
-        for (int dz = -1; dz <= 1; ++dz)
+      for (int dz = -1; dz <= 1; ++dz)
 #pragma unroll
-          for (int dy = -1; dy <= 1; ++dy)
-            if (!((dy < 0 && y == 0) || (dz < 0 && z == 0) || (dy > 0 && y + 1 >= ny) || (dz > 0 && z + 1 >= nz)))
-              around |= (mask(r + dy + int(dz) * int(ny), i - 1) >> 31) << ((dy + 1) + 3 * (dz + 1));
-      const bool     sActive = (around >> 4) & 1u;
-      const unsigned up = valid && y > 0 && yInside && sActive ? mask(r - 1, i) : 0u;
-      const unsigned back = valid && z > 0 && zInside && sActive ? mask(r - ny, i) : 0u;
+        for (int dy = -1; dy <= 1; ++dy)
+        {
+          const bool outside = (dy < 0 && y == 0) || (dz < 0 && z == 0) || (dy > 0 && y + 1 >= ny) ||
+                               (dz > 0 && z + 1 >= nz);
+          around[(dy + 1) + 3 * (dz + 1)] =
+            pActive && !outside ? maskAt(dy + dz * int(ny), -1) : 0u;
+        }
+      const bool     sActive = around[4] >> 31;
+      const unsigned up = valid && y > 0 && yInside && sActive ? maskAt(-1, 0) : 0u;
+      const unsigned back = valid && z > 0 && zInside && sActive ? maskAt(-int(ny), 0) : 0u;
       // (p, s) follows from the same pair one row up or one slice back when all four voxels are foreground.
-      const bool straight = sActive && !((up & 1u) && ((around >> 3) & 1u)) && !((back & 1u) && ((around >> 1) & 1u));
+      const bool straight = sActive && !((up & 1u) && (around[3] >> 31)) && !((back & 1u) && (around[1] >> 31));
       const bool yLowIn = yInside, yHighIn = (y + 1) % TileT::Y != 0, zLowIn = zInside, zHighIn = (z + 1) % TileT::Z != 0;
 #pragma unroll
       for (int dz = -1; dz <= 1; ++dz)
@@ -869,23 +918,22 @@ __global__ void __launch_bounds__(kBoundaryThreads)
           const int  k = (dy + 1) + 3 * (dz + 1);
           const bool sameTile =
             (dy == 0 || (dy < 0 ? yLowIn : yHighIn)) && (dz == 0 || (dz < 0 ? zLowIn : zHighIn));
-          const bool wanted = k == 4 ? straight : ((around >> k) & 1u) && !(sActive && sameTile);
-          unions.Push(wanted, VoxelPair<I>{ p, p - 1 + I(dy) * e.nx + I(dz) * e.nx * e.ny });
+          const bool wanted = k == 4 ? straight : (around[k] >> 31) && !(sActive && sameTile);
+          unions.Push(wanted, VoxelPair<I>{ node(w, m, 0), node(wordAt(dy + dz * int(ny), -1), around[k], 31) });
         }
       // Across the y face: rows (y - 1, z + dz); across the z face: rows (y + dy, z - 1).
 #pragma unroll
       for (int d = -1; d <= 1; ++d)
       {
-        const bool yRow = valid && m != 0 && !yInside && y > 0 && !(d < 0 && z == 0) && !(d > 0 && z + 1 >= nz);
-        pushRuns(m, yRow ? mask(r - 1 + d * int(ny), i) : 0u, p, p - e.nx + I(d) * e.nx * e.ny);
-        const bool zRow = valid && m != 0 && !zInside && z > 0 && !(d < 0 && y == 0) && !(d > 0 && y + 1 >= ny);
-        pushRuns(m, zRow ? mask(r + d - ny, i) : 0u, p, p - e.nx * e.ny + I(d) * e.nx);
+        const bool     yRow = valid && m != 0 && !yInside && y > 0 && !(d < 0 && z == 0) && !(d > 0 && z + 1 >= nz);
+        pushRuns(m, yRow ? maskAt(d * int(ny) - 1, 0) : 0u, w, wordAt(d * int(ny) - 1, 0));
+        const bool     zRow = valid && m != 0 && !zInside && z > 0 && !(d < 0 && y == 0) && !(d > 0 && y + 1 >= ny);
+        pushRuns(m, zRow ? maskAt(d - int(ny), 0) : 0u, w, wordAt(d - int(ny), 0));
       }
     }
   }
   unions.Flush();
 }
-
 /** Parents first .. first + V - 1 as one 16-byte load (first is a multiple of V, so the load is aligned); past
  * the end of the image, element by element, with the sentinel beyond n. */
 template <typename I, int V>
@@ -1369,6 +1417,213 @@ LaunchLabelRanges(const std::vector<LabelRange> & ranges, const I * parent, unsi
   }
 }
 
+// ---- Binary images: numbering the root runs and the final link -------------------------------------------------
+
+/** Loads 8 slots (one or two 32-byte sectors) from p, 32-byte aligned, as 16-byte vectors. */
+template <typename I>
+__device__ __forceinline__ void
+LoadHalfRow(const I * p, I (&v)[kHalfRow])
+{
+  constexpr int kVectors = kHalfRow * sizeof(I) / 16;
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k)
+  {
+    const uint4 q = reinterpret_cast<const uint4 *>(p)[k];
+    memcpy(reinterpret_cast<char *>(v) + 16 * k, &q, 16);
+  }
+}
+
+/** The root bits (bit k: node k is a root) of tile row w from its first 8 slots `v`, reading the other 8 when no
+ * sentinel ends the first. */
+template <typename I>
+__device__ __forceinline__ unsigned
+RowRoots(const I * slots, I half, unsigned w, const I (&v)[kHalfRow])
+{
+  const I  first = I(w) << kNodeShift;
+  unsigned roots = 0;
+  bool     more = true;
+#pragma unroll
+  for (int k = 0; k < kHalfRow; ++k)
+  {
+    more = more && v[k] != Sentinel<I>();
+    roots |= unsigned(more && v[k] == first + I(k)) << k;
+  }
+  if (more) // 8 runs or more
+  {
+    I u[kHalfRow];
+    LoadHalfRow(slots + half + I(w) * kHalfRow, u);
+#pragma unroll
+    for (int k = 0; k < kHalfRow; ++k)
+    {
+      more = more && u[k] != Sentinel<I>();
+      roots |= unsigned(more && u[k] == first + I(kHalfRow + k)) << (kHalfRow + k);
+    }
+  }
+  return roots;
+}
+
+/** RootLabelKernel for the runs' union-find: one block a chunk of 2^14 nodes (1024 tile rows; in round j, thread t
+ * takes row 256 j + t, so ranking by (j, t) is node order, which is raster order). Each thread reads its rows' first
+ * 8 slots (a sector; SlotMap) for all rounds before using any, marks the roots up to the sentinel, and warp scans
+ * and one exchange of the warp totals rank them; each root's slot takes its label plus `base` (RunNodes). */
+template <typename I>
+__global__ void __launch_bounds__(kNodeRootLabelThreads)
+  NodeRootLabelKernel(I * slots, I half, I base, const I * chunkOffset, unsigned words, long long background)
+{
+  constexpr int kWarps = kNodeRootLabelThreads / 32;
+  __shared__ unsigned warpTotals[kNodeRounds][kWarps];
+  const int      lane = threadIdx.x & 31;
+  const int      warp = threadIdx.x >> 5;
+  const unsigned row0 = blockIdx.x * kNodeChunkRows + threadIdx.x; // this thread's row in round 0
+  I              v[kNodeRounds][kHalfRow];
+#pragma unroll
+  for (int j = 0; j < kNodeRounds; ++j)
+  {
+    const unsigned w = row0 + j * kNodeRootLabelThreads;
+    if (w < words)
+      LoadHalfRow(slots + I(w) * kHalfRow, v[j]);
+  }
+  unsigned roots[kNodeRounds], before[kNodeRounds];
+#pragma unroll
+  for (int j = 0; j < kNodeRounds; ++j)
+  {
+    const unsigned w = row0 + j * kNodeRootLabelThreads;
+    roots[j] = w < words ? RowRoots(slots, half, w, v[j]) : 0u;
+    const unsigned c = __popc(roots[j]);
+    unsigned       inclusive = c;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1)
+    {
+      const unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
+      inclusive += lane >= d ? up : 0u;
+    }
+    before[j] = inclusive - c;
+    if (lane == 31)
+      warpTotals[j][warp] = inclusive;
+  }
+  __syncthreads();
+  unsigned long long rank = chunkOffset[blockIdx.x]; // roots of this chunk before round j
+#pragma unroll
+  for (int j = 0; j < kNodeRounds; ++j)
+  {
+    unsigned earlierWarps = 0, all = 0;
+#pragma unroll
+    for (int k = 0; k < kWarps; ++k)
+    {
+      earlierWarps += k < warp ? warpTotals[j][k] : 0u;
+      all += warpTotals[j][k];
+    }
+    unsigned long long r = rank + earlierWarps + before[j];
+    const I            first = I(row0 + j * kNodeRootLabelThreads) << kNodeShift;
+    for (unsigned bits = roots[j]; bits != 0; bits &= bits - 1, ++r)
+    {
+      const bool skip = background >= 0 && r >= static_cast<unsigned long long>(background);
+      slots[SlotMap<I>{ half }(first + I(__ffs(bits) - 1))] = base + static_cast<I>(skip ? r + 1 : r);
+    }
+    rank += all;
+  }
+}
+
+/** Per warp of NodeFinalize: the labels of the runs of its 32 tile rows (padded against bank conflicts). */
+template <typename I>
+using RunLabels = I[32][kNodesPerRow + 1];
+
+/** The final link of the runs' union-find into labels of TNarrow, with the per-label statistics when Stats. A warp
+ * takes a segment of up to 32 tile rows of one image row (one load of their masks). First each lane takes a row and
+ * follows its runs' parents to their roots' labels (values from `base` up) (the first 8 slots read before any is followed), keeping the
+ * labels in shared memory; then the warp writes the segment's labels a tile row at a time, each lane its voxel's
+ * (a coalesced row of 32 labels). */
+template <typename I, typename TLabel, typename TNarrow, bool Stats>
+__device__ __forceinline__ void
+NodeFinalize(const I * slots, I half, I base, const unsigned * masks, TNarrow * labels, const Extent<I> & e,
+             long long background, const StatisticsPointers & stats, RunLabels<I> & runLabels)
+{
+  const int        lane = threadIdx.x & 31;
+  const unsigned   tilesX = static_cast<unsigned>((e.nx + kTileX - 1) / kTileX);
+  const unsigned   segmentsPerRow = (tilesX + 31) / 32;
+  const unsigned   segments = static_cast<unsigned>(e.ny * e.nz) * segmentsPerRow; // below 2^31: tile rows are
+  const unsigned   warpsPerBlock = blockDim.x / 32;
+  const unsigned   upToLane = 0xffffffffu >> (31 - lane);
+  const SlotMap<I> at{ half };
+  for (unsigned seg = blockIdx.x * warpsPerBlock + (threadIdx.x >> 5); seg < segments; seg += gridDim.x * warpsPerBlock)
+  {
+    const unsigned r = seg / segmentsPerRow;
+    const unsigned i0 = (seg - r * segmentsPerRow) * 32;
+    const unsigned tiles = min(32u, tilesX - i0);
+    const unsigned w = r * tilesX + i0 + lane; // this lane's tile row
+    const unsigned m = unsigned(lane) < tiles ? masks[w] : 0u;
+
+    // This lane's row: the labels of its runs.
+    const unsigned starts = m & ~(m << 1);
+    const int      runs = __popc(starts);
+    I              v[kHalfRow];
+#pragma unroll
+    for (int k = 0; k < kHalfRow; ++k)
+      v[k] = k < runs ? slots[I(w) * kHalfRow + k] : base;
+#pragma unroll
+    for (int k = 0; k < kHalfRow; ++k)
+    {
+      while (v[k] < base)
+        v[k] = slots[at(v[k])];
+      runLabels[lane][k] = v[k] - base;
+    }
+    for (int k = kHalfRow; k < runs; ++k) // rows of more than 8 runs
+    {
+      I u = slots[half + I(w) * kHalfRow + (k - kHalfRow)];
+      while (u < base)
+        u = slots[at(u)];
+      runLabels[lane][k] = u - base;
+    }
+    __syncwarp();
+
+    // The segment's labels, a tile row at a time.
+    TNarrow *      out = labels + (uint64_t(r) * e.nx + uint64_t(i0) * kTileX);
+    const uint64_t voxel0 = uint64_t(r) * e.nx + uint64_t(i0) * kTileX; // for the statistics
+    const unsigned columns = static_cast<unsigned>(e.nx) - i0 * kTileX; // from the segment's first voxel on
+#pragma unroll 4
+    for (unsigned j = 0; j < tiles; ++j)
+    {
+      const unsigned mj = __shfl_sync(0xffffffffu, m, j);
+      const bool     foreground = (mj >> lane) & 1u;
+      const TLabel   label = foreground ? static_cast<TLabel>(runLabels[j][__popc(mj & ~(mj << 1) & upToLane) - 1])
+                                        : static_cast<TLabel>(background);
+      const unsigned x = j * kTileX + lane;
+      if (x < columns)
+        out[x] = static_cast<TNarrow>(label);
+      if (Stats)
+        AccumulateStatistics<I, TLabel>(label, foreground, voxel0 + x, e.nx, e.ny, background, stats);
+    }
+    __syncwarp();
+  }
+}
+
+/** NodeFinalize in the labels' transfer width (TransferWidth, from the count on the device). */
+template <typename I, typename TLabel, bool Stats>
+__global__ void __launch_bounds__(kFinalizeThreads)
+  NodeFinalizeKernel(const I * slots, I half, I base, const unsigned * masks, void * labels, Extent<I> e,
+                     const I * lastOffset, const I * lastCount, long long background, StatisticsPointers stats)
+{
+  __shared__ RunLabels<I> runLabels[kFinalizeThreads / 32];
+  RunLabels<I> &          mine = runLabels[threadIdx.x >> 5];
+  const unsigned          width =
+    TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
+  if (width == 1)
+    NodeFinalize<I, TLabel, uint8_t, Stats>(slots, half, base, masks, static_cast<uint8_t *>(labels), e, background,
+                                                    stats, mine);
+  if constexpr (sizeof(TLabel) >= 2)
+    if (width == 2)
+      NodeFinalize<I, TLabel, uint16_t, Stats>(slots, half, base, masks, static_cast<uint16_t *>(labels), e,
+                                                       background, stats, mine);
+  if constexpr (sizeof(TLabel) >= 4)
+    if (width == 4)
+      NodeFinalize<I, TLabel, uint32_t, Stats>(slots, half, base, masks, static_cast<uint32_t *>(labels), e,
+                                                       background, stats, mine);
+  if constexpr (sizeof(TLabel) >= 8)
+    if (width == 8)
+      NodeFinalize<I, TLabel, uint64_t, Stats>(slots, half, base, masks, static_cast<uint64_t *>(labels), e,
+                                                       background, stats, mine);
+}
+
 // ---- Labels written in place over the parents (labels narrower than the index type) ---------------------------
 // The parent array is the only label-sized working buffer: (1) each root takes its tagged label
 // (RootLabelKernel<..., true>), (2) every voxel takes its root's tagged label, (3) the index-wide tagged labels are
@@ -1457,10 +1712,10 @@ HasFaces(const Extent<I> & e)
   return Axis == 0 ? e.nx > kTileX : Axis == 1 ? e.ny > I(TileT::Y) : e.nz > I(TileT::Z);
 }
 
-template <class Op, bool Full, typename I, class TileT>
-void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsigned * rowMasks, int device,
-            cudaStream_t stream)
+/** The tile grid of an extent; throws past CUDA's grid limits. */
+template <class TileT, typename I>
+dim3
+TileGrid(const Extent<I> & e)
 {
   const uint64_t tilesX = (uint64_t(e.nx) + kTileX - 1) / kTileX;
   const uint64_t tilesY = (uint64_t(e.ny) + TileT::Y - 1) / TileT::Y;
@@ -1468,30 +1723,15 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsi
   if (tilesX > 0x7fffffffull || tilesY > 65535 || tilesZ > 65535)
     throw std::invalid_argument("chs: image extent beyond the CUDA grid limits (rows > 2097120 in 2D, or more than "
                                 "524280 rows or slices in 3D)");
-  const dim3 tiles{ unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ) };
-  if constexpr (IsBinaryOp<Op>::value)
-  {
-    // A tile's voxels lie within (TZ - 1) nx ny + (TY - 1) nx + 31 of its first.
-    const bool offsets32 = uint64_t(TileT::Z - 1) * e.nx * e.ny + uint64_t(TileT::Y - 1) * e.nx + kTileX <
-                           (uint64_t(1) << 32);
-    BinaryLocalMergeKernel<typename IsBinaryOp<Op>::Pixel, Full, I, TileT>
-      <<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots, rowMasks, offsets32);
-  }
-  else
-    LocalMergeKernel<Op, Full, I, TileT><<<tiles, kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
+  return dim3{ unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ) };
+}
+
+template <class Op, bool Full, typename I, class TileT>
+void
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
+{
+  LocalMergeKernel<Op, Full, I, TileT><<<TileGrid<TileT>(e), kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
-  if constexpr (IsBinaryOp<Op>::value)
-    if (rowMasks != nullptr)
-    {
-      if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
-        return;
-      const uint64_t words = uint64_t(e.ny) * e.nz * tilesX;
-      BinaryBoundaryKernel<typename IsBinaryOp<Op>::Pixel, Full, I, TileT>
-        <<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads, 0, stream>>>(
-          rowMasks, parent, e, chunkRoots);
-      CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
-      return;
-    }
   FaceLaunch     launch{};
   const dim3     grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
   const bool     faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
@@ -1515,23 +1755,238 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsi
 
 template <class Op, bool Full, typename I>
 void
-LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, unsigned * rowMasks, int device,
-            cudaStream_t stream)
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
 {
   if (e.nz == 1)
-  {
-    if constexpr (IsBinaryOp<Op>::value)
-      LaunchMerge<Op, Full, I, BinaryTile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
-    else
-      LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, rowMasks, device, stream);
-  }
+    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, stream);
   else
+    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, stream);
+}
+
+/** The merge of the runs' union-find (binary images, ChooseNodePath): local merge and boundary pass. */
+template <typename TPixel, bool Full, typename I, typename V, class TileT>
+void
+LaunchNodeMerge(const BinaryOp<TPixel> & op, I * slots, unsigned * masks, const Extent<I> & e, I * chunkRoots,
+                unsigned words, int device, cudaStream_t stream)
+{
+  const I half = I(words) * kHalfRow;
+  BinaryLocalMergeKernel<TPixel, Full, I, V, TileT>
+    <<<TileGrid<TileT>(e), kLocalThreads, 0, stream>>>(op, slots, half, masks, e, chunkRoots);
+  CHS_CUDA_CHECK_LAUNCH("BinaryLocalMergeKernel");
+  if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
+    return;
+  BinaryBoundaryKernel<Full, I, TileT><<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads,
+                                         0, stream>>>(masks, slots, half, e, chunkRoots);
+  CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
+}
+
+/** Exclusive scan of the chunks' root counts (CUB), with its temporary storage. */
+template <typename I>
+void
+ScanChunkCounts(const I * counts, I * offsets, uint64_t chunks, cudaStream_t stream, detail::MemoryTracker & tracker)
+{
+  size_t tempBytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, counts, offsets, chunks, stream));
+  detail::DeviceBuffer<uint8_t> temp(tempBytes, stream, &tracker);
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, counts, offsets, chunks, stream));
+}
+
+/** The number of objects, the last offset plus the last count, read back and checked against the label type
+ * before anything reaches the caller's memory. (A copy into pageable memory returns only when it is done.) */
+template <typename I>
+unsigned long long
+ReadObjectCount(const I * offsets, const I * counts, uint64_t chunks, uint64_t maximumLabel, cudaStream_t stream)
+{
+  I last[2] = { 0, 0 };
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last, offsets + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, counts + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned long long count = static_cast<unsigned long long>(last[0]) + last[1];
+  if (count > maximumLabel)
+    throw LabelOverflowError(count, maximumLabel);
+  return count;
+}
+
+/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
+struct StatisticsBuffers
+{
+  detail::DeviceBuffer<unsigned long long> voxels;
+  detail::DeviceBuffer<unsigned>           minimum, maximum;
+  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
+    : voxels(count, stream, &tracker)
+    , minimum(3 * count, stream, &tracker)
+    , maximum(3 * count, stream, &tracker)
   {
-    if constexpr (IsBinaryOp<Op>::value)
-      LaunchMerge<Op, Full, I, BinaryTile3D>(op, parent, e, chunkRoots, rowMasks, device, stream);
-    else
-      LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, rowMasks, device, stream);
+    if (count == 0)
+      return;
+    CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
   }
+  StatisticsPointers
+  Pointers() const
+  {
+    return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get() };
+  }
+  /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
+  void
+  Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
+  {
+    statistics.voxelCount.resize(count);
+    statistics.minimum.resize(3 * count);
+    statistics.maximum.resize(3 * count);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost, stream));
+  }
+};
+
+inline uint64_t
+TileRows(const Grid & grid)
+{
+  return uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + kTileX - 1) / kTileX);
+}
+
+/** Whether a binary image is labelled on its runs (RunNodes), with nodes of `nodeBytes`: rows of at least a tile's
+ * 32 voxels (narrower ones would give more node slots than voxels), fewer than 2^31 tile rows, and a peak within the
+ * input, the labels and one label-sized buffer. The input is freed after the merge and the labels are allocated
+ * after it, so the peak is the slots and the masks plus the larger of the input and the labels. */
+inline bool
+NodePathFits(const Grid & grid, unsigned pixelBytes, unsigned labelBytes, unsigned nodeBytes)
+{
+  const uint64_t n = grid.NumberOfVoxels();
+  const uint64_t words = TileRows(grid);
+  const uint64_t work = words * (kNodesPerRow * nodeBytes + sizeof(unsigned));
+  return grid.size[0] >= kTileX && words < (uint64_t(1) << 31) &&
+         work <= n * labelBytes + std::min<uint64_t>(n * labelBytes, n * pixelBytes);
+}
+
+/** Thrown by RunNodes when the labels do not fit above the node count (32-bit nodes from 2^31 on, LabelBase); the
+ * caller runs again with 64-bit nodes. Only an image of more than about 2^31 objects does that. */
+struct NodeLabelsDoNotFit
+{};
+
+/** Binary images (NodePathFits): the union-find on the tile rows' runs (kNodesPerRow), with nodes of type I and voxel
+ * indices of type V. A root's slot takes its label plus `base`: values from `base` up are labels, below it
+ * parents. base = 2^31 (2^63) with 32-bit (64-bit) nodes below it; with 32-bit nodes from 2^31 on (`offsetLabels`:
+ * volumes of 2^32 voxels and more) base is the node count, which leaves 2^32 - 1 - base labels. The input (and
+ * mask) are freed after the merge. The labels are written in their transfer width, into a buffer of sizeof(TLabel)
+ * a voxel allocated first where the slots and masks take no more (labelsFirst); otherwise into one allocated after
+ * the merge, in the input's place: of the transfer width where the count is read before the final link
+ * (statistics, offset labels, 64-bit nodes), else of sizeof(TLabel). */
+template <typename TPixel, typename TLabel, typename I, typename V>
+uint64_t
+RunNodes(const TPixel *                       input,
+         const uint8_t *                      mask,
+         TLabel *                             labels,
+         const Grid &                         grid,
+         const ConnectedComponentParameters & parameters,
+         ConnectedComponentStatistics *       statistics,
+         const ExecutionContext &             context,
+         RunInfo *                            info,
+         bool                                 offsetLabels)
+{
+  using detail::DeviceBuffer;
+  const uint64_t        n = grid.NumberOfVoxels();
+  const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
+  const int             device = context.device;
+  const auto            progress = [&](float f) {
+    if (context.progress)
+      context.progress(f);
+  };
+  detail::MemoryTracker tracker;
+  const unsigned        words = static_cast<unsigned>(TileRows(grid));
+  const uint64_t        chunks = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
+  const I               half = I(words) * kHalfRow;
+  const I               base = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
+  const bool            wantStats = parameters.computeStatistics && statistics != nullptr;
+  const bool            countFirst = wantStats || offsetLabels || sizeof(I) == 8;
+  // The labels' buffer comes first, outside the timed kernels, where the slots and masks fit in a label-sized buffer.
+  const bool            labelsFirst = uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) <= n * sizeof(TLabel);
+
+  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
+  auto                   dInput = std::make_unique<DeviceBuffer<TPixel>>(n, stream, &tracker);
+  auto                   dMask = std::make_unique<DeviceBuffer<uint8_t>>(mask ? n : 0, stream, &tracker);
+  DeviceBuffer<I>        dSlots(uint64_t(words) * kNodesPerRow, stream, &tracker);
+  DeviceBuffer<unsigned> dMasks(words, stream, &tracker);
+  DeviceBuffer<I>        dChunkCount(chunks, stream, &tracker);
+  DeviceBuffer<I>        dChunkOffset(chunks, stream, &tracker);
+  std::unique_ptr<detail::RawDeviceBuffer> dLabels;
+  if (labelsFirst)
+    dLabels = std::make_unique<detail::RawDeviceBuffer>(n * sizeof(TLabel), stream, &tracker);
+  detail::CopyToDevice(dInput->get(), input, n * sizeof(TPixel), stream, context);
+  if (mask)
+    detail::CopyToDevice(dMask->get(), mask, n, stream, context);
+  CHS_CUDA_CHECK(cudaMemsetAsync(dChunkCount.get(), 0, chunks * sizeof(I), stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.25f);
+
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const Extent<I>        e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
+  const BinaryOp<TPixel> op{ dInput->get(), mask ? dMask->get() : nullptr };
+  const auto             merge = [&](auto full, auto tile) {
+    LaunchNodeMerge<TPixel, decltype(full)::value, I, V, decltype(tile)>(op, dSlots.get(), dMasks.get(), e,
+                                                                          dChunkCount.get(), words, device, stream);
+  };
+  if (e.nz == 1)
+    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile2D{}) : merge(std::false_type{}, BinaryTile2D{});
+  else
+    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile3D{}) : merge(std::false_type{}, BinaryTile3D{});
+  dInput.reset(); // stream-ordered: the memory is free for the labels once the merge is done
+  dMask.reset();
+  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
+  unsigned long long count = 0;
+  if (countFirst)
+  {
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
+    if (count + 2 > static_cast<unsigned long long>(Sentinel<I>() - base)) // labels up to count + 1 below the sentinel
+      throw NodeLabelsDoNotFit{};
+  }
+  if (!labelsFirst)
+    dLabels = std::make_unique<detail::RawDeviceBuffer>(
+      n * (countFirst ? TransferWidth<TLabel>(count, parameters.backgroundLabel) : sizeof(TLabel)), stream, &tracker);
+  NodeRootLabelKernel<I><<<static_cast<unsigned>(chunks), kNodeRootLabelThreads, 0, stream>>>(
+    dSlots.get(), half, base, dChunkOffset.get(), words, parameters.backgroundLabel);
+  CHS_CUDA_CHECK_LAUNCH("NodeRootLabelKernel");
+  StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
+  const uint64_t    segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
+  const unsigned    blocks = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
+  const I *         lastOffset = dChunkOffset.get() + chunks - 1;
+  const I *         lastCount = dChunkCount.get() + chunks - 1;
+  if (wantStats)
+    NodeFinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
+      stats.Pointers());
+  else
+    NodeFinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
+      StatisticsPointers{});
+  CHS_CUDA_CHECK_LAUNCH("NodeFinalizeKernel");
+  timer.Stop();
+  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
+  if (!countFirst)
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.75f);
+
+  if (wantStats)
+    stats.Download(*statistics, count, stream);
+  const unsigned width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  if (width < sizeof(TLabel))
+    detail::CopyToHostWidened(labels, sizeof(TLabel), dLabels->get(), width, n, stream, context);
+  else
+    detail::CopyToHost(labels, dLabels->get(), n * sizeof(TLabel), stream, context);
+  progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes = tracker.peak;
+  }
+  return count;
 }
 
 template <typename TPixel, typename TLabel, typename I>
@@ -1581,45 +2036,28 @@ Run(const TPixel *                       input,
   if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
-    // The row masks are kept over the input (MaskWord) where the rows' bytes allow it.
-    unsigned * rowMasks = RowMasksFit<TPixel>(grid.size[0], uint64_t(grid.size[1]) * grid.size[2])
-                            ? reinterpret_cast<unsigned *>(dInput.get())
-                            : nullptr;
     if (parameters.fullyConnected)
-      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), rowMasks, device, stream);
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
-      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), rowMasks, device, stream);
+      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
   else
   {
     const FlatOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
-      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
+      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
-      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), nullptr, device, stream);
+      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
-  size_t tempBytes = 0;
-  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
-  {
-    DeviceBuffer<uint8_t> temp(tempBytes, stream, &tracker);
-    CHS_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, dChunkCount.get(), dChunkOffset.get(), chunks, stream));
-  }
+  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
   if (chunks > 0x7fffffffull)
     throw std::invalid_argument("chs: image too large for the root numbering grid");
-  // The total is the last offset plus the last count; it is checked before anything reaches the caller's memory.
-  // Statistics need it to size their arrays, so it is read back at once; without them the labels are computed in
-  // the device buffers first and the count is read with them, which saves the GPU a wait for a host round trip.
-  // (A copy into pageable memory returns only when it is done, so it is issued after the kernels' launches.)
+  // Statistics need the count to size their arrays, so it is read back at once; without them the labels are
+  // computed in the device buffers first and the count is read with them, which saves the GPU a wait for a host
+  // round trip.
   unsigned long long count = 0;
   const auto         readCount = [&] {
-    I last[2] = { 0, 0 };
-    CHS_CUDA_CHECK(cudaMemcpyAsync(last, dChunkOffset.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, dChunkCount.get() + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    count = static_cast<unsigned long long>(last[0]) + last[1];
-    if (count > parameters.maximumLabel)
-      throw LabelOverflowError(count, parameters.maximumLabel);
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
   };
   const bool wantStats = parameters.computeStatistics && statistics != nullptr;
   if (wantStats || inPlace)
@@ -1641,18 +2079,9 @@ Run(const TPixel *                       input,
       dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
-  DeviceBuffer<unsigned long long>      dVoxels(wantStats ? count : 0, stream, &tracker);
-  DeviceBuffer<unsigned>                dMin(wantStats ? 3 * count : 0, stream, &tracker);
-  DeviceBuffer<unsigned>                dMax(wantStats ? 3 * count : 0, stream, &tracker);
-  StatisticsPointers                    sp;
+  StatisticsBuffers statsBuffers(wantStats ? count : 0, stream, tracker);
+  const StatisticsPointers sp = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
   const unsigned blocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
-  if (wantStats)
-  {
-    CHS_CUDA_CHECK(cudaMemsetAsync(dVoxels.get(), 0, count * sizeof(unsigned long long), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(dMin.get(), 0xff, 3 * count * sizeof(unsigned), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(dMax.get(), 0, 3 * count * sizeof(unsigned), stream));
-    sp = StatisticsPointers{ dVoxels.get(), dMin.get(), dMax.get() };
-  }
   const auto finalize = [&](auto stats) {
     constexpr bool S = decltype(stats)::value;
     if constexpr (narrowLabels)
@@ -1706,17 +2135,7 @@ Run(const TPixel *                       input,
   progress(0.75f);
 
   if (wantStats)
-  {
-    statistics->voxelCount.resize(count);
-    statistics->minimum.resize(3 * count);
-    statistics->maximum.resize(3 * count);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->voxelCount.data(), dVoxels.get(), count * sizeof(uint64_t),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->minimum.data(), dMin.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics->maximum.data(), dMax.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
-  }
+    statsBuffers.Download(*statistics, count, stream);
   // Narrow labels are in ranges (in place), in the labels buffer (FinalizeNarrowKernel) or over the parents
   // (NarrowLabelsKernel); packed ones (in place, with statistics) have the labels' own width.
   const void * narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
@@ -1761,6 +2180,31 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
   if (grid.size[0] > 0xffffffffull || grid.size[1] > 0xffffffffull || grid.size[2] > 0xffffffffull)
     throw std::invalid_argument("chs: an image dimension exceeds 2^32 - 1 voxels");
   detail::DeviceScope scope(context.device);
+  if (parameters.mode == ConnectedComponentMode::Binary)
+  {
+    // Nodes: 32-bit below 2^31 (labels above the tag bit), 32-bit with offset labels below 2^32 (the voxel indices
+    // are 64-bit there), else 64-bit; forceWideIndex and forceOffsetLabels take the wider ones on small images.
+    const uint64_t nodes = cc::TileRows(grid) * cc::kNodesPerRow;
+    const bool     wide = nodes > 0xffffffffull - 64 || parameters.forceWideIndex;
+    const bool     offset = !wide && (nodes > (uint64_t(1) << 31) - 64 || parameters.forceOffsetLabels);
+    const auto     run = [&](auto node, auto voxel, bool offsetLabels) {
+      return cc::RunNodes<TPixel, TLabel, decltype(node), decltype(voxel)>(input, mask, labels, grid, parameters,
+                                                                           statistics, context, info, offsetLabels);
+    };
+    if (!wide && cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 4))
+    {
+      if (!offset)
+        return run(uint32_t{}, uint32_t{}, false);
+      try
+      {
+        return run(uint32_t{}, uint64_t{}, true);
+      }
+      catch (const cc::NodeLabelsDoNotFit &)
+      {} // too many objects for offset labels: 64-bit nodes
+    }
+    if (cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 8))
+      return run((unsigned long long){}, uint64_t{}, false);
+  }
   if (n < 0xffffffffull && !parameters.forceWideIndex)
     return cc::Run<TPixel, TLabel, uint32_t>(input, mask, labels, grid, parameters, statistics, context, info);
   return cc::Run<TPixel, TLabel, unsigned long long>(input, mask, labels, grid, parameters, statistics, context,
