@@ -11,13 +11,9 @@
 //     tile row is one warp, and a ballot finds the start of every run of connected voxels (the paper's row scan);
 //     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
 //     local union-find). Writes the global index of each voxel's local root and counts the local roots per chunk
-//     of 4096 voxels in raster order. Binary images take BinaryLocalMergeKernel instead: each tile row is a 32-bit
-//     foreground mask, the union-find's nodes are the rows' runs, and bit operations give one union per pair of
-//     adjacent runs (3D tiles of 32 x 16 x 16).
+//     of 4096 voxels in raster order.
 //  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
 //     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
-//     Binary images take BinaryBoundaryKernel instead: one thread a tile row, from the rows' foreground masks that
-//     the local merge leaves over the input.
 //  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
 //     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and the final link
 //     (the paper's) gives every voxel its root's label: FinalizeKernel with per-label statistics, otherwise
@@ -25,6 +21,9 @@
 //     bytes) for the download; the host widens them back (detail::CopyToHostWidened).
 //  4. NarrowLabelsKernel: the same narrowing after FinalizeKernel (statistics) or FinalizeVectorKernel (more than
 //     2^31 voxels with 32-bit indices), written over the parents.
+// Binary images with rows of 32 voxels or more (RunNodes) take the same steps on the runs of the tile rows instead
+// of the voxels (see kNodesPerRow): BinaryLocalMergeKernel, BinaryBoundaryKernel, NodeRootLabelKernel and
+// NodeFinalizeKernel.
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
