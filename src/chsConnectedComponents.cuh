@@ -1873,10 +1873,11 @@ struct NodeLabelsDoNotFit
  * parents. base = 2^31 (2^63) with 32-bit (64-bit) nodes below it; with 32-bit nodes from 2^31 on (`offsetLabels`:
  * volumes of 2^32 voxels and more) base is the node count, which leaves 2^32 - 1 - base labels. The labels are
  * written in their transfer width, into a buffer of sizeof(TLabel) a voxel allocated first where the slots and
- * masks take no more (labelsFirst); otherwise into one allocated after the merge, in the place of the input and
- * mask, which are freed then (freeing them in the timed part when it is not needed would cost the time the memory
- * pool takes to give back memory at the next synchronisation: 5 ms for the 4.6e9-voxel input): of the transfer width where the count is read before the final link
- * (statistics, offset labels, 64-bit nodes), else of sizeof(TLabel). */
+ * masks take no more (labelsFirst); otherwise into one allocated after the merge in the place of the input and
+ * mask, which are freed then: of the transfer width where the count is read before the final link (statistics,
+ * offset labels, 64-bit nodes), else of sizeof(TLabel). (Freeing the input in the timed part where nothing takes
+ * its place cost the 4.6e9-voxel volume 5 ms: the memory pool gives freed memory back at the next
+ * synchronisation.) */
 template <typename TPixel, typename TLabel, typename I, typename V>
 uint64_t
 RunNodes(const TPixel *                       input,
