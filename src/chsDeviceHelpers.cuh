@@ -1,0 +1,120 @@
+// Device helpers shared by the module's kernels: the lock-free union-find (find with path halving, union by
+// atomicMin so that the root of a set is its smallest element whatever the thread order) and a warp's work queue.
+#ifndef chsDeviceHelpers_cuh
+#define chsDeviceHelpers_cuh
+
+#include "chsCudaCommon.cuh"
+
+namespace chs
+{
+
+/** Where element a of a union-find lives in its parents array: at a (the voxels' and the tiles' union-finds), or
+ * elsewhere (SlotMap, the runs' union-find). */
+struct Direct
+{
+  template <typename T>
+  __device__ __forceinline__ T
+  operator()(T a) const
+  {
+    return a;
+  }
+};
+
+/** Find with path halving, on the tile's parents in shared memory (T = int) or the image's in global memory
+ * (T = the index type). Reads are volatile: other threads, in global memory other blocks, link roots meanwhile.
+ * The halving store is an atomicMin (a fire-and-forget reduction): parents only ever decrease, so a concurrent
+ * link is never undone. */
+template <typename T, class Map = Direct>
+__device__ __forceinline__ T
+FindRoot(T * P, T a, Map at = {})
+{
+  const volatile T * V = P;
+  for (;;)
+  {
+    const T p = V[at(a)];
+    if (p == a)
+      return a;
+    const T gp = V[at(p)];
+    if (gp == p)
+      return p;
+    atomicMin(P + at(a), gp);
+    a = gp;
+  }
+}
+
+/** Links the larger root of a's and b's sets under the smaller. Returns true when this call linked two roots (the
+ * number of sets fell by one). */
+template <typename T, class Map = Direct>
+__device__ __forceinline__ bool
+Unite(T * P, T a, T b, T * linked = nullptr, Map at = {})
+{
+  for (;;)
+  {
+    a = FindRoot(P, a, at);
+    b = FindRoot(P, b, at);
+    if (a == b)
+      return false;
+    if (a < b)
+    {
+      const T t = a;
+      a = b;
+      b = t;
+    }
+    const T old = atomicMin(P + at(a), b);
+    if (old == a)
+    {
+      if (linked)
+        *linked = a;
+      return true;
+    }
+    a = old; // a was linked meanwhile: unite its new root instead
+  }
+}
+
+/** A warp's queue of work items in shared memory, run 32 at a time so that every lane has one: unions are wanted by
+ * a few lanes of each row or face segment, and a warp running them where they arise would run mostly idle lanes.
+ * Push is called by all lanes; the items of the lanes where `wanted` holds are appended, and whenever 32 are
+ * queued each lane takes one and calls `work(item)`. Flush runs what is left (fewer than 32 lanes). */
+template <typename T, class Work>
+struct WarpQueue
+{
+  T *  items; // 64 items of this warp
+  int  lane;
+  int  queued; // the same in every lane
+  Work work;
+
+  __device__ __forceinline__ void
+  Push(bool wanted, const T & item)
+  {
+    const unsigned want = __ballot_sync(0xffffffffu, wanted);
+    if (wanted)
+      items[queued + __popc(want & ((1u << lane) - 1u))] = item;
+    queued += __popc(want);
+    if (queued < 32)
+      return;
+    __syncwarp();
+    const T mine = items[lane];
+    T       next{};
+    if (lane + 32 < queued)
+      next = items[lane + 32];
+    __syncwarp();
+    if (lane + 32 < queued)
+      items[lane] = next;
+    queued -= 32;
+    work(mine);
+    __syncwarp();
+  }
+  __device__ __forceinline__ void
+  Flush()
+  {
+    __syncwarp();
+    if (lane < queued)
+      work(items[lane]);
+    queued = 0;
+    __syncwarp();
+  }
+};
+
+} // namespace chs
+
+#endif
