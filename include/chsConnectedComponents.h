@@ -16,18 +16,6 @@
 namespace chs
 {
 
-/** A dense image of up to three dimensions, x fastest; unused dimensions have size 1. */
-struct Grid
-{
-  uint64_t size[3] = { 1, 1, 1 };
-  unsigned dimension = 2;
-  uint64_t
-  NumberOfVoxels() const
-  {
-    return size[0] * size[1] * size[2];
-  }
-};
-
 enum class ConnectedComponentMode
 {
   /** ITK's ConnectedComponentImageFilter: voxels with a non-zero value (and inside the mask) are foreground;

@@ -15,6 +15,18 @@
 namespace chs
 {
 
+/** A dense image of up to three dimensions, x fastest; unused dimensions have size 1. */
+struct Grid
+{
+  uint64_t size[3] = { 1, 1, 1 };
+  unsigned dimension = 2;
+  uint64_t
+  NumberOfVoxels() const
+  {
+    return size[0] * size[1] * size[2];
+  }
+};
+
 /** Where and how a CUDA backend runs. The stream is a cudaStream_t passed as void* so that no CUDA header
  * reaches the ITK-facing headers. */
 struct ExecutionContext

@@ -1,0 +1,179 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaImageForestingTransformImageFilter_hxx
+#define itkCudaImageForestingTransformImageFilter_hxx
+
+#include "itkCudaImageForestingTransformImageFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+
+#include <exception>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TLabelImage>
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::CudaImageForestingTransformImageFilter()
+{
+  this->AddRequiredInputName("SeedImage", 1);
+  this->SetNumberOfRequiredOutputs(3);
+  this->SetNthOutput(1, this->MakeOutput(1));
+  this->SetNthOutput(2, this->MakeOutput(2));
+}
+
+template <typename TInputImage, typename TLabelImage>
+DataObject::Pointer
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::MakeOutput(DataObjectPointerArraySizeType idx)
+{
+  if (idx == 1)
+  {
+    return CostImageType::New().GetPointer();
+  }
+  if (idx == 2)
+  {
+    return PredecessorImageType::New().GetPointer();
+  }
+  return Superclass::MakeOutput(idx);
+}
+
+template <typename TInputImage, typename TLabelImage>
+auto
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GetCostOutput() -> CostImageType *
+{
+  return dynamic_cast<CostImageType *>(this->ProcessObject::GetOutput(1));
+}
+
+template <typename TInputImage, typename TLabelImage>
+auto
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GetPredecessorOutput() -> PredecessorImageType *
+{
+  return dynamic_cast<PredecessorImageType *>(this->ProcessObject::GetOutput(2));
+}
+
+template <typename TInputImage, typename TLabelImage>
+void
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+  if (auto * seeds = const_cast<LabelImageType *>(this->GetSeedImage()))
+  {
+    seeds->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TLabelImage>
+void
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::EnlargeOutputRequestedRegion(DataObject *)
+{
+  for (unsigned i = 0; i < 3; ++i)
+  {
+    this->ProcessObject::GetOutput(i)->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TLabelImage>
+void
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
+{
+  using WeightCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
+  using LabelCanonical  = typename CudaCanonicalLabel<LabelPixelType>::Type;
+
+  m_SeedCount          = 0;
+  m_NumberOfRounds     = 0;
+  m_KernelMilliseconds = 0.0;
+  m_PeakDeviceMemory   = 0;
+
+  const InputImageType * input  = this->GetInput();
+  const LabelImageType * seeds  = this->GetSeedImage();
+  const RegionType       region = input->GetLargestPossibleRegion();
+  if (region.GetNumberOfPixels() == 0)
+  {
+    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize() << ").");
+  }
+  if (input->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
+                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
+  }
+  if (seeds->GetLargestPossibleRegion() != region || seeds->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "The seed image must cover the input's largest possible region " << region
+                      << "; its largest possible region is " << seeds->GetLargestPossibleRegion() << '.');
+  }
+
+  chs::Grid grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    grid.size[d] = region.GetSize(d);
+  }
+  chs::ForestingTransformParameters parameters;
+  parameters.fullyConnected = m_FullyConnected;
+  parameters.arcWeight      = m_ArcWeight;
+  parameters.maximumRounds  = m_MaximumNumberOfRounds;
+
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+
+  this->AllocateOutputs();
+  LabelImageType *              labels      = this->GetOutput();
+  CostImageType *               cost        = this->GetCostOutput();
+  PredecessorImageType *        predecessor = this->GetPredecessorOutput();
+  const auto *                  w           = reinterpret_cast<const WeightCanonical *>(input->GetBufferPointer());
+  const auto *                  s           = reinterpret_cast<const LabelCanonical *>(seeds->GetBufferPointer());
+  auto *                        l           = reinterpret_cast<LabelCanonical *>(labels->GetBufferPointer());
+  auto *                        p           = reinterpret_cast<int64_t *>(predecessor->GetBufferPointer());
+  chs::ForestingTransformResult result;
+  try
+  {
+    if (backend == BackendEnum::CUDA)
+    {
+      chs::ExecutionContext context;
+      context.device      = m_DeviceId;
+      context.progress    = [this](float f) { this->UpdateProgress(f); };
+      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
+      chs::RunInfo info;
+      result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &info);
+      m_KernelMilliseconds = info.kernelMilliseconds;
+      m_PeakDeviceMemory   = info.peakDeviceBytes;
+    }
+    else
+    {
+      result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p);
+      this->UpdateProgress(1.0f);
+    }
+  }
+  catch (const std::exception & e)
+  {
+    // Nothing of a failed run is left behind: the output buffers are released.
+    labels->Initialize();
+    cost->Initialize();
+    predecessor->Initialize();
+    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
+  }
+  m_LastBackend    = backend;
+  m_SeedCount      = result.seedCount;
+  m_NumberOfRounds = result.rounds;
+}
+
+template <typename TInputImage, typename TLabelImage>
+void
+CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "ArcWeight: " << static_cast<int>(m_ArcWeight) << std::endl;
+  os << indent << "MaximumNumberOfRounds: " << m_MaximumNumberOfRounds << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "SeedCount: " << m_SeedCount << std::endl;
+  os << indent << "NumberOfRounds: " << m_NumberOfRounds << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+}
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,243 @@
+// CUDA Image Foresting Transform by seed competition (Goncalves et al., "cudaIFT: 180x Faster Image Foresting
+// Transform for Waterpixel Estimation using CUDA"), in 2D and 3D, with the exact tie rule of
+// include/chsForestingTransform.h: the host-side driver. Stages: src/ift/chsIFTRelax.cuh (initialisation and the
+// relaxation rounds of the keys), src/ift/chsIFTForest.cuh (predecessors, costs and labels from the keys).
+//
+// Where this departs from the paper: the paper's tiles let active pixels conquer their neighbours under locks and
+// run a fixed number of rounds, and its labels in tie zones depend on the thread timing. Here every pixel pulls the
+// smallest offer of its neighbours (no locks), the rounds go on until no tile changes, and the keys carry the hop
+// count that makes the forest unique.
+#ifndef chsForestingTransform_cuh
+#define chsForestingTransform_cuh
+
+#include "chsCudaCommon.cuh"
+#include "chsForestingTransform.h"
+#include "ift/chsIFTForest.cuh"
+#include "ift/chsIFTRelax.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace chs
+{
+namespace ift
+{
+
+/** Rounds are launched in batches of this many before the host reads their counts: a round after the fixed point
+ * runs no tile and costs a few microseconds, less than a host round trip. */
+constexpr int kRoundBatch = 4;
+
+template <ArcWeightFunction F, bool Full, class TileT, typename TW>
+uint64_t
+RelaxRounds(const TW *              B,
+            uint64_t *              K,
+            const Extent &          e,
+            uint64_t                maximumRounds,
+            cudaStream_t            stream,
+            detail::MemoryTracker & tracker)
+{
+  const dim3 grid((e.nx + TileT::X - 1) / TileT::X, (e.ny + TileT::Y - 1) / TileT::Y, (e.nz + TileT::Z - 1) / TileT::Z);
+  if (grid.y > 65535 || grid.z > 65535)
+    throw std::invalid_argument("chs: the image is too large across y or z for the Image Foresting Transform's tiles");
+  const uint64_t                 tiles = uint64_t(grid.x) * grid.y * grid.z;
+  detail::DeviceBuffer<uint8_t>  flags(2 * tiles, stream, &tracker);
+  detail::DeviceBuffer<unsigned> counts(kRoundBatch, stream, &tracker);
+  unsigned                       host[kRoundBatch];
+  uint64_t                       rounds = 0;
+  for (;;)
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(host), stream));
+    for (int b = 0; b < kRoundBatch; ++b)
+    {
+      const uint64_t r      = rounds + b;
+      uint8_t *      before = flags.get() + (r & 1) * tiles;
+      uint8_t *      now    = flags.get() + ((r + 1) & 1) * tiles;
+      RelaxKernel<F, Full, TileT, TW>
+        <<<grid, TileT::Threads, 0, stream>>>(B, K, e, before, now, counts.get() + b, r == 0);
+      CHS_CUDA_CHECK_LAUNCH("RelaxKernel");
+    }
+    CHS_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int b = 0; b < kRoundBatch; ++b)
+      if (host[b] == 0)
+        return rounds + b + 1;
+    rounds += kRoundBatch;
+    if (rounds >= maximumRounds)
+      throw std::runtime_error("chs: the Image Foresting Transform did not converge within " + std::to_string(rounds) +
+                               " rounds (the limit is " + std::to_string(maximumRounds) + ")");
+  }
+}
+
+template <ArcWeightFunction F, bool Full, typename TW, typename TCost>
+uint64_t
+Keys(const TW *              B,
+     uint64_t *              K,
+     uint32_t *              parent,
+     TCost *                 cost,
+     int64_t *               predecessor,
+     const Extent &          e,
+     bool                    threeD,
+     uint64_t                maximumRounds,
+     int                     device,
+     cudaStream_t            stream,
+     detail::MemoryTracker & tracker)
+{
+  const uint64_t n      = uint64_t(e.nx) * e.ny * e.nz;
+  const unsigned blocks = detail::GridStrideBlocks(n, 256, device);
+  uint64_t       rounds;
+  if (threeD)
+  {
+    rounds = RelaxRounds<F, Full, Tile3D>(B, K, e, maximumRounds, stream, tracker);
+    ForestKernel<F, Full, 1, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
+  }
+  else
+  {
+    rounds = RelaxRounds<F, Full, Tile2D>(B, K, e, maximumRounds, stream, tracker);
+    ForestKernel<F, Full, 0, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
+  }
+  CHS_CUDA_CHECK_LAUNCH("ForestKernel");
+  return rounds;
+}
+
+} // namespace ift
+
+template <typename TWeight, typename TLabel>
+ForestingTransformResult
+ImageForestingTransformCUDA(const TWeight *                         weights,
+                            const TLabel *                          seeds,
+                            const Grid &                            grid,
+                            const ForestingTransformParameters &    parameters,
+                            TLabel *                                labels,
+                            typename ForestingCost<TWeight>::Type * cost,
+                            int64_t *                               predecessor,
+                            const ExecutionContext &                context,
+                            RunInfo *                               info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  using TCost             = typename ForestingCost<TWeight>::Type;
+  const uint64_t        n = ift::CheckedVoxelCount(grid);
+  const ift::Extent     e{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]) };
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+  const auto            progress = [&](float f)
+  {
+    if (context.progress)
+      context.progress(f);
+  };
+
+  detail::DeviceBuffer<TWeight>            dWeights(n, stream, &tracker);
+  detail::DeviceBuffer<TLabel>             dSeeds(n, stream, &tracker);
+  detail::DeviceBuffer<uint64_t>           dKeys(n, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> dStatus(2, stream, &tracker);
+  detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);
+  detail::CopyToDevice(dSeeds.get(), seeds, n * sizeof(TLabel), stream, context);
+  progress(0.2f);
+
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const unsigned     blocks    = detail::GridStrideBlocks(n, 256, context.device);
+  unsigned long long status[2] = { 0, n };
+  CHS_CUDA_CHECK(cudaMemcpyAsync(dStatus.get(), status, sizeof(status), cudaMemcpyHostToDevice, stream));
+  ift::InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights.get(), dSeeds.get(), dKeys.get(), n, dStatus.get());
+  CHS_CUDA_CHECK_LAUNCH("InitializeKernel");
+  CHS_CUDA_CHECK(cudaMemcpyAsync(status, dStatus.get(), sizeof(status), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (status[1] < n)
+    throw ift::InvalidWeightError(grid, status[1]);
+  if (status[0] == 0)
+    throw ift::NoSeedError();
+
+  detail::DeviceBuffer<uint32_t>                 dParent(n, stream, &tracker);
+  std::unique_ptr<detail::DeviceBuffer<TCost>>   dCost;
+  std::unique_ptr<detail::DeviceBuffer<int64_t>> dPredecessor;
+  if (cost)
+    dCost = std::make_unique<detail::DeviceBuffer<TCost>>(n, stream, &tracker);
+  if (predecessor)
+    dPredecessor = std::make_unique<detail::DeviceBuffer<int64_t>>(n, stream, &tracker);
+  const uint64_t maximumRounds      = parameters.maximumRounds ? parameters.maximumRounds : n + 1;
+  const bool     threeD             = grid.dimension == 3;
+  TCost *        costPointer        = dCost ? dCost->get() : nullptr;
+  int64_t *      predecessorPointer = dPredecessor ? dPredecessor->get() : nullptr;
+  uint64_t       rounds             = 0;
+  const auto     keys               = [&](auto f, auto full)
+  {
+    rounds = ift::Keys<decltype(f)::value, decltype(full)::value>(dWeights.get(),
+                                                                  dKeys.get(),
+                                                                  dParent.get(),
+                                                                  costPointer,
+                                                                  predecessorPointer,
+                                                                  e,
+                                                                  threeD,
+                                                                  maximumRounds,
+                                                                  context.device,
+                                                                  stream,
+                                                                  tracker);
+  };
+  const auto withConnectivity = [&](auto f)
+  {
+    if (parameters.fullyConnected)
+      keys(f, std::true_type{});
+    else
+      keys(f, std::false_type{});
+  };
+  using Fn = ArcWeightFunction;
+  switch (parameters.arcWeight)
+  {
+    case Fn::Target:
+      withConnectivity(std::integral_constant<Fn, Fn::Target>{});
+      break;
+    case Fn::Maximum:
+      withConnectivity(std::integral_constant<Fn, Fn::Maximum>{});
+      break;
+    case Fn::AbsoluteDifference:
+      withConnectivity(std::integral_constant<Fn, Fn::AbsoluteDifference>{});
+      break;
+  }
+
+  // The keys are no longer needed: their first half holds the copy of the predecessors that the finds shorten.
+  auto * root = reinterpret_cast<uint32_t *>(dKeys.get());
+  CHS_CUDA_CHECK(cudaMemcpyAsync(root, dParent.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+  detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
+  ift::LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds.get(), dLabels.get(), n);
+  CHS_CUDA_CHECK_LAUNCH("LabelKernel");
+  timer.Stop();
+  const double milliseconds = timer.Milliseconds();
+  progress(0.8f);
+
+  detail::CopyToHost(labels, dLabels.get(), n * sizeof(TLabel), stream, context);
+  if (cost)
+    detail::CopyToHost(cost, costPointer, n * sizeof(TCost), stream, context);
+  if (predecessor)
+    detail::CopyToHost(predecessor, predecessorPointer, n * sizeof(int64_t), stream, context);
+  progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = milliseconds;
+    info->peakDeviceBytes    = tracker.peak;
+  }
+  ForestingTransformResult result;
+  result.seedCount = status[0];
+  result.rounds    = rounds;
+  return result;
+}
+
+} // namespace chs
+
+#define CHS_INSTANTIATE_IFT_CUDA(TWeight, TLabel)                                                                                              \
+  template CudaHierarchicalSegmentation_EXPORT chs::ForestingTransformResult                                                                   \
+                                               chs::ImageForestingTransformCUDA<TWeight, TLabel>(const TWeight *,                              \
+                                                    const TLabel *,                               \
+                                                    const chs::Grid &,                            \
+                                                    const chs::ForestingTransformParameters &,    \
+                                                    TLabel *,                                     \
+                                                    typename chs::ForestingCost<TWeight>::Type *, \
+                                                    int64_t *,                                    \
+                                                    const chs::ExecutionContext &,                \
+                                                    chs::RunInfo *)
+
+#endif
