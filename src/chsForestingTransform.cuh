@@ -12,6 +12,7 @@
 
 #include "chsCudaCommon.cuh"
 #include "chsForestingTransform.h"
+#include "chsForestingTransformDevice.h"
 #include "ift/chsIFTForest.cuh"
 #include "ift/chsIFTRelax.cuh"
 
@@ -103,54 +104,37 @@ Keys(const TW *              B,
   return rounds;
 }
 
-} // namespace ift
-
 template <typename TWeight, typename TLabel>
 ForestingTransformResult
-ImageForestingTransformCUDA(const TWeight *                         weights,
-                            const TLabel *                          seeds,
-                            const Grid &                            grid,
-                            const ForestingTransformParameters &    parameters,
-                            TLabel *                                labels,
-                            typename ForestingCost<TWeight>::Type * cost,
-                            int64_t *                               predecessor,
-                            const ExecutionContext &                context,
-                            RunInfo *                               info)
+TransformOnDevice(const TWeight *                         dWeights,
+                  const TLabel *                          dSeeds,
+                  const Grid &                            grid,
+                  const ForestingTransformParameters &    parameters,
+                  TLabel *                                labels,
+                  typename ForestingCost<TWeight>::Type * cost,
+                  int64_t *                               predecessor,
+                  const ExecutionContext &                context,
+                  detail::MemoryTracker &                 tracker,
+                  detail::EventTimer &                    timer)
 {
-  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
-  using TCost             = typename ForestingCost<TWeight>::Type;
-  const uint64_t        n = ift::CheckedVoxelCount(grid);
-  const ift::Extent     e{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]) };
-  detail::DeviceScope   scope(context.device);
-  const auto            stream = static_cast<cudaStream_t>(context.stream);
-  detail::MemoryTracker tracker;
-  const auto            progress = [&](float f)
-  {
-    if (context.progress)
-      context.progress(f);
-  };
+  using TCost = typename ForestingCost<TWeight>::Type;
+  const uint64_t n = CheckedVoxelCount(grid);
+  const Extent   e{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]) };
+  const auto     stream = static_cast<cudaStream_t>(context.stream);
 
-  detail::DeviceBuffer<TWeight>            dWeights(n, stream, &tracker);
-  detail::DeviceBuffer<TLabel>             dSeeds(n, stream, &tracker);
   detail::DeviceBuffer<uint64_t>           dKeys(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dStatus(2, stream, &tracker);
-  detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);
-  detail::CopyToDevice(dSeeds.get(), seeds, n * sizeof(TLabel), stream, context);
-  progress(0.2f);
-
-  detail::EventTimer timer(stream);
-  timer.Start();
-  const unsigned     blocks    = detail::GridStrideBlocks(n, 256, context.device);
-  unsigned long long status[2] = { 0, n };
+  const unsigned                           blocks = detail::GridStrideBlocks(n, 256, context.device);
+  unsigned long long                       status[2] = { 0, n };
   CHS_CUDA_CHECK(cudaMemcpyAsync(dStatus.get(), status, sizeof(status), cudaMemcpyHostToDevice, stream));
-  ift::InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights.get(), dSeeds.get(), dKeys.get(), n, dStatus.get());
+  InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights, dSeeds, dKeys.get(), n, dStatus.get());
   CHS_CUDA_CHECK_LAUNCH("InitializeKernel");
   CHS_CUDA_CHECK(cudaMemcpyAsync(status, dStatus.get(), sizeof(status), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (status[1] < n)
-    throw ift::InvalidWeightError(grid, status[1]);
+    throw InvalidWeightError(grid, status[1]);
   if (status[0] == 0)
-    throw ift::NoSeedError();
+    throw NoSeedError();
 
   detail::DeviceBuffer<uint32_t>                 dParent(n, stream, &tracker);
   std::unique_ptr<detail::DeviceBuffer<TCost>>   dCost;
@@ -159,27 +143,17 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
     dCost = std::make_unique<detail::DeviceBuffer<TCost>>(n, stream, &tracker);
   if (predecessor)
     dPredecessor = std::make_unique<detail::DeviceBuffer<int64_t>>(n, stream, &tracker);
-  const uint64_t maximumRounds      = parameters.maximumRounds ? parameters.maximumRounds : n + 1;
-  const bool     threeD             = grid.dimension == 3;
-  TCost *        costPointer        = dCost ? dCost->get() : nullptr;
+  const uint64_t maximumRounds = parameters.maximumRounds ? parameters.maximumRounds : n + 1;
+  const bool     threeD = grid.dimension == 3;
+  TCost *        costPointer = dCost ? dCost->get() : nullptr;
   int64_t *      predecessorPointer = dPredecessor ? dPredecessor->get() : nullptr;
-  uint64_t       rounds             = 0;
-  const auto     keys               = [&](auto f, auto full)
-  {
-    rounds = ift::Keys<decltype(f)::value, decltype(full)::value>(dWeights.get(),
-                                                                  dKeys.get(),
-                                                                  dParent.get(),
-                                                                  costPointer,
-                                                                  predecessorPointer,
-                                                                  e,
-                                                                  threeD,
-                                                                  maximumRounds,
-                                                                  context.device,
-                                                                  stream,
-                                                                  tracker);
+  uint64_t       rounds = 0;
+  const auto     keys = [&](auto f, auto full) {
+    rounds = Keys<decltype(f)::value, decltype(full)::value>(dWeights, dKeys.get(), dParent.get(), costPointer,
+                                                             predecessorPointer, e, threeD, maximumRounds,
+                                                             context.device, stream, tracker);
   };
-  const auto withConnectivity = [&](auto f)
-  {
+  const auto withConnectivity = [&](auto f) {
     if (parameters.fullyConnected)
       keys(f, std::true_type{});
     else
@@ -203,41 +177,74 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   auto * root = reinterpret_cast<uint32_t *>(dKeys.get());
   CHS_CUDA_CHECK(cudaMemcpyAsync(root, dParent.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
   detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
-  ift::LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds.get(), dLabels.get(), n);
+  LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds, dLabels.get(), n);
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   timer.Stop();
-  const double milliseconds = timer.Milliseconds();
-  progress(0.8f);
+  if (context.progress)
+    context.progress(0.8f);
 
   detail::CopyToHost(labels, dLabels.get(), n * sizeof(TLabel), stream, context);
   if (cost)
     detail::CopyToHost(cost, costPointer, n * sizeof(TCost), stream, context);
   if (predecessor)
     detail::CopyToHost(predecessor, predecessorPointer, n * sizeof(int64_t), stream, context);
-  progress(1.0f);
-  if (info)
-  {
-    info->kernelMilliseconds = milliseconds;
-    info->peakDeviceBytes    = tracker.peak;
-  }
+  if (context.progress)
+    context.progress(1.0f);
   ForestingTransformResult result;
   result.seedCount = status[0];
-  result.rounds    = rounds;
+  result.rounds = rounds;
+  return result;
+}
+
+} // namespace ift
+
+template <typename TWeight, typename TLabel>
+ForestingTransformResult
+ImageForestingTransformCUDA(const TWeight *                         weights,
+                            const TLabel *                          seeds,
+                            const Grid &                            grid,
+                            const ForestingTransformParameters &    parameters,
+                            TLabel *                                labels,
+                            typename ForestingCost<TWeight>::Type * cost,
+                            int64_t *                               predecessor,
+                            const ExecutionContext &                context,
+                            RunInfo *                               info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  const uint64_t        n = ift::CheckedVoxelCount(grid);
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+  detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
+  detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);
+  detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);
+  detail::CopyToDevice(dSeeds.get(), seeds, n * sizeof(TLabel), stream, context);
+  if (context.progress)
+    context.progress(0.2f);
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const ForestingTransformResult result = ift::TransformOnDevice(dWeights.get(), dSeeds.get(), grid, parameters,
+                                                                 labels, cost, predecessor, context, tracker, timer);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes = tracker.peak;
+  }
   return result;
 }
 
 } // namespace chs
 
-#define CHS_INSTANTIATE_IFT_CUDA(TWeight, TLabel)                                                                                              \
-  template CudaHierarchicalSegmentation_EXPORT chs::ForestingTransformResult                                                                   \
-                                               chs::ImageForestingTransformCUDA<TWeight, TLabel>(const TWeight *,                              \
-                                                    const TLabel *,                               \
-                                                    const chs::Grid &,                            \
-                                                    const chs::ForestingTransformParameters &,    \
-                                                    TLabel *,                                     \
-                                                    typename chs::ForestingCost<TWeight>::Type *, \
-                                                    int64_t *,                                    \
-                                                    const chs::ExecutionContext &,                \
-                                                    chs::RunInfo *)
+// clang-format off
+#define CHS_INSTANTIATE_IFT_CUDA(TWeight, TLabel)                                                                   \
+  template CudaHierarchicalSegmentation_EXPORT chs::ForestingTransformResult                                        \
+  chs::ImageForestingTransformCUDA<TWeight, TLabel>(                                                                \
+    const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
+    typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &, chs::RunInfo *);        \
+  template chs::ForestingTransformResult chs::ift::TransformOnDevice<TWeight, TLabel>(                              \
+    const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
+    typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &,                         \
+    chs::detail::MemoryTracker &, chs::detail::EventTimer &)
+// clang-format on
 
 #endif

@@ -1,0 +1,36 @@
+"""Merges the waterpixel benchmark's JSON files (module and sequential IFT; scikit-image) into a Markdown table.
+
+    python3 wp_report.py DIR      reads DIR/wp_module.json and DIR/wp_peers.json
+"""
+import json
+import os
+import sys
+
+# cudaIFT on a V100 at 4096^2 (the paper's Fig. 5, read off the plot and its text: about 20 ms at sigma 5, below
+# 0.5 s at sigma 30); only the two ends are stated in the text.
+PAPER_V100_MS = {5: 20.0, 30: 500.0}
+
+
+def main():
+    d = sys.argv[1]
+    module = json.load(open(os.path.join(d, "wp_module.json")))
+    peers = {(r["case"], r["sigma"]): r for r in json.load(open(os.path.join(d, "wp_peers.json")))}
+    print(f"Device: {module['device']}\n")
+    print("| input | sigma | superpixels | rounds | kernel ms | end-to-end ms | sequential IFT ms | vs sequential "
+          "(kernel) | vs sequential (end to end) | scikit-image watershed ms | compact watershed ms | "
+          "paper V100 ms | identical |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in module["records"]:
+        p = peers.get((r["case"], r["sigma"]), {})
+        sk = p.get("skimage_watershed_ms")
+        skc = p.get("skimage_compact_watershed_ms")
+        paper = PAPER_V100_MS.get(r["sigma"]) if r["shape"] == "4096x4096" else None
+        print(f"| {r['shape']} | {r['sigma']} | {r['superpixels']} | {r['rounds_min']:.0f}-{r['rounds_max']:.0f} "
+              f"| {r['kernel_ms']:.3f} | {r['update_ms']:.2f} | {r['sequential_ms']:.0f} "
+              f"| {r['sequential_ms'] / r['kernel_ms']:.0f}x | {r['sequential_ms'] / r['update_ms']:.0f}x "
+              f"| {f'{sk:.0f}' if sk else 'n/a'} | {f'{skc:.0f}' if skc else 'n/a'} "
+              f"| {f'~{paper:.0f}' if paper else 'n/a'} | {'yes' if r['identical_to_sequential'] else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()

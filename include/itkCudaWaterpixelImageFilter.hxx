@@ -1,0 +1,131 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaWaterpixelImageFilter_hxx
+#define itkCudaWaterpixelImageFilter_hxx
+
+#include "itkCudaWaterpixelImageFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "chsWaterpixels.h"
+
+#include <exception>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage>
+CudaWaterpixelImageFilter<TInputImage, TOutputImage>::CudaWaterpixelImageFilter()
+{
+  m_GridStep.Fill(10);
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterpixelImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
+{
+  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
+  using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
+
+  m_NumberOfSuperpixels = 0;
+  m_CompactnessUsed     = 0.0;
+  m_NumberOfRounds      = 0;
+  m_KernelMilliseconds  = 0.0;
+  m_PeakDeviceMemory    = 0;
+
+  const InputImageType * input  = this->GetInput();
+  const RegionType       region = input->GetLargestPossibleRegion();
+  if (region.GetNumberOfPixels() == 0)
+  {
+    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize() << ").");
+  }
+  if (input->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
+                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
+  }
+  chs::Grid                 grid;
+  chs::WaterpixelParameters parameters;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    grid.size[d]           = region.GetSize(d);
+    parameters.gridStep[d] = m_GridStep[d];
+  }
+  parameters.compactness          = static_cast<float>(m_Compactness);
+  parameters.gradientMinimumSeeds = m_GradientMinimumSeeds;
+  parameters.fullyConnected       = m_FullyConnected;
+
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+
+  this->AllocateOutputs();
+  OutputImageType *     output = this->GetOutput();
+  const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  chs::WaterpixelResult result;
+  try
+  {
+    if (backend == BackendEnum::CUDA)
+    {
+      chs::ExecutionContext context;
+      context.device      = m_DeviceId;
+      context.progress    = [this](float f) { this->UpdateProgress(f); };
+      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
+      chs::RunInfo info;
+      result               = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &info);
+      m_KernelMilliseconds = info.kernelMilliseconds;
+      m_PeakDeviceMemory   = info.peakDeviceBytes;
+    }
+    else
+    {
+      result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr);
+      this->UpdateProgress(1.0f);
+    }
+  }
+  catch (const std::exception & e)
+  {
+    output->Initialize(); // nothing of a failed run is left behind
+    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
+  }
+  m_LastBackend         = backend;
+  m_NumberOfSuperpixels = result.superpixels;
+  m_CompactnessUsed     = result.compactness;
+  m_NumberOfRounds      = result.rounds;
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterpixelImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "GridStep: " << m_GridStep << std::endl;
+  os << indent << "Compactness: " << m_Compactness << std::endl;
+  os << indent << "GradientMinimumSeeds: " << m_GradientMinimumSeeds << std::endl;
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "NumberOfSuperpixels: " << m_NumberOfSuperpixels << std::endl;
+  os << indent << "CompactnessUsed: " << m_CompactnessUsed << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+}
+
+} // namespace itk
+
+#endif
