@@ -117,14 +117,14 @@ TransformOnDevice(const TWeight *                         dWeights,
                   detail::MemoryTracker &                 tracker,
                   detail::EventTimer &                    timer)
 {
-  using TCost = typename ForestingCost<TWeight>::Type;
+  using TCost      = typename ForestingCost<TWeight>::Type;
   const uint64_t n = CheckedVoxelCount(grid);
   const Extent   e{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]) };
   const auto     stream = static_cast<cudaStream_t>(context.stream);
 
   detail::DeviceBuffer<uint64_t>           dKeys(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dStatus(2, stream, &tracker);
-  const unsigned                           blocks = detail::GridStrideBlocks(n, 256, context.device);
+  const unsigned                           blocks    = detail::GridStrideBlocks(n, 256, context.device);
   unsigned long long                       status[2] = { 0, n };
   CHS_CUDA_CHECK(cudaMemcpyAsync(dStatus.get(), status, sizeof(status), cudaMemcpyHostToDevice, stream));
   InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights, dSeeds, dKeys.get(), n, dStatus.get());
@@ -143,17 +143,27 @@ TransformOnDevice(const TWeight *                         dWeights,
     dCost = std::make_unique<detail::DeviceBuffer<TCost>>(n, stream, &tracker);
   if (predecessor)
     dPredecessor = std::make_unique<detail::DeviceBuffer<int64_t>>(n, stream, &tracker);
-  const uint64_t maximumRounds = parameters.maximumRounds ? parameters.maximumRounds : n + 1;
-  const bool     threeD = grid.dimension == 3;
-  TCost *        costPointer = dCost ? dCost->get() : nullptr;
+  const uint64_t maximumRounds      = parameters.maximumRounds ? parameters.maximumRounds : n + 1;
+  const bool     threeD             = grid.dimension == 3;
+  TCost *        costPointer        = dCost ? dCost->get() : nullptr;
   int64_t *      predecessorPointer = dPredecessor ? dPredecessor->get() : nullptr;
-  uint64_t       rounds = 0;
-  const auto     keys = [&](auto f, auto full) {
-    rounds = Keys<decltype(f)::value, decltype(full)::value>(dWeights, dKeys.get(), dParent.get(), costPointer,
-                                                             predecessorPointer, e, threeD, maximumRounds,
-                                                             context.device, stream, tracker);
+  uint64_t       rounds             = 0;
+  const auto     keys               = [&](auto f, auto full)
+  {
+    rounds = Keys<decltype(f)::value, decltype(full)::value>(dWeights,
+                                                             dKeys.get(),
+                                                             dParent.get(),
+                                                             costPointer,
+                                                             predecessorPointer,
+                                                             e,
+                                                             threeD,
+                                                             maximumRounds,
+                                                             context.device,
+                                                             stream,
+                                                             tracker);
   };
-  const auto withConnectivity = [&](auto f) {
+  const auto withConnectivity = [&](auto f)
+  {
     if (parameters.fullyConnected)
       keys(f, std::true_type{});
     else
@@ -173,9 +183,14 @@ TransformOnDevice(const TWeight *                         dWeights,
       break;
   }
 
-  // The keys are no longer needed: their first half holds the copy of the predecessors that the finds shorten.
+  // The keys are no longer needed: their first half holds the shortened predecessors that the finds follow.
   auto * root = reinterpret_cast<uint32_t *>(dKeys.get());
-  CHS_CUDA_CHECK(cudaMemcpyAsync(root, dParent.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+  if (threeD)
+    ShortcutKernel<16, 16, 16>
+      <<<dim3((e.nx + 15) / 16, (e.ny + 15) / 16, (e.nz + 15) / 16), 1024, 0, stream>>>(dParent.get(), root, e);
+  else
+    ShortcutKernel<64, 64, 1><<<dim3((e.nx + 63) / 64, (e.ny + 63) / 64, 1), 1024, 0, stream>>>(dParent.get(), root, e);
+  CHS_CUDA_CHECK_LAUNCH("ShortcutKernel");
   detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
   LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds, dLabels.get(), n);
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
@@ -192,7 +207,7 @@ TransformOnDevice(const TWeight *                         dWeights,
     context.progress(1.0f);
   ForestingTransformResult result;
   result.seedCount = status[0];
-  result.rounds = rounds;
+  result.rounds    = rounds;
   return result;
 }
 
@@ -211,10 +226,10 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
                             RunInfo *                               info)
 {
   static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
-  const uint64_t        n = ift::CheckedVoxelCount(grid);
-  detail::DeviceScope   scope(context.device);
-  const auto            stream = static_cast<cudaStream_t>(context.stream);
-  detail::MemoryTracker tracker;
+  const uint64_t                n = ift::CheckedVoxelCount(grid);
+  detail::DeviceScope           scope(context.device);
+  const auto                    stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker         tracker;
   detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
   detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);
   detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);
@@ -223,12 +238,12 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
     context.progress(0.2f);
   detail::EventTimer timer(stream);
   timer.Start();
-  const ForestingTransformResult result = ift::TransformOnDevice(dWeights.get(), dSeeds.get(), grid, parameters,
-                                                                 labels, cost, predecessor, context, tracker, timer);
+  const ForestingTransformResult result = ift::TransformOnDevice(
+    dWeights.get(), dSeeds.get(), grid, parameters, labels, cost, predecessor, context, tracker, timer);
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes = tracker.peak;
+    info->peakDeviceBytes    = tracker.peak;
   }
   return result;
 }

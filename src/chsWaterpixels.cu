@@ -7,8 +7,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
+#include <vector>
 
 namespace chs
 {
@@ -60,19 +62,25 @@ RangeKernel(const TPixel * image, uint64_t n, int * range, unsigned long long * 
   }
 }
 
+/** B = |grad I| + k E, a thread a pixel, rows of the image spread over the grid's y; the distance terms of each
+ * axis come from tables made on the host by the same Axis::Term. */
 template <typename TPixel, bool ThreeD>
 __global__ void
-BorderKernel(const TPixel * image, Axis ax, Axis ay, Axis az, float k, float * B, float * G)
+BorderKernel(const TPixel * image, int nx, int ny, int nz, const float * terms, float k, float * B, float * G)
 {
-  const Axis     axes[3] = { ax, ay, az };
-  const int64_t  nx = ax.n, ny = ay.n, nz = az.n;
-  const uint64_t n  = uint64_t(nx) * ny * nz;
-  const auto     at = [&](int64_t x, int64_t y, int64_t z) { return static_cast<float>(image[(z * ny + y) * nx + x]); };
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+  const int  x  = int(blockIdx.x * blockDim.x + threadIdx.x);
+  const auto at = [&](int64_t x, int64_t y, int64_t z) { return static_cast<float>(image[(z * ny + y) * nx + x]); };
+  if (x >= nx)
+    return;
+  for (int64_t row = blockIdx.y; row < int64_t(ny) * nz; row += gridDim.y)
   {
-    const int64_t x = int64_t(i % nx), y = int64_t(i / nx % ny), z = int64_t(i / (uint64_t(nx) * ny));
-    const float   g = Gradient(at, x, y, z, nx, ny, nz, ThreeD);
-    B[i]            = Add(g, Mul(k, Distance(axes, x, y, z, ThreeD)));
+    const int   y = int(row % ny), z = int(row / ny);
+    const float g   = Gradient(at, x, y, z, nx, ny, nz, ThreeD);
+    float       sum = Add(terms[x], terms[nx + y]);
+    if (ThreeD)
+      sum = Add(sum, terms[nx + ny + z]);
+    const int64_t i = row * nx + x;
+    B[i]            = Add(g, Mul(k, Mul(2.0f, Sqrt(sum))));
     if (G)
       G[i] = g;
   }
@@ -181,12 +189,22 @@ WaterpixelsCUDA(const TPixel *               image,
   if (parameters.gradientMinimumSeeds)
     dG = std::make_unique<detail::DeviceBuffer<float>>(n, stream, &tracker);
   float * G = dG ? dG->get() : nullptr;
+  // The distance terms of every x, y and z (Axis::Term), computed here with the same float operations as the CPU.
+  std::vector<float> terms(grid.size[0] + grid.size[1] + grid.size[2]);
+  for (uint64_t d = 0, o = 0; d < 3; o += grid.size[d], ++d)
+    for (uint64_t i = 0; i < grid.size[d]; ++i)
+      terms[o + i] = axes[d].Term(int64_t(i));
+  detail::DeviceBuffer<float> dTerms(terms.size(), stream, &tracker);
+  CHS_CUDA_CHECK(
+    cudaMemcpyAsync(dTerms.get(), terms.data(), terms.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  const int  nx = int(grid.size[0]), ny = int(grid.size[1]), nz = int(grid.size[2]);
+  const dim3 borderGrid((nx + 255) / 256, unsigned(std::min<int64_t>(int64_t(ny) * nz, 65535)));
   if (grid.dimension == 3)
     wp::BorderKernel<TPixel, true>
-      <<<blocks, 256, 0, stream>>>(dImage->get(), axes[0], axes[1], axes[2], k, dB.get(), G);
+      <<<borderGrid, 256, 0, stream>>>(dImage->get(), nx, ny, nz, dTerms.get(), k, dB.get(), G);
   else
     wp::BorderKernel<TPixel, false>
-      <<<blocks, 256, 0, stream>>>(dImage->get(), axes[0], axes[1], axes[2], k, dB.get(), G);
+      <<<borderGrid, 256, 0, stream>>>(dImage->get(), nx, ny, nz, dTerms.get(), k, dB.get(), G);
   CHS_CUDA_CHECK_LAUNCH("BorderKernel");
   dImage.reset(); // stream-ordered free: the input is not read after the border kernel
   detail::DeviceBuffer<TLabel> dSeeds(n, stream, &tracker);
