@@ -116,11 +116,11 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
 
 struct Options
 {
-  std::string                                weights, markers, output, cost;
-  chs::ArcWeightFunction                     arc            = chs::ArcWeightFunction::Target;
-  bool                                       fullyConnected = false;
-  itk::CudaSegmentationBackendEnums::Backend backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device         = 0;
+  std::string                                 weights, markers, output, cost;
+  itk::CudaForestingTransformEnums::ArcWeight arc            = itk::CudaForestingTransformEnums::ArcWeight::Target;
+  bool                                        fullyConnected = false;
+  itk::CudaSegmentationBackendEnums::Backend  backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
+  int                                         device         = 0;
 };
 
 template <typename TImage>
@@ -194,11 +194,11 @@ main(int argc, char ** argv)
     {
       const std::string w = value();
       if (w == "target")
-        o.arc = chs::ArcWeightFunction::Target;
+        o.arc = itk::CudaForestingTransformEnums::ArcWeight::Target;
       else if (w == "maximum")
-        o.arc = chs::ArcWeightFunction::Maximum;
+        o.arc = itk::CudaForestingTransformEnums::ArcWeight::Maximum;
       else if (w == "difference")
-        o.arc = chs::ArcWeightFunction::AbsoluteDifference;
+        o.arc = itk::CudaForestingTransformEnums::ArcWeight::AbsoluteDifference;
       else
         chs_example::Fail(kProgram, "unknown arc weight '" + w + "' (target, maximum or difference)");
     }

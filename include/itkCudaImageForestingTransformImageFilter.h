@@ -5,6 +5,7 @@
 #define itkCudaImageForestingTransformImageFilter_h
 
 #include "itkImageToImageFilter.h"
+#include "itkCudaForestingTransformEnums.h"
 #include "itkCudaSegmentationBackendEnums.h"
 #include "chsForestingTransform.h"
 
@@ -57,7 +58,7 @@ public:
   using PredecessorImageType           = Image<OffsetValueType, ImageDimension>;
   using RegionType                     = typename TInputImage::RegionType;
   using BackendEnum                    = CudaSegmentationBackendEnums::Backend;
-  using ArcWeightEnum                  = chs::ArcWeightFunction;
+  using ArcWeightEnum                  = CudaForestingTransformEnums::ArcWeight;
   using DataObjectPointerArraySizeType = typename Superclass::DataObjectPointerArraySizeType;
 
   itkNewMacro(Self);

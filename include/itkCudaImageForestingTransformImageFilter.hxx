@@ -113,8 +113,11 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   }
   chs::ForestingTransformParameters parameters;
   parameters.fullyConnected = m_FullyConnected;
-  parameters.arcWeight      = m_ArcWeight;
-  parameters.maximumRounds  = m_MaximumNumberOfRounds;
+  static_assert(int(ArcWeightEnum::Maximum) == int(chs::ArcWeightFunction::Maximum) &&
+                  int(ArcWeightEnum::AbsoluteDifference) == int(chs::ArcWeightFunction::AbsoluteDifference),
+                "the filter's arc weights map one to one onto the backends'");
+  parameters.arcWeight     = static_cast<chs::ArcWeightFunction>(m_ArcWeight);
+  parameters.maximumRounds = m_MaximumNumberOfRounds;
 
   const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
 
@@ -165,7 +168,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::PrintSelf(std:
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
-  os << indent << "ArcWeight: " << static_cast<int>(m_ArcWeight) << std::endl;
+  os << indent << "ArcWeight: " << m_ArcWeight << std::endl;
   os << indent << "MaximumNumberOfRounds: " << m_MaximumNumberOfRounds << std::endl;
   os << indent << "Backend: " << m_Backend << std::endl;
   os << indent << "DeviceId: " << m_DeviceId << std::endl;

@@ -20,7 +20,7 @@ namespace
 {
 using namespace chs_test;
 using Backend   = itk::CudaSegmentationBackendEnums::Backend;
-using ArcWeight = chs::ArcWeightFunction;
+using ArcWeight = itk::CudaForestingTransformEnums::ArcWeight;
 
 template <typename TW, unsigned D>
 using IFT = itk::CudaImageForestingTransformImageFilter<itk::Image<TW, D>, itk::Image<unsigned short, D>>;
