@@ -6,11 +6,10 @@
 
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "itkCudaPixelTypeTraits.h"
+#include "itkCudaSegmentationRun.h"
 #include "chsConnectedComponents.h"
 
 #include "itkImageRegionConstIterator.h"
-
-#include <exception>
 
 namespace itk
 {
@@ -59,16 +58,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   const InputImageType * input = this->GetInput();
   const MaskImageType *  mask = this->GetMaskImage();
   const RegionType       region = input->GetLargestPossibleRegion();
-  if (region.GetNumberOfPixels() == 0)
-  {
-    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize()
-                      << "): there is nothing to label.");
-  }
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
-                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
-  }
+  CheckWholeImage(input, "input", this);
   if (mask && (mask->GetLargestPossibleRegion() != region || mask->GetBufferedRegion() != region))
   {
     itkExceptionMacro(<< "The mask image must cover the input's largest possible region " << region
@@ -111,31 +101,15 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
 
   chs::ConnectedComponentStatistics statistics;
   uint64_t                          count = 0;
-  try
-  {
-    if (backend == BackendEnum::CUDA)
-    {
-      chs::ExecutionContext context;
-      context.device = m_DeviceId;
-      context.progress = [this](float f) { this->UpdateProgress(f); };
-      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
-      chs::RunInfo info;
-      count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &info);
-      m_KernelMilliseconds = info.kernelMilliseconds;
-      m_PeakDeviceMemory = info.peakDeviceBytes;
-    }
-    else
-    {
-      count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics);
-      this->UpdateProgress(1.0f);
-    }
-  }
-  catch (const std::exception & e)
-  {
-    // Nothing of a failed run is left behind: the output buffer is released.
-    output->Initialize();
-    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
-  }
+  const chs::RunInfo                info = RunOnBackend(
+    this, backend, m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+      count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &run);
+    },
+    [&] { count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics); },
+    { output });
+  m_KernelMilliseconds = info.kernelMilliseconds;
+  m_PeakDeviceMemory = info.peakDeviceBytes;
   m_LastBackend = backend;
   m_ObjectCount = count;
 

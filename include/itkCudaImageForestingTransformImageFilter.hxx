@@ -6,8 +6,7 @@
 
 #include "itkCudaImageForestingTransformImageFilter.h"
 #include "itkCudaPixelTypeTraits.h"
-
-#include <exception>
+#include "itkCudaSegmentationRun.h"
 
 namespace itk
 {
@@ -90,15 +89,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   const InputImageType * input  = this->GetInput();
   const LabelImageType * seeds  = this->GetSeedImage();
   const RegionType       region = input->GetLargestPossibleRegion();
-  if (region.GetNumberOfPixels() == 0)
-  {
-    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize() << ").");
-  }
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
-                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
-  }
+  CheckWholeImage(input, "input", this);
   if (seeds->GetLargestPossibleRegion() != region || seeds->GetBufferedRegion() != region)
   {
     itkExceptionMacro(<< "The seed image must cover the input's largest possible region " << region
@@ -130,36 +121,20 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   auto *                        l           = reinterpret_cast<LabelCanonical *>(labels->GetBufferPointer());
   auto *                        p           = reinterpret_cast<int64_t *>(predecessor->GetBufferPointer());
   chs::ForestingTransformResult result;
-  try
-  {
-    if (backend == BackendEnum::CUDA)
-    {
-      chs::ExecutionContext context;
-      context.device      = m_DeviceId;
-      context.progress    = [this](float f) { this->UpdateProgress(f); };
-      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
-      chs::RunInfo info;
-      result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &info);
-      m_KernelMilliseconds = info.kernelMilliseconds;
-      m_PeakDeviceMemory   = info.peakDeviceBytes;
-    }
-    else
-    {
-      result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p);
-      this->UpdateProgress(1.0f);
-    }
-  }
-  catch (const std::exception & e)
-  {
-    // Nothing of a failed run is left behind: the output buffers are released.
-    labels->Initialize();
-    cost->Initialize();
-    predecessor->Initialize();
-    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
-  }
-  m_LastBackend    = backend;
-  m_SeedCount      = result.seedCount;
-  m_NumberOfRounds = result.rounds;
+  const chs::RunInfo            info = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+      result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &run);
+    },
+    [&] { result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p); },
+    { labels, cost, predecessor });
+  m_KernelMilliseconds = info.kernelMilliseconds;
+  m_PeakDeviceMemory   = info.peakDeviceBytes;
+  m_LastBackend        = backend;
+  m_SeedCount          = result.seedCount;
+  m_NumberOfRounds     = result.rounds;
 }
 
 template <typename TInputImage, typename TLabelImage>

@@ -6,9 +6,8 @@
 
 #include "itkCudaWaterpixelImageFilter.h"
 #include "itkCudaPixelTypeTraits.h"
+#include "itkCudaSegmentationRun.h"
 #include "chsWaterpixels.h"
-
-#include <exception>
 
 namespace itk
 {
@@ -50,17 +49,9 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_KernelMilliseconds  = 0.0;
   m_PeakDeviceMemory    = 0;
 
-  const InputImageType * input  = this->GetInput();
-  const RegionType       region = input->GetLargestPossibleRegion();
-  if (region.GetNumberOfPixels() == 0)
-  {
-    itkExceptionMacro(<< "The input's largest possible region is empty (size " << region.GetSize() << ").");
-  }
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "The input must be buffered over its largest possible region " << region
-                      << ", but its buffered region is " << input->GetBufferedRegion() << '.');
-  }
+  const InputImageType * input = this->GetInput();
+  CheckWholeImage(input, "input", this);
+  const RegionType          region = input->GetLargestPossibleRegion();
   chs::Grid                 grid;
   chs::WaterpixelParameters parameters;
   grid.dimension = ImageDimension;
@@ -80,30 +71,16 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WaterpixelResult result;
-  try
-  {
-    if (backend == BackendEnum::CUDA)
-    {
-      chs::ExecutionContext context;
-      context.device      = m_DeviceId;
-      context.progress    = [this](float f) { this->UpdateProgress(f); };
-      context.hostThreads = this->GetMultiThreader()->GetMaximumNumberOfThreads();
-      chs::RunInfo info;
-      result               = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &info);
-      m_KernelMilliseconds = info.kernelMilliseconds;
-      m_PeakDeviceMemory   = info.peakDeviceBytes;
-    }
-    else
-    {
-      result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr);
-      this->UpdateProgress(1.0f);
-    }
-  }
-  catch (const std::exception & e)
-  {
-    output->Initialize(); // nothing of a failed run is left behind
-    itkExceptionMacro(<< (backend == BackendEnum::CUDA ? "CUDA" : "CPU") << " backend failed: " << e.what());
-  }
+  const chs::RunInfo    info = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { result = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &run); },
+    [&] { result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr); },
+    { output });
+  m_KernelMilliseconds  = info.kernelMilliseconds;
+  m_PeakDeviceMemory    = info.peakDeviceBytes;
   m_LastBackend         = backend;
   m_NumberOfSuperpixels = result.superpixels;
   m_CompactnessUsed     = result.compactness;

@@ -1,0 +1,82 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: what every filter of the module does around its backend call.
+ *=========================================================================*/
+#ifndef itkCudaSegmentationRun_h
+#define itkCudaSegmentationRun_h
+
+#include "itkCudaSegmentationBackendEnums.h"
+#include "itkProcessObject.h"
+#include "itkMultiThreaderBase.h"
+#include "chsExecution.h"
+
+#include <exception>
+#include <initializer_list>
+#include <sstream>
+
+namespace itk
+{
+
+/** Throws unless `image`'s largest possible region is not empty and is all buffered: the module's filters are
+ * global and read whole images. */
+template <class TImage>
+void
+CheckWholeImage(const TImage * image, const char * what, const ProcessObject * filter)
+{
+  const auto         region = image->GetLargestPossibleRegion();
+  std::ostringstream message;
+  if (region.GetNumberOfPixels() == 0)
+    message << "The " << what << "'s largest possible region is empty (size " << region.GetSize() << ").";
+  else if (image->GetBufferedRegion() != region)
+    message << "The " << what << " must be buffered over its largest possible region " << region
+            << ", but its buffered region is " << image->GetBufferedRegion() << '.';
+  else
+    return;
+  throw ExceptionObject(__FILE__, __LINE__, std::string(filter->GetNameOfClass()) + ": " + message.str(), ITK_LOCATION);
+}
+
+/** Calls cuda(context, info) on the CUDA backend (with the filter's device, progress and host threads) or cpu() on
+ * the CPU reference. A failure releases `outputs` (nothing of a failed run is left behind) and becomes an
+ * ExceptionObject that names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */
+template <class FCuda, class FCpu>
+chs::RunInfo
+RunOnBackend(ProcessObject *                       filter,
+             CudaSegmentationBackendEnums::Backend backend,
+             int                                   device,
+             FCuda &&                              cuda,
+             FCpu &&                               cpu,
+             std::initializer_list<DataObject *>   outputs)
+{
+  chs::RunInfo info;
+  const bool   onCuda = backend == CudaSegmentationBackendEnums::Backend::CUDA;
+  try
+  {
+    if (onCuda)
+    {
+      chs::ExecutionContext context;
+      context.device      = device;
+      context.progress    = [filter](float f) { filter->UpdateProgress(f); };
+      context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
+      cuda(context, info);
+    }
+    else
+    {
+      cpu();
+      filter->UpdateProgress(1.0f);
+    }
+  }
+  catch (const std::exception & e)
+  {
+    for (DataObject * output : outputs)
+      output->Initialize();
+    throw ExceptionObject(__FILE__,
+                          __LINE__,
+                          std::string(filter->GetNameOfClass()) + ": " + (onCuda ? "CUDA" : "CPU") +
+                            " backend failed: " + e.what(),
+                          ITK_LOCATION);
+  }
+  return info;
+}
+
+} // namespace itk
+
+#endif
