@@ -55,9 +55,9 @@ struct ForestingTransformParameters
   /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
   bool              fullyConnected = false;
   ArcWeightFunction arcWeight      = ArcWeightFunction::Target;
-  /** CUDA: the largest number of relaxation rounds before the run stops with an error; 0: the number of voxels
-   * plus one, a bound the rounds never reach (each round makes final every pixel whose optimum path crosses one
-   * more tile border). */
+  /** CUDA: the largest number of relaxation rounds (the last, unchanged one included) before the run stops with an
+   * error; 0: the number of voxels plus one, a bound the rounds never reach (each round makes final every pixel whose
+   * optimum path crosses one more tile border). */
   uint64_t maximumRounds = 0;
 };
 

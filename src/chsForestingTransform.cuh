@@ -51,8 +51,10 @@ RelaxRounds(const TW *              B,
   uint64_t                       rounds = 0;
   for (;;)
   {
+    // The last batch stops at the limit: a run never launches more rounds than maximumRounds.
+    const int batch = int(std::min<uint64_t>(kRoundBatch, maximumRounds - rounds));
     CHS_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(host), stream));
-    for (int b = 0; b < kRoundBatch; ++b)
+    for (int b = 0; b < batch; ++b)
     {
       const uint64_t r      = rounds + b;
       uint8_t *      before = flags.get() + (r & 1) * tiles;
@@ -63,10 +65,10 @@ RelaxRounds(const TW *              B,
     }
     CHS_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (int b = 0; b < kRoundBatch; ++b)
+    for (int b = 0; b < batch; ++b)
       if (host[b] == 0)
         return rounds + b + 1;
-    rounds += kRoundBatch;
+    rounds += batch;
     if (rounds >= maximumRounds)
       throw std::runtime_error("chs: the Image Foresting Transform did not converge within " + std::to_string(rounds) +
                                " rounds (the limit is " + std::to_string(maximumRounds) + ")");

@@ -10,6 +10,7 @@ import heapq
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
+import skimage.io
 
 import itk
 
@@ -95,6 +96,20 @@ def test_waterpixels_functional_interface():
     image = itk.image_from_array(smooth((40, 40), 5, 100).astype(np.float32))
     labels = itk.cuda_waterpixel_image_filter(image, grid_step=10, backend=backend("CPU"))
     assert np.array_equal(np.unique(itk.array_from_image(labels)), np.arange(1, 17))
+
+
+def test_python_example_writes_the_overlay(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "waterpixels.py")
+    done = subprocess.run([sys.executable, example, "--step", "32"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "256 waterpixels" in done.stdout
+    picture = skimage.io.imread(tmp_path / "waterpixels.png")
+    assert picture.shape == (512, 512, 3)
+    assert np.any(np.all(picture == (255, 40, 40), axis=-1))
 
 
 # ---- Image Foresting Transform --------------------------------------------------------------------------------
