@@ -26,7 +26,7 @@ a regular grid. Writes the labels as unsigned 32-bit integers, 1..N, one per gri
 
 Options:
   --step <s>[,<s>[,<s>]]  cell size (sigma) in pixels, one for all axes or one per axis (default 10)
-  --compactness <k>       weight of the distance to the cell centres (default: automatic, 0.04 x the input's range)
+  --compactness <k>       weight of the distance to the grid seeds (default: automatic, 0.04 x the input's range)
   --gradient-minimum      seed each cell at its smallest gradient instead of its centre
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --overlay <file.png>    also write the superpixel borders over the image (the middle slice of a volume)
@@ -58,7 +58,7 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
       <name>compactness</name>
       <longflag>--compactness</longflag>
       <label>Compactness</label>
-      <description>Weight k of the distance to the cell centres; negative: automatic (0.04 x the input's range).</description>
+      <description>Weight k of the distance to the grid seeds; negative: automatic (0.04 x the input's range).</description>
       <default>-1</default>
     </double>
     <boolean>

@@ -8,15 +8,16 @@
  *
  *  The definition:
  *  - Grid: the image is cut into cells of gridStep[d] pixels along axis d (the last cell of an axis may be shorter).
- *    Cell centre along an axis: (first + last) / 2 of the cell's pixel coordinates. Cells are numbered in raster
- *    order from 1: those numbers are the superpixel labels.
+ *    A cell's grid seed along an axis is the middle of its first and last pixel coordinate, rounded down. Cells are
+ *    numbered in raster order from 1: those numbers are the superpixel labels.
  *  - Gradient |grad I|: Sobel derivatives (3 x 3 in 2D, 3 x 3 x 3 in 3D) of the input converted to float, replicated
  *    at the borders, scaled so that a ramp of slope 1 has magnitude 1.
- *  - Distance E(p) = 2 * sqrt(sum over d of min over the cell centres c_d of ((p_d - c_d) / gridStep[d])^2): the
- *    paper's (2 / sigma) * distance to the nearest cell centre, with a sigma per axis.
+ *  - Distance E(p) = 2 * sqrt(sum over d of min over the grid seeds c_d of ((p_d - c_d) / gridStep[d])^2): the
+ *    paper's (2 / sigma) * distance to the nearest seed of the grid, with a sigma per axis.
  *  - Border image B = |grad I| + k E, k the compactness.
- *  - Seeds: one a cell, at its centre pixel (floor of the centre), or with gradientMinimumSeeds at the pixel of the
- *    cell with the smallest |grad I| (the first in raster order among equal ones).
+ *  - Seeds: one a cell, at its grid seed, or with gradientMinimumSeeds at the pixel of the cell with the smallest
+ *    |grad I| (the first in raster order among equal ones). E stays the distance to the grid seeds then: the spatial
+ *    regularisation is the regular grid's, as in Machairas et al., whose markers also move to gradient minima.
  *  - Superpixels: the Image Foresting Transform of B from the seeds with w(p, q) = B(q) and its tie rule
  *    (include/chsForestingTransform.h).
  *=========================================================================*/

@@ -16,14 +16,14 @@ namespace itk
  *
  * The image is cut into cells of GridStep pixels per axis (sigma; the last cell of an axis may be shorter). The
  * border image is B = |grad I| + k E: |grad I| is the Sobel gradient magnitude of the input (in float, scaled so
- * that a ramp of slope 1 has magnitude 1), E = (2 / sigma) times the distance to the nearest cell centre (with a
- * sigma per axis), and k is the Compactness. Each cell has one seed, at its centre or, with GradientMinimumSeeds, at
- * its pixel of smallest gradient; the superpixels are the Image Foresting Transform of B from those seeds
+ * that a ramp of slope 1 has magnitude 1), E = (2 / sigma) times the distance to the nearest grid seed (the middle
+ * pixel of a cell; a sigma per axis), and k is the Compactness. Each cell has one seed, at its grid seed or, with
+ * GradientMinimumSeeds, at its pixel of smallest gradient (E keeps the grid seeds); the superpixels are the Image Foresting Transform of B from those seeds
  * (w(p, q) = B(q), f_max), with the exact tie rule of CudaImageForestingTransformImageFilter. Labels are the cells'
  * numbers in raster order, 1..GetNumberOfSuperpixels().
  *
- * Compactness: small k follows the image's edges, large k gives the grid's cells (the Voronoi cells of the
- * centres). The default (a negative value) is automatic: 0.04 times the input's range (largest minus smallest
+ * Compactness: small k follows the image's edges, large k gives the grid's cells (the Voronoi cells of the grid
+ * seeds). The default (a negative value) is automatic: 0.04 times the input's range (largest minus smallest
  * value), for example about 10 for an 8-bit image that uses its whole range, about 2600 for a 16-bit one. The paper
  * used k = 1000 on its CT data. GetCompactnessUsed() returns the value of the last update.
  *

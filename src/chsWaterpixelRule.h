@@ -73,33 +73,27 @@ struct Axis
   {
     return (n + s - 1) / s;
   }
-  /** Twice the centre of cell i: first + last pixel coordinate. */
-  CHS_HOST_DEVICE int64_t
-  Centre2(int64_t i) const
-  {
-    const int64_t first = i * s;
-    const int64_t last  = (first + s < n ? first + s : n) - 1;
-    return first + last;
-  }
-  /** The seed pixel of cell i along this axis (the centre, rounded down). */
+  /** The seed pixel of cell i along this axis: the centre of its first and last pixel, rounded down. */
   CHS_HOST_DEVICE int64_t
   Middle(int64_t i) const
   {
-    return Centre2(i) / 2;
+    const int64_t first = i * s;
+    const int64_t last = (first + s < n ? first + s : n) - 1;
+    return (first + last) / 2;
   }
-  /** min over the cell centres c of ((p - c) / s)^2: the nearest centre is that of p's cell or of one next to it. */
+  /** min over the grid's seeds c of ((p - c) / s)^2: the nearest is the seed of p's cell or of one next to it. */
   CHS_HOST_DEVICE float
   Term(int64_t p) const
   {
-    const int64_t i    = p / s;
+    const int64_t i = p / s;
     float         best = INFINITY;
     for (int64_t j = i - 1; j <= i + 1; ++j)
     {
       if (j < 0 || j >= Cells())
         continue;
-      const float t  = Div(static_cast<float>(2 * p - Centre2(j)), static_cast<float>(2 * s));
+      const float t = Div(static_cast<float>(p - Middle(j)), static_cast<float>(s));
       const float t2 = Mul(t, t);
-      best           = t2 < best ? t2 : best;
+      best = t2 < best ? t2 : best;
     }
     return best;
   }

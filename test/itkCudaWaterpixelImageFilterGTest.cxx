@@ -1,6 +1,6 @@
 // Tests of itk::CudaWaterpixelImageFilter and of the chs waterpixel backends it calls.
 // Oracles: the border image recomputed in double from the paper's formulas; with a large compactness on a flat
-// image, the Voronoi cells of the cell centres; seeds known by construction (a flat image's gradient minimum is the
+// image, the Voronoi cells of the grid seeds; seeds known by construction (a flat image's gradient minimum is the
 // first pixel of each cell).
 #include "itkCudaWaterpixelImageFilter.h"
 #include "chsWaterpixels.h"
@@ -96,11 +96,12 @@ Noise(const itk::Size<D> & size, double scale, int smooth, unsigned seed)
   return image;
 }
 
-/** Twice the centre of cell i of an axis of n pixels in cells of s. */
+/** The grid seed of cell i of an axis of n pixels in cells of s: the middle of its first and last pixel, rounded
+ * down. */
 double
-Centre(int64_t i, int64_t n, int64_t s)
+Seed(int64_t i, int64_t n, int64_t s)
 {
-  return 0.5 * double(i * s + std::min(n, (i + 1) * s) - 1);
+  return double((i * s + std::min(n, (i + 1) * s) - 1) / 2);
 }
 
 TEST(CudaWaterpixelImageFilter, BorderImageMatchesTheFormulasInDouble)
@@ -130,7 +131,7 @@ TEST(CudaWaterpixelImageFilter, BorderImageMatchesTheFormulasInDouble)
       for (int64_t i = 0; i * 8 < 37; ++i)
         for (int64_t j = 0; j * 6 < 23; ++j)
         {
-          const double dx = (x - Centre(i, 37, 8)) / 8, dy = (y - Centre(j, 23, 6)) / 6;
+          const double dx = (x - Seed(i, 37, 8)) / 8, dy = (y - Seed(j, 23, 6)) / 6;
           nearest = std::min(nearest, std::sqrt(dx * dx + dy * dy));
         }
       const double expected = grad + 3.5 * 2 * nearest;
@@ -155,22 +156,22 @@ TEST(CudaWaterpixelImageFilter, LargeCompactnessOnAFlatImageGivesTheVoronoiCells
       for (int64_t y = 0; y < 61; ++y)
         for (int64_t x = 0; x < 95; ++x)
         {
-          // The Voronoi cell of the centres, in the units of each axis' step.
+          // The Voronoi cell of the grid seeds, in the units of each axis' step.
           double   best  = std::numeric_limits<double>::infinity();
           uint32_t label = 0;
           for (int64_t j = 0; j * 10 < 61; ++j)
             for (int64_t i = 0; i < cx; ++i)
             {
-              const double dx = (x - Centre(i, 95, 12)) / 12, dy = (y - Centre(j, 61, 10)) / 10;
+              const double dx = (x - Seed(i, 95, 12)) / 12, dy = (y - Seed(j, 61, 10)) / 10;
               const double d = dx * dx + dy * dy;
               if (d < best)
                 best = d, label = uint32_t(j * cx + i + 1);
             }
           const uint32_t got = w.labels[y * 95 + x];
           agree += got == label;
-          // Pixels in the middle half of their cell are far from every other centre: no tie can reach them.
+          // Pixels near their seed (within a quarter step) are far from every other seed: no tie can reach them.
           const int64_t i = x / 12, j = y / 10;
-          if (std::abs(x - Centre(i, 95, 12)) <= 12 / 4.0 && std::abs(y - Centre(j, 61, 10)) <= 10 / 4.0)
+          if (std::abs(x - Seed(i, 95, 12)) <= 12 / 4.0 && std::abs(y - Seed(j, 61, 10)) <= 10 / 4.0)
             ASSERT_EQ(got, label) << "pixel (" << x << ", " << y << ")";
         }
       EXPECT_GT(agree, size_t(0.9 * 95 * 61)) << "full " << full;

@@ -82,7 +82,7 @@ def test_waterpixels_are_the_cells_numbered_from_one(backend_name, dtype, shape)
 def test_flat_image_with_large_compactness_gives_voronoi_cells(backend_name):
     shape, step = (50, 70), 10
     labels, _ = waterpixels(itk.image_from_array(np.full(shape, 5, np.uint8)), backend_name, step, Compactness=1e4)
-    centres = [(np.arange(0, n, step) + np.minimum(np.arange(0, n, step) + step, n) - 1) / 2 for n in shape]
+    centres = [(np.arange(0, n, step) + np.minimum(np.arange(0, n, step) + step, n) - 1) // 2 for n in shape]
     y, x = np.mgrid[0 : shape[0], 0 : shape[1]]
     cy, cx = np.meshgrid(*centres, indexing="ij")
     d = ((y[..., None, None] - cy) ** 2 + (x[..., None, None] - cx) ** 2).reshape(shape + (-1,))
