@@ -11,7 +11,6 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <map>
 #include <random>
 #include <set>
 #include <tuple>
