@@ -1,0 +1,109 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: single-linkage dendrograms (minimum spanning tree, then the dendrogram of the
+ *  tree), ITK-free API.
+ *
+ *  Two implementations of one definition: the CUDA backend (src/chsSingleLinkage*.cu: Boruvka minimum spanning
+ *  tree with a concurrent union-find, then PANDORA, Sao et al., ICPP 2024) and the sequential CPU reference
+ *  (src/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's algorithm 2). For
+ *  the same input they write identical arrays.
+ *
+ *  The definition (docs/design-notes.md, "Single-linkage dendrograms"):
+ *  - Edges are ordered by (weight, edge index). The order is total, so the minimum spanning tree and its
+ *    dendrogram are unique.
+ *  - The minimum spanning tree's edges, in that order, get ranks 0 .. n-2 (n vertices). Node ids: the vertices are
+ *    the leaves 0 .. n-1; the edge of rank r is the internal node n + r. Every parent has a larger id than its
+ *    children (topological order) and the root, node 2n - 2, is its own parent.
+ *  - The parent of a vertex is its lightest tree edge; the parent of an edge node is the lightest tree edge that
+ *    joins its cluster (the vertices joined by edges up to it) to another cluster.
+ *  - Image graphs: vertex = pixel (raster index, x fastest); edge index = pixel * K + slot, where the K slots are
+ *    the neighbours after the pixel in raster order, by increasing raster offset (4/8-connectivity: K = 2/4; 6/26:
+ *    K = 3/13). Weights: |a - b| for scalars (exact for integers; in float for float, rounded to float for double
+ *    pixels); for vectors the L1, L2 or L-infinity norm of the per-component differences, in float, summed in
+ *    component order with every operation rounded.
+ *=========================================================================*/
+#ifndef chsSingleLinkage_h
+#define chsSingleLinkage_h
+
+#include "chsExecution.h"
+
+#include <cstdint>
+
+namespace chs
+{
+
+enum class VectorDistance
+{
+  L1,
+  L2,
+  LInfinity
+};
+
+struct ImageGraphParameters
+{
+  /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
+  bool fullyConnected = false;
+  /** Components per pixel (interleaved); 1 for scalar images. */
+  unsigned       components = 1;
+  VectorDistance distance = VectorDistance::L2;
+};
+
+/** Where a backend writes the dendrogram of a graph with n vertices: `parent` has 2n - 1 entries, the other arrays
+ * n - 1, indexed by rank (the internal node n + r stands for the tree edge of rank r). `edge` receives the edge's
+ * index in the input (graphs) or its image edge index; `u` and `v` its end vertices, as given in the input (graphs)
+ * or u < v (images). Any pointer but `parent` may be null. */
+struct DendrogramArrays
+{
+  uint32_t * parent = nullptr;
+  double *   weight = nullptr;
+  uint64_t * edge = nullptr;
+  uint32_t * u = nullptr;
+  uint32_t * v = nullptr;
+};
+
+struct SingleLinkageResult
+{
+  /** CUDA: PANDORA's contraction levels (at most ceil(log2(n))), and Boruvka rounds (0 when the input was a tree);
+   * CPU: 0. */
+  unsigned contractionLevels = 0;
+  unsigned boruvkaRounds = 0;
+  /** CUDA: milliseconds of the minimum spanning tree (kernels, from the upload to the sorted tree) and of the
+   * dendrogram (PANDORA, with its sorts). */
+  double mstMilliseconds = 0.0;
+  double dendrogramMilliseconds = 0.0;
+};
+
+/** Largest number of vertices: node ids (2n - 1 of them) are 32-bit. */
+constexpr uint64_t MaximumDendrogramVertices = (uint64_t(1) << 31) - 1;
+
+/** The dendrogram of an image's pixel graph. Throws std::invalid_argument, before writing anything, for an empty
+ * image, more than MaximumDendrogramVertices pixels or 2^32 edge slots (pixels x K), a NaN pixel, or 0 components. */
+template <typename TPixel>
+SingleLinkageResult
+ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
+                      const DendrogramArrays & out);
+
+template <typename TPixel>
+SingleLinkageResult
+ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
+                       const DendrogramArrays & out, const ExecutionContext & context, RunInfo * info = nullptr);
+
+/** The dendrogram of a weighted graph given as edge arrays (u[i], v[i], w[i]), i < edgeCount, on vertices
+ * 0 .. vertexCount - 1. A graph with vertexCount - 1 edges is a tree and is its own minimum spanning tree; any other
+ * connected graph gets its minimum spanning tree first. `inputIsTree` promises a tree (edgeCount must then be
+ * vertexCount - 1). Throws std::invalid_argument, before writing anything, for no vertex, more than
+ * MaximumDendrogramVertices vertices or 2^32 - 1 edges, a vertex id out of range, a NaN weight (naming the first
+ * such edge), fewer than vertexCount - 1 edges, or a graph that is not connected (a promised tree that is not one). */
+template <typename TWeight>
+SingleLinkageResult
+GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
+                      uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out);
+
+template <typename TWeight>
+SingleLinkageResult
+GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
+                       uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out,
+                       const ExecutionContext & context, RunInfo * info = nullptr);
+
+} // namespace chs
+
+#endif

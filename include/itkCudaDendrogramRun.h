@@ -1,0 +1,61 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: what the dendrogram filters do around their backend call.
+ *=========================================================================*/
+#ifndef itkCudaDendrogramRun_h
+#define itkCudaDendrogramRun_h
+
+#include "itkCudaSegmentationRun.h"
+#include "itkDendrogram.h"
+#include "chsSingleLinkage.h"
+
+namespace itk
+{
+
+/** Sizes `output` for n vertices, runs cuda(arrays, context, info) or cpu(arrays) through RunOnBackend (which empties
+ * the output on failure), then checks the dendrogram's invariants. Returns the backend's result and fills `info`. */
+template <class FCuda, class FCpu>
+chs::SingleLinkageResult
+RunDendrogramBackend(ProcessObject *                       filter,
+                     CudaSegmentationBackendEnums::Backend backend,
+                     int                                   device,
+                     Dendrogram *                          output,
+                     SizeValueType                         n,
+                     chs::RunInfo &                        info,
+                     FCuda &&                              cuda,
+                     FCpu &&                               cpu)
+{
+  chs::SingleLinkageResult result;
+  chs::DendrogramArrays    arrays;
+  auto                     prepare = [&] {
+    output->Allocate(n);
+    arrays = { output->GetParents()->CastToSTLContainer().data(), output->GetWeights()->CastToSTLContainer().data(), output->GetEdgeIds()->CastToSTLContainer().data(),
+               output->GetEdgeU()->CastToSTLContainer().data(),   output->GetEdgeV()->CastToSTLContainer().data() };
+  };
+  info = RunOnBackend(
+    filter,
+    backend,
+    device,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+      prepare();
+      result = cuda(arrays, context, run);
+    },
+    [&] {
+      prepare();
+      result = cpu(arrays);
+    },
+    { output });
+  try
+  {
+    output->CheckInvariants();
+  }
+  catch (...)
+  {
+    output->Initialize();
+    throw;
+  }
+  return result;
+}
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,162 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaImageToSingleLinkageDendrogramFilter_hxx
+#define itkCudaImageToSingleLinkageDendrogramFilter_hxx
+
+#include "itkCudaImageToSingleLinkageDendrogramFilter.h"
+#include "itkCudaDendrogramRun.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "itkNumericTraits.h"
+
+namespace itk
+{
+
+template <typename TInputImage>
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::CudaImageToSingleLinkageDendrogramFilter()
+{
+  this->SetNumberOfRequiredInputs(1);
+  this->SetNumberOfRequiredOutputs(1);
+  this->SetNthOutput(0, this->MakeOutput(0));
+}
+
+template <typename TInputImage>
+DataObject::Pointer
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::MakeOutput(DataObjectPointerArraySizeType)
+{
+  return Dendrogram::New().GetPointer();
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::SetInput(const InputImageType * image)
+{
+  this->ProcessObject::SetNthInput(0, const_cast<InputImageType *>(image));
+}
+
+template <typename TInputImage>
+auto
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GetInput() const -> const InputImageType *
+{
+  return itkDynamicCastInDebugMode<const InputImageType *>(this->ProcessObject::GetInput(0));
+}
+
+template <typename TInputImage>
+Dendrogram *
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GetOutput()
+{
+  return itkDynamicCastInDebugMode<Dendrogram *>(this->ProcessObject::GetOutput(0));
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::CopyGeometry(Dendrogram * output) const
+{
+  const InputImageType * input = this->GetInput();
+  SizeValueType          size[ImageDimension];
+  double                 spacing[ImageDimension], origin[ImageDimension], direction[ImageDimension * ImageDimension];
+  for (unsigned r = 0; r < ImageDimension; ++r)
+  {
+    size[r] = input->GetLargestPossibleRegion().GetSize(r);
+    spacing[r] = input->GetSpacing()[r];
+    origin[r] = input->GetOrigin()[r];
+    for (unsigned c = 0; c < ImageDimension; ++c)
+      direction[r * ImageDimension + c] = input->GetDirection()[r][c];
+  }
+  output->SetImageGeometry(ImageDimension, size, spacing, origin, direction);
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateOutputInformation()
+{
+  if (this->GetInput())
+  {
+    this->CopyGeometry(this->GetOutput());
+  }
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
+{
+  using ComponentType = typename NumericTraits<PixelType>::ValueType;
+  using Canonical = typename CudaCanonicalPixel<ComponentType>::Type;
+  static_assert(sizeof(Canonical) <= 4 || std::is_floating_point<Canonical>::value,
+                "pixel components are integers of up to 32 bits, float or double");
+
+  m_NumberOfContractionLevels = 0;
+  m_NumberOfBoruvkaRounds = 0;
+  m_KernelMilliseconds = m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
+  m_PeakDeviceMemory = 0;
+
+  const InputImageType * input = this->GetInput();
+  CheckWholeImage(input, "input", this);
+  Dendrogram * output = this->GetOutput();
+  this->CopyGeometry(output);
+
+  chs::Grid grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+    grid.size[d] = input->GetLargestPossibleRegion().GetSize(d);
+  chs::ImageGraphParameters parameters;
+  parameters.fullyConnected = m_FullyConnected;
+  parameters.components = input->GetNumberOfComponentsPerPixel();
+  static_assert(int(VectorDistanceEnum::L1) == int(chs::VectorDistance::L1) &&
+                  int(VectorDistanceEnum::LInfinity) == int(chs::VectorDistance::LInfinity),
+                "the filter's distances map one to one onto the backends'");
+  parameters.distance = static_cast<chs::VectorDistance>(m_VectorDistance);
+
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const auto *      pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
+  chs::RunInfo      info;
+  const auto        result = RunDendrogramBackend(
+    this,
+    backend,
+    m_DeviceId,
+    output,
+    grid.NumberOfVoxels(),
+    info,
+    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run) {
+      return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run);
+    },
+    [&](const chs::DendrogramArrays & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
+  m_LastBackend = backend;
+  m_NumberOfContractionLevels = result.contractionLevels;
+  m_NumberOfBoruvkaRounds = result.boruvkaRounds;
+  m_SpanningTreeMilliseconds = result.mstMilliseconds;
+  m_DendrogramMilliseconds = result.dendrogramMilliseconds;
+  m_KernelMilliseconds = info.kernelMilliseconds;
+  m_PeakDeviceMemory = info.peakDeviceBytes;
+}
+
+template <typename TInputImage>
+void
+CudaImageToSingleLinkageDendrogramFilter<TInputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "VectorDistance: " << m_VectorDistance << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+  os << indent << "NumberOfContractionLevels: " << m_NumberOfContractionLevels << std::endl;
+  os << indent << "NumberOfBoruvkaRounds: " << m_NumberOfBoruvkaRounds << std::endl;
+  os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
+  os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
+}
+
+} // namespace itk
+
+#endif

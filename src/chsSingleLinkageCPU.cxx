@@ -1,0 +1,211 @@
+// The sequential reference of the single-linkage dendrogram (include/chsSingleLinkage.h): Kruskal over the edges
+// sorted by (weight, edge index), with the bottom-up union-find dendrogram (PANDORA's algorithm 2) run in the same
+// pass: each edge that joins two clusters is the next tree edge, and becomes the parent of both clusters' current
+// top nodes.
+#include "chsSingleLinkage.h"
+#include "chsSingleLinkageRule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace chs
+{
+namespace
+{
+
+/** Union-find by size with path halving; each set also remembers its current top dendrogram node. */
+class Clusters
+{
+public:
+  explicit Clusters(uint64_t n)
+    : m_Parent(n)
+    , m_Size(n, 1)
+    , m_Top(n)
+  {
+    std::iota(m_Parent.begin(), m_Parent.end(), 0u);
+    std::iota(m_Top.begin(), m_Top.end(), 0u);
+  }
+  uint32_t
+  Find(uint32_t a)
+  {
+    while (m_Parent[a] != a)
+    {
+      m_Parent[a] = m_Parent[m_Parent[a]];
+      a = m_Parent[a];
+    }
+    return a;
+  }
+  /** Joins the clusters of roots a and b under dendrogram node `node`, whose children get it as parent. */
+  void
+  Join(uint32_t a, uint32_t b, uint32_t node, uint32_t * parent)
+  {
+    parent[m_Top[a]] = node;
+    parent[m_Top[b]] = node;
+    if (m_Size[a] < m_Size[b])
+      std::swap(a, b);
+    m_Parent[b] = a;
+    m_Size[a] += m_Size[b];
+    m_Top[a] = node;
+  }
+
+private:
+  std::vector<uint32_t> m_Parent, m_Size, m_Top;
+};
+
+/** Runs Kruskal over `order` (edges sorted by (weight, index), as ids or as keys) and writes the dendrogram; returns the number of tree
+ * edges found (n - 1 when the graph is connected). ends(id, a, b) gives an edge's end vertices, record(rank, id, a,
+ * b) stores a tree edge's attributes. */
+template <class FEnds, class FRecord>
+uint64_t
+Kruskal(uint64_t n, const std::vector<uint64_t> & order, uint32_t * parent, FEnds && ends, FRecord && record)
+{
+  Clusters clusters(n);
+  uint64_t rank = 0;
+  for (const uint64_t id : order)
+  {
+    if (rank + 1 == n)
+      break;
+    uint32_t a, b;
+    ends(id, a, b);
+    const uint32_t ra = clusters.Find(a), rb = clusters.Find(b);
+    if (ra == rb)
+      continue;
+    const uint32_t node = uint32_t(n + rank);
+    clusters.Join(ra, rb, node, parent);
+    record(rank, id, a, b);
+    ++rank;
+  }
+  parent[2 * n - 2] = uint32_t(2 * n - 2);
+  return rank;
+}
+
+uint64_t
+ComponentCount(uint64_t n, uint64_t treeEdges)
+{
+  return n - treeEdges;
+}
+
+} // namespace
+
+template <typename TPixel>
+SingleLinkageResult
+ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
+                      const DendrogramArrays & out)
+{
+  const sl::ImageGraph graph(grid, parameters.fullyConnected);
+  sl::CheckImageGraph(grid, parameters, graph);
+  const uint64_t n = graph.Pixels();
+  const unsigned c = parameters.components;
+  if constexpr (std::is_floating_point<TPixel>::value)
+  {
+    for (uint64_t i = 0; i < n * c; ++i)
+      if (std::isnan(pixels[i]))
+        throw std::invalid_argument("pixel " + std::to_string(i / c) + " is NaN");
+  }
+
+  // Every edge as (code << 32 | edge index): sorting the keys sorts the edges by (weight, index).
+  std::vector<uint64_t> keys;
+  keys.reserve(n * graph.slots);
+  uint64_t p = 0;
+  for (int64_t z = 0; z < graph.nz; ++z)
+    for (int64_t y = 0; y < graph.ny; ++y)
+      for (int64_t x = 0; x < graph.nx; ++x, ++p)
+        for (unsigned s = 0; s < graph.slots; ++s)
+        {
+          const int64_t q = graph.Neighbour(x, y, z, s);
+          if (q < 0)
+            continue;
+          const uint32_t code = sl::EdgeCode(pixels + p * c, pixels + uint64_t(q) * c, c, parameters.distance);
+          keys.push_back((uint64_t(code) << 32) | (p * graph.slots + s));
+        }
+  std::sort(keys.begin(), keys.end());
+
+  const bool     isFloat = sl::FloatWeights<TPixel>(c);
+  const uint64_t found = Kruskal(
+    n,
+    keys,
+    out.parent,
+    [&](uint64_t key, uint32_t & a, uint32_t & b) { graph.Ends(key & 0xffffffffu, a, b); },
+    [&](uint64_t rank, uint64_t key, uint32_t a, uint32_t b) {
+      if (out.weight)
+        out.weight[rank] = sl::WeightOf(uint32_t(key >> 32), isFloat);
+      if (out.edge)
+        out.edge[rank] = key & 0xffffffffu;
+      if (out.u)
+        out.u[rank] = a;
+      if (out.v)
+        out.v[rank] = b;
+    });
+  if (found + 1 != n)
+    throw std::logic_error("an image graph is connected, but Kruskal found " + std::to_string(found) + " edges");
+  return {};
+}
+
+template <typename TWeight>
+SingleLinkageResult
+GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
+                      uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out)
+{
+  static_assert(std::is_floating_point<TWeight>::value, "graph weights are float or double");
+  sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree);
+  for (uint64_t i = 0; i < edgeCount; ++i)
+  {
+    if (u[i] >= vertexCount || v[i] >= vertexCount)
+      throw std::invalid_argument("edge " + std::to_string(i) + " joins vertices " + std::to_string(u[i]) + " and " +
+                                  std::to_string(v[i]) + "; vertex ids are below " + std::to_string(vertexCount));
+    if (std::isnan(w[i]))
+      throw std::invalid_argument("the weight of edge " + std::to_string(i) + " is NaN");
+  }
+  std::vector<uint64_t> order(edgeCount);
+  std::iota(order.begin(), order.end(), uint64_t(0));
+  std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    const auto ca = sl::OrderedCode(w[a]), cb = sl::OrderedCode(w[b]);
+    return ca < cb || (ca == cb && a < b);
+  });
+  const uint64_t found = Kruskal(
+    vertexCount,
+    order,
+    out.parent,
+    [&](uint64_t id, uint32_t & a, uint32_t & b) {
+      a = u[id];
+      b = v[id];
+    },
+    [&](uint64_t rank, uint64_t id, uint32_t a, uint32_t b) {
+      if (out.weight)
+        out.weight[rank] = double(w[id]);
+      if (out.edge)
+        out.edge[rank] = id;
+      if (out.u)
+        out.u[rank] = a;
+      if (out.v)
+        out.v[rank] = b;
+    });
+  if (found + 1 != vertexCount)
+    throw std::invalid_argument(
+      sl::NotConnectedMessage(ComponentCount(vertexCount, found), edgeCount + 1 == vertexCount));
+  return {};
+}
+
+#define CHS_INSTANTIATE_IMAGE(T)                                                                                       \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T>(                           \
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+CHS_INSTANTIATE_IMAGE(uint8_t)
+CHS_INSTANTIATE_IMAGE(int8_t)
+CHS_INSTANTIATE_IMAGE(uint16_t)
+CHS_INSTANTIATE_IMAGE(int16_t)
+CHS_INSTANTIATE_IMAGE(uint32_t)
+CHS_INSTANTIATE_IMAGE(int32_t)
+CHS_INSTANTIATE_IMAGE(float)
+CHS_INSTANTIATE_IMAGE(double)
+#undef CHS_INSTANTIATE_IMAGE
+
+template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+GraphSingleLinkageCPU<float>(const uint32_t *, const uint32_t *, const float *, uint64_t, uint64_t, bool,
+                             const DendrogramArrays &);
+template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+GraphSingleLinkageCPU<double>(const uint32_t *, const uint32_t *, const double *, uint64_t, uint64_t, bool,
+                              const DendrogramArrays &);
+
+} // namespace chs

@@ -1,0 +1,42 @@
+// Internal to the .cu files: the pieces of the CUDA single-linkage backend that the image entry (one translation
+// unit per pixel type, src/chsSingleLinkage_<pixel>.cu) and the graph entry (src/chsSingleLinkageGraph.cu) share.
+// Implemented once, in src/chsSingleLinkageGraph.cu.
+#ifndef chsSingleLinkageDevice_h
+#define chsSingleLinkageDevice_h
+
+#include "chsCudaCommon.cuh"
+#include "chsSingleLinkage.h"
+
+#include <cuda_runtime.h>
+
+namespace chs
+{
+namespace sl
+{
+
+/** PANDORA: the dendrogram of the tree on n vertices whose edges, in rank order, are (dU[r], dV[r]); writes the
+ * 2n - 1 parents to dParent. Returns the number of contraction levels. */
+unsigned
+PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t * dParent, cudaStream_t stream,
+                detail::MemoryTracker & tracker, int device);
+
+/** Sorts `count` keys ascending on their low `endBit` bits (CUB radix sort); returns where the sorted keys are
+ * (`keys` or `spare`, a buffer of the same size). */
+unsigned long long *
+SortKeys(unsigned long long * keys, unsigned long long * spare, uint64_t count, int endBit, cudaStream_t stream,
+         detail::MemoryTracker & tracker);
+
+/** Number of significant bits of the largest of `count` keys (a device reduction). */
+int
+SignificantBits(const unsigned long long * keys, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker);
+
+/** Copies the dendrogram's device arrays into the caller's (null destinations are skipped). */
+void
+DownloadDendrogram(const DendrogramArrays & out, uint64_t n, const uint32_t * dParent, const double * dWeight,
+                   const uint64_t * dEdge, const uint32_t * dU, const uint32_t * dV, cudaStream_t stream,
+                   const ExecutionContext & context);
+
+} // namespace sl
+} // namespace chs
+
+#endif
