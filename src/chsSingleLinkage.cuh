@@ -39,7 +39,8 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
                 unsigned long long * tree, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
 {
   const unsigned                                blocks = detail::GridStrideBlocks(n, kThreads, device);
-  detail::DeviceBuffer<uint32_t>                label(n, stream, &tracker), link(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>                label(n, stream, &tracker), link(n, stream, &tracker),
+    root(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long>      best(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long>      counters(2, stream, &tracker); // tree edges, live edges
   detail::DeviceBuffer<unsigned long long>      liveA(liveCapacity ? liveCapacity : 1, stream, &tracker);
@@ -50,9 +51,9 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
   auto merge = [&] {
     HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, label.get(), best.get(), link.get(), tree, counters.get());
     CHS_CUDA_CHECK_LAUNCH("HookKernel");
-    CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), link.get());
+    CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), link.get(), root.get());
     CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
-    RelabelKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), link.get());
+    RelabelKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), root.get());
     CHS_CUDA_CHECK_LAUNCH("RelabelKernel");
   };
 

@@ -158,12 +158,16 @@ GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w,
     if (std::isnan(w[i]))
       throw std::invalid_argument("the weight of edge " + std::to_string(i) + " is NaN");
   }
+  // Sort (weight code, index) pairs: the order of (weight, index).
+  std::vector<std::pair<uint64_t, uint32_t>> sorted(edgeCount);
+  for (uint64_t i = 0; i < edgeCount; ++i)
+    sorted[i] = { uint64_t(sl::OrderedCode(w[i])), uint32_t(i) };
+  std::sort(sorted.begin(), sorted.end());
   std::vector<uint64_t> order(edgeCount);
-  std::iota(order.begin(), order.end(), uint64_t(0));
-  std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
-    const auto ca = sl::OrderedCode(w[a]), cb = sl::OrderedCode(w[b]);
-    return ca < cb || (ca == cb && a < b);
-  });
+  for (uint64_t i = 0; i < edgeCount; ++i)
+    order[i] = sorted[i].second;
+  sorted.clear();
+  sorted.shrink_to_fit();
   const uint64_t found = Kruskal(
     vertexCount,
     order,

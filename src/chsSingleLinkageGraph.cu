@@ -88,7 +88,7 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
   detail::DeviceBuffer<uint32_t> minRank(allVertices, stream, &tracker), up(allVertices, stream, &tracker);
   detail::DeviceBuffer<uint8_t>  edgeLevel(edges, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeVertex(edges, stream, &tracker);
-  detail::DeviceBuffer<uint32_t> minPos(n, stream, &tracker), ptr(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> minPos(n, stream, &tracker), ptr(n, stream, &tracker), root(n, stream, &tracker);
   detail::DeviceBuffer<uint32_t> vertexFlag(n + 1, stream, &tracker), vertexSum(n + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeFlag(edges + 1, stream, &tracker), edgeSum(edges + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> levelR0(half, stream, &tracker), levelU0(half, stream, &tracker),
@@ -125,11 +125,11 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
         throw std::logic_error("PANDORA: the last level has " + std::to_string(m) + " vertices");
       break;
     }
-    FindRootsKernel<<<vb, kThreads, 0, stream>>>(m, ptr.get(), vertexFlag.get());
+    FindRootsKernel<<<vb, kThreads, 0, stream>>>(m, ptr.get(), root.get(), vertexFlag.get());
     CHS_CUDA_CHECK_LAUNCH("FindRootsKernel");
     CHS_CUDA_CHECK(cudaMemsetAsync(vertexFlag.get() + m, 0, sizeof(uint32_t), stream));
     ExclusiveSum(vertexFlag.get(), vertexSum.get(), m, stream, tracker);
-    NameSupervertexKernel<<<vb, kThreads, 0, stream>>>(m, ptr.get(), vertexSum.get(), up.get() + offset);
+    NameSupervertexKernel<<<vb, kThreads, 0, stream>>>(m, root.get(), vertexSum.get(), up.get() + offset);
     CHS_CUDA_CHECK_LAUNCH("NameSupervertexKernel");
     ClassifyEdgesKernel<<<eb, kThreads, 0, stream>>>(k, R, U, V, minPos.get(), up.get() + offset, uint32_t(level + 1),
                                                      edgeFlag.get(), edgeLevel.get(), edgeVertex.get());

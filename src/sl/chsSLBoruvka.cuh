@@ -156,9 +156,11 @@ HookKernel(uint64_t n, E edges, const uint32_t * label, const unsigned long long
   }
 }
 
-/** Step 3a: every root follows the hooks to the new root (path halving; the hook forest does not change here). */
+/** Step 3a: every root follows the hooks to the new root (path halving; the hook forest does not change here) and
+ * writes it to `root`: not into `link`, where a slower thread's halving store may later put back an intermediate
+ * ancestor. */
 static __global__ void
-CompressHooksKernel(uint64_t n, const uint32_t * label, uint32_t * link)
+CompressHooksKernel(uint64_t n, const uint32_t * label, uint32_t * link, uint32_t * root)
 {
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < n; x += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -180,16 +182,16 @@ CompressHooksKernel(uint64_t n, const uint32_t * label, uint32_t * link)
       L[r] = gp;
       r = gp;
     }
-    L[x] = r;
+    root[x] = r;
   }
 }
 
 /** Step 3b: every vertex takes its root's new root. */
 static __global__ void
-RelabelKernel(uint64_t n, uint32_t * label, const uint32_t * link)
+RelabelKernel(uint64_t n, uint32_t * label, const uint32_t * root)
 {
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < n; x += uint64_t(gridDim.x) * blockDim.x)
-    label[x] = link[label[x]];
+    label[x] = root[label[x]];
 }
 
 /** Step 4 over a list of keys (or the keys 0 .. count - 1 when `live` is null). */

@@ -69,9 +69,11 @@ PointAcrossKernel(uint64_t m, const uint32_t * minPos, const uint32_t * R, const
   }
 }
 
-/** Every vertex finds its root (path halving on a forest that does not change here); roots are flagged. */
+/** Every vertex finds its root (path halving on a forest that does not change here) and writes it to `root` (not
+ * into `ptr`, where a slower thread's halving store may later put back an intermediate ancestor); roots are
+ * flagged. */
 __global__ void
-FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * rootFlag)
+FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag)
 {
   volatile uint32_t * P = ptr;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
@@ -91,17 +93,17 @@ FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * rootFlag)
       P[r] = gp;
       r = gp;
     }
-    P[x] = r;
+    root[x] = r;
     rootFlag[x] = r == x ? 1u : 0u;
   }
 }
 
 /** The vertex of the next level that every vertex is contracted into. */
 __global__ void
-NameSupervertexKernel(uint64_t m, const uint32_t * ptr, const uint32_t * newId, uint32_t * up)
+NameSupervertexKernel(uint64_t m, const uint32_t * root, const uint32_t * newId, uint32_t * up)
 {
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
-    up[x] = newId[ptr[x]];
+    up[x] = newId[root[x]];
 }
 
 /** Flags the alpha-edges; a contracted edge records its level and the next level's vertex it lies in. */
