@@ -65,7 +65,9 @@ CudaDeviceCount(std::string * why = nullptr);
 CudaHierarchicalSegmentation_EXPORT std::string
 CudaDeviceName(int device);
 
-/** Free and total device memory in bytes, after the device has finished its pending work. */
+/** Free and total device memory in bytes, after the device has finished its pending work and its memory pool has
+ * handed back the memory it caches. (Runs keep the device memory they free mapped in the pool for the next run, see
+ * CHS_POOL_RELEASE_THRESHOLD in the README; this call releases it.) */
 CudaHierarchicalSegmentation_EXPORT void
 CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes);
 

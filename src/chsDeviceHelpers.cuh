@@ -42,6 +42,27 @@ FindRoot(T * P, T a, Map at = {})
   }
 }
 
+/** The root of x in a forest of parent pointers that does not change while threads follow it (path halving). The
+ * halving stores may be undone by slower threads' stores of other ancestors, so the root is returned, not stored in
+ * P: a caller that wrote it into P could find an intermediate ancestor there later. */
+__device__ __forceinline__ uint32_t
+FollowToRoot(uint32_t * P, uint32_t x)
+{
+  volatile uint32_t * L = P;
+  uint32_t            r = x;
+  for (;;)
+  {
+    const uint32_t p = L[r];
+    if (p == r)
+      return r;
+    const uint32_t gp = L[p];
+    if (gp == p)
+      return p;
+    L[r] = gp;
+    r = gp;
+  }
+}
+
 /** Links the larger root of a's and b's sets under the smaller. Returns true when this call linked two roots (the
  * number of sets fell by one). */
 template <typename T, class Map = Direct>

@@ -30,62 +30,76 @@ ReadBack(T & host, const T * device, cudaStream_t stream)
 }
 
 /** Boruvka's rounds on n vertices. The first round is the caller's: firstOffer(best) fills every vertex's lightest
- * incident key, firstKeep(out, count) appends the crossing edges; later rounds run on the compacted keys. Writes the
- * n - 1 tree keys to `tree` (in no particular order) and returns the number of rounds; throws when the graph is not
- * connected (`tree` then names a promised tree in the message). */
+ * incident key, firstKeep(root, out, count) appends the crossing edges with their components; later rounds run on
+ * the contracted graph. Writes the n - 1 tree keys to `tree` (in no particular order) and returns the number of
+ * rounds; throws when the graph is not connected. */
 template <class E, class FOffer, class FKeep>
 unsigned
 BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer, FKeep && firstKeep,
                 unsigned long long * tree, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
 {
-  const unsigned                                blocks = detail::GridStrideBlocks(n, kThreads, device);
-  detail::DeviceBuffer<uint32_t>                label(n, stream, &tracker), link(n, stream, &tracker),
-    root(n, stream, &tracker);
-  detail::DeviceBuffer<unsigned long long>      best(n, stream, &tracker);
-  detail::DeviceBuffer<unsigned long long>      counters(2, stream, &tracker); // tree edges, live edges
-  detail::DeviceBuffer<unsigned long long>      liveA(liveCapacity ? liveCapacity : 1, stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(unsigned long long), stream));
-  IotaKernel<<<blocks, kThreads, 0, stream>>>(label.get(), n);
-  CHS_CUDA_CHECK_LAUNCH("IotaKernel");
+  const unsigned                           blocks = detail::GridStrideBlocks(n, kThreads, device);
+  detail::DeviceBuffer<uint32_t>           link(n, stream, &tracker), root(n, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> best(n, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker); // tree edges, live edges, roots
+  detail::DeviceBuffer<LiveEdge>           liveA(liveCapacity ? liveCapacity : 1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
 
-  auto merge = [&] {
-    HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, label.get(), best.get(), link.get(), tree, counters.get());
-    CHS_CUDA_CHECK_LAUNCH("HookKernel");
-    CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), link.get(), root.get());
-    CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
-    RelabelKernel<<<blocks, kThreads, 0, stream>>>(n, label.get(), root.get());
-    CHS_CUDA_CHECK_LAUNCH("RelabelKernel");
+  // First round, on the vertices.
+  firstOffer(best.get());
+  HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, best.get(), link.get(), tree, counters.get());
+  CHS_CUDA_CHECK_LAUNCH("HookKernel");
+  CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, link.get(), root.get(), best.get());
+  CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
+  firstKeep(root.get(), liveA.get(), counters.get() + 1);
+  detail::DeviceBuffer<uint32_t> rootsA(n, stream, &tracker);
+  ListRootsKernel<<<blocks, kThreads, 0, stream>>>(n, root.get(), rootsA.get(), counters.get() + 2);
+  CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
+  unsigned long long host[3];
+  auto               readCounters = [&] {
+    CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
-
-  firstOffer(best.get(), label.get());
-  merge();
-  firstKeep(liveA.get(), counters.get() + 1, label.get());
-  unsigned long long live = 0;
-  ReadBack(live, counters.get() + 1, stream);
+  readCounters();
+  uint64_t live = host[1], components = host[2];
   unsigned rounds = 1;
+
+  // Later rounds, on the contracted graph.
   if (live > 0)
   {
-    detail::DeviceBuffer<unsigned long long> liveB(live, stream, &tracker);
-    unsigned long long *                     in = liveA.get(), *out = liveB.get();
+    detail::DeviceBuffer<uint32_t> other(n, stream, &tracker);
+    detail::DeviceBuffer<LiveEdge> liveB(live, stream, &tracker);
+    detail::DeviceBuffer<uint32_t> rootsB(components, stream, &tracker);
+    LiveEdge *                     liveIn = liveA.get(), *liveOut = liveB.get();
+    uint32_t *                     rootsIn = rootsA.get(), *rootsOut = rootsB.get();
     while (live > 0)
     {
-      const unsigned edgeBlocks = detail::GridStrideBlocks(live, kThreads, device);
-      CHS_CUDA_CHECK(cudaMemsetAsync(best.get(), 0xff, n * sizeof(unsigned long long), stream));
-      OfferKernel<<<edgeBlocks, kThreads, 0, stream>>>(in, live, edges, label.get(), best.get());
-      CHS_CUDA_CHECK_LAUNCH("OfferKernel");
-      merge();
-      CHS_CUDA_CHECK(cudaMemsetAsync(counters.get() + 1, 0, sizeof(unsigned long long), stream));
-      KeepCrossingKernel<<<edgeBlocks, kThreads, 0, stream>>>(in, live, edges, label.get(), out, counters.get() + 1);
-      CHS_CUDA_CHECK_LAUNCH("KeepCrossingKernel");
-      ReadBack(live, counters.get() + 1, stream);
-      std::swap(in, out);
+      const unsigned eb = detail::GridStrideBlocks(live, kThreads, device);
+      const unsigned rb = detail::GridStrideBlocks(components, kThreads, device);
+      OfferLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, best.get());
+      CHS_CUDA_CHECK_LAUNCH("OfferLiveKernel");
+      OtherSideKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, best.get(), other.get());
+      CHS_CUDA_CHECK_LAUNCH("OtherSideKernel");
+      HookRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, best.get(), other.get(), link.get(), tree,
+                                                   counters.get());
+      CHS_CUDA_CHECK_LAUNCH("HookRootsKernel");
+      CompressRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, link.get(), root.get(), best.get());
+      CHS_CUDA_CHECK_LAUNCH("CompressRootsKernel");
+      CHS_CUDA_CHECK(cudaMemsetAsync(counters.get() + 1, 0, 2 * sizeof(unsigned long long), stream));
+      KeepLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, root.get(), liveOut, counters.get() + 1);
+      CHS_CUDA_CHECK_LAUNCH("KeepLiveKernel");
+      KeepRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, root.get(), rootsOut, counters.get() + 2);
+      CHS_CUDA_CHECK_LAUNCH("KeepRootsKernel");
+      readCounters();
+      live = host[1];
+      components = host[2];
+      std::swap(liveIn, liveOut);
+      std::swap(rootsIn, rootsOut);
       ++rounds;
     }
   }
-  unsigned long long found = 0;
-  ReadBack(found, counters.get(), stream);
-  if (found + 1 != n)
-    throw std::invalid_argument(NotConnectedMessage(n - found, false));
+  if (host[0] + 1 != n)
+    throw std::invalid_argument(NotConnectedMessage(n - host[0], false));
   return rounds;
 }
 
@@ -158,7 +172,7 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
   if (context.progress)
     context.progress(0.1f);
 
-  detail::EventTimer mstTimer(stream), dendrogramTimer(stream);
+  detail::EventTimer mstTimer(stream);
   mstTimer.Start();
   const unsigned                           blocks = detail::GridStrideBlocks(n, sl::kThreads, context.device);
   detail::DeviceBuffer<unsigned long long> tree(edges ? edges : 1, stream, &tracker);
@@ -170,13 +184,13 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
       n,
       sl::ImageEdges{ graph },
       n * graph.slots,
-      [&](unsigned long long * best, const uint32_t *) {
+      [&](unsigned long long * best) {
         sl::ImageOfferKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, best);
         CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
       },
-      [&](unsigned long long * live, unsigned long long * count, const uint32_t * label) {
-        sl::ImageKeepCrossingKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, label, live, count);
-        CHS_CUDA_CHECK_LAUNCH("ImageKeepCrossingKernel");
+      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count) {
+        sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, root, live, count);
+        CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
       },
       tree.get(),
       stream,
@@ -195,23 +209,7 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
     CHS_CUDA_CHECK_LAUNCH("ImageTreeKernel");
   }
   mstTimer.Stop();
-  if (context.progress)
-    context.progress(0.5f);
-
-  detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker);
-  dendrogramTimer.Start();
-  result.contractionLevels = sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent.get(), stream, tracker, context.device);
-  dendrogramTimer.Stop();
-  if (context.progress)
-    context.progress(0.8f);
-  sl::DownloadDendrogram(out, n, dParent.get(), dWeight.get(), dEdge.get(), dU.get(), dV.get(), stream, context);
-  result.mstMilliseconds = mstTimer.Milliseconds();
-  result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
-  if (info)
-  {
-    info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
-    info->peakDeviceBytes = tracker.peak;
-  }
+  sl::FinishOnDevice(n, dU.get(), dV.get(), dEdge.get(), dWeight.get(), out, mstTimer, result, info, tracker, context);
   return result;
 }
 

@@ -20,6 +20,20 @@ unsigned
 PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t * dParent, cudaStream_t stream,
                 detail::MemoryTracker & tracker, int device);
 
+/** After the minimum spanning tree (its ends, edge ids and weights by rank on the device, `mstTimer` stopped): runs
+ * PANDORA, checks the dendrogram, downloads it and fills the result's and `info`'s timings. */
+void
+FinishOnDevice(uint64_t n, const uint32_t * dU, const uint32_t * dV, const uint64_t * dEdge, const double * dWeight,
+               const DendrogramArrays & out, detail::EventTimer & mstTimer, SingleLinkageResult & result,
+               RunInfo * info, detail::MemoryTracker & tracker, const ExecutionContext & context);
+
+/** Checks the invariants of itk::Dendrogram on the device arrays (parents after their children, the root its own,
+ * two children per internal node, weights neither NaN nor decreasing, end vertices in range); throws
+ * std::logic_error when one is broken. The CUDA entries call it, so the filters check only the CPU's on the host. */
+void
+CheckDendrogramOnDevice(uint64_t n, const uint32_t * dParent, const double * dWeight, const uint32_t * dU,
+                        const uint32_t * dV, cudaStream_t stream, detail::MemoryTracker & tracker, int device);
+
 /** Sorts `count` keys ascending on their low `endBit` bits (CUB radix sort); returns where the sorted keys are
  * (`keys` or `spare`, a buffer of the same size). */
 unsigned long long *

@@ -180,6 +180,98 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
   return unsigned(level);
 }
 
+namespace
+{
+
+/** Counts every internal node's children; flags a parent that is not an internal node after its child, and a root
+ * that is not its own parent. */
+__global__ void
+CountChildrenKernel(uint64_t n, const uint32_t * parent, uint32_t * children, uint32_t * broken)
+{
+  const uint64_t root = 2 * n - 2;
+  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x <= root; x += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint64_t p = parent[x];
+    if (x == root)
+    {
+      if (p != root)
+        atomicOr(broken, 1u);
+    }
+    else if (p <= x || p < n || p > root)
+      atomicOr(broken, 1u);
+    else
+      atomicAdd(children + (p - n), 1u);
+  }
+}
+
+/** Flags an internal node without two children, a NaN or decreasing weight, an end vertex out of range. */
+__global__ void
+CheckNodesKernel(uint64_t n, const uint32_t * children, const double * weight, const uint32_t * U, const uint32_t * V,
+                 uint32_t * broken)
+{
+  for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r + 1 < n; r += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const double w = weight[r];
+    if (children[r] != 2)
+      atomicOr(broken, 2u);
+    if (w != w || (r > 0 && w < weight[r - 1]))
+      atomicOr(broken, 4u);
+    if (U[r] >= n || V[r] >= n)
+      atomicOr(broken, 8u);
+  }
+}
+
+} // namespace
+
+void
+CheckDendrogramOnDevice(uint64_t n, const uint32_t * dParent, const double * dWeight, const uint32_t * dU,
+                        const uint32_t * dV, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+{
+  const uint64_t                 edges = n - 1;
+  detail::DeviceBuffer<uint32_t> children(edges ? edges : 1, stream, &tracker), broken(1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(broken.get(), 0, sizeof(uint32_t), stream));
+  if (edges)
+    CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, edges * sizeof(uint32_t), stream));
+  CountChildrenKernel<<<Blocks(n + edges, device), kThreads, 0, stream>>>(n, dParent, children.get(), broken.get());
+  CHS_CUDA_CHECK_LAUNCH("CountChildrenKernel");
+  if (edges)
+  {
+    CheckNodesKernel<<<Blocks(edges, device), kThreads, 0, stream>>>(n, children.get(), dWeight, dU, dV, broken.get());
+    CHS_CUDA_CHECK_LAUNCH("CheckNodesKernel");
+  }
+  uint32_t host = 0;
+  ReadBack(host, broken.get(), stream);
+  if (host != 0)
+    throw std::logic_error("the CUDA dendrogram breaks its invariants (code " + std::to_string(host) +
+                           ": 1 parents, 2 children, 4 weights, 8 end vertices)");
+}
+
+void
+FinishOnDevice(uint64_t n, const uint32_t * dU, const uint32_t * dV, const uint64_t * dEdge, const double * dWeight,
+               const DendrogramArrays & out, detail::EventTimer & mstTimer, SingleLinkageResult & result,
+               RunInfo * info, detail::MemoryTracker & tracker, const ExecutionContext & context)
+{
+  const auto stream = static_cast<cudaStream_t>(context.stream);
+  if (context.progress)
+    context.progress(0.5f);
+  detail::EventTimer             dendrogramTimer(stream);
+  detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker);
+  dendrogramTimer.Start();
+  result.contractionLevels = PandoraOnDevice(dU, dV, n, dParent.get(), stream, tracker, context.device);
+  dendrogramTimer.Stop();
+  CheckDendrogramOnDevice(n, dParent.get(), dWeight, dU, dV, stream, tracker, context.device);
+  if (context.progress)
+    context.progress(0.8f);
+  DownloadDendrogram(out, n, dParent.get(), dWeight, dEdge, dU, dV, stream, context);
+  result.mstMilliseconds = mstTimer.Milliseconds();
+  result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
+  if (info)
+  {
+    info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
+    info->peakDeviceBytes = tracker.peak;
+  }
+}
+
 unsigned long long *
 SortKeys(unsigned long long * keys, unsigned long long * spare, uint64_t count, int endBit, cudaStream_t stream,
          detail::MemoryTracker & tracker)
@@ -339,7 +431,7 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
   if (context.progress)
     context.progress(0.1f);
 
-  detail::EventTimer mstTimer(stream), dendrogramTimer(stream);
+  detail::EventTimer mstTimer(stream);
   mstTimer.Start();
   // Sort by (weight, index): a stable radix sort of the weights' ordered codes, with the indices as values.
   detail::DeviceBuffer<Code>     codeA(mm, stream, &tracker), codeB(mm, stream, &tracker);
@@ -396,16 +488,16 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
       n,
       sl::RankedEdges{ su.get(), sv.get() },
       m,
-      [&](unsigned long long * best, const uint32_t * label) {
+      [&](unsigned long long * best) {
         CHS_CUDA_CHECK(cudaMemsetAsync(best, 0xff, n * sizeof(unsigned long long), stream));
-        sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(nullptr, m, sl::RankedEdges{ su.get(), sv.get() },
-                                                                             label, best);
+        sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(m, sl::RankedEdges{ su.get(), sv.get() },
+                                                                             best);
         CHS_CUDA_CHECK_LAUNCH("OfferKernel");
       },
-      [&](unsigned long long * live, unsigned long long * count, const uint32_t * label) {
-        sl::KeepCrossingKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
-          nullptr, m, sl::RankedEdges{ su.get(), sv.get() }, label, live, count);
-        CHS_CUDA_CHECK_LAUNCH("KeepCrossingKernel");
+      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count) {
+        sl::FirstKeepKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
+          m, sl::RankedEdges{ su.get(), sv.get() }, root, live, count);
+        CHS_CUDA_CHECK_LAUNCH("FirstKeepKernel");
       },
       tree.get(),
       stream,
@@ -423,23 +515,7 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
     CHS_CUDA_CHECK_LAUNCH("GraphTreeKernel");
   }
   mstTimer.Stop();
-  if (context.progress)
-    context.progress(0.5f);
-
-  detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker);
-  dendrogramTimer.Start();
-  result.contractionLevels = sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent.get(), stream, tracker, device);
-  dendrogramTimer.Stop();
-  if (context.progress)
-    context.progress(0.8f);
-  sl::DownloadDendrogram(out, n, dParent.get(), dWeight.get(), dEdge.get(), dU.get(), dV.get(), stream, context);
-  result.mstMilliseconds = mstTimer.Milliseconds();
-  result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
-  if (info)
-  {
-    info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
-    info->peakDeviceBytes = tracker.peak;
-  }
+  sl::FinishOnDevice(n, dU.get(), dV.get(), dEdge.get(), dWeight.get(), out, mstTimer, result, info, tracker, context);
   return result;
 }
 

@@ -86,19 +86,11 @@ struct ImageGraph
 };
 
 /** Order-preserving 32-bit code of a non-negative weight: the value for integers, the bits for floats (-0 coded as
- * +0). */
+ * +0), as the Image Foresting Transform codes its weights. */
 CHS_HOST_DEVICE uint32_t
 CodeOf(float f)
 {
-  if (f == 0.0f)
-    return 0;
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return bits;
-#endif
+  return ift::Encode(f);
 }
 CHS_HOST_DEVICE uint32_t
 CodeOf(uint32_t i)
@@ -173,30 +165,25 @@ EdgeCode(const TPixel * a, const TPixel * b, unsigned components, VectorDistance
   return CodeOf(distance == VectorDistance::L2 ? wp::Sqrt(acc) : acc);
 }
 
-/** Order-preserving unsigned code of a graph weight (any sign; -0 coded as +0); NaN must be rejected before. */
-CHS_HOST_DEVICE uint32_t
-OrderedCode(float f)
+/** Order-preserving unsigned code of a graph weight of any sign (-0 coded as +0; NaN must be rejected before): the
+ * bits with the sign bit flipped for non-negative values, all bits flipped for negative ones. */
+template <typename T>
+CHS_HOST_DEVICE typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type
+OrderedCode(T f)
 {
-  uint32_t bits;
+  using Bits = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+  constexpr Bits sign = Bits(1) << (8 * sizeof(T) - 1);
+  const T        g = f == T(0) ? T(0) : f;
+  Bits           bits;
 #if defined(__CUDA_ARCH__)
-  bits = __float_as_uint(f == 0.0f ? 0.0f : f);
+  if constexpr (sizeof(T) == 4)
+    bits = __float_as_uint(g);
+  else
+    bits = Bits(__double_as_longlong(g));
 #else
-  const float g = f == 0.0f ? 0.0f : f;
   std::memcpy(&bits, &g, sizeof(bits));
 #endif
-  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-}
-CHS_HOST_DEVICE uint64_t
-OrderedCode(double f)
-{
-  uint64_t bits;
-#if defined(__CUDA_ARCH__)
-  bits = uint64_t(__double_as_longlong(f == 0.0 ? 0.0 : f));
-#else
-  const double g = f == 0.0 ? 0.0 : f;
-  std::memcpy(&bits, &g, sizeof(bits));
-#endif
-  return (bits & 0x8000000000000000ull) ? ~bits : (bits | 0x8000000000000000ull);
+  return (bits & sign) ? ~bits : (bits | sign);
 }
 
 /** Checks an image graph's size (the image graph's edge indices and the node ids must fit in 32 bits). */

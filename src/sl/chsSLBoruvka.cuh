@@ -5,14 +5,18 @@
 //   2. every component with an offer hooks onto the component across its lightest edge, and records that edge as a
 //      tree edge. Keys are unique, so the hooks form trees whose only cycles are pairs of components that chose the
 //      same edge; in such a pair the smaller root stays a root, and the edge is recorded once;
-//   3. the hook trees are compressed (path halving from every root) and every vertex takes its root's new root;
-//   4. the edges inside one component are dropped and the others compacted for the next round.
+//   3. the hook trees are compressed (path halving from every root) into each component's new root;
+//   4. the edges inside one component are dropped, the others keep their key and their two components' new roots.
+// The first round runs on the vertices and the input's edges (for images, read from the image). Later rounds run on
+// the contracted graph: live edges carry their components, and only the list of current roots is visited, so a
+// round costs time in the live edges and the components left, not in the vertices.
 // The set of tree edges is the unique minimum spanning tree whatever the order of the atomics, so the result does
 // not depend on the run.
 #ifndef chsSLBoruvka_cuh
 #define chsSLBoruvka_cuh
 
 #include "chsCudaCommon.cuh"
+#include "chsDeviceHelpers.cuh"
 #include "chsSingleLinkageRule.h"
 
 #include <cuda_runtime.h>
@@ -23,6 +27,13 @@ namespace sl
 {
 
 constexpr unsigned long long kNoEdge = ~0ull;
+
+/** An edge of the contracted graph: its key and its two components. */
+struct alignas(16) LiveEdge
+{
+  unsigned long long key;
+  uint32_t           a, b;
+};
 
 /** Edges of a sorted edge list, keyed by rank: the ends are the sorted end arrays. */
 struct RankedEdges
@@ -49,8 +60,9 @@ struct ImageEdges
 };
 
 /** Appends `item` to out[*count] for the lanes where `keep` holds, with one atomic per warp. */
+template <typename T>
 __device__ __forceinline__ void
-WarpAppend(bool keep, unsigned long long item, unsigned long long * out, unsigned long long * count)
+WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
 {
   const unsigned active = __activemask();
   const unsigned want = __ballot_sync(active, keep);
@@ -73,23 +85,21 @@ IotaKernel(uint32_t * a, uint64_t n)
     a[i] = uint32_t(i);
 }
 
-/** Step 1 over a list of live keys (or the keys 0 .. count - 1 when `live` is null). */
+/** Step 1 of a graph's first round: every edge of the sorted list (key = rank) offers its key to both its ends. */
 template <class E>
 static __global__ void
-OfferKernel(const unsigned long long * live, uint64_t count, E edges, const uint32_t * label, unsigned long long * best)
+OfferKernel(uint64_t count, E edges, unsigned long long * best)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const unsigned long long key = live ? live[i] : i;
-    uint32_t                 a, b;
-    edges.Ends(key, a, b);
-    const uint32_t ra = label[a], rb = label[b];
-    if (ra == rb)
+    uint32_t a, b;
+    edges.Ends(i, a, b);
+    if (a == b)
       continue;
-    if (key < best[ra])
-      atomicMin(best + ra, key);
-    if (key < best[rb])
-      atomicMin(best + rb, key);
+    if (i < best[a])
+      atomicMin(best + a, (unsigned long long)i);
+    if (i < best[b])
+      atomicMin(best + b, (unsigned long long)i);
   }
 }
 
@@ -126,17 +136,20 @@ ImageOfferKernel(const T * pixels, ImageGraph g, unsigned components, VectorDist
   }
 }
 
-/** Step 2: every root with an offer hooks across it (link), and the tree edge is recorded once. */
+/** Step 2 of the first round: every vertex with an offer hooks across it (link), and the tree edge is recorded
+ * once. */
 template <class E>
 static __global__ void
-HookKernel(uint64_t n, E edges, const uint32_t * label, const unsigned long long * best, uint32_t * link,
-           unsigned long long * tree, unsigned long long * treeCount)
+HookKernel(uint64_t n, E edges, const unsigned long long * best, uint32_t * link, unsigned long long * tree,
+           unsigned long long * treeCount)
 {
-  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < n; x += uint64_t(gridDim.x) * blockDim.x)
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t rounded = (n + 31) / 32 * 32;
+  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < rounded; x += stride)
   {
     bool               record = false;
     unsigned long long key = kNoEdge;
-    if (label[x] == x)
+    if (x < n)
     {
       key = best[x];
       uint32_t target = uint32_t(x);
@@ -144,8 +157,7 @@ HookKernel(uint64_t n, E edges, const uint32_t * label, const unsigned long long
       {
         uint32_t a, b;
         edges.Ends(key, a, b);
-        const uint32_t la = label[a], lb = label[b];
-        const uint32_t other = la == x ? lb : la;
+        const uint32_t other = a == x ? b : a;
         const bool     mutual = best[other] == key;
         record = !mutual || x < other;
         target = mutual && x < other ? uint32_t(x) : other;
@@ -156,93 +168,187 @@ HookKernel(uint64_t n, E edges, const uint32_t * label, const unsigned long long
   }
 }
 
-/** Step 3a: every root follows the hooks to the new root (path halving; the hook forest does not change here) and
- * writes it to `root`: not into `link`, where a slower thread's halving store may later put back an intermediate
- * ancestor. */
+/** Step 3 of the first round: every vertex follows the hooks to its component's root (path halving; the hook forest
+ * does not change here) and writes it to `root`: not into `link`, where a slower thread's halving store may later put
+ * back an intermediate ancestor. It also clears its best key for the next round. */
 static __global__ void
-CompressHooksKernel(uint64_t n, const uint32_t * label, uint32_t * link, uint32_t * root)
+CompressHooksKernel(uint64_t n, uint32_t * link, uint32_t * root, unsigned long long * best)
 {
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < n; x += uint64_t(gridDim.x) * blockDim.x)
   {
-    if (label[x] != x)
-      continue;
-    volatile uint32_t * L = link;
-    uint32_t            r = uint32_t(x);
-    for (;;)
-    {
-      const uint32_t p = L[r];
-      if (p == r)
-        break;
-      const uint32_t gp = L[p];
-      if (gp == p)
-      {
-        r = p;
-        break;
-      }
-      L[r] = gp;
-      r = gp;
-    }
-    root[x] = r;
+    root[x] = FollowToRoot(link, uint32_t(x));
+    best[x] = kNoEdge;
   }
 }
 
-/** Step 3b: every vertex takes its root's new root. */
-static __global__ void
-RelabelKernel(uint64_t n, uint32_t * label, const uint32_t * root)
-{
-  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < n; x += uint64_t(gridDim.x) * blockDim.x)
-    label[x] = root[label[x]];
-}
-
-/** Step 4 over a list of keys (or the keys 0 .. count - 1 when `live` is null). */
+/** Step 4 of a graph's first round: the crossing edges of the sorted list, with their components' new roots. */
 template <class E>
 static __global__ void
-KeepCrossingKernel(const unsigned long long * live, uint64_t count, E edges, const uint32_t * label,
-                   unsigned long long * out, unsigned long long * outCount)
+FirstKeepKernel(uint64_t count, E edges, const uint32_t * root, LiveEdge * out, unsigned long long * outCount)
 {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32; // whole warps, for the warp's append
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
-    bool               keep = false;
-    unsigned long long key = 0;
+    LiveEdge e{ i, 0, 0 };
+    bool     keep = false;
     if (i < count)
     {
-      key = live ? live[i] : i;
       uint32_t a, b;
-      edges.Ends(key, a, b);
-      keep = label[a] != label[b];
+      edges.Ends(i, a, b);
+      e.a = root[a];
+      e.b = root[b];
+      keep = e.a != e.b;
     }
-    WarpAppend(keep, key, out, outCount);
+    WarpAppend(keep, e, out, outCount);
   }
 }
 
-/** Step 4 of an image's first round: the crossing edges, read from the image. */
+/** After the first round: the list of the vertices that are roots. */
+static __global__ void
+ListRootsKernel(uint64_t n, const uint32_t * root, uint32_t * roots, unsigned long long * count)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t rounded = (n + 31) / 32 * 32;
+  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < rounded; x += stride)
+    WarpAppend(x < n && root[x] == x, uint32_t(x), roots, count);
+}
+
+/** Contracted rounds, step 1: every live edge offers its key to its two components. */
+static __global__ void
+OfferLiveKernel(const LiveEdge * live, uint64_t count, unsigned long long * best)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const LiveEdge e = live[i];
+    if (e.key < best[e.a])
+      atomicMin(best + e.a, e.key);
+    if (e.key < best[e.b])
+      atomicMin(best + e.b, e.key);
+  }
+}
+
+/** Contracted rounds: the component across each component's best edge (keys are unique: one writer each). */
+static __global__ void
+OtherSideKernel(const LiveEdge * live, uint64_t count, const unsigned long long * best, uint32_t * other)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const LiveEdge e = live[i];
+    if (best[e.a] == e.key)
+      other[e.a] = e.b;
+    if (best[e.b] == e.key)
+      other[e.b] = e.a;
+  }
+}
+
+/** Contracted rounds, step 2, over the list of roots. */
+static __global__ void
+HookRootsKernel(const uint32_t * roots, uint64_t count, const unsigned long long * best, const uint32_t * other,
+                uint32_t * link, unsigned long long * tree, unsigned long long * treeCount)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t rounded = (count + 31) / 32 * 32;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
+  {
+    bool               record = false;
+    unsigned long long key = kNoEdge;
+    if (i < count)
+    {
+      const uint32_t x = roots[i];
+      key = best[x];
+      uint32_t target = x;
+      if (key != kNoEdge)
+      {
+        const uint32_t o = other[x];
+        const bool     mutual = best[o] == key;
+        record = !mutual || x < o;
+        target = mutual && x < o ? x : o;
+      }
+      link[x] = target;
+    }
+    WarpAppend(record, key, tree, treeCount);
+  }
+}
+
+/** Contracted rounds, step 3, over the list of roots: as CompressHooksKernel (only roots have links and offers). */
+static __global__ void
+CompressRootsKernel(const uint32_t * roots, uint64_t count, uint32_t * link, uint32_t * root, unsigned long long * best)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint32_t      x = roots[i];
+    root[x] = FollowToRoot(link, uint32_t(x));
+    best[x] = kNoEdge;
+  }
+}
+
+/** Contracted rounds, step 4: live edges between two new components, renamed; and the new list of roots. */
+static __global__ void
+KeepLiveKernel(const LiveEdge * live, uint64_t count, const uint32_t * root, LiveEdge * out,
+               unsigned long long * outCount)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t rounded = (count + 31) / 32 * 32;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
+  {
+    LiveEdge e{ 0, 0, 0 };
+    bool     keep = false;
+    if (i < count)
+    {
+      e = live[i];
+      e.a = root[e.a];
+      e.b = root[e.b];
+      keep = e.a != e.b;
+    }
+    WarpAppend(keep, e, out, outCount);
+  }
+}
+
+static __global__ void
+KeepRootsKernel(const uint32_t * roots, uint64_t count, const uint32_t * root, uint32_t * out,
+                unsigned long long * outCount)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t rounded = (count + 31) / 32 * 32;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
+  {
+    const uint32_t x = i < count ? roots[i] : 0;
+    WarpAppend(i < count && root[x] == x, x, out, outCount);
+  }
+}
+
+/** Step 4 of an image's first round: the crossing edges, read from the image, with their components' new roots. */
 template <typename T>
 static __global__ void
-ImageKeepCrossingKernel(const T * pixels, ImageGraph g, unsigned components, VectorDistance distance,
-                        const uint32_t * label, unsigned long long * out, unsigned long long * outCount)
+ImageFirstKeepKernel(const T * pixels, ImageGraph g, unsigned components, VectorDistance distance,
+                     const uint32_t * root, LiveEdge * out, unsigned long long * outCount)
 {
   const uint64_t n = g.Pixels();
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (n + 31) / 32 * 32;
   for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < rounded; p += stride)
   {
-    const bool    inside = p < n;
-    const int64_t x = inside ? int64_t(p % uint64_t(g.nx)) : 0, rest = inside ? int64_t(p / uint64_t(g.nx)) : 0;
-    const int64_t y = rest % g.ny, z = rest / g.ny;
+    const bool     inside = p < n;
+    const int64_t  x = inside ? int64_t(p % uint64_t(g.nx)) : 0, rest = inside ? int64_t(p / uint64_t(g.nx)) : 0;
+    const int64_t  y = rest % g.ny, z = rest / g.ny;
+    const uint32_t rp = inside ? root[p] : 0;
     for (unsigned s = 0; s < g.slots; ++s)
     {
       const int64_t q = inside ? g.Neighbour(x, y, z, s) : -1;
+      LiveEdge      e{ 0, rp, 0 };
       bool          keep = false;
-      unsigned long long key = 0;
-      if (q >= 0 && label[p] != label[q])
+      if (q >= 0)
       {
-        const uint32_t code = EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
-        key = (uint64_t(code) << 32) | (p * g.slots + s);
-        keep = true;
+        e.b = root[q];
+        if (e.b != rp)
+        {
+          const uint32_t code = EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
+          e.key = (uint64_t(code) << 32) | (p * g.slots + s);
+          keep = true;
+        }
       }
-      WarpAppend(keep, key, out, outCount);
+      WarpAppend(keep, e, out, outCount);
     }
   }
 }

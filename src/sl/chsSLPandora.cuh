@@ -18,6 +18,7 @@
 #define chsSLPandora_cuh
 
 #include "chsCudaCommon.cuh"
+#include "chsDeviceHelpers.cuh"
 
 #include <cuda_runtime.h>
 
@@ -43,8 +44,12 @@ MinimumIncidentKernel(uint64_t k, const uint32_t * U, const uint32_t * V, uint32
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    atomicMin(minPos + U[i], uint32_t(i));
-    atomicMin(minPos + V[i], uint32_t(i));
+    // Read first: on a star every edge meets the centre, and most offers are already beaten.
+    const uint32_t a = U[i], b = V[i];
+    if (uint32_t(i) < minPos[a])
+      atomicMin(minPos + a, uint32_t(i));
+    if (uint32_t(i) < minPos[b])
+      atomicMin(minPos + b, uint32_t(i));
   }
 }
 
@@ -75,24 +80,9 @@ PointAcrossKernel(uint64_t m, const uint32_t * minPos, const uint32_t * R, const
 __global__ void
 FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag)
 {
-  volatile uint32_t * P = ptr;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
   {
-    uint32_t r = uint32_t(x);
-    for (;;)
-    {
-      const uint32_t p = P[r];
-      if (p == r)
-        break;
-      const uint32_t gp = P[p];
-      if (gp == p)
-      {
-        r = p;
-        break;
-      }
-      P[r] = gp;
-      r = gp;
-    }
+    const uint32_t r = FollowToRoot(ptr, uint32_t(x));
     root[x] = r;
     rootFlag[x] = r == x ? 1u : 0u;
   }
