@@ -3,6 +3,7 @@
 // run). Prints a line per measurement and writes JSON.
 //
 //   CudaConnectedComponentBenchmark --json out.json [--reps N] [--no-itk] NAME:FILE:NXxNY[xNZ][:noitk] ...
+#include "chsBenchTiming.h"
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "itkConnectedComponentImageFilter.h"
 #include "itkMultiThreaderBase.h"
@@ -28,21 +29,8 @@ struct Case
   bool                  itk = true;
 };
 
-double
-Median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <typename F>
-double
-WallMs(F && f)
-{
-  const auto t = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using chs_bench::Median;
+using chs_bench::WallMs;
 
 template <unsigned D>
 void

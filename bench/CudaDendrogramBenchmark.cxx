@@ -4,11 +4,12 @@
 // run on the same inputs. Checks that the GPU dendrogram equals the sequential one, and prints a line per case and
 // writes JSON.
 //
-//   CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,N,...] [--no-gpu] [--no-3d]
+//   CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,N,...] [--no-gpu] [--no-cpu] [--no-3d]
 //                           [--graph NAME:FILE[:ZFILE]]...
 // A graph file (written by bench/sl_peers.py) holds uint64 n, uint64 m, then m uint32 u, m uint32 v, m float64 w.
 // With ZFILE, the GPU dendrogram's SciPy linkage matrix is written there (float64, n-1 rows of 4) for the peer
 // script to compare with SciPy's.
+#include "chsBenchTiming.h"
 #include "itkCudaGraphToSingleLinkageDendrogramFilter.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkImage.h"
@@ -31,21 +32,8 @@ namespace
 using Backend = itk::CudaSegmentationBackendEnums::Backend;
 using GraphFilter = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
 
-double
-Median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <typename F>
-double
-WallMs(F && f)
-{
-  const auto t = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using chs_bench::Median;
+using chs_bench::WallMs;
 
 struct Result
 {
@@ -297,7 +285,7 @@ main(int argc, char * argv[])
 {
   std::string              json;
   int                      reps = 5;
-  bool                     gpu = true, threeD = true;
+  bool                     gpu = true, cpu = true, threeD = true;
   std::vector<uint64_t>    sizes{ 1000000, 10000000, 100000000 };
   std::vector<std::string> graphs;
   for (int i = 1; i < argc; ++i)
@@ -309,6 +297,8 @@ main(int argc, char * argv[])
       reps = std::stoi(argv[++i]);
     else if (a == "--no-gpu")
       gpu = false;
+    else if (a == "--no-cpu")
+      cpu = false;
     else if (a == "--no-3d")
       threeD = false;
     else if (a == "--sizes" && i + 1 < argc)
@@ -322,7 +312,7 @@ main(int argc, char * argv[])
       graphs.push_back(argv[++i]);
     else
     {
-      std::cerr << "usage: CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,...] [--no-gpu] [--no-3d] "
+      std::cerr << "usage: CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,...] [--no-gpu] [--no-cpu] [--no-3d] "
                    "[--graph NAME:FILE[:ZFILE]]...\n";
       return 2;
     }
@@ -332,17 +322,17 @@ main(int argc, char * argv[])
     for (const std::string shape : { "random", "path", "star" })
       for (uint64_t edges : sizes)
         RunGraph("tree-" + shape + "-" + std::to_string(edges / 1000000) + "M", "tree", MakeTree(edges + 1, shape, 3),
-                 true, reps, gpu, true);
-    RunImage<2>("image-4096x4096", { 4096, 4096 }, reps, gpu, true);
+                 true, reps, gpu, cpu);
+    RunImage<2>("image-4096x4096", { 4096, 4096 }, reps, gpu, cpu);
     if (threeD)
-      RunImage<3>("image-512x512x512", { 512, 512, 512 }, reps, gpu, true);
+      RunImage<3>("image-512x512x512", { 512, 512, 512 }, reps, gpu, cpu);
     for (const std::string & spec : graphs)
     {
       std::vector<std::string> p;
       std::stringstream        ss(spec);
       for (std::string s; std::getline(ss, s, ':');)
         p.push_back(s);
-      RunGraph(p.at(0), "graph", ReadGraph(p.at(1)), false, reps, gpu, true, p.size() > 2 ? p[2] : "");
+      RunGraph(p.at(0), "graph", ReadGraph(p.at(1)), false, reps, gpu, cpu, p.size() > 2 ? p[2] : "");
     }
   }
   catch (const std::exception & e)

@@ -5,6 +5,7 @@
 //
 //   CudaWaterpixelBenchmark --json out.json [--reps N] [--cpu-reps N] [--no-gpu] NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...]
 //   ...
+#include "chsBenchTiming.h"
 #include "chsForestingTransform.h"
 #include "chsWaterpixels.h"
 
@@ -28,21 +29,8 @@ struct Case
   std::vector<uint64_t> sigmas;
 };
 
-double
-Median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <typename F>
-double
-WallMs(F && f)
-{
-  const auto t = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
+using chs_bench::Median;
+using chs_bench::WallMs;
 
 std::vector<std::string>
 Split(const std::string & s, char c)

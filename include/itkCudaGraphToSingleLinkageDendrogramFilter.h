@@ -4,9 +4,7 @@
 #ifndef itkCudaGraphToSingleLinkageDendrogramFilter_h
 #define itkCudaGraphToSingleLinkageDendrogramFilter_h
 
-#include "itkCudaSegmentationBackendEnums.h"
-#include "itkDendrogram.h"
-#include "itkProcessObject.h"
+#include "itkCudaSingleLinkageDendrogramSource.h"
 #include "itkVectorContainer.h"
 
 namespace itk
@@ -29,23 +27,22 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TWeight>
-class ITK_TEMPLATE_EXPORT CudaGraphToSingleLinkageDendrogramFilter : public ProcessObject
+class ITK_TEMPLATE_EXPORT CudaGraphToSingleLinkageDendrogramFilter : public CudaSingleLinkageDendrogramSource
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaGraphToSingleLinkageDendrogramFilter);
   static_assert(std::is_floating_point<TWeight>::value, "weights are float or double");
 
   using Self = CudaGraphToSingleLinkageDendrogramFilter;
-  using Superclass = ProcessObject;
+  using Superclass = CudaSingleLinkageDendrogramSource;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   using WeightType = TWeight;
   using VertexContainerType = VectorContainer<IdentifierType, uint32_t>;
   using WeightContainerType = VectorContainer<IdentifierType, TWeight>;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
 
   itkNewMacro(Self);
-  chsTypeMacro(CudaGraphToSingleLinkageDendrogramFilter, ProcessObject);
+  chsTypeMacro(CudaGraphToSingleLinkageDendrogramFilter, CudaSingleLinkageDendrogramSource);
 
   /** The edges: three arrays of the same length. They are read at the update, not copied. */
   void
@@ -59,26 +56,6 @@ public:
   itkSetMacro(InputIsTree, bool);
   itkGetConstMacro(InputIsTree, bool);
   itkBooleanMacro(InputIsTree);
-
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-
-  Dendrogram *
-  GetOutput();
-
-  itkGetConstMacro(LastBackend, BackendEnum);
-  itkGetConstMacro(NumberOfContractionLevels, unsigned);
-  itkGetConstMacro(NumberOfBoruvkaRounds, unsigned);
-  itkGetConstMacro(KernelMilliseconds, double);
-  itkGetConstMacro(SpanningTreeMilliseconds, double);
-  itkGetConstMacro(DendrogramMilliseconds, double);
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
-
-  using Superclass::MakeOutput;
-  DataObject::Pointer
-  MakeOutput(DataObjectPointerArraySizeType idx) override;
 
 protected:
   CudaGraphToSingleLinkageDendrogramFilter();
@@ -97,15 +74,6 @@ private:
   typename WeightContainerType::ConstPointer m_W;
   SizeValueType                              m_NumberOfVertices{ 0 };
   bool                                       m_InputIsTree{ false };
-  BackendEnum                                m_Backend{ BackendEnum::Auto };
-  BackendEnum                                m_LastBackend{ BackendEnum::Auto };
-  int                                        m_DeviceId{ 0 };
-  unsigned                                   m_NumberOfContractionLevels{ 0 };
-  unsigned                                   m_NumberOfBoruvkaRounds{ 0 };
-  double                                     m_KernelMilliseconds{ 0.0 };
-  double                                     m_SpanningTreeMilliseconds{ 0.0 };
-  double                                     m_DendrogramMilliseconds{ 0.0 };
-  SizeValueType                              m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

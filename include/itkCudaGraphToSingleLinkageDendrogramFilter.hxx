@@ -5,7 +5,6 @@
 #define itkCudaGraphToSingleLinkageDendrogramFilter_hxx
 
 #include "itkCudaGraphToSingleLinkageDendrogramFilter.h"
-#include "itkCudaDendrogramRun.h"
 
 #include <algorithm>
 
@@ -16,22 +15,6 @@ template <typename TWeight>
 CudaGraphToSingleLinkageDendrogramFilter<TWeight>::CudaGraphToSingleLinkageDendrogramFilter()
 {
   this->SetNumberOfRequiredInputs(0);
-  this->SetNumberOfRequiredOutputs(1);
-  this->SetNthOutput(0, this->MakeOutput(0));
-}
-
-template <typename TWeight>
-DataObject::Pointer
-CudaGraphToSingleLinkageDendrogramFilter<TWeight>::MakeOutput(DataObjectPointerArraySizeType)
-{
-  return Dendrogram::New().GetPointer();
-}
-
-template <typename TWeight>
-Dendrogram *
-CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GetOutput()
-{
-  return itkDynamicCastInDebugMode<Dendrogram *>(this->ProcessObject::GetOutput(0));
 }
 
 template <typename TWeight>
@@ -50,10 +33,6 @@ template <typename TWeight>
 void
 CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
 {
-  m_NumberOfContractionLevels = 0;
-  m_NumberOfBoruvkaRounds = 0;
-  m_KernelMilliseconds = m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
-  m_PeakDeviceMemory = 0;
   Dendrogram * output = this->GetOutput();
   if (!m_U || !m_V || !m_W)
   {
@@ -76,30 +55,16 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
   }
   output->SetImageGeometry(0, nullptr, nullptr, nullptr, nullptr);
 
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-  const uint32_t *  u = m_U->CastToSTLConstContainer().data();
-  const uint32_t *  v = m_V->CastToSTLConstContainer().data();
-  const TWeight *   w = m_W->CastToSTLConstContainer().data();
-  const bool        tree = m_InputIsTree;
-  chs::RunInfo      info;
-  const auto        result = RunDendrogramBackend(
-    this,
-    backend,
-    m_DeviceId,
-    output,
+  const uint32_t * u = m_U->CastToSTLConstContainer().data();
+  const uint32_t * v = m_V->CastToSTLConstContainer().data();
+  const TWeight *  w = m_W->CastToSTLConstContainer().data();
+  const bool       tree = m_InputIsTree;
+  this->RunBackend(
     n,
-    info,
     [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run) {
       return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run);
     },
     [&](const chs::DendrogramArrays & arrays) { return chs::GraphSingleLinkageCPU(u, v, w, edges, n, tree, arrays); });
-  m_LastBackend = backend;
-  m_NumberOfContractionLevels = result.contractionLevels;
-  m_NumberOfBoruvkaRounds = result.boruvkaRounds;
-  m_SpanningTreeMilliseconds = result.mstMilliseconds;
-  m_DendrogramMilliseconds = result.dendrogramMilliseconds;
-  m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory = info.peakDeviceBytes;
 }
 
 template <typename TWeight>
@@ -110,11 +75,6 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::PrintSelf(std::ostream & os, 
   os << indent << "Edges: " << (m_U ? m_U->size() : 0) << std::endl;
   os << indent << "NumberOfVertices: " << m_NumberOfVertices << std::endl;
   os << indent << "InputIsTree: " << m_InputIsTree << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
-  os << indent << "NumberOfContractionLevels: " << m_NumberOfContractionLevels << std::endl;
-  os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
 }
 
 } // namespace itk

@@ -4,10 +4,8 @@
 #ifndef itkCudaImageToSingleLinkageDendrogramFilter_h
 #define itkCudaImageToSingleLinkageDendrogramFilter_h
 
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSingleLinkageDendrogramSource.h"
 #include "itkCudaSingleLinkageEnums.h"
-#include "itkDendrogram.h"
-#include "itkProcessObject.h"
 
 namespace itk
 {
@@ -32,33 +30,29 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage>
-class ITK_TEMPLATE_EXPORT CudaImageToSingleLinkageDendrogramFilter : public ProcessObject
+class ITK_TEMPLATE_EXPORT CudaImageToSingleLinkageDendrogramFilter : public CudaSingleLinkageDendrogramSource
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaImageToSingleLinkageDendrogramFilter);
 
   using Self = CudaImageToSingleLinkageDendrogramFilter;
-  using Superclass = ProcessObject;
+  using Superclass = CudaSingleLinkageDendrogramSource;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   using InputImageType = TInputImage;
   using PixelType = typename InputImageType::PixelType;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
   using VectorDistanceEnum = CudaSingleLinkageEnums::VectorDistance;
   static constexpr unsigned int ImageDimension = InputImageType::ImageDimension;
   static_assert(ImageDimension == 2 || ImageDimension == 3, "2D and 3D images");
 
   itkNewMacro(Self);
-  chsTypeMacro(CudaImageToSingleLinkageDendrogramFilter, ProcessObject);
+  chsTypeMacro(CudaImageToSingleLinkageDendrogramFilter, CudaSingleLinkageDendrogramSource);
 
   void
   SetInput(const InputImageType * image);
   const InputImageType *
   GetInput() const;
-
-  Dendrogram *
-  GetOutput();
 
   /** Face connectivity (default) or full connectivity. */
   itkSetMacro(FullyConnected, bool);
@@ -68,25 +62,6 @@ public:
   /** Vector pixels: L1, L2 (default) or LInfinity. */
   itkSetEnumMacro(VectorDistance, VectorDistanceEnum);
   itkGetEnumMacro(VectorDistance, VectorDistanceEnum);
-
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** CUDA: PANDORA's contraction levels and Boruvka's rounds of the last update (0 on the CPU). */
-  itkGetConstMacro(NumberOfContractionLevels, unsigned);
-  itkGetConstMacro(NumberOfBoruvkaRounds, unsigned);
-  /** CUDA: kernel time of the last update (minimum spanning tree and dendrogram), and its two parts. */
-  itkGetConstMacro(KernelMilliseconds, double);
-  itkGetConstMacro(SpanningTreeMilliseconds, double);
-  itkGetConstMacro(DendrogramMilliseconds, double);
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
-
-  using Superclass::MakeOutput;
-  DataObject::Pointer
-  MakeOutput(DataObjectPointerArraySizeType idx) override;
 
 protected:
   CudaImageToSingleLinkageDendrogramFilter();
@@ -106,15 +81,6 @@ private:
 
   bool               m_FullyConnected{ false };
   VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
-  BackendEnum        m_Backend{ BackendEnum::Auto };
-  BackendEnum        m_LastBackend{ BackendEnum::Auto };
-  int                m_DeviceId{ 0 };
-  unsigned           m_NumberOfContractionLevels{ 0 };
-  unsigned           m_NumberOfBoruvkaRounds{ 0 };
-  double             m_KernelMilliseconds{ 0.0 };
-  double             m_SpanningTreeMilliseconds{ 0.0 };
-  double             m_DendrogramMilliseconds{ 0.0 };
-  SizeValueType      m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

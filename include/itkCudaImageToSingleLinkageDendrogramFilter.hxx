@@ -5,7 +5,6 @@
 #define itkCudaImageToSingleLinkageDendrogramFilter_hxx
 
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
-#include "itkCudaDendrogramRun.h"
 #include "itkCudaPixelTypeTraits.h"
 #include "itkNumericTraits.h"
 
@@ -16,15 +15,6 @@ template <typename TInputImage>
 CudaImageToSingleLinkageDendrogramFilter<TInputImage>::CudaImageToSingleLinkageDendrogramFilter()
 {
   this->SetNumberOfRequiredInputs(1);
-  this->SetNumberOfRequiredOutputs(1);
-  this->SetNthOutput(0, this->MakeOutput(0));
-}
-
-template <typename TInputImage>
-DataObject::Pointer
-CudaImageToSingleLinkageDendrogramFilter<TInputImage>::MakeOutput(DataObjectPointerArraySizeType)
-{
-  return Dendrogram::New().GetPointer();
 }
 
 template <typename TInputImage>
@@ -39,13 +29,6 @@ auto
 CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GetInput() const -> const InputImageType *
 {
   return itkDynamicCastInDebugMode<const InputImageType *>(this->ProcessObject::GetInput(0));
-}
-
-template <typename TInputImage>
-Dendrogram *
-CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GetOutput()
-{
-  return itkDynamicCastInDebugMode<Dendrogram *>(this->ProcessObject::GetOutput(0));
 }
 
 template <typename TInputImage>
@@ -96,11 +79,6 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   static_assert(sizeof(Canonical) <= 4 || std::is_floating_point<Canonical>::value,
                 "pixel components are integers of up to 32 bits, float or double");
 
-  m_NumberOfContractionLevels = 0;
-  m_NumberOfBoruvkaRounds = 0;
-  m_KernelMilliseconds = m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
-  m_PeakDeviceMemory = 0;
-
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
   Dendrogram * output = this->GetOutput();
@@ -118,27 +96,13 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
                 "the filter's distances map one to one onto the backends'");
   parameters.distance = static_cast<chs::VectorDistance>(m_VectorDistance);
 
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-  const auto *      pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
-  chs::RunInfo      info;
-  const auto        result = RunDendrogramBackend(
-    this,
-    backend,
-    m_DeviceId,
-    output,
+  const auto * pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
+  this->RunBackend(
     grid.NumberOfVoxels(),
-    info,
     [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run) {
       return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run);
     },
     [&](const chs::DendrogramArrays & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
-  m_LastBackend = backend;
-  m_NumberOfContractionLevels = result.contractionLevels;
-  m_NumberOfBoruvkaRounds = result.boruvkaRounds;
-  m_SpanningTreeMilliseconds = result.mstMilliseconds;
-  m_DendrogramMilliseconds = result.dendrogramMilliseconds;
-  m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory = info.peakDeviceBytes;
 }
 
 template <typename TInputImage>
@@ -148,13 +112,6 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::PrintSelf(std::ostream & 
   Superclass::PrintSelf(os, indent);
   os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
   os << indent << "VectorDistance: " << m_VectorDistance << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
-  os << indent << "NumberOfContractionLevels: " << m_NumberOfContractionLevels << std::endl;
-  os << indent << "NumberOfBoruvkaRounds: " << m_NumberOfBoruvkaRounds << std::endl;
-  os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
-  os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
 }
 
 } // namespace itk

@@ -209,6 +209,18 @@ MakeTree(uint64_t n, TreeShape shape, std::mt19937 & rng, const std::function<do
   return g;
 }
 
+/** Two dendrograms are the same, array for array. */
+inline void
+ExpectSameDendrogram(const itk::Dendrogram * a, const itk::Dendrogram * b)
+{
+  ASSERT_EQ(a->GetNumberOfVertices(), b->GetNumberOfVertices());
+  EXPECT_EQ(a->GetParents()->CastToSTLConstContainer(), b->GetParents()->CastToSTLConstContainer());
+  EXPECT_EQ(a->GetWeights()->CastToSTLConstContainer(), b->GetWeights()->CastToSTLConstContainer());
+  EXPECT_EQ(a->GetEdgeIds()->CastToSTLConstContainer(), b->GetEdgeIds()->CastToSTLConstContainer());
+  EXPECT_EQ(a->GetEdgeU()->CastToSTLConstContainer(), b->GetEdgeU()->CastToSTLConstContainer());
+  EXPECT_EQ(a->GetEdgeV()->CastToSTLConstContainer(), b->GetEdgeV()->CastToSTLConstContainer());
+}
+
 /** Checks a dendrogram against the oracles: its tree edges are Prim's, its parents the top-down ones, and its cut at
  * every distinct weight the components of the graph's edges up to that weight. */
 inline void

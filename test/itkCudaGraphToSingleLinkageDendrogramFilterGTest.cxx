@@ -19,10 +19,12 @@ using chs_test::TreeShape;
 using Filter = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
 using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
-/** Runs the filter; `levels` receives PANDORA's contraction levels. */
+/** Runs the filter (weights of type TWeight); `levels` receives PANDORA's contraction levels. */
+template <typename TWeight = double>
 itk::Dendrogram::Pointer
 Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = nullptr)
 {
+  using Filter = itk::CudaGraphToSingleLinkageDendrogramFilter<TWeight>;
   auto u = Filter::VertexContainerType::New();
   auto v = Filter::VertexContainerType::New();
   auto w = Filter::WeightContainerType::New();
@@ -42,17 +44,6 @@ Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = n
   return d;
 }
 
-void
-ExpectSame(const itk::Dendrogram * a, const itk::Dendrogram * b)
-{
-  ASSERT_EQ(a->GetNumberOfVertices(), b->GetNumberOfVertices());
-  EXPECT_EQ(a->GetParents()->CastToSTLConstContainer(), b->GetParents()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetWeights()->CastToSTLConstContainer(), b->GetWeights()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeIds()->CastToSTLConstContainer(), b->GetEdgeIds()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeU()->CastToSTLConstContainer(), b->GetEdgeU()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeV()->CastToSTLConstContainer(), b->GetEdgeV()->CastToSTLConstContainer());
-}
-
 /** The GPU dendrogram equals the CPU's, run after run, and PANDORA stays within ceil(log2(n)) levels. */
 void
 ExpectGpuEqualsCpu(const Graph & g, bool tree = false, int runs = 2)
@@ -62,7 +53,7 @@ ExpectGpuEqualsCpu(const Graph & g, bool tree = false, int runs = 2)
   {
     unsigned   levels = 0;
     const auto gpu = Build(g, Backend::CUDA, tree, &levels);
-    ExpectSame(gpu, cpu);
+    chs_test::ExpectSameDendrogram(gpu, cpu);
     const double bound = g.n > 1 ? std::ceil(std::log2(double(g.n))) : 0.0;
     EXPECT_LE(double(levels), std::max(bound, 1.0)) << "contraction levels, n = " << g.n;
   }
@@ -135,7 +126,7 @@ TEST(Dendrogram, HandMadeTreeWithAlphaEdges)
   EXPECT_EQ(std::vector<uint32_t>(d->GetParents()->begin(), d->GetParents()->end()),
             (std::vector<uint32_t>{ 6, 6, 8, 7, 7, 10, 8, 9, 9, 10, 10 }));
   if (chs_test::HasCudaDevice())
-    ExpectSame(Build(g, Backend::CUDA), d);
+    chs_test::ExpectSameDendrogram(Build(g, Backend::CUDA), d);
 
   // Queries: clusters at a distance and by count (labels in vertex order), SciPy's linkage matrix, node sizes.
   auto at1 = d->ComputeClustersAtDistance(1.0);
@@ -325,26 +316,11 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, FloatWeights)
   std::mt19937                          rng(15);
   std::uniform_real_distribution<float> w(-1.0f, 1.0f);
   const Graph g = chs_test::MakeTree(5000, TreeShape::Random, rng, [&](uint64_t) { return double(w(rng)); });
-  using FilterF = itk::CudaGraphToSingleLinkageDendrogramFilter<float>;
-  auto run = [&](Backend b) {
-    auto u = FilterF::VertexContainerType::New();
-    auto v = FilterF::VertexContainerType::New();
-    auto ww = FilterF::WeightContainerType::New();
-    u->assign(g.u.begin(), g.u.end());
-    v->assign(g.v.begin(), g.v.end());
-    ww->assign(g.w.begin(), g.w.end());
-    auto filter = FilterF::New();
-    filter->SetEdges(u, v, ww);
-    filter->SetBackend(b);
-    filter->Update();
-    itk::Dendrogram::Pointer d = filter->GetOutput();
-    d->DisconnectPipeline();
-    return d;
-  };
+  auto run = [&](Backend b) { return Build<float>(g, b); };
   const auto cpu = run(Backend::CPU);
   chs_test::ExpectMatchesOracles(cpu, g); // float weights are exact in the double graph
   if (chs_test::HasCudaDevice())
-    ExpectSame(run(Backend::CUDA), cpu);
+    chs_test::ExpectSameDendrogram(run(Backend::CUDA), cpu);
 }
 
 TEST(CudaGraphToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAgain)
@@ -370,6 +346,6 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
     EXPECT_EQ(filter->GetOutput()->GetNumberOfVertices(), 0u) << "a failed run leaves an empty dendrogram";
     filter->Modified();
     filter->Update();
-    ExpectSame(filter->GetOutput(), cpu);
+    chs_test::ExpectSameDendrogram(filter->GetOutput(), cpu);
   }
 }

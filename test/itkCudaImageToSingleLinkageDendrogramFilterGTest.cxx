@@ -43,17 +43,6 @@ Build(const TImage * image, bool full, Backend backend,
   return d;
 }
 
-void
-ExpectSame(const itk::Dendrogram * a, const itk::Dendrogram * b)
-{
-  ASSERT_EQ(a->GetNumberOfVertices(), b->GetNumberOfVertices());
-  EXPECT_EQ(a->GetParents()->CastToSTLConstContainer(), b->GetParents()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetWeights()->CastToSTLConstContainer(), b->GetWeights()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeIds()->CastToSTLConstContainer(), b->GetEdgeIds()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeU()->CastToSTLConstContainer(), b->GetEdgeU()->CastToSTLConstContainer());
-  EXPECT_EQ(a->GetEdgeV()->CastToSTLConstContainer(), b->GetEdgeV()->CastToSTLConstContainer());
-}
-
 /** The pixel graph of a scalar image as the test builds it: edges to the following neighbours, indexed
  * pixel * K + slot with the slots in increasing (dz, dy, dx) order, weight |a - b|. Edge ids are the graph's indices:
  * the list is in id order, so Prim's (weight, index) order is the definition's (weight, edge id) order. */
@@ -177,7 +166,7 @@ ExpectGpuEqualsCpu(const TImage * image, bool full,
 {
   const auto cpu = Build(image, full, Backend::CPU, distance);
   for (int run = 0; run < 2; ++run)
-    ExpectSame(Build(image, full, Backend::CUDA, distance), cpu);
+    chs_test::ExpectSameDendrogram(Build(image, full, Backend::CUDA, distance), cpu);
 }
 
 } // namespace
@@ -414,6 +403,6 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
     EXPECT_EQ(filter->GetOutput()->GetNumberOfVertices(), 0u);
     filter->Modified();
     filter->Update();
-    ExpectSame(filter->GetOutput(), cpu);
+    chs_test::ExpectSameDendrogram(filter->GetOutput(), cpu);
   }
 }
