@@ -18,3 +18,4 @@ $runner ${CHS_BUILD:-build}/bin/CudaDendrogramBenchmark --json "$out/sl_module.j
   | tee "$out/sl_module.log"
 python3 "$here/sl_peers.py" compare "$data" | tee -a "$out/sl_peers.log"
 cp "$data/sl_peers.json" "$out/"
+python3 "$here/sl_report.py" "$out" | tee "$out/sl_report.md"

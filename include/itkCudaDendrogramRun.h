@@ -28,8 +28,11 @@ RunDendrogramBackend(ProcessObject *                       filter,
   chs::DendrogramArrays    arrays;
   auto                     prepare = [&] {
     output->Allocate(n);
-    arrays = { output->GetParents()->CastToSTLContainer().data(), output->GetWeights()->CastToSTLContainer().data(), output->GetEdgeIds()->CastToSTLContainer().data(),
-               output->GetEdgeU()->CastToSTLContainer().data(),   output->GetEdgeV()->CastToSTLContainer().data() };
+    arrays.parent = output->GetParents()->CastToSTLContainer().data();
+    arrays.weight = output->GetWeights()->CastToSTLContainer().data();
+    arrays.edge = output->GetEdgeIds()->CastToSTLContainer().data();
+    arrays.u = output->GetEdgeU()->CastToSTLContainer().data();
+    arrays.v = output->GetEdgeV()->CastToSTLContainer().data();
   };
   info = RunOnBackend(
     filter,
