@@ -29,7 +29,7 @@
 namespace
 {
 
-using Backend = itk::CudaSegmentationBackendEnums::Backend;
+using Backend     = itk::CudaSegmentationBackendEnums::Backend;
 using GraphFilter = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
 
 using chs_bench::Median;
@@ -52,8 +52,16 @@ Print(const Result & r)
 {
   std::printf("%-28s %11llu edges  GPU kernels %9.3f ms (MST %8.3f, dendrogram %8.3f) end-to-end %9.3f ms  "
               "sequential %10.1f ms  levels %2u  rounds %2u  %s\n",
-              r.name.c_str(), (unsigned long long)r.edges, r.gpuKernelMs, r.gpuMstMs, r.gpuDendrogramMs,
-              r.gpuEndToEndMs, r.cpuMs, r.levels, r.rounds, r.gpu && r.cpu ? (r.identical ? "identical" : "DIFFERENT") : "");
+              r.name.c_str(),
+              (unsigned long long)r.edges,
+              r.gpuKernelMs,
+              r.gpuMstMs,
+              r.gpuDendrogramMs,
+              r.gpuEndToEndMs,
+              r.cpuMs,
+              r.levels,
+              r.rounds,
+              r.gpu && r.cpu ? (r.identical ? "identical" : "DIFFERENT") : "");
   std::fflush(stdout);
 }
 
@@ -76,8 +84,8 @@ Measure(Result & r, FMake && make, int reps, bool gpu, bool cpu)
     std::vector<double> kernel, mst, dend, e2e;
     for (int i = 0; i <= reps; ++i)
     {
-      auto filter = make(Backend::CUDA);
-      const double ms = WallMs([&] { filter->Update(); });
+      auto         filter = make(Backend::CUDA);
+      const double ms     = WallMs([&] { filter->Update(); });
       if (i == 0)
         continue; // warm-up: the CUDA context, the staging buffers
       e2e.push_back(ms);
@@ -85,25 +93,25 @@ Measure(Result & r, FMake && make, int reps, bool gpu, bool cpu)
       mst.push_back(filter->GetSpanningTreeMilliseconds());
       dend.push_back(filter->GetDendrogramMilliseconds());
       r.peakBytes = filter->GetPeakDeviceMemory();
-      r.levels = filter->GetNumberOfContractionLevels();
-      r.rounds = filter->GetNumberOfBoruvkaRounds();
+      r.levels    = filter->GetNumberOfContractionLevels();
+      r.rounds    = filter->GetNumberOfBoruvkaRounds();
       if (i == reps)
       {
         gpuResult = filter->GetOutput();
         gpuResult->DisconnectPipeline();
       }
     }
-    r.gpuKernelMs = Median(kernel);
-    r.gpuMstMs = Median(mst);
+    r.gpuKernelMs     = Median(kernel);
+    r.gpuMstMs        = Median(mst);
     r.gpuDendrogramMs = Median(dend);
-    r.gpuEndToEndMs = Median(e2e);
-    r.gpu = true;
+    r.gpuEndToEndMs   = Median(e2e);
+    r.gpu             = true;
   }
   if (cpu)
   {
     auto filter = make(Backend::CPU);
-    r.cpuMs = WallMs([&] { filter->Update(); });
-    cpuResult = filter->GetOutput();
+    r.cpuMs     = WallMs([&] { filter->Update(); });
+    cpuResult   = filter->GetOutput();
     cpuResult->DisconnectPipeline();
     r.cpu = true;
   }
@@ -116,7 +124,7 @@ Measure(Result & r, FMake && make, int reps, bool gpu, bool cpu)
 
 struct EdgeArrays
 {
-  uint64_t                             n = 0;
+  uint64_t                                  n = 0;
   GraphFilter::VertexContainerType::Pointer u = GraphFilter::VertexContainerType::New();
   GraphFilter::VertexContainerType::Pointer v = GraphFilter::VertexContainerType::New();
   GraphFilter::WeightContainerType::Pointer w = GraphFilter::WeightContainerType::New();
@@ -153,9 +161,9 @@ MakeTree(uint64_t n, const std::string & shape, unsigned seed)
       w = double(i);
     }
     const uint64_t e = order[i - 1];
-    (*g.u)[e] = id[j];
-    (*g.v)[e] = id[i];
-    (*g.w)[e] = w;
+    (*g.u)[e]        = id[j];
+    (*g.v)[e]        = id[i];
+    (*g.w)[e]        = w;
   }
   return g;
 }
@@ -180,16 +188,23 @@ ReadGraph(const std::string & file)
 }
 
 void
-RunGraph(const std::string & name, const std::string & kind, const EdgeArrays & g, bool tree, int reps, bool gpu,
-         bool cpu, const std::string & zFile = "")
+RunGraph(const std::string & name,
+         const std::string & kind,
+         const EdgeArrays &  g,
+         bool                tree,
+         int                 reps,
+         bool                gpu,
+         bool                cpu,
+         const std::string & zFile = "")
 {
   Result r;
-  r.name = name;
-  r.kind = kind;
+  r.name  = name;
+  r.kind  = kind;
   r.edges = g.u->size();
   Measure(
     r,
-    [&](Backend b) {
+    [&](Backend b)
+    {
       auto filter = GraphFilter::New();
       filter->SetEdges(g.u, g.v, g.w);
       filter->SetNumberOfVertices(g.n);
@@ -234,9 +249,9 @@ SmoothNoise(const std::vector<uint64_t> & size, unsigned seed)
 #pragma omp parallel for
     for (int64_t i = 0; i < int64_t(n); ++i)
     {
-      const uint64_t c = uint64_t(i) / stride % size[d];
+      const uint64_t c   = uint64_t(i) / stride % size[d];
       float          sum = 0;
-      int            k = 0;
+      int            k   = 0;
       for (int o = -2; o <= 2; ++o)
         if (int64_t(c) + o >= 0 && c + o < size[d])
           sum += v[i + o * int64_t(stride)], ++k;
@@ -246,7 +261,7 @@ SmoothNoise(const std::vector<uint64_t> & size, unsigned seed)
     stride *= size[d];
   }
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  auto image = ImageType::New();
+  auto image          = ImageType::New();
   image->SetRegions(s);
   image->Allocate();
   for (uint64_t i = 0; i < n; ++i)
@@ -258,16 +273,17 @@ template <unsigned D>
 void
 RunImage(const std::string & name, const std::vector<uint64_t> & size, int reps, bool gpu, bool cpu)
 {
-  using ImageType = itk::Image<uint8_t, D>;
+  using ImageType  = itk::Image<uint8_t, D>;
   const auto image = SmoothNoise<D>(size, 7);
   Result     r;
-  r.name = name;
-  r.kind = "image";
+  r.name           = name;
+  r.kind           = "image";
   const uint64_t n = image->GetLargestPossibleRegion().GetNumberOfPixels();
-  r.edges = n - 1; // the tree's edges
+  r.edges          = n - 1; // the tree's edges
   Measure(
     r,
-    [&](Backend b) {
+    [&](Backend b)
+    {
       auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<ImageType>::New();
       filter->SetInput(image);
       filter->SetBackend(b);
@@ -312,8 +328,9 @@ main(int argc, char * argv[])
       graphs.push_back(argv[++i]);
     else
     {
-      std::cerr << "usage: CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,...] [--no-gpu] [--no-cpu] [--no-3d] "
-                   "[--graph NAME:FILE[:ZFILE]]...\n";
+      std::cerr
+        << "usage: CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,...] [--no-gpu] [--no-cpu] [--no-3d] "
+           "[--graph NAME:FILE[:ZFILE]]...\n";
       return 2;
     }
   }
@@ -321,8 +338,13 @@ main(int argc, char * argv[])
   {
     for (const std::string shape : { "random", "path", "star" })
       for (uint64_t edges : sizes)
-        RunGraph("tree-" + shape + "-" + std::to_string(edges / 1000000) + "M", "tree", MakeTree(edges + 1, shape, 3),
-                 true, reps, gpu, cpu);
+        RunGraph("tree-" + shape + "-" + std::to_string(edges / 1000000) + "M",
+                 "tree",
+                 MakeTree(edges + 1, shape, 3),
+                 true,
+                 reps,
+                 gpu,
+                 cpu);
     RunImage<2>("image-4096x4096", { 4096, 4096 }, reps, gpu, cpu);
     if (threeD)
       RunImage<3>("image-512x512x512", { 512, 512, 512 }, reps, gpu, cpu);

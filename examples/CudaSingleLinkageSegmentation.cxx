@@ -108,20 +108,20 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
 struct Options
 {
   std::string                                input, output, overlay;
-  double                                     distance = 0.0;
-  itk::SizeValueType                         clusters = 0;
+  double                                     distance       = 0.0;
+  itk::SizeValueType                         clusters       = 0;
   bool                                       fullyConnected = false;
-  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device = 0;
+  itk::CudaSegmentationBackendEnums::Backend backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
+  int                                        device         = 0;
 };
 
 template <unsigned D>
 void
 Run(const Options & o)
 {
-  using Image = itk::Image<float, D>;
+  using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader = itk::ImageFileReader<Image>::New();
+  auto reader  = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
   auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<Image>::New();
   dendrogram->SetInput(reader->GetOutput());
@@ -158,8 +158,9 @@ main(int argc, char ** argv)
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i)
   {
-    const std::string a = argv[i];
-    const auto        value = [&]() -> std::string {
+    const std::string a     = argv[i];
+    const auto        value = [&]() -> std::string
+    {
       if (i + 1 >= argc)
         chs_example::Fail(kProgram, a + " needs a value");
       return argv[++i];
@@ -200,7 +201,7 @@ main(int argc, char ** argv)
   }
   if (positional.size() != 2)
     chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input = positional[0];
+  o.input  = positional[0];
   o.output = positional[1];
   try
   {

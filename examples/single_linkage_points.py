@@ -74,10 +74,9 @@ def main():
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
-    centres = np.array([[0, 0, 0], [4, 0, 0], [2, 3, 1]], float)
-    per = args.points // 4
-    points = np.concatenate([c + rng.normal(scale=0.6, size=(per, 3)) for c in centres] +
-                            [rng.uniform(-2, 6, size=(args.points - 3 * per, 3))])
+    centres = np.array([[0, 0, 0], [6, 0, 0], [3, 5, 1]], float)
+    counts = [args.points // 3, args.points // 3, args.points - 2 * (args.points // 3)]
+    points = np.concatenate([c + rng.normal(scale=0.6, size=(k, 3)) for c, k in zip(centres, counts)])
     u, v, w = knn_graph(points, args.neighbours)
     f, tree = single_linkage(u, v, w, len(points))
     labels = itk.array_from_vector_container(tree.ComputeClusters(args.clusters))

@@ -44,7 +44,7 @@ struct ImageGraphParameters
   bool fullyConnected = false;
   /** Components per pixel (interleaved); 1 for scalar images. */
   unsigned       components = 1;
-  VectorDistance distance = VectorDistance::L2;
+  VectorDistance distance   = VectorDistance::L2;
 };
 
 /** Where a backend writes the dendrogram of a graph with n vertices: `parent` has 2n - 1 entries, the other arrays
@@ -55,9 +55,9 @@ struct DendrogramArrays
 {
   uint32_t * parent = nullptr;
   double *   weight = nullptr;
-  uint64_t * edge = nullptr;
-  uint32_t * u = nullptr;
-  uint32_t * v = nullptr;
+  uint64_t * edge   = nullptr;
+  uint32_t * u      = nullptr;
+  uint32_t * v      = nullptr;
 };
 
 struct SingleLinkageResult
@@ -65,10 +65,10 @@ struct SingleLinkageResult
   /** CUDA: PANDORA's contraction levels (at most ceil(log2(n))), and Boruvka rounds (0 when the input was a tree);
    * CPU: 0. */
   unsigned contractionLevels = 0;
-  unsigned boruvkaRounds = 0;
+  unsigned boruvkaRounds     = 0;
   /** CUDA: milliseconds of the minimum spanning tree (kernels, from the upload to the sorted tree) and of the
    * dendrogram (PANDORA, with its sorts). */
-  double mstMilliseconds = 0.0;
+  double mstMilliseconds        = 0.0;
   double dendrogramMilliseconds = 0.0;
 };
 
@@ -79,13 +79,19 @@ constexpr uint64_t MaximumDendrogramVertices = (uint64_t(1) << 31) - 1;
  * image, more than MaximumDendrogramVertices pixels or 2^32 edge slots (pixels x K), a NaN pixel, or 0 components. */
 template <typename TPixel>
 SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
-                      const DendrogramArrays & out);
+ImageSingleLinkageCPU(const TPixel *               pixels,
+                      const Grid &                 grid,
+                      const ImageGraphParameters & parameters,
+                      const DendrogramArrays &     out);
 
 template <typename TPixel>
 SingleLinkageResult
-ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
-                       const DendrogramArrays & out, const ExecutionContext & context, RunInfo * info = nullptr);
+ImageSingleLinkageCUDA(const TPixel *               pixels,
+                       const Grid &                 grid,
+                       const ImageGraphParameters & parameters,
+                       const DendrogramArrays &     out,
+                       const ExecutionContext &     context,
+                       RunInfo *                    info = nullptr);
 
 /** The dendrogram of a weighted graph given as edge arrays (u[i], v[i], w[i]), i < edgeCount, on vertices
  * 0 .. vertexCount - 1. A graph with vertexCount - 1 edges is a tree and is its own minimum spanning tree; any other
@@ -95,14 +101,25 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
  * such edge), fewer than vertexCount - 1 edges, or a graph that is not connected (a promised tree that is not one). */
 template <typename TWeight>
 SingleLinkageResult
-GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
-                      uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out);
+GraphSingleLinkageCPU(const uint32_t *         u,
+                      const uint32_t *         v,
+                      const TWeight *          w,
+                      uint64_t                 edgeCount,
+                      uint64_t                 vertexCount,
+                      bool                     inputIsTree,
+                      const DendrogramArrays & out);
 
 template <typename TWeight>
 SingleLinkageResult
-GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
-                       uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out,
-                       const ExecutionContext & context, RunInfo * info = nullptr);
+GraphSingleLinkageCUDA(const uint32_t *         u,
+                       const uint32_t *         v,
+                       const TWeight *          w,
+                       uint64_t                 edgeCount,
+                       uint64_t                 vertexCount,
+                       bool                     inputIsTree,
+                       const DendrogramArrays & out,
+                       const ExecutionContext & context,
+                       RunInfo *                info = nullptr);
 
 } // namespace chs
 

@@ -12,7 +12,8 @@ namespace itk
 {
 
 /** Sizes `output` for n vertices, runs cuda(arrays, context, info) or cpu(arrays) through RunOnBackend (which empties
- * the output on failure), then checks the CPU dendrogram's invariants (the CUDA backend checks its own on the device). Returns the backend's result and fills `info`. */
+ * the output on failure), then checks the CPU dendrogram's invariants (the CUDA backend checks its own on the device).
+ * Returns the backend's result and fills `info`. */
 template <class FCuda, class FCpu>
 chs::SingleLinkageResult
 RunDendrogramBackend(ProcessObject *                       filter,
@@ -26,23 +27,26 @@ RunDendrogramBackend(ProcessObject *                       filter,
 {
   chs::SingleLinkageResult result;
   chs::DendrogramArrays    arrays;
-  auto                     prepare = [&] {
+  auto                     prepare = [&]
+  {
     output->Allocate(n);
     arrays.parent = output->GetParents()->CastToSTLContainer().data();
     arrays.weight = output->GetWeights()->CastToSTLContainer().data();
-    arrays.edge = output->GetEdgeIds()->CastToSTLContainer().data();
-    arrays.u = output->GetEdgeU()->CastToSTLContainer().data();
-    arrays.v = output->GetEdgeV()->CastToSTLContainer().data();
+    arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
+    arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
+    arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
   };
   info = RunOnBackend(
     filter,
     backend,
     device,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    {
       prepare();
       result = cuda(arrays, context, run);
     },
-    [&] {
+    [&]
+    {
       prepare();
       result = cpu(arrays);
     },

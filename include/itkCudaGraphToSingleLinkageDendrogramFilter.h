@@ -33,11 +33,11 @@ public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaGraphToSingleLinkageDendrogramFilter);
   static_assert(std::is_floating_point<TWeight>::value, "weights are float or double");
 
-  using Self = CudaGraphToSingleLinkageDendrogramFilter;
-  using Superclass = CudaSingleLinkageDendrogramSource;
-  using Pointer = SmartPointer<Self>;
-  using ConstPointer = SmartPointer<const Self>;
-  using WeightType = TWeight;
+  using Self                = CudaGraphToSingleLinkageDendrogramFilter;
+  using Superclass          = CudaSingleLinkageDendrogramSource;
+  using Pointer             = SmartPointer<Self>;
+  using ConstPointer        = SmartPointer<const Self>;
+  using WeightType          = TWeight;
   using VertexContainerType = VectorContainer<IdentifierType, uint32_t>;
   using WeightContainerType = VectorContainer<IdentifierType, TWeight>;
 
@@ -64,7 +64,8 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
   void
   GenerateOutputInformation() override
-  {}
+  {
+  }
   void
   GenerateData() override;
 

@@ -55,15 +55,14 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
   }
   output->SetImageGeometry(0, nullptr, nullptr, nullptr, nullptr);
 
-  const uint32_t * u = m_U->CastToSTLConstContainer().data();
-  const uint32_t * v = m_V->CastToSTLConstContainer().data();
-  const TWeight *  w = m_W->CastToSTLConstContainer().data();
+  const uint32_t * u    = m_U->CastToSTLConstContainer().data();
+  const uint32_t * v    = m_V->CastToSTLConstContainer().data();
+  const TWeight *  w    = m_W->CastToSTLConstContainer().data();
   const bool       tree = m_InputIsTree;
   this->RunBackend(
     n,
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run) {
-      return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run);
-    },
+    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
+    { return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run); },
     [&](const chs::DendrogramArrays & arrays) { return chs::GraphSingleLinkageCPU(u, v, w, edges, n, tree, arrays); });
 }
 

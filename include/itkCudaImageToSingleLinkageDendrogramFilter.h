@@ -35,14 +35,14 @@ class ITK_TEMPLATE_EXPORT CudaImageToSingleLinkageDendrogramFilter : public Cuda
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaImageToSingleLinkageDendrogramFilter);
 
-  using Self = CudaImageToSingleLinkageDendrogramFilter;
-  using Superclass = CudaSingleLinkageDendrogramSource;
-  using Pointer = SmartPointer<Self>;
+  using Self         = CudaImageToSingleLinkageDendrogramFilter;
+  using Superclass   = CudaSingleLinkageDendrogramSource;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  using InputImageType = TInputImage;
-  using PixelType = typename InputImageType::PixelType;
-  using VectorDistanceEnum = CudaSingleLinkageEnums::VectorDistance;
+  using InputImageType                         = TInputImage;
+  using PixelType                              = typename InputImageType::PixelType;
+  using VectorDistanceEnum                     = CudaSingleLinkageEnums::VectorDistance;
   static constexpr unsigned int ImageDimension = InputImageType::ImageDimension;
   static_assert(ImageDimension == 2 || ImageDimension == 3, "2D and 3D images");
 

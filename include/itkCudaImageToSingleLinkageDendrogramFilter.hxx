@@ -51,9 +51,9 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::CopyGeometry(Dendrogram *
   double                 spacing[ImageDimension], origin[ImageDimension], direction[ImageDimension * ImageDimension];
   for (unsigned r = 0; r < ImageDimension; ++r)
   {
-    size[r] = input->GetLargestPossibleRegion().GetSize(r);
+    size[r]    = input->GetLargestPossibleRegion().GetSize(r);
     spacing[r] = input->GetSpacing()[r];
-    origin[r] = input->GetOrigin()[r];
+    origin[r]  = input->GetOrigin()[r];
     for (unsigned c = 0; c < ImageDimension; ++c)
       direction[r * ImageDimension + c] = input->GetDirection()[r][c];
   }
@@ -75,7 +75,7 @@ void
 CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
 {
   using ComponentType = typename NumericTraits<PixelType>::ValueType;
-  using Canonical = typename CudaCanonicalPixel<ComponentType>::Type;
+  using Canonical     = typename CudaCanonicalPixel<ComponentType>::Type;
   static_assert(sizeof(Canonical) <= 4 || std::is_floating_point<Canonical>::value,
                 "pixel components are integers of up to 32 bits, float or double");
 
@@ -90,7 +90,7 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
     grid.size[d] = input->GetLargestPossibleRegion().GetSize(d);
   chs::ImageGraphParameters parameters;
   parameters.fullyConnected = m_FullyConnected;
-  parameters.components = input->GetNumberOfComponentsPerPixel();
+  parameters.components     = input->GetNumberOfComponentsPerPixel();
   static_assert(int(VectorDistanceEnum::L1) == int(chs::VectorDistance::L1) &&
                   int(VectorDistanceEnum::LInfinity) == int(chs::VectorDistance::LInfinity),
                 "the filter's distances map one to one onto the backends'");
@@ -99,9 +99,8 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   const auto * pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
   this->RunBackend(
     grid.NumberOfVoxels(),
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run) {
-      return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run);
-    },
+    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
+    { return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run); },
     [&](const chs::DendrogramArrays & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
 }
 

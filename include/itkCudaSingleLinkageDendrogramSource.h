@@ -24,11 +24,11 @@ class CudaHierarchicalSegmentation_EXPORT CudaSingleLinkageDendrogramSource : pu
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaSingleLinkageDendrogramSource);
 
-  using Self = CudaSingleLinkageDendrogramSource;
-  using Superclass = ProcessObject;
-  using Pointer = SmartPointer<Self>;
+  using Self         = CudaSingleLinkageDendrogramSource;
+  using Superclass   = ProcessObject;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum  = CudaSegmentationBackendEnums::Backend;
 
   chsTypeMacro(CudaSingleLinkageDendrogramSource, ProcessObject);
 
@@ -73,17 +73,17 @@ protected:
   {
     m_NumberOfContractionLevels = m_NumberOfBoruvkaRounds = 0;
     m_KernelMilliseconds = m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
-    m_PeakDeviceMemory = 0;
+    m_PeakDeviceMemory                                                           = 0;
     const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
     chs::RunInfo      info;
-    const auto result = RunDendrogramBackend(this, backend, m_DeviceId, this->GetOutput(), n, info, cuda, cpu);
-    m_LastBackend = backend;
+    const auto        result = RunDendrogramBackend(this, backend, m_DeviceId, this->GetOutput(), n, info, cuda, cpu);
+    m_LastBackend            = backend;
     m_NumberOfContractionLevels = result.contractionLevels;
-    m_NumberOfBoruvkaRounds = result.boruvkaRounds;
-    m_SpanningTreeMilliseconds = result.mstMilliseconds;
-    m_DendrogramMilliseconds = result.dendrogramMilliseconds;
-    m_KernelMilliseconds = info.kernelMilliseconds;
-    m_PeakDeviceMemory = info.peakDeviceBytes;
+    m_NumberOfBoruvkaRounds     = result.boruvkaRounds;
+    m_SpanningTreeMilliseconds  = result.mstMilliseconds;
+    m_DendrogramMilliseconds    = result.dendrogramMilliseconds;
+    m_KernelMilliseconds        = info.kernelMilliseconds;
+    m_PeakDeviceMemory          = info.peakDeviceBytes;
   }
 
 private:

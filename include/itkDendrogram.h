@@ -40,9 +40,9 @@ class CudaHierarchicalSegmentation_EXPORT Dendrogram : public DataObject
 public:
   ITK_DISALLOW_COPY_AND_MOVE(Dendrogram);
 
-  using Self = Dendrogram;
-  using Superclass = DataObject;
-  using Pointer = SmartPointer<Self>;
+  using Self         = Dendrogram;
+  using Superclass   = DataObject;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
@@ -164,17 +164,17 @@ private:
   IndexContainerType::Pointer
   CutLabels(SizeValueType applied) const;
 
-  SizeValueType                  m_NumberOfVertices = 0;
-  IndexContainerType::Pointer    m_Parents;
-  WeightContainerType::Pointer   m_Weights;
-  IndexContainerType::Pointer    m_EdgeU;
-  IndexContainerType::Pointer    m_EdgeV;
-  EdgeContainerType::Pointer     m_EdgeIds;
-  unsigned                       m_ImageDimension = 0;
-  std::array<SizeValueType, 3>   m_ImageSize{ { 0, 0, 0 } };
-  std::array<double, 3>          m_ImageSpacing{ { 1, 1, 1 } };
-  std::array<double, 3>          m_ImageOrigin{ { 0, 0, 0 } };
-  std::array<double, 9>          m_ImageDirection{ { 1, 0, 0, 0, 1, 0, 0, 0, 1 } };
+  SizeValueType                m_NumberOfVertices = 0;
+  IndexContainerType::Pointer  m_Parents;
+  WeightContainerType::Pointer m_Weights;
+  IndexContainerType::Pointer  m_EdgeU;
+  IndexContainerType::Pointer  m_EdgeV;
+  EdgeContainerType::Pointer   m_EdgeIds;
+  unsigned                     m_ImageDimension = 0;
+  std::array<SizeValueType, 3> m_ImageSize{ { 0, 0, 0 } };
+  std::array<double, 3>        m_ImageSpacing{ { 1, 1, 1 } };
+  std::array<double, 3>        m_ImageOrigin{ { 0, 0, 0 } };
+  std::array<double, 9>        m_ImageDirection{ { 1, 0, 0, 0, 1, 0, 0, 0, 1 } };
 };
 
 } // namespace itk

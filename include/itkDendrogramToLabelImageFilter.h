@@ -27,12 +27,12 @@ class ITK_TEMPLATE_EXPORT DendrogramToLabelImageFilter : public ImageSource<TOut
 public:
   ITK_DISALLOW_COPY_AND_MOVE(DendrogramToLabelImageFilter);
 
-  using Self = DendrogramToLabelImageFilter;
-  using Superclass = ImageSource<TOutputImage>;
-  using Pointer = SmartPointer<Self>;
-  using ConstPointer = SmartPointer<const Self>;
-  using OutputImageType = TOutputImage;
-  using LabelType = typename OutputImageType::PixelType;
+  using Self                                   = DendrogramToLabelImageFilter;
+  using Superclass                             = ImageSource<TOutputImage>;
+  using Pointer                                = SmartPointer<Self>;
+  using ConstPointer                           = SmartPointer<const Self>;
+  using OutputImageType                        = TOutputImage;
+  using LabelType                              = typename OutputImageType::PixelType;
   static constexpr unsigned int ImageDimension = OutputImageType::ImageDimension;
 
   itkNewMacro(Self);

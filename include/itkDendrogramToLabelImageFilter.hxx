@@ -46,16 +46,16 @@ DendrogramToLabelImageFilter<TOutputImage>::GenerateOutputInformation()
     itkExceptionMacro(<< "The dendrogram's vertices are not the pixels of a " << ImageDimension
                       << "-D image (its image dimension is " << dendrogram->GetImageDimension() << ").");
   }
-  OutputImageType *                        output = this->GetOutput();
-  typename OutputImageType::SizeType       size;
-  typename OutputImageType::SpacingType    spacing;
-  typename OutputImageType::PointType      origin;
-  typename OutputImageType::DirectionType  direction;
+  OutputImageType *                       output = this->GetOutput();
+  typename OutputImageType::SizeType      size;
+  typename OutputImageType::SpacingType   spacing;
+  typename OutputImageType::PointType     origin;
+  typename OutputImageType::DirectionType direction;
   for (unsigned r = 0; r < ImageDimension; ++r)
   {
-    size[r] = dendrogram->GetImageSize(r);
+    size[r]    = dendrogram->GetImageSize(r);
     spacing[r] = dendrogram->GetImageSpacing(r);
-    origin[r] = dendrogram->GetImageOrigin(r);
+    origin[r]  = dendrogram->GetImageOrigin(r);
     for (unsigned c = 0; c < ImageDimension; ++c)
       direction[r][c] = dendrogram->GetImageDirection(r, c);
   }
@@ -69,18 +69,18 @@ template <typename TOutputImage>
 void
 DendrogramToLabelImageFilter<TOutputImage>::GenerateData()
 {
-  m_ObjectCount = 0;
-  const Dendrogram * dendrogram = this->GetInput();
-  OutputImageType *  output = this->GetOutput();
-  const SizeValueType pixels = output->GetLargestPossibleRegion().GetNumberOfPixels();
+  m_ObjectCount                  = 0;
+  const Dendrogram *  dendrogram = this->GetInput();
+  OutputImageType *   output     = this->GetOutput();
+  const SizeValueType pixels     = output->GetLargestPossibleRegion().GetNumberOfPixels();
   if (dendrogram->GetNumberOfVertices() != pixels)
   {
-    itkExceptionMacro(<< "The dendrogram has " << dendrogram->GetNumberOfVertices() << " vertices for "
-                      << pixels << " pixels.");
+    itkExceptionMacro(<< "The dendrogram has " << dendrogram->GetNumberOfVertices() << " vertices for " << pixels
+                      << " pixels.");
   }
-  const auto labels = m_NumberOfClusters > 0 ? dendrogram->ComputeClusters(m_NumberOfClusters)
-                                             : dendrogram->ComputeClustersAtDistance(m_Distance);
-  const SizeValueType count = labels->empty() ? 0 : *std::max_element(labels->begin(), labels->end());
+  const auto          labels = m_NumberOfClusters > 0 ? dendrogram->ComputeClusters(m_NumberOfClusters)
+                                                      : dendrogram->ComputeClustersAtDistance(m_Distance);
+  const SizeValueType count  = labels->empty() ? 0 : *std::max_element(labels->begin(), labels->end());
   if (count > SizeValueType(std::numeric_limits<LabelType>::max()))
   {
     itkExceptionMacro(<< count << " clusters do not fit the label type (at most "

@@ -35,8 +35,15 @@ ReadBack(T & host, const T * device, cudaStream_t stream)
  * rounds; throws when the graph is not connected. */
 template <class E, class FOffer, class FKeep>
 unsigned
-BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer, FKeep && firstKeep,
-                unsigned long long * tree, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+BoruvkaOnDevice(uint64_t                n,
+                E                       edges,
+                uint64_t                liveCapacity,
+                FOffer &&               firstOffer,
+                FKeep &&                firstKeep,
+                unsigned long long *    tree,
+                cudaStream_t            stream,
+                detail::MemoryTracker & tracker,
+                int                     device)
 {
   const unsigned                           blocks = detail::GridStrideBlocks(n, kThreads, device);
   detail::DeviceBuffer<uint32_t>           link(n, stream, &tracker), root(n, stream, &tracker);
@@ -56,7 +63,8 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
   ListRootsKernel<<<blocks, kThreads, 0, stream>>>(n, root.get(), rootsA.get(), counters.get() + 2);
   CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
   unsigned long long host[3];
-  auto               readCounters = [&] {
+  auto               readCounters = [&]
+  {
     CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
@@ -80,8 +88,8 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
       CHS_CUDA_CHECK_LAUNCH("OfferLiveKernel");
       OtherSideKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, best.get(), other.get());
       CHS_CUDA_CHECK_LAUNCH("OtherSideKernel");
-      HookRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, best.get(), other.get(), link.get(), tree,
-                                                   counters.get());
+      HookRootsKernel<<<rb, kThreads, 0, stream>>>(
+        rootsIn, components, best.get(), other.get(), link.get(), tree, counters.get());
       CHS_CUDA_CHECK_LAUNCH("HookRootsKernel");
       CompressRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, link.get(), root.get(), best.get());
       CHS_CUDA_CHECK_LAUNCH("CompressRootsKernel");
@@ -91,7 +99,7 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
       KeepRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, root.get(), rootsOut, counters.get() + 2);
       CHS_CUDA_CHECK_LAUNCH("KeepRootsKernel");
       readCounters();
-      live = host[1];
+      live       = host[1];
       components = host[2];
       std::swap(liveIn, liveOut);
       std::swap(rootsIn, rootsOut);
@@ -105,17 +113,23 @@ BoruvkaOnDevice(uint64_t n, E edges, uint64_t liveCapacity, FOffer && firstOffer
 
 /** The tree's ends, edge indices and weights by rank, from the image's tree keys sorted by (code, index). */
 static __global__ void
-ImageTreeKernel(uint64_t edges, const unsigned long long * sorted, ImageGraph g, bool isFloat, uint32_t * U,
-                uint32_t * V, uint64_t * edge, double * weight)
+ImageTreeKernel(uint64_t                   edges,
+                const unsigned long long * sorted,
+                ImageGraph                 g,
+                bool                       isFloat,
+                uint32_t *                 U,
+                uint32_t *                 V,
+                uint64_t *                 edge,
+                double *                   weight)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
     const unsigned long long key = sorted[r];
     uint32_t                 a, b;
     g.Ends(key & 0xffffffffull, a, b);
-    U[r] = a;
-    V[r] = b;
-    edge[r] = key & 0xffffffffull;
+    U[r]      = a;
+    V[r]      = b;
+    edge[r]   = key & 0xffffffffull;
     weight[r] = WeightOf(uint32_t(key >> 32), isFloat);
   }
 }
@@ -148,16 +162,20 @@ FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker
 
 template <typename TPixel>
 SingleLinkageResult
-ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
-                       const DendrogramArrays & out, const ExecutionContext & context, RunInfo * info)
+ImageSingleLinkageCUDA(const TPixel *               pixels,
+                       const Grid &                 grid,
+                       const ImageGraphParameters & parameters,
+                       const DendrogramArrays &     out,
+                       const ExecutionContext &     context,
+                       RunInfo *                    info)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   sl::CheckImageGraph(grid, parameters, graph);
-  const uint64_t       n = graph.Pixels(), edges = n - 1;
-  const unsigned       c = parameters.components;
-  const VectorDistance distance = parameters.distance;
-  detail::DeviceScope  scope(context.device);
-  const auto           stream = static_cast<cudaStream_t>(context.stream);
+  const uint64_t        n = graph.Pixels(), edges = n - 1;
+  const unsigned        c        = parameters.components;
+  const VectorDistance  distance = parameters.distance;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
   SingleLinkageResult   result;
 
@@ -184,11 +202,13 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
       n,
       sl::ImageEdges{ graph },
       n * graph.slots,
-      [&](unsigned long long * best) {
+      [&](unsigned long long * best)
+      {
         sl::ImageOfferKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, best);
         CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
       },
-      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count) {
+      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
+      {
         sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, root, live, count);
         CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
       },
@@ -197,8 +217,9 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
       tracker,
       context.device);
   }
-  const int bits = edges ? sl::SignificantBits(tree.get(), edges, stream, tracker) : 0;
-  const unsigned long long * sorted = edges ? sl::SortKeys(tree.get(), spare.get(), edges, bits, stream, tracker) : tree.get();
+  const int                  bits = edges ? sl::SignificantBits(tree.get(), edges, stream, tracker) : 0;
+  const unsigned long long * sorted =
+    edges ? sl::SortKeys(tree.get(), spare.get(), edges, bits, stream, tracker) : tree.get();
   detail::DeviceBuffer<uint32_t> dU(edges ? edges : 1, stream, &tracker), dV(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<uint64_t> dEdge(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<double>   dWeight(edges ? edges : 1, stream, &tracker);
@@ -215,9 +236,13 @@ ImageSingleLinkageCUDA(const TPixel * pixels, const Grid & grid, const ImageGrap
 
 } // namespace chs
 
-#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA(TPixel)                                                          \
-  template CudaHierarchicalSegmentation_EXPORT chs::SingleLinkageResult chs::ImageSingleLinkageCUDA<TPixel>(       \
-    const TPixel *, const chs::Grid &, const chs::ImageGraphParameters &, const chs::DendrogramArrays &,            \
-    const chs::ExecutionContext &, chs::RunInfo *)
+#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA(TPixel)                                                              \
+  template CudaHierarchicalSegmentation_EXPORT chs::SingleLinkageResult chs::ImageSingleLinkageCUDA<TPixel>(           \
+    const TPixel *,                                                                                                    \
+    const chs::Grid &,                                                                                                 \
+    const chs::ImageGraphParameters &,                                                                                 \
+    const chs::DendrogramArrays &,                                                                                     \
+    const chs::ExecutionContext &,                                                                                     \
+    chs::RunInfo *)
 
 #endif

@@ -33,7 +33,7 @@ public:
     while (m_Parent[a] != a)
     {
       m_Parent[a] = m_Parent[m_Parent[a]];
-      a = m_Parent[a];
+      a           = m_Parent[a];
     }
     return a;
   }
@@ -54,9 +54,9 @@ private:
   std::vector<uint32_t> m_Parent, m_Size, m_Top;
 };
 
-/** Runs Kruskal over `order` (edges sorted by (weight, index), as ids or as keys) and writes the dendrogram; returns the number of tree
- * edges found (n - 1 when the graph is connected). ends(id, a, b) gives an edge's end vertices, record(rank, id, a,
- * b) stores a tree edge's attributes. */
+/** Runs Kruskal over `order` (edges sorted by (weight, index), as ids or as keys) and writes the dendrogram; returns
+ * the number of tree edges found (n - 1 when the graph is connected). ends(id, a, b) gives an edge's end vertices,
+ * record(rank, id, a, b) stores a tree edge's attributes. */
 template <class FEnds, class FRecord>
 uint64_t
 Kruskal(uint64_t n, const std::vector<uint64_t> & order, uint32_t * parent, FEnds && ends, FRecord && record)
@@ -91,8 +91,10 @@ ComponentCount(uint64_t n, uint64_t treeEdges)
 
 template <typename TPixel>
 SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters,
-                      const DendrogramArrays & out)
+ImageSingleLinkageCPU(const TPixel *               pixels,
+                      const Grid &                 grid,
+                      const ImageGraphParameters & parameters,
+                      const DendrogramArrays &     out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   sl::CheckImageGraph(grid, parameters, graph);
@@ -123,12 +125,13 @@ ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraph
   std::sort(keys.begin(), keys.end());
 
   const bool     isFloat = sl::FloatWeights<TPixel>(c);
-  const uint64_t found = Kruskal(
+  const uint64_t found   = Kruskal(
     n,
     keys,
     out.parent,
     [&](uint64_t key, uint32_t & a, uint32_t & b) { graph.Ends(key & 0xffffffffu, a, b); },
-    [&](uint64_t rank, uint64_t key, uint32_t a, uint32_t b) {
+    [&](uint64_t rank, uint64_t key, uint32_t a, uint32_t b)
+    {
       if (out.weight)
         out.weight[rank] = sl::WeightOf(uint32_t(key >> 32), isFloat);
       if (out.edge)
@@ -145,8 +148,13 @@ ImageSingleLinkageCPU(const TPixel * pixels, const Grid & grid, const ImageGraph
 
 template <typename TWeight>
 SingleLinkageResult
-GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
-                      uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out)
+GraphSingleLinkageCPU(const uint32_t *         u,
+                      const uint32_t *         v,
+                      const TWeight *          w,
+                      uint64_t                 edgeCount,
+                      uint64_t                 vertexCount,
+                      bool                     inputIsTree,
+                      const DendrogramArrays & out)
 {
   static_assert(std::is_floating_point<TWeight>::value, "graph weights are float or double");
   sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree);
@@ -172,11 +180,13 @@ GraphSingleLinkageCPU(const uint32_t * u, const uint32_t * v, const TWeight * w,
     vertexCount,
     order,
     out.parent,
-    [&](uint64_t id, uint32_t & a, uint32_t & b) {
+    [&](uint64_t id, uint32_t & a, uint32_t & b)
+    {
       a = u[id];
       b = v[id];
     },
-    [&](uint64_t rank, uint64_t id, uint32_t a, uint32_t b) {
+    [&](uint64_t rank, uint64_t id, uint32_t a, uint32_t b)
+    {
       if (out.weight)
         out.weight[rank] = double(w[id]);
       if (out.edge)
@@ -206,10 +216,20 @@ CHS_INSTANTIATE_IMAGE(double)
 #undef CHS_INSTANTIATE_IMAGE
 
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCPU<float>(const uint32_t *, const uint32_t *, const float *, uint64_t, uint64_t, bool,
+GraphSingleLinkageCPU<float>(const uint32_t *,
+                             const uint32_t *,
+                             const float *,
+                             uint64_t,
+                             uint64_t,
+                             bool,
                              const DendrogramArrays &);
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCPU<double>(const uint32_t *, const uint32_t *, const double *, uint64_t, uint64_t, bool,
+GraphSingleLinkageCPU<double>(const uint32_t *,
+                              const uint32_t *,
+                              const double *,
+                              uint64_t,
+                              uint64_t,
+                              bool,
                               const DendrogramArrays &);
 
 } // namespace chs

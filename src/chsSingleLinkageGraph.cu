@@ -27,7 +27,10 @@ Blocks(uint64_t items, int device)
 
 /** Exclusive sum of flags[0 .. count) into sums[0 .. count] (the total last); flags[count] must be 0. */
 void
-ExclusiveSum(const uint32_t * flags, uint32_t * sums, uint64_t count, cudaStream_t stream,
+ExclusiveSum(const uint32_t *        flags,
+             uint32_t *              sums,
+             uint64_t                count,
+             cudaStream_t            stream,
              detail::MemoryTracker & tracker)
 {
   size_t bytes = 0;
@@ -57,7 +60,7 @@ MaxKernel(const unsigned long long * keys, uint64_t count, unsigned long long * 
   for (int o = 16; o > 0; o /= 2)
   {
     const unsigned long long other = __shfl_down_sync(0xffffffffu, m, o);
-    m = other > m ? other : m;
+    m                              = other > m ? other : m;
   }
   if ((threadIdx.x & 31) == 0 && m != 0)
     atomicMax(result, m);
@@ -72,8 +75,13 @@ SingleVertexKernel(uint32_t * parent)
 } // namespace
 
 unsigned
-PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t * dParent, cudaStream_t stream,
-                detail::MemoryTracker & tracker, int device)
+PandoraOnDevice(const uint32_t *        dU,
+                const uint32_t *        dV,
+                uint64_t                n,
+                uint32_t *              dParent,
+                cudaStream_t            stream,
+                detail::MemoryTracker & tracker,
+                int                     device)
 {
   const uint64_t edges = n - 1;
   if (edges == 0)
@@ -84,7 +92,7 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
   }
   // Vertices of all levels together: n + at most n / 2 + n / 4 + ... (each level has at most half the edges).
   const uint64_t                 allVertices = 2 * n + kMaximumLevels;
-  const uint64_t                 half = edges / 2 + 1;
+  const uint64_t                 half        = edges / 2 + 1;
   detail::DeviceBuffer<uint32_t> minRank(allVertices, stream, &tracker), up(allVertices, stream, &tracker);
   detail::DeviceBuffer<uint8_t>  edgeLevel(edges, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeVertex(edges, stream, &tracker);
@@ -101,9 +109,9 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
 
   LevelOffsets     levels{};
   uint64_t         offset = 0, m = n, k = edges;
-  const uint32_t * R = nullptr; // level 0: positions are ranks
-  const uint32_t * U = dU;
-  const uint32_t * V = dV;
+  const uint32_t * R     = nullptr; // level 0: positions are ranks
+  const uint32_t * U     = dU;
+  const uint32_t * V     = dV;
   int              level = 0;
   for (;; ++level)
   {
@@ -131,17 +139,27 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
     ExclusiveSum(vertexFlag.get(), vertexSum.get(), m, stream, tracker);
     NameSupervertexKernel<<<vb, kThreads, 0, stream>>>(m, root.get(), vertexSum.get(), up.get() + offset);
     CHS_CUDA_CHECK_LAUNCH("NameSupervertexKernel");
-    ClassifyEdgesKernel<<<eb, kThreads, 0, stream>>>(k, R, U, V, minPos.get(), up.get() + offset, uint32_t(level + 1),
-                                                     edgeFlag.get(), edgeLevel.get(), edgeVertex.get());
+    ClassifyEdgesKernel<<<eb, kThreads, 0, stream>>>(k,
+                                                     R,
+                                                     U,
+                                                     V,
+                                                     minPos.get(),
+                                                     up.get() + offset,
+                                                     uint32_t(level + 1),
+                                                     edgeFlag.get(),
+                                                     edgeLevel.get(),
+                                                     edgeVertex.get());
     CHS_CUDA_CHECK_LAUNCH("ClassifyEdgesKernel");
     CHS_CUDA_CHECK(cudaMemsetAsync(edgeFlag.get() + k, 0, sizeof(uint32_t), stream));
     ExclusiveSum(edgeFlag.get(), edgeSum.get(), k, stream, tracker);
     const int next = level & 1;
-    GatherAlphaKernel<<<eb, kThreads, 0, stream>>>(k, R, U, V, edgeFlag.get(), edgeSum.get(), up.get() + offset,
-                                                   nextR[next], nextU[next], nextV[next]);
+    GatherAlphaKernel<<<eb, kThreads, 0, stream>>>(
+      k, R, U, V, edgeFlag.get(), edgeSum.get(), up.get() + offset, nextR[next], nextU[next], nextV[next]);
     CHS_CUDA_CHECK_LAUNCH("GatherAlphaKernel");
-    CHS_CUDA_CHECK(cudaMemcpyAsync(totals.get(), vertexSum.get() + m, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(totals.get() + 1, edgeSum.get() + k, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(totals.get(), vertexSum.get() + m, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(totals.get() + 1, edgeSum.get() + k, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
     uint32_t host[2];
     CHS_CUDA_CHECK(cudaMemcpyAsync(host, totals.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -161,21 +179,21 @@ PandoraOnDevice(const uint32_t * dU, const uint32_t * dV, uint64_t n, uint32_t *
   detail::DeviceBuffer<uint32_t> chainA(edges, stream, &tracker), chainB(edges, stream, &tracker);
   detail::DeviceBuffer<uint32_t> rankA(edges, stream, &tracker), rankB(edges, stream, &tracker);
   const unsigned                 eb = Blocks(edges, device);
-  FindChainKernel<<<eb, kThreads, 0, stream>>>(edges, edgeLevel.get(), edgeVertex.get(), minRank.get(), up.get(),
-                                               levels, rootChain, chainA.get());
+  FindChainKernel<<<eb, kThreads, 0, stream>>>(
+    edges, edgeLevel.get(), edgeVertex.get(), minRank.get(), up.get(), levels, rootChain, chainA.get());
   CHS_CUDA_CHECK_LAUNCH("FindChainKernel");
   IotaKernel<<<eb, kThreads, 0, stream>>>(rankA.get(), edges);
   CHS_CUDA_CHECK_LAUNCH("IotaKernel");
   cub::DoubleBuffer<uint32_t> keys(chainA.get(), chainB.get()), values(rankA.get(), rankB.get());
-  size_t                      bytes = 0;
+  size_t                      bytes  = 0;
   const int                   endBit = BitWidth(rootChain);
   CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, edges, 0, endBit, stream));
   {
     detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
     CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys, values, edges, 0, endBit, stream));
   }
-  StitchKernel<<<Blocks(n + edges, device), kThreads, 0, stream>>>(n, keys.Current(), values.Current(), minRank.get(),
-                                                                   rootChain, dParent);
+  StitchKernel<<<Blocks(n + edges, device), kThreads, 0, stream>>>(
+    n, keys.Current(), values.Current(), minRank.get(), rootChain, dParent);
   CHS_CUDA_CHECK_LAUNCH("StitchKernel");
   return unsigned(level);
 }
@@ -206,8 +224,12 @@ CountChildrenKernel(uint64_t n, const uint32_t * parent, uint32_t * children, ui
 
 /** Flags an internal node without two children, a NaN or decreasing weight, an end vertex out of range. */
 __global__ void
-CheckNodesKernel(uint64_t n, const uint32_t * children, const double * weight, const uint32_t * U, const uint32_t * V,
-                 uint32_t * broken)
+CheckNodesKernel(uint64_t         n,
+                 const uint32_t * children,
+                 const double *   weight,
+                 const uint32_t * U,
+                 const uint32_t * V,
+                 uint32_t *       broken)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r + 1 < n; r += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -224,8 +246,14 @@ CheckNodesKernel(uint64_t n, const uint32_t * children, const double * weight, c
 } // namespace
 
 void
-CheckDendrogramOnDevice(uint64_t n, const uint32_t * dParent, const double * dWeight, const uint32_t * dU,
-                        const uint32_t * dV, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+CheckDendrogramOnDevice(uint64_t                n,
+                        const uint32_t *        dParent,
+                        const double *          dWeight,
+                        const uint32_t *        dU,
+                        const uint32_t *        dV,
+                        cudaStream_t            stream,
+                        detail::MemoryTracker & tracker,
+                        int                     device)
 {
   const uint64_t                 edges = n - 1;
   detail::DeviceBuffer<uint32_t> children(edges ? edges : 1, stream, &tracker), broken(1, stream, &tracker);
@@ -247,9 +275,17 @@ CheckDendrogramOnDevice(uint64_t n, const uint32_t * dParent, const double * dWe
 }
 
 void
-FinishOnDevice(uint64_t n, const uint32_t * dU, const uint32_t * dV, const uint64_t * dEdge, const double * dWeight,
-               const DendrogramArrays & out, detail::EventTimer & mstTimer, SingleLinkageResult & result,
-               RunInfo * info, detail::MemoryTracker & tracker, const ExecutionContext & context)
+FinishOnDevice(uint64_t                 n,
+               const uint32_t *         dU,
+               const uint32_t *         dV,
+               const uint64_t *         dEdge,
+               const double *           dWeight,
+               const DendrogramArrays & out,
+               detail::EventTimer &     mstTimer,
+               SingleLinkageResult &    result,
+               RunInfo *                info,
+               detail::MemoryTracker &  tracker,
+               const ExecutionContext & context)
 {
   const auto stream = static_cast<cudaStream_t>(context.stream);
   if (context.progress)
@@ -263,17 +299,21 @@ FinishOnDevice(uint64_t n, const uint32_t * dU, const uint32_t * dV, const uint6
   if (context.progress)
     context.progress(0.8f);
   DownloadDendrogram(out, n, dParent.get(), dWeight, dEdge, dU, dV, stream, context);
-  result.mstMilliseconds = mstTimer.Milliseconds();
+  result.mstMilliseconds        = mstTimer.Milliseconds();
   result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
   if (info)
   {
     info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
-    info->peakDeviceBytes = tracker.peak;
+    info->peakDeviceBytes    = tracker.peak;
   }
 }
 
 unsigned long long *
-SortKeys(unsigned long long * keys, unsigned long long * spare, uint64_t count, int endBit, cudaStream_t stream,
+SortKeys(unsigned long long *    keys,
+         unsigned long long *    spare,
+         uint64_t                count,
+         int                     endBit,
+         cudaStream_t            stream,
          detail::MemoryTracker & tracker)
 {
   cub::DoubleBuffer<unsigned long long> buffer(keys, spare);
@@ -299,8 +339,14 @@ SignificantBits(const unsigned long long * keys, uint64_t count, cudaStream_t st
 }
 
 void
-DownloadDendrogram(const DendrogramArrays & out, uint64_t n, const uint32_t * dParent, const double * dWeight,
-                   const uint64_t * dEdge, const uint32_t * dU, const uint32_t * dV, cudaStream_t stream,
+DownloadDendrogram(const DendrogramArrays & out,
+                   uint64_t                 n,
+                   const uint32_t *         dParent,
+                   const double *           dWeight,
+                   const uint64_t *         dEdge,
+                   const uint32_t *         dU,
+                   const uint32_t *         dV,
+                   cudaStream_t             stream,
                    const ExecutionContext & context)
 {
   const uint64_t edges = n - 1;
@@ -338,20 +384,28 @@ WeightCodeKernel(const T * w, uint64_t count, TCode * code)
 }
 
 __global__ void
-GatherEndsKernel(const uint32_t * order, uint64_t count, const uint32_t * u, const uint32_t * v, uint32_t * su,
-                 uint32_t * sv)
+GatherEndsKernel(const uint32_t * order,
+                 uint64_t         count,
+                 const uint32_t * u,
+                 const uint32_t * v,
+                 uint32_t *       su,
+                 uint32_t *       sv)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t e = order[i];
-    su[i] = u[e];
-    sv[i] = v[e];
+    su[i]            = u[e];
+    sv[i]            = v[e];
   }
 }
 
 /** Unites the ends of every edge; counts the unions that joined two sets. */
 __global__ void
-UniteEdgesKernel(const uint32_t * u, const uint32_t * v, uint64_t count, uint32_t * parents, unsigned long long * joined)
+UniteEdgesKernel(const uint32_t *     u,
+                 const uint32_t *     v,
+                 uint64_t             count,
+                 uint32_t *           parents,
+                 unsigned long long * joined)
 {
   unsigned long long mine = 0;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
@@ -365,17 +419,25 @@ UniteEdgesKernel(const uint32_t * u, const uint32_t * v, uint64_t count, uint32_
 /** The tree's ends, input edge indices and weights by rank; `treeRank` null: every sorted edge is a tree edge. */
 template <typename T>
 __global__ void
-GraphTreeKernel(uint64_t edges, const unsigned long long * treeRank, const uint32_t * order, const uint32_t * su,
-                const uint32_t * sv, const T * w, uint32_t * U, uint32_t * V, uint64_t * edge, double * weight)
+GraphTreeKernel(uint64_t                   edges,
+                const unsigned long long * treeRank,
+                const uint32_t *           order,
+                const uint32_t *           su,
+                const uint32_t *           sv,
+                const T *                  w,
+                uint32_t *                 U,
+                uint32_t *                 V,
+                uint64_t *                 edge,
+                double *                   weight)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint64_t s = treeRank ? treeRank[r] : r;
     const uint32_t e = order[s];
-    U[r] = su[s];
-    V[r] = sv[s];
-    edge[r] = e;
-    weight[r] = double(w[e]);
+    U[r]             = su[s];
+    V[r]             = sv[s];
+    edge[r]          = e;
+    weight[r]        = double(w[e]);
   }
 }
 
@@ -384,9 +446,15 @@ GraphTreeKernel(uint64_t edges, const unsigned long long * treeRank, const uint3
 
 template <typename TWeight>
 SingleLinkageResult
-GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w, uint64_t edgeCount,
-                       uint64_t vertexCount, bool inputIsTree, const DendrogramArrays & out,
-                       const ExecutionContext & context, RunInfo * info)
+GraphSingleLinkageCUDA(const uint32_t *         u,
+                       const uint32_t *         v,
+                       const TWeight *          w,
+                       uint64_t                 edgeCount,
+                       uint64_t                 vertexCount,
+                       bool                     inputIsTree,
+                       const DendrogramArrays & out,
+                       const ExecutionContext & context,
+                       RunInfo *                info)
 {
   static_assert(std::is_floating_point<TWeight>::value, "graph weights are float or double");
   using Code = typename std::conditional<sizeof(TWeight) == 4, uint32_t, uint64_t>::type;
@@ -455,8 +523,8 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
   detail::DeviceBuffer<uint32_t> su(mm, stream, &tracker), sv(mm, stream, &tracker);
   if (m > 0)
   {
-    sl::GatherEndsKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(order, m, du.get(), dv.get(), su.get(),
-                                                                              sv.get());
+    sl::GatherEndsKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
+      order, m, du.get(), dv.get(), su.get(), sv.get());
     CHS_CUDA_CHECK_LAUNCH("GatherEndsKernel");
   }
 
@@ -473,8 +541,8 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
       CHS_CUDA_CHECK(cudaMemsetAsync(joined.get(), 0, sizeof(unsigned long long), stream));
       sl::IotaKernel<<<sl::Blocks(n, device), sl::kThreads, 0, stream>>>(parents.get(), n);
       CHS_CUDA_CHECK_LAUNCH("IotaKernel");
-      sl::UniteEdgesKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(du.get(), dv.get(), m, parents.get(),
-                                                                                joined.get());
+      sl::UniteEdgesKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
+        du.get(), dv.get(), m, parents.get(), joined.get());
       CHS_CUDA_CHECK_LAUNCH("UniteEdgesKernel");
       unsigned long long host = 0;
       sl::ReadBack(host, joined.get(), stream);
@@ -488,13 +556,15 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
       n,
       sl::RankedEdges{ su.get(), sv.get() },
       m,
-      [&](unsigned long long * best) {
+      [&](unsigned long long * best)
+      {
         CHS_CUDA_CHECK(cudaMemsetAsync(best, 0xff, n * sizeof(unsigned long long), stream));
-        sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(m, sl::RankedEdges{ su.get(), sv.get() },
-                                                                             best);
+        sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
+          m, sl::RankedEdges{ su.get(), sv.get() }, best);
         CHS_CUDA_CHECK_LAUNCH("OfferKernel");
       },
-      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count) {
+      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
+      {
         sl::FirstKeepKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
           m, sl::RankedEdges{ su.get(), sv.get() }, root, live, count);
         CHS_CUDA_CHECK_LAUNCH("FirstKeepKernel");
@@ -520,10 +590,24 @@ GraphSingleLinkageCUDA(const uint32_t * u, const uint32_t * v, const TWeight * w
 }
 
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCUDA<float>(const uint32_t *, const uint32_t *, const float *, uint64_t, uint64_t, bool,
-                              const DendrogramArrays &, const ExecutionContext &, RunInfo *);
+GraphSingleLinkageCUDA<float>(const uint32_t *,
+                              const uint32_t *,
+                              const float *,
+                              uint64_t,
+                              uint64_t,
+                              bool,
+                              const DendrogramArrays &,
+                              const ExecutionContext &,
+                              RunInfo *);
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCUDA<double>(const uint32_t *, const uint32_t *, const double *, uint64_t, uint64_t, bool,
-                               const DendrogramArrays &, const ExecutionContext &, RunInfo *);
+GraphSingleLinkageCUDA<double>(const uint32_t *,
+                               const uint32_t *,
+                               const double *,
+                               uint64_t,
+                               uint64_t,
+                               bool,
+                               const DendrogramArrays &,
+                               const ExecutionContext &,
+                               RunInfo *);
 
 } // namespace chs

@@ -24,7 +24,7 @@ namespace sl
 struct ImageGraph
 {
   int64_t  nx = 1, ny = 1, nz = 1;
-  unsigned slots = 0;
+  unsigned slots  = 0;
   int8_t   dx[13] = {}, dy[13] = {}, dz[13] = {};
 
   ImageGraph() = default;
@@ -39,7 +39,7 @@ struct ImageGraph
         for (int x = -1; x <= 1; ++x)
         {
           const bool forward = z > 0 || (z == 0 && y > 0) || (z == 0 && y == 0 && x > 0);
-          const int  order = (x != 0) + (y != 0) + (z != 0);
+          const int  order   = (x != 0) + (y != 0) + (z != 0);
           if (forward && (fullyConnected || order == 1))
           {
             dx[slots] = int8_t(x);
@@ -77,7 +77,7 @@ struct ImageGraph
   Ends(uint64_t e, uint32_t & p, uint32_t & q) const
   {
     const uint64_t pixel = e / slots;
-    const unsigned s = unsigned(e - pixel * slots);
+    const unsigned s     = unsigned(e - pixel * slots);
     const int64_t  x = int64_t(pixel % uint64_t(nx)), rest = int64_t(pixel / uint64_t(nx));
     const int64_t  y = rest % ny, z = rest / ny;
     p = uint32_t(pixel);
@@ -171,9 +171,9 @@ template <typename T>
 CHS_HOST_DEVICE typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type
 OrderedCode(T f)
 {
-  using Bits = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+  using Bits          = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
   constexpr Bits sign = Bits(1) << (8 * sizeof(T) - 1);
-  const T        g = f == T(0) ? T(0) : f;
+  const T        g    = f == T(0) ? T(0) : f;
   Bits           bits;
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 4)
@@ -199,9 +199,8 @@ CheckImageGraph(const Grid & grid, const ImageGraphParameters & parameters, cons
     throw std::invalid_argument("the image has " + std::to_string(n) + " pixels; at most " +
                                 std::to_string(MaximumDendrogramVertices) + " are supported");
   if (n * graph.slots >= (uint64_t(1) << 32))
-    throw std::invalid_argument("the image graph has " + std::to_string(n * graph.slots) +
-                                " edge slots (pixels x " + std::to_string(graph.slots) +
-                                "); fewer than 2^32 are supported");
+    throw std::invalid_argument("the image graph has " + std::to_string(n * graph.slots) + " edge slots (pixels x " +
+                                std::to_string(graph.slots) + "); fewer than 2^32 are supported");
 }
 
 /** Checks a graph's sizes, as far as they can be checked without reading the edges. */
@@ -214,7 +213,8 @@ CheckGraphSizes(uint64_t edgeCount, uint64_t vertexCount, bool inputIsTree)
     throw std::invalid_argument("the graph has " + std::to_string(vertexCount) + " vertices; at most " +
                                 std::to_string(MaximumDendrogramVertices) + " are supported");
   if (edgeCount >= (uint64_t(1) << 32) - 1)
-    throw std::invalid_argument("the graph has " + std::to_string(edgeCount) + " edges; fewer than 2^32 - 1 are supported");
+    throw std::invalid_argument("the graph has " + std::to_string(edgeCount) +
+                                " edges; fewer than 2^32 - 1 are supported");
   if (edgeCount + 1 < vertexCount)
     throw std::invalid_argument("a connected graph on " + std::to_string(vertexCount) + " vertices has at least " +
                                 std::to_string(vertexCount - 1) + " edges; this one has " + std::to_string(edgeCount));

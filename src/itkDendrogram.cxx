@@ -17,7 +17,8 @@ Dendrogram::Dendrogram()
   , m_EdgeU(IndexContainerType::New())
   , m_EdgeV(IndexContainerType::New())
   , m_EdgeIds(EdgeContainerType::New())
-{}
+{
+}
 
 void
 Dendrogram::Allocate(SizeValueType numberOfVertices)
@@ -26,7 +27,7 @@ Dendrogram::Allocate(SizeValueType numberOfVertices)
   {
     itkExceptionMacro(<< "A dendrogram has between 1 and 2^31 - 1 vertices, not " << numberOfVertices << '.');
   }
-  m_NumberOfVertices = numberOfVertices;
+  m_NumberOfVertices        = numberOfVertices;
   const SizeValueType edges = numberOfVertices - 1;
   m_Parents->resize(2 * numberOfVertices - 1);
   m_Weights->resize(edges);
@@ -84,8 +85,8 @@ Dendrogram::CheckInvariants() const
       else if (std::isnan(w))
         why << "the weight of node " << n + r << " is NaN";
       else if (r > 0 && w < (*m_Weights)[r - 1])
-        why << "the weight of node " << n + r << " (" << w << ") is below the previous node's ("
-            << (*m_Weights)[r - 1] << ")";
+        why << "the weight of node " << n + r << " (" << w << ") is below the previous node's (" << (*m_Weights)[r - 1]
+            << ")";
       else if ((*m_EdgeU)[r] >= n || (*m_EdgeV)[r] >= n)
         why << "the edge of node " << n + r << " has an end vertex out of range";
     }
@@ -127,13 +128,13 @@ Dendrogram::CutLabels(SizeValueType applied) const -> IndexContainerType::Pointe
 {
   // Top down (parents have larger ids): a node under an applied parent belongs to the parent's cluster. Applied
   // internal nodes are those of rank below `applied`; their children are lighter, hence applied too.
-  const SizeValueType n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
+  const SizeValueType   n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
   std::vector<uint32_t> cluster(nodes);
   for (SizeValueType i = nodes; i-- > 0;)
   {
-    const SizeValueType p = (*m_Parents)[i];
+    const SizeValueType p             = (*m_Parents)[i];
     const bool          parentApplied = i + 1 < nodes && p - n < applied;
-    cluster[i] = parentApplied ? cluster[p] : uint32_t(i);
+    cluster[i]                        = parentApplied ? cluster[p] : uint32_t(i);
   }
   auto labels = IndexContainerType::New();
   labels->resize(n);
@@ -175,19 +176,19 @@ Dendrogram::ComputeClusters(SizeValueType numberOfClusters) const -> IndexContai
 auto
 Dendrogram::ComputeLinkageMatrix() const -> WeightContainerType::Pointer
 {
-  const SizeValueType n = m_NumberOfVertices;
-  auto                sizes = this->ComputeNodeSizes();
+  const SizeValueType        n     = m_NumberOfVertices;
+  auto                       sizes = this->ComputeNodeSizes();
   std::vector<SizeValueType> first(n > 0 ? n - 1 : 0, ~SizeValueType(0)), second(first);
   for (SizeValueType x = 0; x + 1 < this->GetNumberOfNodes(); ++x)
   {
-    const SizeValueType r = (*m_Parents)[x] - n;
+    const SizeValueType r                                  = (*m_Parents)[x] - n;
     (first[r] == ~SizeValueType(0) ? first[r] : second[r]) = x; // children in increasing order
   }
   auto z = WeightContainerType::New();
   z->resize(4 * first.size());
   for (SizeValueType r = 0; r < first.size(); ++r)
   {
-    (*z)[4 * r] = double(first[r]);
+    (*z)[4 * r]     = double(first[r]);
     (*z)[4 * r + 1] = double(second[r]);
     (*z)[4 * r + 2] = (*m_Weights)[r];
     (*z)[4 * r + 3] = double((*sizes)[n + r]);
@@ -206,9 +207,9 @@ Dendrogram::ComputeCanonicalTree(IndexContainerType * parents, WeightContainerTy
   std::vector<uint32_t> kept(nodes); // the node each node is merged into
   for (SizeValueType i = nodes; i-- > 0;)
   {
-    const SizeValueType p = (*m_Parents)[i];
-    const bool merged = i >= n && i + 1 < nodes && (*m_Weights)[i - n] == (*m_Weights)[p - n];
-    kept[i] = merged ? kept[p] : uint32_t(i);
+    const SizeValueType p      = (*m_Parents)[i];
+    const bool          merged = i >= n && i + 1 < nodes && (*m_Weights)[i - n] == (*m_Weights)[p - n];
+    kept[i]                    = merged ? kept[p] : uint32_t(i);
   }
   std::vector<uint32_t> id(nodes, 0);
   uint32_t              next = 0;
@@ -222,7 +223,7 @@ Dendrogram::ComputeCanonicalTree(IndexContainerType * parents, WeightContainerTy
     if (kept[i] != i)
       continue;
     (*parents)[id[i]] = i + 1 < nodes ? id[kept[(*m_Parents)[i]]] : id[i];
-    (*levels)[id[i]] = i < n ? 0.0 : (*m_Weights)[i - n];
+    (*levels)[id[i]]  = i < n ? 0.0 : (*m_Weights)[i - n];
   }
 }
 
@@ -242,9 +243,9 @@ Dendrogram::SetImageGeometry(unsigned              dimension,
   std::array<double, 9>        d{ { 1, 0, 0, 0, 1, 0, 0, 0, 1 } };
   for (unsigned r = 0; r < dimension; ++r)
   {
-    s[r] = size[r];
+    s[r]  = size[r];
     sp[r] = spacing[r];
-    o[r] = origin[r];
+    o[r]  = origin[r];
     for (unsigned c = 0; c < dimension; ++c)
       d[r * 3 + c] = direction[r * dimension + c];
   }
@@ -252,9 +253,9 @@ Dendrogram::SetImageGeometry(unsigned              dimension,
       d == m_ImageDirection)
     return;
   m_ImageDimension = dimension;
-  m_ImageSize = s;
-  m_ImageSpacing = sp;
-  m_ImageOrigin = o;
+  m_ImageSize      = s;
+  m_ImageSpacing   = sp;
+  m_ImageOrigin    = o;
   m_ImageDirection = d;
   this->Modified();
 }

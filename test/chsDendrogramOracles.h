@@ -49,7 +49,8 @@ PrimTree(const Graph & g)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   std::vector<bool>                                                   in(g.n, false);
   std::vector<uint64_t>                                               tree;
-  auto                                                                enter = [&](uint32_t x) {
+  auto                                                                enter = [&](uint32_t x)
+  {
     in[x] = true;
     for (uint64_t e : incident[x])
     {
@@ -68,7 +69,9 @@ PrimTree(const Graph & g)
     tree.push_back(top.first.second);
     enter(top.second);
   }
-  std::sort(tree.begin(), tree.end(), [&](uint64_t a, uint64_t b) { return std::make_pair(g.w[a], a) < std::make_pair(g.w[b], b); });
+  std::sort(tree.begin(),
+            tree.end(),
+            [&](uint64_t a, uint64_t b) { return std::make_pair(g.w[a], a) < std::make_pair(g.w[b], b); });
   return tree;
 }
 
@@ -76,7 +79,7 @@ PrimTree(const Graph & g)
 inline std::vector<uint32_t>
 TopDownParents(uint64_t n, const std::vector<uint32_t> & U, const std::vector<uint32_t> & V)
 {
-  std::vector<uint32_t> parent(2 * n - 1, 0);
+  std::vector<uint32_t>                                   parent(2 * n - 1, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adjacency(n); // (neighbour, rank)
   for (uint32_t r = 0; r < U.size(); ++r)
   {
@@ -85,7 +88,8 @@ TopDownParents(uint64_t n, const std::vector<uint32_t> & U, const std::vector<ui
   }
   std::vector<bool> removed(U.size(), false);
   // The component of x (without removed edges): its vertices and edges.
-  auto component = [&](uint32_t x, std::vector<uint32_t> & edges) {
+  auto component = [&](uint32_t x, std::vector<uint32_t> & edges)
+  {
     std::vector<uint32_t> stack{ x }, seen{ x };
     std::vector<bool>     mark(n, false);
     mark[x] = true;
@@ -102,19 +106,20 @@ TopDownParents(uint64_t n, const std::vector<uint32_t> & U, const std::vector<ui
         }
     }
   };
-  std::function<uint32_t(uint32_t)> build = [&](uint32_t x) -> uint32_t {
+  std::function<uint32_t(uint32_t)> build = [&](uint32_t x) -> uint32_t
+  {
     std::vector<uint32_t> edges;
     component(x, edges);
     if (edges.empty())
       return x;
     const uint32_t top = *std::max_element(edges.begin(), edges.end());
-    removed[top] = true;
+    removed[top]       = true;
     const uint32_t a = build(U[top]), b = build(V[top]);
     parent[a] = parent[b] = uint32_t(n + top);
     return uint32_t(n + top);
   };
   const uint32_t root = build(0);
-  parent[root] = root;
+  parent[root]        = root;
   return parent;
 }
 
@@ -155,16 +160,19 @@ ThresholdComponents(const Graph & g, double t)
 /** Trees on n vertices, shuffled vertex ids and edge order; weights from `weight(i)` for the i-th edge built. */
 enum class TreeShape
 {
-  Random,    // vertex i joins a uniformly chosen earlier vertex
-  Star,      // one centre: the dendrogram is one chain (the sorting case)
-  Path,      // a path
+  Random,      // vertex i joins a uniformly chosen earlier vertex
+  Star,        // one centre: the dendrogram is one chain (the sorting case)
+  Path,        // a path
   Caterpillar, // a path with a leaf on every vertex
-  Balanced   // vertex i joins (i - 1) / 2
+  Balanced     // vertex i joins (i - 1) / 2
 };
 
 inline Graph
-MakeTree(uint64_t n, TreeShape shape, std::mt19937 & rng, const std::function<double(uint64_t)> & weight,
-         bool shuffle = true)
+MakeTree(uint64_t                                n,
+         TreeShape                               shape,
+         std::mt19937 &                          rng,
+         const std::function<double(uint64_t)> & weight,
+         bool                                    shuffle = true)
 {
   Graph g;
   g.n = n;

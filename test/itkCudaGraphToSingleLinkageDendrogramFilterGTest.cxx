@@ -16,7 +16,7 @@ namespace
 {
 using chs_test::Graph;
 using chs_test::TreeShape;
-using Filter = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
+using Filter  = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
 using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
 /** Runs the filter (weights of type TWeight); `levels` receives PANDORA's contraction levels. */
@@ -25,9 +25,9 @@ itk::Dendrogram::Pointer
 Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = nullptr)
 {
   using Filter = itk::CudaGraphToSingleLinkageDendrogramFilter<TWeight>;
-  auto u = Filter::VertexContainerType::New();
-  auto v = Filter::VertexContainerType::New();
-  auto w = Filter::WeightContainerType::New();
+  auto u       = Filter::VertexContainerType::New();
+  auto v       = Filter::VertexContainerType::New();
+  auto w       = Filter::WeightContainerType::New();
   u->assign(g.u.begin(), g.u.end());
   v->assign(g.v.begin(), g.v.end());
   w->assign(g.w.begin(), g.w.end());
@@ -52,7 +52,7 @@ ExpectGpuEqualsCpu(const Graph & g, bool tree = false, int runs = 2)
   for (int run = 0; run < runs; ++run)
   {
     unsigned   levels = 0;
-    const auto gpu = Build(g, Backend::CUDA, tree, &levels);
+    const auto gpu    = Build(g, Backend::CUDA, tree, &levels);
     chs_test::ExpectSameDendrogram(gpu, cpu);
     const double bound = g.n > 1 ? std::ceil(std::log2(double(g.n))) : 0.0;
     EXPECT_LE(double(levels), std::max(bound, 1.0)) << "contraction levels, n = " << g.n;
@@ -86,7 +86,10 @@ PointCloud(uint64_t n, std::mt19937 & rng)
   return g;
 }
 
-const TreeShape kShapes[] = { TreeShape::Random, TreeShape::Star, TreeShape::Path, TreeShape::Caterpillar,
+const TreeShape kShapes[] = { TreeShape::Random,
+                              TreeShape::Star,
+                              TreeShape::Path,
+                              TreeShape::Caterpillar,
                               TreeShape::Balanced };
 
 } // namespace
@@ -147,12 +150,11 @@ TEST(Dendrogram, HandMadeTreeWithAlphaEdges)
 
   // Canonical tree: nodes 8 and 9 share weight 2, so 8 merges into 9. Kept: leaves, 6, 7, 9, 10 -> ids 6, 7, 8, 9.
   auto parents = itk::Dendrogram::IndexContainerType::New();
-  auto levels = itk::Dendrogram::WeightContainerType::New();
+  auto levels  = itk::Dendrogram::WeightContainerType::New();
   d->ComputeCanonicalTree(parents, levels);
   EXPECT_EQ(std::vector<uint32_t>(parents->begin(), parents->end()),
             (std::vector<uint32_t>{ 6, 6, 8, 7, 7, 9, 8, 8, 9, 9 }));
-  EXPECT_EQ(std::vector<double>(levels->begin(), levels->end()),
-            (std::vector<double>{ 0, 0, 0, 0, 0, 0, 1, 1, 2, 3 }));
+  EXPECT_EQ(std::vector<double>(levels->begin(), levels->end()), (std::vector<double>{ 0, 0, 0, 0, 0, 0, 1, 1, 2, 3 }));
 }
 
 TEST(Dendrogram, InvariantsRejectBrokenArrays)
@@ -165,13 +167,13 @@ TEST(Dendrogram, InvariantsRejectBrokenArrays)
   EXPECT_NO_THROW(d->CheckInvariants());
   (*d->GetParents())[0] = 0; // a leaf as its own parent
   EXPECT_THROW(d->CheckInvariants(), itk::ExceptionObject);
-  d = Build(g, Backend::CPU);
+  d                     = Build(g, Backend::CPU);
   (*d->GetParents())[0] = 4; // three children under the root
   EXPECT_THROW(d->CheckInvariants(), itk::ExceptionObject);
-  d = Build(g, Backend::CPU);
+  d                     = Build(g, Backend::CPU);
   (*d->GetWeights())[1] = 0.5; // weights decreasing with the rank
   EXPECT_THROW(d->CheckInvariants(), itk::ExceptionObject);
-  d = Build(g, Backend::CPU);
+  d                     = Build(g, Backend::CPU);
   (*d->GetWeights())[0] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(d->CheckInvariants(), itk::ExceptionObject);
   d = Build(g, Backend::CPU);
@@ -294,7 +296,9 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, GpuEqualsCpuOnTreesAndGraphs)
       }
   // Skewed on purpose: a path whose weights rise along it (one chain), and a star of rising weights.
   for (TreeShape shape : { TreeShape::Path, TreeShape::Star })
-    ExpectGpuEqualsCpu(chs_test::MakeTree(200000, shape, rng, [](uint64_t i) { return double(i); }, false), true);
+    ExpectGpuEqualsCpu(chs_test::MakeTree(
+                         200000, shape, rng, [](uint64_t i) { return double(i); }, false),
+                       true);
   for (uint64_t n : { 2, 50, 5000, 200000 })
     for (int weights : { 0, 7, 1 << 30 })
       ExpectGpuEqualsCpu(RandomGraph(n, 4 * n, weights, rng));
@@ -315,9 +319,9 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, FloatWeights)
 {
   std::mt19937                          rng(15);
   std::uniform_real_distribution<float> w(-1.0f, 1.0f);
-  const Graph g = chs_test::MakeTree(5000, TreeShape::Random, rng, [&](uint64_t) { return double(w(rng)); });
-  auto run = [&](Backend b) { return Build<float>(g, b); };
-  const auto cpu = run(Backend::CPU);
+  const Graph g   = chs_test::MakeTree(5000, TreeShape::Random, rng, [&](uint64_t) { return double(w(rng)); });
+  auto        run = [&](Backend b) { return Build<float>(g, b); };
+  const auto  cpu = run(Backend::CPU);
   chs_test::ExpectMatchesOracles(cpu, g); // float weights are exact in the double graph
   if (chs_test::HasCudaDevice())
     chs_test::ExpectSameDendrogram(run(Backend::CUDA), cpu);
@@ -327,7 +331,7 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
 {
   CHS_REQUIRE_GPU();
   std::mt19937 rng(16);
-  const Graph  g = RandomGraph(1000, 3000, 10, rng);
+  const Graph  g   = RandomGraph(1000, 3000, 10, rng);
   const auto   cpu = Build(g, Backend::CPU);
   for (int k = 1; k <= 12; ++k)
   {

@@ -24,8 +24,10 @@ using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
 template <typename TImage>
 itk::Dendrogram::Pointer
-Build(const TImage * image, bool full, Backend backend,
-    itk::CudaSingleLinkageEnums::VectorDistance distance = itk::CudaSingleLinkageEnums::VectorDistance::L2)
+Build(const TImage *                              image,
+      bool                                        full,
+      Backend                                     backend,
+      itk::CudaSingleLinkageEnums::VectorDistance distance = itk::CudaSingleLinkageEnums::VectorDistance::L2)
 {
   auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<TImage>::New();
   filter->SetInput(image);
@@ -50,7 +52,7 @@ template <typename TImage>
 Graph
 PixelGraph(const TImage * image, bool full, std::vector<uint64_t> & ids)
 {
-  constexpr unsigned D = TImage::ImageDimension;
+  constexpr unsigned D    = TImage::ImageDimension;
   const auto         size = image->GetLargestPossibleRegion().GetSize();
   const int64_t      nx = size[0], ny = size[1], nz = D == 3 ? int64_t(size[2]) : 1;
   struct Offset
@@ -63,13 +65,13 @@ PixelGraph(const TImage * image, bool full, std::vector<uint64_t> & ids)
       for (int dx = -1; dx <= 1; ++dx)
       {
         const bool forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
-        const int  order = (dx != 0) + (dy != 0) + (dz != 0);
+        const int  order   = (dx != 0) + (dy != 0) + (dz != 0);
         if (forward && (full || order == 1))
           offsets.push_back({ dx, dy, dz, (dz * 1000 + dy) * 1000 + dx });
       }
   std::sort(offsets.begin(), offsets.end(), [](const Offset & a, const Offset & b) { return a.raster < b.raster; });
   Graph g;
-  g.n = uint64_t(nx * ny * nz);
+  g.n            = uint64_t(nx * ny * nz);
   const auto * p = image->GetBufferPointer();
   for (int64_t z = 0; z < nz; ++z)
     for (int64_t y = 0; y < ny; ++y)
@@ -83,7 +85,8 @@ PixelGraph(const TImage * image, bool full, std::vector<uint64_t> & ids)
           // The definition's weight: exact for integers, rounded to float for float and double pixels (for float the
           // double difference is exact, so rounding it once is float's own subtraction).
           const double d = std::fabs(double(p[a]) - double(p[b]));
-          g.Add(uint32_t(a), uint32_t(b), std::is_floating_point<typename TImage::PixelType>::value ? double(float(d)) : d);
+          g.Add(
+            uint32_t(a), uint32_t(b), std::is_floating_point<typename TImage::PixelType>::value ? double(float(d)) : d);
           ids.push_back(uint64_t(a) * offsets.size() + s);
         }
   return g;
@@ -106,15 +109,15 @@ ExpectCpuMatchesOracles(const TImage * image, bool full)
   renamed->Allocate(g.n);
   renamed->GetParents()->CastToSTLContainer() = d->GetParents()->CastToSTLConstContainer();
   renamed->GetWeights()->CastToSTLContainer() = d->GetWeights()->CastToSTLConstContainer();
-  renamed->GetEdgeU()->CastToSTLContainer() = d->GetEdgeU()->CastToSTLConstContainer();
-  renamed->GetEdgeV()->CastToSTLContainer() = d->GetEdgeV()->CastToSTLConstContainer();
+  renamed->GetEdgeU()->CastToSTLContainer()   = d->GetEdgeU()->CastToSTLConstContainer();
+  renamed->GetEdgeV()->CastToSTLContainer()   = d->GetEdgeV()->CastToSTLConstContainer();
   for (size_t r = 0; r < tree.size(); ++r)
     (*renamed->GetEdgeIds())[r] = tree[r];
   chs_test::ExpectMatchesOracles(renamed, g);
 
   // The canonical tree is the alpha-tree: at every level, its partition is the thresholded components.
   auto parents = itk::Dendrogram::IndexContainerType::New();
-  auto levels = itk::Dendrogram::WeightContainerType::New();
+  auto levels  = itk::Dendrogram::WeightContainerType::New();
   d->ComputeCanonicalTree(parents, levels);
   for (size_t x = g.n; x + 1 < parents->size(); ++x)
     EXPECT_LT(levels->at(x), levels->at(parents->at(x))) << "canonical: no node at its parent's level";
@@ -161,8 +164,10 @@ Noise(const itk::Size<D> & size, double lo, double hi, unsigned seed, int smooth
 
 template <typename TImage>
 void
-ExpectGpuEqualsCpu(const TImage * image, bool full,
-                   itk::CudaSingleLinkageEnums::VectorDistance distance = itk::CudaSingleLinkageEnums::VectorDistance::L2)
+ExpectGpuEqualsCpu(
+  const TImage *                              image,
+  bool                                        full,
+  itk::CudaSingleLinkageEnums::VectorDistance distance = itk::CudaSingleLinkageEnums::VectorDistance::L2)
 {
   const auto cpu = Build(image, full, Backend::CPU, distance);
   for (int run = 0; run < 2; ++run)
@@ -177,9 +182,11 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, CpuMatchesOracles2D)
     for (unsigned seed = 0; seed < 3; ++seed)
     {
       SCOPED_TRACE("full " + std::to_string(full) + " seed " + std::to_string(seed));
-      ExpectCpuMatchesOracles(Noise<uint8_t, 2>(Size<itk::Image<uint8_t, 2>>({ 13, 9 }), 0, 4, seed).GetPointer(), full);
+      ExpectCpuMatchesOracles(Noise<uint8_t, 2>(Size<itk::Image<uint8_t, 2>>({ 13, 9 }), 0, 4, seed).GetPointer(),
+                              full);
       ExpectCpuMatchesOracles(Noise<float, 2>(Size<itk::Image<float, 2>>({ 7, 11 }), -5, 5, seed).GetPointer(), full);
-      ExpectCpuMatchesOracles(Noise<int16_t, 2>(Size<itk::Image<int16_t, 2>>({ 20, 3 }), -300, 300, seed, 2).GetPointer(), full);
+      ExpectCpuMatchesOracles(
+        Noise<int16_t, 2>(Size<itk::Image<int16_t, 2>>({ 20, 3 }), -300, 300, seed, 2).GetPointer(), full);
     }
 }
 
@@ -189,8 +196,10 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, CpuMatchesOracles3D)
     for (unsigned seed = 0; seed < 2; ++seed)
     {
       SCOPED_TRACE("full " + std::to_string(full) + " seed " + std::to_string(seed));
-      ExpectCpuMatchesOracles(Noise<uint8_t, 3>(Size<itk::Image<uint8_t, 3>>({ 5, 4, 6 }), 0, 3, seed).GetPointer(), full);
-      ExpectCpuMatchesOracles(Noise<double, 3>(Size<itk::Image<double, 3>>({ 4, 6, 3 }), 0, 1, seed).GetPointer(), full);
+      ExpectCpuMatchesOracles(Noise<uint8_t, 3>(Size<itk::Image<uint8_t, 3>>({ 5, 4, 6 }), 0, 3, seed).GetPointer(),
+                              full);
+      ExpectCpuMatchesOracles(Noise<double, 3>(Size<itk::Image<double, 3>>({ 4, 6, 3 }), 0, 1, seed).GetPointer(),
+                              full);
     }
 }
 
@@ -203,16 +212,17 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, ConstantAndTinyImages)
   for (Backend b : backends)
   {
     // A constant image: one canonical node above the leaves.
-    const auto d = Build(MakeImage<I2>(Size<I2>({ 37, 29 }), 7).GetPointer(), false, b);
+    const auto d       = Build(MakeImage<I2>(Size<I2>({ 37, 29 }), 7).GetPointer(), false, b);
     auto       parents = itk::Dendrogram::IndexContainerType::New();
-    auto       levels = itk::Dendrogram::WeightContainerType::New();
+    auto       levels  = itk::Dendrogram::WeightContainerType::New();
     d->ComputeCanonicalTree(parents, levels);
     EXPECT_EQ(parents->size(), 37u * 29u + 1u);
     // One pixel: a single leaf, its own root.
     const auto one = Build(MakeImage<I2>(Size<I2>({ 1, 1 }), 3).GetPointer(), true, b);
     EXPECT_EQ(one->GetNumberOfNodes(), 1u);
     EXPECT_EQ(one->GetParents()->at(0), 0u);
-    const auto two = Build(MakeImage<itk::Image<float, 3>>(Size<itk::Image<float, 3>>({ 1, 1, 2 }), 1.5f).GetPointer(), true, b);
+    const auto two =
+      Build(MakeImage<itk::Image<float, 3>>(Size<itk::Image<float, 3>>({ 1, 1, 2 }), 1.5f).GetPointer(), true, b);
     EXPECT_EQ(std::vector<uint32_t>(two->GetParents()->begin(), two->GetParents()->end()),
               (std::vector<uint32_t>{ 2, 2, 2 }));
   }
@@ -220,8 +230,8 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, ConstantAndTinyImages)
 
 TEST(CudaImageToSingleLinkageDendrogramFilter, LabelImageCut)
 {
-  using I2 = itk::Image<uint8_t, 2>;
-  using L2 = itk::Image<unsigned long long, 2>;
+  using I2   = itk::Image<uint8_t, 2>;
+  using L2   = itk::Image<unsigned long long, 2>;
   auto image = MakeImage<I2>(Size<I2>({ 6, 4 }), 0);
   for (int y = 0; y < 4; ++y)
     for (int x = 3; x < 6; ++x)
@@ -260,7 +270,7 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, LabelImageCut)
 
 TEST(CudaImageToSingleLinkageDendrogramFilter, BadInputGetsAClearException)
 {
-  using F2 = itk::Image<float, 2>;
+  using F2   = itk::Image<float, 2>;
   auto image = MakeImage<F2>(Size<F2>({ 8, 8 }), 1.0f);
   image->SetPixel({ { 3, 2 } }, std::numeric_limits<float>::quiet_NaN());
   std::vector<Backend> backends{ Backend::CPU };
@@ -310,7 +320,8 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuEqualsCpu2D)
       ExpectGpuEqualsCpu(Noise<double, 2>(itk::Size<2>{ { 64, 64 } }, 0, 1e6, seed).GetPointer(), full);
       ExpectGpuEqualsCpu(Noise<int32_t, 2>(itk::Size<2>{ { 100, 100 } }, -2e9, 2e9, seed).GetPointer(), full);
       ExpectGpuEqualsCpu(MakeImage<itk::Image<uint8_t, 2>>(itk::Size<2>{ { 1000, 1000 } }, 3).GetPointer(), full);
-      ExpectGpuEqualsCpu(chs_test::Checkerboard<itk::Image<uint8_t, 2>>(itk::Size<2>{ { 99, 101 } }).GetPointer(), full);
+      ExpectGpuEqualsCpu(chs_test::Checkerboard<itk::Image<uint8_t, 2>>(itk::Size<2>{ { 99, 101 } }).GetPointer(),
+                         full);
       ExpectGpuEqualsCpu(Noise<uint8_t, 2>(itk::Size<2>{ { 1, 5000 } }, 0, 255, seed).GetPointer(), full);
     }
   ExpectGpuEqualsCpu(Noise<uint8_t, 2>(itk::Size<2>{ { 2048, 2048 } }, 0, 255, 9, 2).GetPointer(), false);
@@ -334,8 +345,8 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuEqualsCpu3D)
 
 TEST(CudaImageToSingleLinkageDendrogramFilter, VectorPixels)
 {
-  using V3 = itk::Image<itk::Vector<float, 3>, 2>;
-  using RGB = itk::VectorImage<uint8_t, 2>;
+  using V3                                    = itk::Image<itk::Vector<float, 3>, 2>;
+  using RGB                                   = itk::VectorImage<uint8_t, 2>;
   auto                                  color = MakeImage<V3>(Size<V3>({ 61, 47 }), V3::PixelType(0.0f));
   std::mt19937                          rng(3);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -389,9 +400,9 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, VectorPixels)
 TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAgain)
 {
   CHS_REQUIRE_GPU();
-  using I2 = itk::Image<uint8_t, 2>;
+  using I2         = itk::Image<uint8_t, 2>;
   const auto image = Noise<uint8_t, 2>(Size<I2>({ 300, 200 }), 0, 20, 4);
-  const auto cpu = Build(image.GetPointer(), false, Backend::CPU);
+  const auto cpu   = Build(image.GetPointer(), false, Backend::CPU);
   for (int k = 1; k <= 25; ++k)
   {
     auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<I2>::New();

@@ -65,12 +65,12 @@ __device__ __forceinline__ void
 WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
 {
   const unsigned active = __activemask();
-  const unsigned want = __ballot_sync(active, keep);
+  const unsigned want   = __ballot_sync(active, keep);
   if (want == 0)
     return;
-  const int          lane = threadIdx.x & 31;
+  const int          lane   = threadIdx.x & 31;
   const int          leader = __ffs(want) - 1;
-  unsigned long long base = 0;
+  unsigned long long base   = 0;
   if (lane == leader)
     base = atomicAdd(count, (unsigned long long)__popc(want));
   base = __shfl_sync(active, base, leader);
@@ -106,7 +106,10 @@ OfferKernel(uint64_t count, E edges, unsigned long long * best)
 /** Step 1 of an image's first round: every pixel's lightest incident edge, read from the image (no atomics). */
 template <typename T>
 static __global__ void
-ImageOfferKernel(const T * pixels, ImageGraph g, unsigned components, VectorDistance distance,
+ImageOfferKernel(const T *            pixels,
+                 ImageGraph           g,
+                 unsigned             components,
+                 VectorDistance       distance,
                  unsigned long long * best)
 {
   const uint64_t n = g.Pixels();
@@ -120,16 +123,18 @@ ImageOfferKernel(const T * pixels, ImageGraph g, unsigned components, VectorDist
       const int64_t q = g.Neighbour(x, y, z, s);
       if (q >= 0)
       {
-        const uint32_t code = EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
+        const uint32_t code =
+          EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
         const unsigned long long key = (uint64_t(code) << 32) | (p * g.slots + s);
-        m = key < m ? key : m;
+        m                            = key < m ? key : m;
       }
       const int64_t r = g.Backward(x, y, z, s);
       if (r >= 0)
       {
-        const uint32_t code = EdgeCode(pixels + uint64_t(r) * components, pixels + p * components, components, distance);
+        const uint32_t code =
+          EdgeCode(pixels + uint64_t(r) * components, pixels + p * components, components, distance);
         const unsigned long long key = (uint64_t(code) << 32) | (uint64_t(r) * g.slots + s);
-        m = key < m ? key : m;
+        m                            = key < m ? key : m;
       }
     }
     best[p] = m;
@@ -140,27 +145,31 @@ ImageOfferKernel(const T * pixels, ImageGraph g, unsigned components, VectorDist
  * once. */
 template <class E>
 static __global__ void
-HookKernel(uint64_t n, E edges, const unsigned long long * best, uint32_t * link, unsigned long long * tree,
-           unsigned long long * treeCount)
+HookKernel(uint64_t                   n,
+           E                          edges,
+           const unsigned long long * best,
+           uint32_t *                 link,
+           unsigned long long *       tree,
+           unsigned long long *       treeCount)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (n + 31) / 32 * 32;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < rounded; x += stride)
   {
     bool               record = false;
-    unsigned long long key = kNoEdge;
+    unsigned long long key    = kNoEdge;
     if (x < n)
     {
-      key = best[x];
+      key             = best[x];
       uint32_t target = uint32_t(x);
       if (key != kNoEdge)
       {
         uint32_t a, b;
         edges.Ends(key, a, b);
-        const uint32_t other = a == x ? b : a;
+        const uint32_t other  = a == x ? b : a;
         const bool     mutual = best[other] == key;
-        record = !mutual || x < other;
-        target = mutual && x < other ? uint32_t(x) : other;
+        record                = !mutual || x < other;
+        target                = mutual && x < other ? uint32_t(x) : other;
       }
       link[x] = target;
     }
@@ -186,7 +195,7 @@ template <class E>
 static __global__ void
 FirstKeepKernel(uint64_t count, E edges, const uint32_t * root, LiveEdge * out, unsigned long long * outCount)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32; // whole warps, for the warp's append
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
@@ -196,8 +205,8 @@ FirstKeepKernel(uint64_t count, E edges, const uint32_t * root, LiveEdge * out, 
     {
       uint32_t a, b;
       edges.Ends(i, a, b);
-      e.a = root[a];
-      e.b = root[b];
+      e.a  = root[a];
+      e.b  = root[b];
       keep = e.a != e.b;
     }
     WarpAppend(keep, e, out, outCount);
@@ -208,7 +217,7 @@ FirstKeepKernel(uint64_t count, E edges, const uint32_t * root, LiveEdge * out, 
 static __global__ void
 ListRootsKernel(uint64_t n, const uint32_t * root, uint32_t * roots, unsigned long long * count)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (n + 31) / 32 * 32;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < rounded; x += stride)
     WarpAppend(x < n && root[x] == x, uint32_t(x), roots, count);
@@ -244,26 +253,31 @@ OtherSideKernel(const LiveEdge * live, uint64_t count, const unsigned long long 
 
 /** Contracted rounds, step 2, over the list of roots. */
 static __global__ void
-HookRootsKernel(const uint32_t * roots, uint64_t count, const unsigned long long * best, const uint32_t * other,
-                uint32_t * link, unsigned long long * tree, unsigned long long * treeCount)
+HookRootsKernel(const uint32_t *           roots,
+                uint64_t                   count,
+                const unsigned long long * best,
+                const uint32_t *           other,
+                uint32_t *                 link,
+                unsigned long long *       tree,
+                unsigned long long *       treeCount)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
     bool               record = false;
-    unsigned long long key = kNoEdge;
+    unsigned long long key    = kNoEdge;
     if (i < count)
     {
       const uint32_t x = roots[i];
-      key = best[x];
-      uint32_t target = x;
+      key              = best[x];
+      uint32_t target  = x;
       if (key != kNoEdge)
       {
-        const uint32_t o = other[x];
+        const uint32_t o      = other[x];
         const bool     mutual = best[o] == key;
-        record = !mutual || x < o;
-        target = mutual && x < o ? x : o;
+        record                = !mutual || x < o;
+        target                = mutual && x < o ? x : o;
       }
       link[x] = target;
     }
@@ -277,18 +291,21 @@ CompressRootsKernel(const uint32_t * roots, uint64_t count, uint32_t * link, uin
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const uint32_t      x = roots[i];
-    root[x] = FollowToRoot(link, uint32_t(x));
-    best[x] = kNoEdge;
+    const uint32_t x = roots[i];
+    root[x]          = FollowToRoot(link, uint32_t(x));
+    best[x]          = kNoEdge;
   }
 }
 
 /** Contracted rounds, step 4: live edges between two new components, renamed; and the new list of roots. */
 static __global__ void
-KeepLiveKernel(const LiveEdge * live, uint64_t count, const uint32_t * root, LiveEdge * out,
+KeepLiveKernel(const LiveEdge *     live,
+               uint64_t             count,
+               const uint32_t *     root,
+               LiveEdge *           out,
                unsigned long long * outCount)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
@@ -296,9 +313,9 @@ KeepLiveKernel(const LiveEdge * live, uint64_t count, const uint32_t * root, Liv
     bool     keep = false;
     if (i < count)
     {
-      e = live[i];
-      e.a = root[e.a];
-      e.b = root[e.b];
+      e    = live[i];
+      e.a  = root[e.a];
+      e.b  = root[e.b];
       keep = e.a != e.b;
     }
     WarpAppend(keep, e, out, outCount);
@@ -306,10 +323,13 @@ KeepLiveKernel(const LiveEdge * live, uint64_t count, const uint32_t * root, Liv
 }
 
 static __global__ void
-KeepRootsKernel(const uint32_t * roots, uint64_t count, const uint32_t * root, uint32_t * out,
+KeepRootsKernel(const uint32_t *     roots,
+                uint64_t             count,
+                const uint32_t *     root,
+                uint32_t *           out,
                 unsigned long long * outCount)
 {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
@@ -321,11 +341,16 @@ KeepRootsKernel(const uint32_t * roots, uint64_t count, const uint32_t * root, u
 /** Step 4 of an image's first round: the crossing edges, read from the image, with their components' new roots. */
 template <typename T>
 static __global__ void
-ImageFirstKeepKernel(const T * pixels, ImageGraph g, unsigned components, VectorDistance distance,
-                     const uint32_t * root, LiveEdge * out, unsigned long long * outCount)
+ImageFirstKeepKernel(const T *            pixels,
+                     ImageGraph           g,
+                     unsigned             components,
+                     VectorDistance       distance,
+                     const uint32_t *     root,
+                     LiveEdge *           out,
+                     unsigned long long * outCount)
 {
-  const uint64_t n = g.Pixels();
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t n       = g.Pixels();
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (n + 31) / 32 * 32;
   for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < rounded; p += stride)
   {
@@ -343,9 +368,10 @@ ImageFirstKeepKernel(const T * pixels, ImageGraph g, unsigned components, Vector
         e.b = root[q];
         if (e.b != rp)
         {
-          const uint32_t code = EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
+          const uint32_t code =
+            EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
           e.key = (uint64_t(code) << 32) | (p * g.slots + s);
-          keep = true;
+          keep  = true;
         }
       }
       WarpAppend(keep, e, out, outCount);

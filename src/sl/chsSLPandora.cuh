@@ -56,8 +56,13 @@ MinimumIncidentKernel(uint64_t k, const uint32_t * U, const uint32_t * V, uint32
 /** Records every vertex's lightest edge as a rank (R null: positions are ranks, level 0), and points the vertex
  * across it; the smaller end of an edge that is the lightest of both its ends becomes a root. */
 __global__ void
-PointAcrossKernel(uint64_t m, const uint32_t * minPos, const uint32_t * R, const uint32_t * U, const uint32_t * V,
-                  uint32_t * minRank, uint32_t * ptr)
+PointAcrossKernel(uint64_t         m,
+                  const uint32_t * minPos,
+                  const uint32_t * R,
+                  const uint32_t * U,
+                  const uint32_t * V,
+                  uint32_t *       minRank,
+                  uint32_t *       ptr)
 {
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -65,12 +70,12 @@ PointAcrossKernel(uint64_t m, const uint32_t * minPos, const uint32_t * R, const
     if (i == kNone)
     {
       minRank[x] = kNone;
-      ptr[x] = uint32_t(x);
+      ptr[x]     = uint32_t(x);
       continue;
     }
-    minRank[x] = R ? R[i] : i;
+    minRank[x]       = R ? R[i] : i;
     const uint32_t y = U[i] == x ? V[i] : U[i];
-    ptr[x] = (minPos[y] == i && x < y) ? uint32_t(x) : y;
+    ptr[x]           = (minPos[y] == i && x < y) ? uint32_t(x) : y;
   }
 }
 
@@ -83,8 +88,8 @@ FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t r = FollowToRoot(ptr, uint32_t(x));
-    root[x] = r;
-    rootFlag[x] = r == x ? 1u : 0u;
+    root[x]          = r;
+    rootFlag[x]      = r == x ? 1u : 0u;
   }
 }
 
@@ -98,44 +103,65 @@ NameSupervertexKernel(uint64_t m, const uint32_t * root, const uint32_t * newId,
 
 /** Flags the alpha-edges; a contracted edge records its level and the next level's vertex it lies in. */
 __global__ void
-ClassifyEdgesKernel(uint64_t k, const uint32_t * R, const uint32_t * U, const uint32_t * V, const uint32_t * minPos,
-                    const uint32_t * up, uint32_t nextLevel, uint32_t * alphaFlag, uint8_t * edgeLevel,
-                    uint32_t * edgeVertex)
+ClassifyEdgesKernel(uint64_t         k,
+                    const uint32_t * R,
+                    const uint32_t * U,
+                    const uint32_t * V,
+                    const uint32_t * minPos,
+                    const uint32_t * up,
+                    uint32_t         nextLevel,
+                    uint32_t *       alphaFlag,
+                    uint8_t *        edgeLevel,
+                    uint32_t *       edgeVertex)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t a = U[i], b = V[i];
     const bool     alpha = minPos[a] != i && minPos[b] != i;
-    alphaFlag[i] = alpha ? 1u : 0u;
+    alphaFlag[i]         = alpha ? 1u : 0u;
     if (!alpha)
     {
       const uint32_t r = R ? R[i] : uint32_t(i);
-      edgeLevel[r] = uint8_t(nextLevel);
-      edgeVertex[r] = up[a];
+      edgeLevel[r]     = uint8_t(nextLevel);
+      edgeVertex[r]    = up[a];
     }
   }
 }
 
 /** Writes the alpha-edges, renamed, as the next level's tree (in rank order: the scan keeps the order). */
 __global__ void
-GatherAlphaKernel(uint64_t k, const uint32_t * R, const uint32_t * U, const uint32_t * V, const uint32_t * alphaFlag,
-                  const uint32_t * position, const uint32_t * up, uint32_t * nR, uint32_t * nU, uint32_t * nV)
+GatherAlphaKernel(uint64_t         k,
+                  const uint32_t * R,
+                  const uint32_t * U,
+                  const uint32_t * V,
+                  const uint32_t * alphaFlag,
+                  const uint32_t * position,
+                  const uint32_t * up,
+                  uint32_t *       nR,
+                  uint32_t *       nU,
+                  uint32_t *       nV)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
   {
     if (!alphaFlag[i])
       continue;
     const uint32_t j = position[i];
-    nR[j] = R ? R[i] : uint32_t(i);
-    nU[j] = up[U[i]];
-    nV[j] = up[V[i]];
+    nR[j]            = R ? R[i] : uint32_t(i);
+    nU[j]            = up[U[i]];
+    nV[j]            = up[V[i]];
   }
 }
 
 /** Expansion: the chain of every edge (a vertex id over all levels, or `rootChain`). */
 __global__ void
-FindChainKernel(uint64_t edges, const uint8_t * edgeLevel, const uint32_t * edgeVertex, const uint32_t * minRank,
-                const uint32_t * up, LevelOffsets levels, uint32_t rootChain, uint32_t * chain)
+FindChainKernel(uint64_t         edges,
+                const uint8_t *  edgeLevel,
+                const uint32_t * edgeVertex,
+                const uint32_t * minRank,
+                const uint32_t * up,
+                LevelOffsets     levels,
+                uint32_t         rootChain,
+                uint32_t *       chain)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -145,7 +171,7 @@ FindChainKernel(uint64_t edges, const uint8_t * edgeLevel, const uint32_t * edge
     for (;;)
     {
       const uint32_t id = levels.offset[l] + X;
-      const uint32_t a = minRank[id];
+      const uint32_t a  = minRank[id];
       if (a == kNone)
         break;
       if (uint32_t(r) < a)
@@ -162,8 +188,12 @@ FindChainKernel(uint64_t edges, const uint8_t * edgeLevel, const uint32_t * edge
 
 /** Parents of the edge nodes from the edges sorted by (chain, rank), and of the vertices (their lightest edge). */
 __global__ void
-StitchKernel(uint64_t n, const uint32_t * sortedChain, const uint32_t * sortedRank, const uint32_t * minRank,
-             uint32_t rootChain, uint32_t * parent)
+StitchKernel(uint64_t         n,
+             const uint32_t * sortedChain,
+             const uint32_t * sortedRank,
+             const uint32_t * minRank,
+             uint32_t         rootChain,
+             uint32_t *       parent)
 {
   const uint64_t edges = n - 1;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n + edges;
@@ -184,7 +214,7 @@ StitchKernel(uint64_t n, const uint32_t * sortedChain, const uint32_t * sortedRa
     else
     {
       const uint64_t x = i - edges;
-      parent[x] = uint32_t(n + minRank[x]);
+      parent[x]        = uint32_t(n + minRank[x]);
     }
   }
 }
