@@ -2,8 +2,8 @@
 
     python3 single_linkage_points.py [output.png] [--points 30000] [--clusters 3] [--neighbours 8]
 
-Builds the k-nearest-neighbour graph of the points with SciPy, joins its connected components (if any) by their
-closest pairs found among the representatives' nearest neighbours, computes the dendrogram on the GPU (the CPU
+Builds the k-nearest-neighbour graph of the points with SciPy, joins its connected components (if any) into a
+chain (each one's first point to its nearest point of the previous component), computes the dendrogram on the GPU (the CPU
 reference when there is no GPU: same result), cuts it into clusters, and plots the points and the top of the
 dendrogram (scipy.cluster.hierarchy.dendrogram on the module's linkage matrix). Single linkage on a k-NN graph
 equals single linkage on all pairs whenever the graph's minimum spanning tree is the Euclidean one (for example
@@ -34,17 +34,14 @@ def knn_graph(points, k):
     a, b = np.minimum(u, v), np.maximum(u, v)
     keep = np.unique(a * len(points) + b, return_index=True)[1]
     u, v, w = a[keep], b[keep], w[keep]
-    # Join the components: each one to its nearest point outside it, found by a growing neighbour search.
+    # Join the components into a chain: the first point of each component to its nearest point of the one before.
     count, comp = connected_components(coo_matrix((w, (u, v)), shape=(len(points),) * 2), directed=False)
     extra = []
     for c in range(1, count):
+        previous = np.flatnonzero(comp == c - 1)
         first = np.flatnonzero(comp == c)[0]
-        for kk in (16, 256, len(points)):
-            d, j = tree.query(points[first], k=min(kk, len(points)))
-            outside = np.flatnonzero(comp[j] != c)
-            if outside.size:
-                extra.append((first, j[outside[0]], d[outside[0]]))
-                break
+        d, j = cKDTree(points[previous]).query(points[first])
+        extra.append((first, previous[j], d))
     if extra:
         e = np.array(extra)
         u = np.concatenate([u, e[:, 0].astype(np.int64)])
