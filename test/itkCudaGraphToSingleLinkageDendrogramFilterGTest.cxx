@@ -235,35 +235,31 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, BadInputGetsAClearException)
     few.n = 4;
     few.Add(0, 1, 1);
     EXPECT_THROW(Build(few, b), itk::ExceptionObject);
+    // The message names the first bad edge.
+    auto expectMessage = [&](const Graph & g, const std::string & text)
+    {
+      try
+      {
+        Build(g, b);
+        ADD_FAILURE() << "accepted; expected: " << text;
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        EXPECT_NE(std::string(e.GetDescription()).find(text), std::string::npos) << e.GetDescription();
+      }
+    };
     Graph range;
     range.n = 3;
     range.Add(0, 1, 1);
     range.Add(1, 7, 1);
-    try
-    {
-      Build(range, b);
-      ADD_FAILURE() << "an out-of-range vertex id was accepted";
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      EXPECT_NE(std::string(e.GetDescription()).find("edge 1 joins vertices 1 and 7"), std::string::npos)
-        << e.GetDescription();
-    }
+    expectMessage(range, "edge 1 joins vertices 1 and 7");
     Graph nan;
     nan.n = 3;
     nan.Add(0, 1, 1);
     nan.Add(1, 2, std::numeric_limits<double>::quiet_NaN());
-    try
-    {
-      Build(nan, b);
-      ADD_FAILURE() << "a NaN weight was accepted";
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      EXPECT_NE(std::string(e.GetDescription()).find("weight of edge 1 is NaN"), std::string::npos)
-        << e.GetDescription();
-    }
-    // After the failures, the same filter runs again.
+    expectMessage(nan, "weight of edge 1 is NaN");
+    // After the failures, a valid graph runs on the same backend (the same filter running again after a failure
+    // is checked by GpuFailureLeavesNothingAndRunsAgain and the image filter's bad-input test).
     Graph ok;
     ok.n = 2;
     ok.Add(1, 0, 5.0);
