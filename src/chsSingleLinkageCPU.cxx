@@ -81,12 +81,6 @@ Kruskal(uint64_t n, const std::vector<uint64_t> & order, uint32_t * parent, FEnd
   return rank;
 }
 
-uint64_t
-ComponentCount(uint64_t n, uint64_t treeEdges)
-{
-  return n - treeEdges;
-}
-
 } // namespace
 
 template <typename TPixel>
@@ -197,8 +191,7 @@ GraphSingleLinkageCPU(const uint32_t *         u,
         out.v[rank] = b;
     });
   if (found + 1 != vertexCount)
-    throw std::invalid_argument(
-      sl::NotConnectedMessage(ComponentCount(vertexCount, found), edgeCount + 1 == vertexCount));
+    throw std::invalid_argument(sl::NotConnectedMessage(vertexCount - found, edgeCount + 1 == vertexCount));
   return {};
 }
 

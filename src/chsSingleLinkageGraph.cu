@@ -10,6 +10,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 
 namespace chs
@@ -528,9 +529,10 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
     CHS_CUDA_CHECK_LAUNCH("GatherEndsKernel");
   }
 
-  const uint64_t                           ee = edges ? edges : 1;
-  detail::DeviceBuffer<unsigned long long> tree(ee, stream, &tracker), spare(ee, stream, &tracker);
-  const unsigned long long *               treeRank = nullptr;
+  const uint64_t ee = edges ? edges : 1;
+  // Boruvka's tree keys and their sort buffer: only when the input is not already a tree.
+  std::unique_ptr<detail::DeviceBuffer<unsigned long long>> tree, spare;
+  const unsigned long long *                                treeRank = nullptr;
   if (m == edges)
   {
     // A tree, if it is connected: count the unions that join two sets.
@@ -552,6 +554,8 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
   }
   else
   {
+    tree                 = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
+    spare                = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
     result.boruvkaRounds = sl::BoruvkaOnDevice(
       n,
       sl::RankedEdges{ su.get(), sv.get() },
@@ -569,11 +573,11 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
           m, sl::RankedEdges{ su.get(), sv.get() }, root, live, count);
         CHS_CUDA_CHECK_LAUNCH("FirstKeepKernel");
       },
-      tree.get(),
+      tree->get(),
       stream,
       tracker,
       device);
-    treeRank = sl::SortKeys(tree.get(), spare.get(), edges, sl::BitWidth(m), stream, tracker);
+    treeRank = sl::SortKeys(tree->get(), spare->get(), edges, sl::BitWidth(m), stream, tracker);
   }
   detail::DeviceBuffer<uint32_t> dU(ee, stream, &tracker), dV(ee, stream, &tracker);
   detail::DeviceBuffer<uint64_t> dEdge(ee, stream, &tracker);
