@@ -1,5 +1,6 @@
 // Device helpers shared by the module's kernels: the lock-free union-find (find with path halving, union by
-// atomicMin so that the root of a set is its smallest element whatever the thread order) and a warp's work queue.
+// atomicMin so that the root of a set is its smallest element whatever the thread order), warp-aggregated appends
+// a NaN search, and a warp's work queue.
 #ifndef chsDeviceHelpers_cuh
 #define chsDeviceHelpers_cuh
 
@@ -90,6 +91,67 @@ Unite(T * P, T a, T b, T * linked = nullptr, Map at = {})
     }
     a = old; // a was linked meanwhile: unite its new root instead
   }
+}
+
+/** Copies one value from the device and waits for it. */
+template <typename T>
+void
+ReadBack(T & host, const T * device, cudaStream_t stream)
+{
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <typename T>
+static __global__ void
+FindNaNKernel(const T * p, uint64_t count, unsigned long long * first)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+    if (p[i] != p[i])
+      atomicMin(first, (unsigned long long)i);
+}
+
+/** The first NaN among `count` values, or count. */
+template <typename T>
+uint64_t
+FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+{
+  detail::DeviceBuffer<unsigned long long> first(1, stream, &tracker);
+  const unsigned long long                 none = count;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(first.get(), &none, sizeof(none), cudaMemcpyHostToDevice, stream));
+  FindNaNKernel<<<detail::GridStrideBlocks(count, 256, device), 256, 0, stream>>>(d, count, first.get());
+  CHS_CUDA_CHECK_LAUNCH("FindNaNKernel");
+  unsigned long long host = 0;
+  ReadBack(host, first.get(), stream);
+  return host;
+}
+
+/** A slot in an array that the lanes where `keep` holds append to, with one atomic on `count` per warp; lanes
+ * that keep nothing get an unspecified value. */
+__device__ __forceinline__ unsigned long long
+WarpSlot(bool keep, unsigned long long * count)
+{
+  const unsigned active = __activemask();
+  const unsigned want   = __ballot_sync(active, keep);
+  if (want == 0)
+    return 0;
+  const int          lane   = threadIdx.x & 31;
+  const int          leader = __ffs(want) - 1;
+  unsigned long long base   = 0;
+  if (lane == leader)
+    base = atomicAdd(count, (unsigned long long)__popc(want));
+  base = __shfl_sync(active, base, leader);
+  return base + __popc(want & ((1u << lane) - 1u));
+}
+
+/** Appends `item` to out[*count] for the lanes where `keep` holds, with one atomic per warp. */
+template <typename T>
+__device__ __forceinline__ void
+WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
+{
+  const unsigned long long slot = WarpSlot(keep, count);
+  if (keep)
+    out[slot] = item;
 }
 
 /** A warp's queue of work items in shared memory, run 32 at a time so that every lane has one: unions are wanted by

@@ -21,14 +21,6 @@ namespace sl
 
 constexpr unsigned kThreads = 256;
 
-template <typename T>
-void
-ReadBack(T & host, const T * device, cudaStream_t stream)
-{
-  CHS_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
 /** Boruvka's rounds on n vertices. The first round is the caller's: firstOffer(best) fills every vertex's lightest
  * incident key, firstKeep(root, out, count) appends the crossing edges with their components; later rounds run on
  * the contracted graph. Writes the n - 1 tree keys to `tree` (in no particular order) and returns the number of
@@ -134,30 +126,6 @@ ImageTreeKernel(uint64_t                   edges,
   }
 }
 
-template <typename T>
-static __global__ void
-FindNaNKernel(const T * p, uint64_t count, unsigned long long * first)
-{
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    if (p[i] != p[i])
-      atomicMin(first, (unsigned long long)i);
-}
-
-/** The first NaN among `count` values, or count. */
-template <typename T>
-uint64_t
-FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
-{
-  detail::DeviceBuffer<unsigned long long> first(1, stream, &tracker);
-  const unsigned long long                 none = count;
-  CHS_CUDA_CHECK(cudaMemcpyAsync(first.get(), &none, sizeof(none), cudaMemcpyHostToDevice, stream));
-  FindNaNKernel<<<detail::GridStrideBlocks(count, kThreads, device), kThreads, 0, stream>>>(d, count, first.get());
-  CHS_CUDA_CHECK_LAUNCH("FindNaNKernel");
-  unsigned long long host = 0;
-  ReadBack(host, first.get(), stream);
-  return host;
-}
-
 } // namespace sl
 
 template <typename TPixel>
@@ -183,7 +151,7 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
   detail::CopyToDevice(dPixels.get(), pixels, n * c * sizeof(TPixel), stream, context);
   if constexpr (std::is_floating_point<TPixel>::value)
   {
-    const uint64_t nan = sl::FirstNaN(dPixels.get(), n * c, stream, tracker, context.device);
+    const uint64_t nan = FirstNaN(dPixels.get(), n * c, stream, tracker, context.device);
     if (nan < n * c)
       throw std::invalid_argument("pixel " + std::to_string(nan / c) + " is NaN");
   }

@@ -480,8 +480,8 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
     sl::FindBadVertexKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(du.get(), dv.get(), m, n, first.get());
     CHS_CUDA_CHECK_LAUNCH("FindBadVertexKernel");
     unsigned long long bad = 0;
-    sl::ReadBack(bad, first.get(), stream);
-    const uint64_t nan = sl::FirstNaN(dw.get(), m, stream, tracker, device);
+    ReadBack(bad, first.get(), stream);
+    const uint64_t nan = FirstNaN(dw.get(), m, stream, tracker, device);
     if (bad < m || nan < m)
     {
       // Name the first bad edge, as the CPU reference does.
@@ -547,7 +547,7 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
         du.get(), dv.get(), m, parents.get(), joined.get());
       CHS_CUDA_CHECK_LAUNCH("UniteEdgesKernel");
       unsigned long long host = 0;
-      sl::ReadBack(host, joined.get(), stream);
+      ReadBack(host, joined.get(), stream);
       if (host != edges)
         throw std::invalid_argument(sl::NotConnectedMessage(n - host, true));
     }

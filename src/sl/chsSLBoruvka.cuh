@@ -59,25 +59,6 @@ struct ImageEdges
   }
 };
 
-/** Appends `item` to out[*count] for the lanes where `keep` holds, with one atomic per warp. */
-template <typename T>
-__device__ __forceinline__ void
-WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
-{
-  const unsigned active = __activemask();
-  const unsigned want   = __ballot_sync(active, keep);
-  if (want == 0)
-    return;
-  const int          lane   = threadIdx.x & 31;
-  const int          leader = __ffs(want) - 1;
-  unsigned long long base   = 0;
-  if (lane == leader)
-    base = atomicAdd(count, (unsigned long long)__popc(want));
-  base = __shfl_sync(active, base, leader);
-  if (keep)
-    out[base + __popc(want & ((1u << lane) - 1u))] = item;
-}
-
 static __global__ void
 IotaKernel(uint32_t * a, uint64_t n)
 {

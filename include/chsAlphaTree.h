@@ -1,0 +1,90 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: the alpha-tree (quasi-flat zone hierarchy) of an image, ITK-free API.
+ *
+ *  Two implementations of one definition: the CUDA backend (src/chsAlphaTree*.cu, src/at/: per-block partial trees
+ *  in shared memory, global merges of the tile borders with the lock-free CONNECT, global canonicalisation; Carlinet,
+ *  Kaci and Blin) and the sequential CPU reference (src/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a
+ *  union-find, then canonicalisation, the paper's algorithm 1). For the same input they write identical arrays.
+ *
+ *  The definition (docs/design-notes.md, "Alpha-tree"):
+ *  - The image graph and its edge weights are those of the single-linkage image graphs (include/chsSingleLinkage.h):
+ *    4/8-connectivity in 2D, 6/26 in 3D; |a - b| for scalars, the L1, L2 or L-infinity norm for vectors.
+ *  - An alpha-connected component is a set of pixels joined by paths whose edges weigh at most alpha. The tree's
+ *    nodes are the distinct alpha-connected components for all alpha; a node's level is the smallest alpha at which
+ *    it is one. Leaves are the pixels (level 0); every internal node has at least two children and a level above
+ *    its children's, so the tree is canonical and has at most 2n - 1 nodes.
+ *  - Node ids: pixels are the leaves 0 .. n-1 (raster index, x fastest); the internal nodes follow, ordered by
+ *    (level, smallest pixel index in the node). Parents therefore come after their children and the root, the last
+ *    node, is its own parent. A 1-pixel image is a single leaf that is its own root.
+ *=========================================================================*/
+#ifndef chsAlphaTree_h
+#define chsAlphaTree_h
+
+#include "chsExecution.h"
+#include "chsSingleLinkage.h"
+
+#include <cstdint>
+
+namespace chs
+{
+
+/** How the CUDA backend builds the tree before canonicalising it. */
+enum class AlphaTreeAlgorithm
+{
+  /** The paper's GPU v1: every edge is inserted into the hierarchy (a chain per pixel, then CONNECT). */
+  InsertAllEdges,
+  /** The paper's GPU v2 (CONNECT-WITH): an edge that joins pixels already joined at its level or below (residual),
+   * or whose level is already on one of the two branches (redundant), is not inserted. */
+  SkipRedundantEdges
+};
+
+struct AlphaTreeParameters
+{
+  ImageGraphParameters graph;
+  AlphaTreeAlgorithm   algorithm = AlphaTreeAlgorithm::SkipRedundantEdges;
+  /** CUDA: pixels of a tile, 0 for the default (32 x 32 in 2D; 8 x 8 x 8 in 3D, 8 x 8 x 4 with 26-connectivity).
+   * Must be a supported shape: 2D 8x8, 16x16, 32x32 (x by y); 3D 8x8x4, 8x8x8. */
+  unsigned tileX = 0, tileY = 0, tileZ = 0;
+};
+
+/** Where a backend writes the tree of an image with n pixels: both arrays need room for 2n - 1 nodes; the result
+ * says how many were written. `level` may be null. */
+struct AlphaTreeArrays
+{
+  uint32_t * parent = nullptr;
+  double *   level  = nullptr;
+};
+
+struct AlphaTreeResult
+{
+  /** Nodes written (n leaves plus the internal nodes). */
+  uint64_t nodes = 0;
+  /** CUDA: edges inserted in the hierarchy before canonicalisation (all of them for InsertAllEdges). */
+  uint64_t insertedEdges = 0;
+  /** CUDA: milliseconds of the construction (local trees and global merges) and of the canonicalisation with the
+   * renumbering, device events. */
+  double buildMilliseconds        = 0.0;
+  double canonicaliseMilliseconds = 0.0;
+};
+
+/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN pixel, or an
+ * image whose pixels plus edge slots reach 2^32 (node ids are 32-bit). */
+template <typename TPixel>
+AlphaTreeResult
+ImageAlphaTreeCPU(const TPixel *              pixels,
+                  const Grid &                grid,
+                  const AlphaTreeParameters & parameters,
+                  const AlphaTreeArrays &     out);
+
+template <typename TPixel>
+AlphaTreeResult
+ImageAlphaTreeCUDA(const TPixel *              pixels,
+                   const Grid &                grid,
+                   const AlphaTreeParameters & parameters,
+                   const AlphaTreeArrays &     out,
+                   const ExecutionContext &    context,
+                   RunInfo *                   info = nullptr);
+
+} // namespace chs
+
+#endif

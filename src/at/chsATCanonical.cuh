@@ -1,0 +1,170 @@
+// Alpha-tree, stage 3: canonicalisation and renumbering of the constructed tree (pixels and edge slots, parent
+// chains sorted by (level, id)) into the definition of include/chsAlphaTree.h. Every kernel is a grid-stride loop
+// over the nodes; the tree does not change inside a kernel except where a comment says so.
+//  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x.
+//  2. CanonicalParentKernel: every leaf and every top of a run of equal levels takes the top of its parent's run as
+//     parent (path halving on `up`), and counts as a child of it.
+//  3. KeepKernel: kept nodes are the leaves and the tops with at least two children (a top with one child is the
+//     same component as its child: an edge the construction inserted although it joined nothing new). `up` becomes
+//     the skip forest: a top that is not kept points to its parent.
+//  4. KeptParentKernel: every kept node takes its nearest kept ancestor as parent (a kept node under a discarded
+//     root becomes the root).
+//  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin).
+//  6. GatherKernel lists the kept internal nodes with their keys (level, smallest pixel); CUB sorts them.
+//  7. IdKernel and OutputKernel write the renumbered parents and the levels.
+#ifndef chsATCanonical_cuh
+#define chsATCanonical_cuh
+
+#include "at/chsATConnect.cuh"
+#include "chsDeviceHelpers.cuh"
+#include "chsSingleLinkageRule.h"
+
+namespace chs
+{
+namespace at
+{
+
+#define CHS_AT_FOR_EACH(i, count)                                                                                      \
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
+
+static __global__ void
+RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
+{
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t x = uint32_t(i), p = tree.parent[x];
+    up[x] = (x >= tree.pixels && p != x && tree.Level(p) == tree.Level(x)) ? p : x;
+  }
+}
+
+/** Rewrites the parents of leaves and tops in place (no thread reads another node's parent here). */
+static __global__ void
+CanonicalParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, uint32_t * children)
+{
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t x = uint32_t(i);
+    if (x >= tree.pixels && static_cast<const volatile uint32_t *>(up)[x] != x)
+      continue; // a run's lower node: dropped
+    const uint32_t p = tree.parent[x];
+    if (p == x)
+      continue;
+    const uint32_t top = FollowToRoot(up, p);
+    tree.parent[x]     = top;
+    atomicAdd(children + top, 1u);
+  }
+}
+
+static __global__ void
+KeepKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, uint32_t * children, uint8_t * kept, unsigned long long * count)
+{
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t x    = uint32_t(i);
+    const bool     top  = up[x] == x;
+    const bool     keep = x < tree.pixels || (top && children[x] >= 2);
+    kept[x]             = keep;
+    up[x]               = (top && !keep && tree.parent[x] != x) ? tree.parent[x] : x;
+    children[x]         = 0xffffffffu; // becomes the smallest pixel of the node
+    WarpSlot(keep && x >= tree.pixels, count);
+  }
+}
+
+/** Rewrites the parents of kept nodes in place (the skip forest `up` is what threads follow). */
+static __global__ void
+KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t * kept)
+{
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t x = uint32_t(i);
+    const uint32_t p = tree.parent[x];
+    if (!kept[x] || p == x)
+      continue;
+    const uint32_t a = FollowToRoot(up, p);
+    tree.parent[x]   = kept[a] ? a : x;
+  }
+}
+
+static __global__ void
+SmallestPixelKernel(GlobalTree tree, uint32_t * smallest)
+{
+  CHS_AT_FOR_EACH(i, tree.pixels)
+  {
+    const uint32_t v = uint32_t(i);
+    uint32_t       c = tree.parent[v];
+    if (c == v)
+      continue;
+    for (;;)
+    {
+      if (atomicMin(smallest + c, v) <= v)
+        break; // a smaller pixel has been or is being carried further up
+      const uint32_t up = tree.parent[c];
+      if (up == c)
+        break;
+      c = up;
+    }
+  }
+}
+
+static __global__ void
+GatherKernel(GlobalTree           tree,
+             uint64_t             nodes,
+             const uint8_t *      kept,
+             const uint32_t *     smallest,
+             unsigned long long * keys,
+             uint32_t *           ids,
+             unsigned long long * count)
+{
+  CHS_AT_FOR_EACH(i, nodes - tree.pixels)
+  {
+    const uint32_t           x    = uint32_t(tree.pixels + i);
+    const bool               keep = kept[x] != 0;
+    const unsigned long long slot = WarpSlot(keep, count);
+    if (keep)
+    {
+      keys[slot] = (uint64_t(tree.Level(x)) << 32) | smallest[x];
+      ids[slot]  = x;
+    }
+  }
+}
+
+static __global__ void
+IdKernel(uint64_t internal, uint32_t pixels, const uint32_t * ids, uint32_t * newId)
+{
+  CHS_AT_FOR_EACH(r, internal)
+  {
+    newId[ids[r]] = uint32_t(pixels + r);
+  }
+}
+
+static __global__ void
+OutputKernel(GlobalTree                 tree,
+             uint64_t                   internal,
+             const uint32_t *           ids,
+             const unsigned long long * keys,
+             const uint32_t *           newId,
+             bool                       isFloat,
+             uint32_t *                 outParent,
+             double *                   outLevel)
+{
+  const uint64_t total = tree.pixels + internal;
+  CHS_AT_FOR_EACH(i, total)
+  {
+    if (i < tree.pixels)
+    {
+      outParent[i] = newId[tree.parent[i]];
+      continue;
+    }
+    const uint64_t r = i - tree.pixels;
+    const uint32_t x = ids[r], p = tree.parent[x];
+    outParent[i]     = p == x ? uint32_t(i) : newId[p];
+    outLevel[r]      = sl::WeightOf(uint32_t(keys[r] >> 32), isFloat);
+  }
+}
+
+#undef CHS_AT_FOR_EACH
+
+} // namespace at
+} // namespace chs
+
+#endif

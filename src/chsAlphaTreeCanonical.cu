@@ -1,0 +1,95 @@
+// CUDA alpha-tree: the canonicalisation and renumbering driver (kernels in src/at/chsATCanonical.cuh), shared by
+// every pixel type.
+#include "at/chsATCanonical.cuh"
+#include "chsAlphaTreeDevice.h"
+
+#include <cub/device/device_radix_sort.cuh>
+
+namespace chs
+{
+namespace at
+{
+namespace
+{
+
+constexpr unsigned kThreads = 256;
+
+} // namespace
+
+uint64_t
+CanonicaliseOnDevice(uint64_t                 pixels,
+                     unsigned                 slots,
+                     uint32_t *               dParent,
+                     const uint32_t *         dLevel,
+                     bool                     isFloat,
+                     int                      levelBits,
+                     const AlphaTreeArrays &  out,
+                     cudaStream_t             stream,
+                     detail::MemoryTracker &  tracker,
+                     const ExecutionContext & context)
+{
+  const int        device = context.device;
+  const uint64_t   nodes  = pixels * (slots + 1);
+  const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
+  const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
+
+  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), children(nodes, stream, &tracker);
+  detail::DeviceBuffer<uint8_t>            kept(nodes, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> counters(2, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, nodes * sizeof(uint32_t), stream));
+  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(unsigned long long), stream));
+
+  RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
+  CHS_CUDA_CHECK_LAUNCH("RunKernel");
+  CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
+  CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
+  KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());
+  CHS_CUDA_CHECK_LAUNCH("KeepKernel");
+  KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
+  CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
+  SmallestPixelKernel<<<detail::GridStrideBlocks(pixels, kThreads, device), kThreads, 0, stream>>>(tree,
+                                                                                                   children.get());
+  CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
+  unsigned long long internal = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  const uint64_t                           room = internal ? internal : 1;
+  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker), keysAlt(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), idsAlt(room, stream, &tracker);
+  GatherKernel<<<detail::GridStrideBlocks(nodes - pixels, kThreads, device), kThreads, 0, stream>>>(
+    tree, nodes, kept.get(), children.get(), keys.get(), ids.get(), counters.get() + 1);
+  CHS_CUDA_CHECK_LAUNCH("GatherKernel");
+  cub::DoubleBuffer<unsigned long long> k(keys.get(), keysAlt.get());
+  cub::DoubleBuffer<uint32_t>           v(ids.get(), idsAlt.get());
+  // Keys are (level code, smallest pixel): sort on the pixel bits and the level code's significant bits.
+  const int endBit = 32 + levelBits;
+  size_t    bytes  = 0;
+  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, internal, 0, endBit, stream));
+  {
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, internal, 0, endBit, stream));
+  }
+  // The new ids go into `up`, free now.
+  IdKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
+    internal, uint32_t(pixels), v.Current(), up.get());
+  CHS_CUDA_CHECK_LAUNCH("IdKernel");
+  const uint64_t                 total = pixels + internal;
+  detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
+  detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
+  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+    tree, internal, v.Current(), k.Current(), up.get(), isFloat, outParent.get(), outLevel.get());
+  CHS_CUDA_CHECK_LAUNCH("OutputKernel");
+  detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+  if (out.level)
+  {
+    for (uint64_t i = 0; i < pixels; ++i)
+      out.level[i] = 0.0;
+    if (internal)
+      detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
+  }
+  return total;
+}
+
+} // namespace at
+} // namespace chs

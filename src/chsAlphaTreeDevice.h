@@ -1,0 +1,34 @@
+// Internal to the .cu files: what the alpha-tree's image entry (one translation unit per pixel type,
+// src/chsAlphaTree_<pixel>.cu) calls after the construction. Implemented once, in src/chsAlphaTreeCanonical.cu.
+#ifndef chsAlphaTreeDevice_h
+#define chsAlphaTreeDevice_h
+
+#include "chsAlphaTree.h"
+#include "chsCudaCommon.cuh"
+
+#include <cuda_runtime.h>
+
+namespace chs
+{
+namespace at
+{
+
+/** Canonicalises and renumbers the constructed tree on `pixels` leaves and pixels x `slots` edge slots (dParent: all
+ * nodes, dLevel: the slots' level codes, of at most `levelBits` significant bits), downloads it into `out` and returns the number of nodes. dParent is
+ * overwritten. */
+uint64_t
+CanonicaliseOnDevice(uint64_t                 pixels,
+                     unsigned                 slots,
+                     uint32_t *               dParent,
+                     const uint32_t *         dLevel,
+                     bool                     isFloat,
+                     int                      levelBits,
+                     const AlphaTreeArrays &  out,
+                     cudaStream_t             stream,
+                     detail::MemoryTracker &  tracker,
+                     const ExecutionContext & context);
+
+} // namespace at
+} // namespace chs
+
+#endif

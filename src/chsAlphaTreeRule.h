@@ -1,0 +1,34 @@
+// The alpha-tree's checks that both backends make (include/chsAlphaTree.h states the definition).
+#ifndef chsAlphaTreeRule_h
+#define chsAlphaTreeRule_h
+
+#include "chsAlphaTree.h"
+#include "chsSingleLinkageRule.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace chs
+{
+namespace at
+{
+
+/** The image graph of the tree, after the size checks: node ids of the CUDA construction (pixels, then K edge slots
+ * per pixel) must fit in 32 bits, one value kept free. */
+inline sl::ImageGraph
+CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
+{
+  const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
+  sl::CheckImageGraph(grid, parameters.graph, graph);
+  const uint64_t nodes = grid.NumberOfVoxels() * (graph.slots + 1);
+  if (nodes >= (uint64_t(1) << 32) - 1)
+    throw std::invalid_argument("the image has " + std::to_string(grid.NumberOfVoxels()) + " pixels and " +
+                                std::to_string(grid.NumberOfVoxels() * graph.slots) +
+                                " edge slots; their sum must stay below 2^32 - 1");
+  return graph;
+}
+
+} // namespace at
+} // namespace chs
+
+#endif
