@@ -1,7 +1,7 @@
 // Alpha-tree construction, stage 2: the edges that cross a tile border join the tiles' partial trees in global
 // memory (the paper's "global merges"), with the same CONNECT as inside the tiles. One thread per
-// pixel; only pixels on a tile's first or last column, last row or last layer have forward edges that can leave
-// their tile, the others return at once.
+// pixel; only pixels on a tile's first or last column or row, or its last layer, have forward edges that can leave
+// their tile (backward x and y steps are forward edges with 8- and 26-connectivity), the others return at once.
 #ifndef chsATBorder_cuh
 #define chsATBorder_cuh
 
@@ -12,8 +12,7 @@ namespace chs
 namespace at
 {
 
-/** Inserts the edges that cross tile borders (the first x column has them through the backward-x slots of 8- and
- * 26-connectivity); counts the inserted edges. */
+/** Inserts the edges that cross tile borders; counts the inserted edges. */
 template <bool kInsertAll>
 __global__ void
 BorderMergeKernel(sl::ImageGraph g, TileShape s, GlobalTree tree, unsigned long long * inserted)
@@ -26,7 +25,7 @@ BorderMergeKernel(sl::ImageGraph g, TileShape s, GlobalTree tree, unsigned long 
     const int64_t x = int64_t(p % uint64_t(g.nx)), rest = int64_t(p / uint64_t(g.nx));
     const int64_t y = rest % g.ny, z = rest / g.ny;
     const int64_t lx = x % s.x, ly = y % s.y, lz = z % s.z;
-    if (lx != 0 && lx != int64_t(s.x) - 1 && ly != int64_t(s.y) - 1 && lz != int64_t(s.z) - 1)
+    if (lx != 0 && lx != int64_t(s.x) - 1 && ly != 0 && ly != int64_t(s.y) - 1 && lz != int64_t(s.z) - 1)
       continue;
     for (unsigned k = 0; k < K; ++k)
     {

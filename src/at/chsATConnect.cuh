@@ -36,6 +36,11 @@ struct GlobalTree
   {
     return x < pixels ? 0u : level[x - pixels];
   }
+  __device__ __forceinline__ bool
+  IsPixel(uint32_t x) const
+  {
+    return x < pixels;
+  }
   __device__ __forceinline__ uint32_t
   Cas(uint32_t x, uint32_t expected, uint32_t desired) const
   {
@@ -43,11 +48,12 @@ struct GlobalTree
   }
 };
 
-/** A tile's tree in shared memory: parents and levels of its local nodes. */
+/** A tile's tree in shared memory: parents and levels of its local nodes (its pixels first). */
 struct SharedTree
 {
   uint32_t *       parent;
   const uint32_t * level;
+  uint32_t         pixels;
 
   __device__ __forceinline__ uint32_t
   Parent(uint32_t x) const
@@ -58,6 +64,11 @@ struct SharedTree
   Level(uint32_t x) const
   {
     return level[x];
+  }
+  __device__ __forceinline__ bool
+  IsPixel(uint32_t x) const
+  {
+    return x < pixels;
   }
   __device__ __forceinline__ uint32_t
   Cas(uint32_t x, uint32_t expected, uint32_t desired) const
@@ -124,7 +135,8 @@ Connect(const Tree & t, uint32_t a, uint32_t b)
 }
 
 /** The paper's CONNECT-WITH: inserts edge node e, joining pixels p and q, only when it joins two components at its
- * level that have no node of its level yet. Returns whether e was inserted. */
+ * level that have no edge node of its level yet (a pixel, at level 0, never becomes a parent). Returns whether e was
+ * inserted. */
 template <class Tree>
 __device__ __forceinline__ bool
 ConnectWith(const Tree & t, uint32_t p, uint32_t q, uint32_t e)
@@ -134,9 +146,9 @@ ConnectWith(const Tree & t, uint32_t p, uint32_t q, uint32_t e)
   const uint32_t b     = FindLevelRoot(t, q, alpha);
   if (a == b)
     return false; // residual: p and q are joined at alpha or below
-  if (t.Level(a) == alpha || t.Level(b) == alpha)
+  if ((!t.IsPixel(a) && t.Level(a) == alpha) || (!t.IsPixel(b) && t.Level(b) == alpha))
   {
-    Connect(t, a, b); // redundant: a node of level alpha is already there
+    Connect(t, a, b); // redundant: an edge node of level alpha is already there
     return false;
   }
   Connect(t, a, e);

@@ -118,7 +118,7 @@ TileTreeKernel(const TPixel *       pixels,
   __syncthreads();
 
   // In-tile edges.
-  const SharedTree tree{ sParent, sLevel };
+  const SharedTree tree{ sParent, sLevel, T };
   unsigned         mine = 0;
   if (inside)
     for (unsigned k = 0; k < K; ++k)
