@@ -76,9 +76,6 @@ protected:
   GenerateData() override;
 
 private:
-  void
-  CopyGeometry(Dendrogram * output) const;
-
   bool               m_FullyConnected{ false };
   VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
 };

@@ -4,6 +4,7 @@
 #ifndef itkCudaImageToSingleLinkageDendrogramFilter_hxx
 #define itkCudaImageToSingleLinkageDendrogramFilter_hxx
 
+#include "itkImageHierarchyGeometry.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkCudaPixelTypeTraits.h"
 #include "itkNumericTraits.h"
@@ -44,29 +45,11 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateInputRequestedReg
 
 template <typename TInputImage>
 void
-CudaImageToSingleLinkageDendrogramFilter<TInputImage>::CopyGeometry(Dendrogram * output) const
-{
-  const InputImageType * input = this->GetInput();
-  SizeValueType          size[ImageDimension];
-  double                 spacing[ImageDimension], origin[ImageDimension], direction[ImageDimension * ImageDimension];
-  for (unsigned r = 0; r < ImageDimension; ++r)
-  {
-    size[r]    = input->GetLargestPossibleRegion().GetSize(r);
-    spacing[r] = input->GetSpacing()[r];
-    origin[r]  = input->GetOrigin()[r];
-    for (unsigned c = 0; c < ImageDimension; ++c)
-      direction[r * ImageDimension + c] = input->GetDirection()[r][c];
-  }
-  output->SetImageGeometry(ImageDimension, size, spacing, origin, direction);
-}
-
-template <typename TInputImage>
-void
 CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateOutputInformation()
 {
   if (this->GetInput())
   {
-    this->CopyGeometry(this->GetOutput());
+    CopyImageGeometry(this->GetInput(), this->GetOutput());
   }
 }
 
@@ -82,7 +65,7 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
   Dendrogram * output = this->GetOutput();
-  this->CopyGeometry(output);
+  CopyImageGeometry(input, output);
 
   chs::Grid grid;
   grid.dimension = ImageDimension;

@@ -4,8 +4,7 @@
 #ifndef itkDendrogram_h
 #define itkDendrogram_h
 
-#include "itkCudaSegmentationBackendEnums.h" // chsTypeMacro
-#include "itkDataObject.h"
+#include "itkImageHierarchy.h"
 #include "itkObjectFactory.h"
 #include "itkVectorContainer.h"
 #include "CudaHierarchicalSegmentationExport.h"
@@ -35,18 +34,18 @@ namespace itk
  * Single Linkage Clustering on GPU", ICPP 2024.
  * \ingroup CudaHierarchicalSegmentation
  */
-class CudaHierarchicalSegmentation_EXPORT Dendrogram : public DataObject
+class CudaHierarchicalSegmentation_EXPORT Dendrogram : public ImageHierarchy
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(Dendrogram);
 
   using Self         = Dendrogram;
-  using Superclass   = DataObject;
+  using Superclass   = ImageHierarchy;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  chsTypeMacro(Dendrogram, DataObject);
+  chsTypeMacro(Dendrogram, ImageHierarchy);
 
   /** Node ids (parents, end vertices, cluster labels). */
   using IndexContainerType = VectorContainer<IdentifierType, uint32_t>;
@@ -119,35 +118,6 @@ public:
   void
   ComputeCanonicalTree(IndexContainerType * parents, WeightContainerType * levels) const;
 
-  /** The image the vertices are the pixels of: dimension (0 when the graph is not an image; at most 3), and per
-   * axis the size, spacing and origin, and the direction matrix (row-major, dimension x dimension). */
-  void
-  SetImageGeometry(unsigned              dimension,
-                   const SizeValueType * size,
-                   const double *        spacing,
-                   const double *        origin,
-                   const double *        direction);
-  itkGetConstMacro(ImageDimension, unsigned);
-  SizeValueType
-  GetImageSize(unsigned axis) const
-  {
-    return m_ImageSize[axis];
-  }
-  double
-  GetImageSpacing(unsigned axis) const
-  {
-    return m_ImageSpacing[axis];
-  }
-  double
-  GetImageOrigin(unsigned axis) const
-  {
-    return m_ImageOrigin[axis];
-  }
-  double
-  GetImageDirection(unsigned row, unsigned column) const
-  {
-    return m_ImageDirection[row * 3 + column];
-  }
 
   /** Empties the arrays (the image geometry stays: it is pipeline information). */
   void
@@ -170,11 +140,6 @@ private:
   IndexContainerType::Pointer  m_EdgeU;
   IndexContainerType::Pointer  m_EdgeV;
   EdgeContainerType::Pointer   m_EdgeIds;
-  unsigned                     m_ImageDimension = 0;
-  std::array<SizeValueType, 3> m_ImageSize{ { 0, 0, 0 } };
-  std::array<double, 3>        m_ImageSpacing{ { 1, 1, 1 } };
-  std::array<double, 3>        m_ImageOrigin{ { 0, 0, 0 } };
-  std::array<double, 9>        m_ImageDirection{ { 1, 0, 0, 0, 1, 0, 0, 0, 1 } };
 };
 
 } // namespace itk

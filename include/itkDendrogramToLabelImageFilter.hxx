@@ -5,6 +5,7 @@
 #define itkDendrogramToLabelImageFilter_hxx
 
 #include "itkDendrogramToLabelImageFilter.h"
+#include "itkImageHierarchyGeometry.h"
 
 #include <algorithm>
 #include <limits>
@@ -41,28 +42,7 @@ DendrogramToLabelImageFilter<TOutputImage>::GenerateOutputInformation()
   {
     itkExceptionMacro(<< "No input dendrogram.");
   }
-  if (dendrogram->GetImageDimension() != ImageDimension)
-  {
-    itkExceptionMacro(<< "The dendrogram's vertices are not the pixels of a " << ImageDimension
-                      << "-D image (its image dimension is " << dendrogram->GetImageDimension() << ").");
-  }
-  OutputImageType *                       output = this->GetOutput();
-  typename OutputImageType::SizeType      size;
-  typename OutputImageType::SpacingType   spacing;
-  typename OutputImageType::PointType     origin;
-  typename OutputImageType::DirectionType direction;
-  for (unsigned r = 0; r < ImageDimension; ++r)
-  {
-    size[r]    = dendrogram->GetImageSize(r);
-    spacing[r] = dendrogram->GetImageSpacing(r);
-    origin[r]  = dendrogram->GetImageOrigin(r);
-    for (unsigned c = 0; c < ImageDimension; ++c)
-      direction[r][c] = dendrogram->GetImageDirection(r, c);
-  }
-  output->SetLargestPossibleRegion(typename OutputImageType::RegionType(size));
-  output->SetSpacing(spacing);
-  output->SetOrigin(origin);
-  output->SetDirection(direction);
+  ApplyImageGeometry(dendrogram, this->GetOutput());
 }
 
 template <typename TOutputImage>

@@ -109,6 +109,7 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeArrays &)
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint8_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint16_t);
+CHS_INSTANTIATE_ALPHA_TREE_CPU(int16_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(float);
 #undef CHS_INSTANTIATE_ALPHA_TREE_CPU
 

@@ -1,0 +1,113 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkAlphaTree_h
+#define itkAlphaTree_h
+
+#include "itkImageHierarchy.h"
+#include "itkObjectFactory.h"
+#include "itkVectorContainer.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace itk
+{
+
+/** \class AlphaTree
+ * \brief The alpha-tree (quasi-flat zone hierarchy) of an image: the tree of its alpha-connected components.
+ *
+ * An alpha-connected component is a set of pixels joined by paths of neighbouring pixels whose dissimilarities are
+ * at most alpha (see CudaImageToAlphaTreeFilter for the neighbourhoods and dissimilarities). The nodes are the
+ * distinct alpha-connected components for all alpha; a node's level is the smallest alpha at which it is one. With n
+ * pixels, the leaves are the nodes 0 .. n-1 (the pixels in raster order, level 0); the internal nodes follow, ordered
+ * by (level, smallest pixel index in the node), so that every parent comes after its children and the root, the
+ * last node, is its own parent. The tree is canonical: every internal node has at least two children and a level
+ * above its internal children's. Per node, the value range (the largest difference between two values of one
+ * component over the node's pixels) is kept when the building filter computed it, for alpha-omega cuts.
+ *
+ * The arrays are itk::VectorContainer objects (NumPy arrays in Python through itk.array_from_vector_container).
+ * AlphaTreeCutImageFilter cuts the tree into label images and AlphaTreeSaliencyImageFilter draws its saliency map.
+ *
+ * \ingroup CudaHierarchicalSegmentation
+ */
+class CudaHierarchicalSegmentation_EXPORT AlphaTree : public ImageHierarchy
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(AlphaTree);
+
+  using Self         = AlphaTree;
+  using Superclass   = ImageHierarchy;
+  using Pointer      = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  chsTypeMacro(AlphaTree, ImageHierarchy);
+
+  using IndexContainerType = VectorContainer<IdentifierType, uint32_t>;
+  using LevelContainerType = VectorContainer<IdentifierType, double>;
+  using AreaContainerType  = VectorContainer<IdentifierType, IdentifierType>;
+
+  /** Sizes the arrays for a tree of n leaves (room for 2n - 1 nodes, the most a tree of n leaves has); backends
+   * write into them, then SetNumberOfNodes says how many nodes they wrote. */
+  void
+  Allocate(SizeValueType numberOfLeaves);
+  /** Shrinks the arrays to the nodes written (at least the leaves, at most 2n - 1). */
+  void
+  SetNumberOfNodes(SizeValueType numberOfNodes);
+
+  /** Throws an ExceptionObject when the arrays are not a canonical alpha-tree as described above. */
+  void
+  CheckInvariants() const;
+
+  itkGetConstMacro(NumberOfLeaves, SizeValueType);
+  SizeValueType
+  GetNumberOfNodes() const
+  {
+    return m_Parents->size();
+  }
+  SizeValueType
+  GetRoot() const
+  {
+    return m_Parents->empty() ? 0 : m_Parents->size() - 1;
+  }
+  itkGetModifiableObjectMacro(Parents, IndexContainerType);
+  itkGetModifiableObjectMacro(Levels, LevelContainerType);
+  /** Per node value range; empty when the building filter did not compute it. */
+  itkGetModifiableObjectMacro(ValueRanges, LevelContainerType);
+  bool
+  HasValueRanges() const
+  {
+    return !m_ValueRanges->empty() && m_ValueRanges->size() == m_Parents->size();
+  }
+
+  /** Number of pixels of every node. */
+  AreaContainerType::Pointer
+  ComputeAreas() const;
+
+  /** A label per pixel (consecutive from 1 in raster order of each region's first pixel) of the largest nodes whose
+   * level is at most alpha and, when omega is finite, whose value range is at most omega (Soille's alpha-omega
+   * constrained connectivity; a pixel is its own region when even its first ancestor is too wide). With omega
+   * infinite these are the alpha-connected components. */
+  IndexContainerType::Pointer
+  ComputeLabels(double alpha, double omega = std::numeric_limits<double>::infinity()) const;
+
+  void
+  Initialize() override;
+
+protected:
+  AlphaTree();
+  ~AlphaTree() override = default;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  SizeValueType                m_NumberOfLeaves = 0;
+  IndexContainerType::Pointer  m_Parents;
+  LevelContainerType::Pointer  m_Levels;
+  LevelContainerType::Pointer  m_ValueRanges;
+};
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,47 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: the construction algorithm property of CudaImageToAlphaTreeFilter.
+ *=========================================================================*/
+#ifndef itkCudaAlphaTreeEnums_h
+#define itkCudaAlphaTreeEnums_h
+
+#include "itkIntTypes.h"
+#include "itkMacro.h"
+
+#include <ostream>
+
+namespace itk
+{
+
+/** \class CudaAlphaTreeEnums
+ * \brief How the CUDA backend of CudaImageToAlphaTreeFilter builds the tree before canonicalising it (the result is
+ * the same tree): InsertAllEdges (Carlinet, Kaci and Blin's GPU v1: every edge becomes a node, chained per pixel,
+ * then merged with the lock-free CONNECT) or SkipRedundantEdges (their GPU v2, CONNECT-WITH: edges that join
+ * nothing new at their level are not inserted). The CPU reference ignores it.
+ * \ingroup CudaHierarchicalSegmentation
+ */
+class CudaAlphaTreeEnums
+{
+public:
+  enum class Algorithm : uint8_t
+  {
+    InsertAllEdges,
+    SkipRedundantEdges
+  };
+};
+
+inline std::ostream &
+operator<<(std::ostream & out, const CudaAlphaTreeEnums::Algorithm value)
+{
+  switch (value)
+  {
+    case CudaAlphaTreeEnums::Algorithm::InsertAllEdges:
+      return out << "itk::CudaAlphaTreeEnums::Algorithm::InsertAllEdges";
+    case CudaAlphaTreeEnums::Algorithm::SkipRedundantEdges:
+      return out << "itk::CudaAlphaTreeEnums::Algorithm::SkipRedundantEdges";
+  }
+  return out << "INVALID VALUE FOR itk::CudaAlphaTreeEnums::Algorithm";
+}
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,128 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaImageToAlphaTreeFilter_h
+#define itkCudaImageToAlphaTreeFilter_h
+
+#include "itkAlphaTree.h"
+#include "itkCudaAlphaTreeEnums.h"
+#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSingleLinkageEnums.h"
+#include "itkProcessObject.h"
+
+namespace itk
+{
+
+/** \class CudaImageToAlphaTreeFilter
+ * \brief The alpha-tree (quasi-flat zone hierarchy) of an image, on the GPU: partial trees per tile in shared
+ * memory, merges across the tile borders with a lock-free CONNECT, then canonicalisation.
+ *
+ * Neighbours are the face neighbours (4 in 2D, 6 in 3D) or, with FullyConnected, all neighbours (8 / 26). The
+ * dissimilarity of two neighbours is |a - b| for scalar pixels (exact for integers, in float for float) and, for
+ * vector pixels (itk::Vector, itk::RGBPixel, itk::VectorImage), the L1, L2 (default) or L-infinity norm of the
+ * per-component differences in float. The output is an itk::AlphaTree with the input's geometry (see there for the
+ * node numbering); the CUDA and CPU backends, both algorithms and every run give the same tree.
+ *
+ * Pixel components: 8-bit and 16-bit integers and float. Images whose pixels plus edge slots (pixels x 3 in 2D with
+ * 4-connectivity, x 5 with 8, x 4 and x 14 in 3D) stay below 2^32.
+ *
+ * Reference: E. Carlinet, Q. Kaci, N. Blin, "An alpha-tree algorithm for massively parallel architectures".
+ * \ingroup CudaHierarchicalSegmentation
+ */
+template <typename TInputImage>
+class ITK_TEMPLATE_EXPORT CudaImageToAlphaTreeFilter : public ProcessObject
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaImageToAlphaTreeFilter);
+
+  using Self         = CudaImageToAlphaTreeFilter;
+  using Superclass   = ProcessObject;
+  using Pointer      = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  using InputImageType                         = TInputImage;
+  using PixelType                              = typename InputImageType::PixelType;
+  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
+  using VectorDistanceEnum                     = CudaSingleLinkageEnums::VectorDistance;
+  using AlgorithmEnum                          = CudaAlphaTreeEnums::Algorithm;
+  static constexpr unsigned int ImageDimension = InputImageType::ImageDimension;
+  static_assert(ImageDimension == 2 || ImageDimension == 3, "2D and 3D images");
+
+  itkNewMacro(Self);
+  chsTypeMacro(CudaImageToAlphaTreeFilter, ProcessObject);
+
+  void
+  SetInput(const InputImageType * image);
+  const InputImageType *
+  GetInput() const;
+  AlphaTree *
+  GetOutput();
+
+  /** Face connectivity (default) or full connectivity. */
+  itkSetMacro(FullyConnected, bool);
+  itkGetConstReferenceMacro(FullyConnected, bool);
+  itkBooleanMacro(FullyConnected);
+  /** Vector pixels: L1, L2 (default) or LInfinity. */
+  itkSetEnumMacro(VectorDistance, VectorDistanceEnum);
+  itkGetEnumMacro(VectorDistance, VectorDistanceEnum);
+  /** CUDA construction: SkipRedundantEdges (default) or InsertAllEdges. */
+  itkSetEnumMacro(Algorithm, AlgorithmEnum);
+  itkGetEnumMacro(Algorithm, AlgorithmEnum);
+  /** Whether the output keeps each node's value range (default on; needed by alpha-omega cuts). Computed on the
+   * host after the tree, in one pass over the nodes. */
+  itkSetMacro(ComputeValueRanges, bool);
+  itkGetConstMacro(ComputeValueRanges, bool);
+  itkBooleanMacro(ComputeValueRanges);
+  /** Auto (default): CUDA when the device exists, else the CPU reference; CUDA; CPU. */
+  itkSetMacro(Backend, BackendEnum);
+  itkGetConstMacro(Backend, BackendEnum);
+  itkSetMacro(DeviceId, int);
+  itkGetConstMacro(DeviceId, int);
+  itkGetConstMacro(LastBackend, BackendEnum);
+
+  /** CUDA, last update: kernel milliseconds (construction plus canonicalisation), the two parts, the edges inserted
+   * before canonicalisation, and the peak device memory in bytes. */
+  itkGetConstMacro(KernelMilliseconds, double);
+  itkGetConstMacro(ConstructionMilliseconds, double);
+  itkGetConstMacro(CanonicalisationMilliseconds, double);
+  itkGetConstMacro(NumberOfInsertedEdges, SizeValueType);
+  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
+
+  using Superclass::MakeOutput;
+  DataObject::Pointer
+  MakeOutput(DataObjectPointerArraySizeType idx) override;
+
+protected:
+  CudaImageToAlphaTreeFilter();
+  ~CudaImageToAlphaTreeFilter() override = default;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+  void
+  GenerateInputRequestedRegion() override;
+  void
+  GenerateOutputInformation() override;
+  void
+  GenerateData() override;
+
+private:
+  bool               m_FullyConnected{ false };
+  VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
+  AlgorithmEnum      m_Algorithm{ AlgorithmEnum::SkipRedundantEdges };
+  bool               m_ComputeValueRanges{ true };
+  BackendEnum        m_Backend{ BackendEnum::Auto };
+  BackendEnum        m_LastBackend{ BackendEnum::Auto };
+  int                m_DeviceId{ 0 };
+  double             m_KernelMilliseconds{ 0.0 };
+  double             m_ConstructionMilliseconds{ 0.0 };
+  double             m_CanonicalisationMilliseconds{ 0.0 };
+  SizeValueType      m_NumberOfInsertedEdges{ 0 };
+  SizeValueType      m_PeakDeviceMemory{ 0 };
+};
+
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCudaImageToAlphaTreeFilter.hxx"
+#endif
+
+#endif

@@ -1,0 +1,198 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaImageToAlphaTreeFilter_hxx
+#define itkCudaImageToAlphaTreeFilter_hxx
+
+#include "itkCudaImageToAlphaTreeFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "itkCudaSegmentationRun.h"
+#include "itkImageHierarchyGeometry.h"
+#include "itkNumericTraits.h"
+#include "chsAlphaTree.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace itk
+{
+
+template <typename TInputImage>
+CudaImageToAlphaTreeFilter<TInputImage>::CudaImageToAlphaTreeFilter()
+{
+  this->SetNumberOfRequiredInputs(1);
+  this->SetNumberOfRequiredOutputs(1);
+  this->SetNthOutput(0, this->MakeOutput(0));
+}
+
+template <typename TInputImage>
+DataObject::Pointer
+CudaImageToAlphaTreeFilter<TInputImage>::MakeOutput(DataObjectPointerArraySizeType)
+{
+  return AlphaTree::New().GetPointer();
+}
+
+template <typename TInputImage>
+void
+CudaImageToAlphaTreeFilter<TInputImage>::SetInput(const InputImageType * image)
+{
+  this->ProcessObject::SetNthInput(0, const_cast<InputImageType *>(image));
+}
+
+template <typename TInputImage>
+auto
+CudaImageToAlphaTreeFilter<TInputImage>::GetInput() const -> const InputImageType *
+{
+  return itkDynamicCastInDebugMode<const InputImageType *>(this->ProcessObject::GetInput(0));
+}
+
+template <typename TInputImage>
+AlphaTree *
+CudaImageToAlphaTreeFilter<TInputImage>::GetOutput()
+{
+  return itkDynamicCastInDebugMode<AlphaTree *>(this->ProcessObject::GetOutput(0));
+}
+
+template <typename TInputImage>
+void
+CudaImageToAlphaTreeFilter<TInputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage>
+void
+CudaImageToAlphaTreeFilter<TInputImage>::GenerateOutputInformation()
+{
+  if (this->GetInput())
+  {
+    CopyImageGeometry(this->GetInput(), this->GetOutput());
+  }
+}
+
+template <typename TInputImage>
+void
+CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
+{
+  using ComponentType = typename NumericTraits<PixelType>::ValueType;
+  using Canonical     = typename CudaCanonicalPixel<ComponentType>::Type;
+  static_assert(std::is_same<Canonical, uint8_t>::value || std::is_same<Canonical, uint16_t>::value ||
+                  std::is_same<Canonical, int16_t>::value || std::is_same<Canonical, float>::value,
+                "pixel components are unsigned 8-bit, 16-bit integers, or float");
+
+  m_KernelMilliseconds = m_ConstructionMilliseconds = m_CanonicalisationMilliseconds = 0.0;
+  m_NumberOfInsertedEdges = m_PeakDeviceMemory = 0;
+  const InputImageType * input = this->GetInput();
+  CheckWholeImage(input, "input", this);
+  AlphaTree * output = this->GetOutput();
+  CopyImageGeometry(input, output);
+
+  chs::Grid grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+    grid.size[d] = input->GetLargestPossibleRegion().GetSize(d);
+  chs::AlphaTreeParameters parameters;
+  parameters.graph.fullyConnected = m_FullyConnected;
+  parameters.graph.components     = input->GetNumberOfComponentsPerPixel();
+  parameters.graph.distance       = static_cast<chs::VectorDistance>(m_VectorDistance);
+  parameters.algorithm            = m_Algorithm == AlgorithmEnum::InsertAllEdges
+                                      ? chs::AlphaTreeAlgorithm::InsertAllEdges
+                                      : chs::AlphaTreeAlgorithm::SkipRedundantEdges;
+  const SizeValueType n           = grid.NumberOfVoxels();
+  const unsigned      components  = parameters.graph.components;
+
+  const auto *        pixels  = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
+  const BackendEnum   backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  chs::AlphaTreeResult  result;
+  chs::AlphaTreeArrays  arrays;
+  auto                  prepare = [&]
+  {
+    output->Allocate(n);
+    arrays.parent = output->GetParents()->CastToSTLContainer().data();
+    arrays.level  = output->GetLevels()->CastToSTLContainer().data();
+  };
+  const chs::RunInfo info = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    {
+      prepare();
+      result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, arrays, context, &run);
+    },
+    [&]
+    {
+      prepare();
+      result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, arrays);
+    },
+    { output });
+  m_LastBackend = backend;
+  try
+  {
+    output->SetNumberOfNodes(result.nodes);
+    output->CheckInvariants();
+    if (m_ComputeValueRanges)
+    {
+      // Per node and component the smallest and largest value, children before parents (ids grow to the root).
+      const auto &           parent = output->GetParents()->CastToSTLConstContainer();
+      const SizeValueType    total  = parent.size();
+      std::vector<Canonical> low(total * components), high(total * components);
+      std::copy(pixels, pixels + n * components, low.begin());
+      std::copy(pixels, pixels + n * components, high.begin());
+      std::fill(low.begin() + n * components, low.end(), NumericTraits<Canonical>::max());
+      std::fill(high.begin() + n * components, high.end(), NumericTraits<Canonical>::NonpositiveMin());
+      auto & range = output->GetValueRanges()->CastToSTLContainer();
+      range.assign(total, 0.0);
+      for (SizeValueType x = 0; x < total; ++x)
+      {
+        const SizeValueType p = parent[x];
+        double              r = 0.0;
+        for (unsigned c = 0; c < components; ++c)
+        {
+          const Canonical lo = low[x * components + c], hi = high[x * components + c];
+          r                  = std::max(r, double(hi) - double(lo));
+          if (p != x)
+          {
+            low[p * components + c]  = std::min(low[p * components + c], lo);
+            high[p * components + c] = std::max(high[p * components + c], hi);
+          }
+        }
+        range[x] = r;
+      }
+    }
+  }
+  catch (...)
+  {
+    output->Initialize();
+    throw;
+  }
+  m_KernelMilliseconds           = info.kernelMilliseconds;
+  m_PeakDeviceMemory             = info.peakDeviceBytes;
+  m_ConstructionMilliseconds     = result.buildMilliseconds;
+  m_CanonicalisationMilliseconds = result.canonicaliseMilliseconds;
+  m_NumberOfInsertedEdges        = result.insertedEdges;
+}
+
+template <typename TInputImage>
+void
+CudaImageToAlphaTreeFilter<TInputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "VectorDistance: " << m_VectorDistance << std::endl;
+  os << indent << "Algorithm: " << m_Algorithm << std::endl;
+  os << indent << "ComputeValueRanges: " << m_ComputeValueRanges << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+  os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
+  os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
+}
+
+} // namespace itk
+
+#endif
