@@ -35,7 +35,11 @@ enum class AlphaTreeAlgorithm
   InsertAllEdges,
   /** The paper's GPU v2 (CONNECT-WITH): an edge that joins pixels already joined at its level or below (residual),
    * or whose level is already on one of the two branches (redundant), is not inserted. */
-  SkipRedundantEdges
+  SkipRedundantEdges,
+  /** The image's minimum spanning tree (Boruvka) and its binary partition tree (PANDORA), the single-linkage
+   * backend's construction: its work does not grow with the number of distinct levels on a branch, which is what
+   * slows the paper's merges down on high-dynamic-range images (16-bit, float, vectors). */
+  SpanningTree
 };
 
 struct AlphaTreeParameters

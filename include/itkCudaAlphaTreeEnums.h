@@ -15,8 +15,10 @@ namespace itk
 /** \class CudaAlphaTreeEnums
  * \brief How the CUDA backend of CudaImageToAlphaTreeFilter builds the tree before canonicalising it (the result is
  * the same tree): InsertAllEdges (Carlinet, Kaci and Blin's GPU v1: every edge becomes a node, chained per pixel,
- * then merged with the lock-free CONNECT) or SkipRedundantEdges (their GPU v2, CONNECT-WITH: edges that join
- * nothing new at their level are not inserted). The CPU reference ignores it.
+ * then merged with the lock-free CONNECT), SkipRedundantEdges (their GPU v2, CONNECT-WITH: edges that join
+ * nothing new at their level are not inserted) or SpanningTree (Boruvka's minimum spanning tree and the PANDORA
+ * dendrogram of the single-linkage filters, whose work does not grow with the image's dynamic range). The CPU
+ * reference ignores it.
  * \ingroup CudaHierarchicalSegmentation
  */
 class CudaAlphaTreeEnums
@@ -25,7 +27,8 @@ public:
   enum class Algorithm : uint8_t
   {
     InsertAllEdges,
-    SkipRedundantEdges
+    SkipRedundantEdges,
+    SpanningTree
   };
 };
 
@@ -38,6 +41,8 @@ operator<<(std::ostream & out, const CudaAlphaTreeEnums::Algorithm value)
       return out << "itk::CudaAlphaTreeEnums::Algorithm::InsertAllEdges";
     case CudaAlphaTreeEnums::Algorithm::SkipRedundantEdges:
       return out << "itk::CudaAlphaTreeEnums::Algorithm::SkipRedundantEdges";
+    case CudaAlphaTreeEnums::Algorithm::SpanningTree:
+      return out << "itk::CudaAlphaTreeEnums::Algorithm::SpanningTree";
   }
   return out << "INVALID VALUE FOR itk::CudaAlphaTreeEnums::Algorithm";
 }

@@ -99,9 +99,10 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   parameters.graph.fullyConnected = m_FullyConnected;
   parameters.graph.components     = input->GetNumberOfComponentsPerPixel();
   parameters.graph.distance       = static_cast<chs::VectorDistance>(m_VectorDistance);
-  parameters.algorithm            = m_Algorithm == AlgorithmEnum::InsertAllEdges
-                                      ? chs::AlphaTreeAlgorithm::InsertAllEdges
-                                      : chs::AlphaTreeAlgorithm::SkipRedundantEdges;
+  static_assert(int(AlgorithmEnum::InsertAllEdges) == int(chs::AlphaTreeAlgorithm::InsertAllEdges) &&
+                  int(AlgorithmEnum::SpanningTree) == int(chs::AlphaTreeAlgorithm::SpanningTree),
+                "the filter's algorithms map one to one onto the backend's");
+  parameters.algorithm = static_cast<chs::AlphaTreeAlgorithm>(m_Algorithm);
   const SizeValueType n           = grid.NumberOfVoxels();
   const unsigned      components  = parameters.graph.components;
 

@@ -1,6 +1,8 @@
-// CUDA alpha-tree: the image entry (one translation unit per pixel type, src/chsAlphaTreeInstantiate.cu.in). Stages:
-// src/at/chsATTile.cuh (partial trees per tile in shared memory), src/at/chsATBorder.cuh (merges across the tile
-// borders), then the canonicalisation shared by all pixel types (src/chsAlphaTreeCanonical.cu).
+// CUDA alpha-tree: the image entry (one translation unit per pixel type, src/chsAlphaTreeInstantiate.cu.in). The
+// paper's construction: src/at/chsATTile.cuh (partial trees per tile in shared memory), src/at/chsATBorder.cuh
+// (merges across the tile borders); or the spanning-tree construction: the single-linkage backend's Boruvka minimum
+// spanning tree and PANDORA dendrogram (src/sl/), whose binary tree is already sorted by (level, id). Then the
+// canonicalisation shared by all pixel types (src/chsAlphaTreeCanonical.cu).
 #ifndef chsAlphaTree_cuh
 #define chsAlphaTree_cuh
 
@@ -11,6 +13,7 @@
 #include "chsAlphaTreeRule.h"
 #include "chsCudaCommon.cuh"
 #include "chsDeviceHelpers.cuh"
+#include "chsSingleLinkage.cuh"
 
 #include <cuda_runtime.h>
 
@@ -74,6 +77,64 @@ LaunchConstruction(const TPixel *       dPixels,
   CHS_CUDA_CHECK_LAUNCH("BorderMergeKernel");
 }
 
+/** The image's minimum spanning tree by ranks: ends and level codes. */
+static __global__ void
+SpanningTreeEdgesKernel(uint64_t edges, const unsigned long long * sorted, sl::ImageGraph g, uint32_t * U, uint32_t * V,
+                        uint32_t * level)
+{
+  for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const unsigned long long key = sorted[r];
+    g.Ends(key & 0xffffffffull, U[r], V[r]);
+    level[r] = uint32_t(key >> 32);
+  }
+}
+
+/** The binary partition tree by the spanning-tree construction: dParent (2n - 1 nodes, leaves first, the tree edge
+ * of rank r as node n + r) and dLevel (the n - 1 internal nodes' level codes, non-decreasing). */
+template <typename TPixel>
+void
+SpanningTreeConstruction(const TPixel *          dPixels,
+                         const sl::ImageGraph &  g,
+                         unsigned                components,
+                         VectorDistance          distance,
+                         uint32_t *              dParent,
+                         uint32_t *              dLevel,
+                         cudaStream_t            stream,
+                         detail::MemoryTracker & tracker,
+                         int                     device)
+{
+  const uint64_t                           n = g.Pixels(), edges = n - 1;
+  const unsigned                           blocks = detail::GridStrideBlocks(n, sl::kThreads, device);
+  detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
+  sl::BoruvkaOnDevice(
+    n,
+    sl::ImageEdges{ g },
+    n * g.slots,
+    [&](unsigned long long * best)
+    {
+      sl::ImageOfferKernel<<<blocks, sl::kThreads, 0, stream>>>(dPixels, g, components, distance, best);
+      CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
+    },
+    [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
+    {
+      sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(dPixels, g, components, distance, root, live,
+                                                                     count);
+      CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
+    },
+    tree.get(),
+    stream,
+    tracker,
+    device);
+  const int                      bits   = sl::SignificantBits(tree.get(), edges, stream, tracker);
+  const unsigned long long *     sorted = sl::SortKeys(tree.get(), spare.get(), edges, bits, stream, tracker);
+  detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker);
+  SpanningTreeEdgesKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, device), sl::kThreads, 0, stream>>>(
+    edges, sorted, g, dU.get(), dV.get(), dLevel);
+  CHS_CUDA_CHECK_LAUNCH("SpanningTreeEdgesKernel");
+  sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device);
+}
+
 } // namespace at
 
 template <typename TPixel>
@@ -117,10 +178,15 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
 
   detail::EventTimer build(stream), canonical(stream);
   build.Start();
-  detail::DeviceBuffer<uint32_t>           dParent(n * (K + 1), stream, &tracker), dLevel(n * K, stream, &tracker);
+  const bool     spanning = parameters.algorithm == AlphaTreeAlgorithm::SpanningTree;
+  const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
+  detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(dInserted.get(), 0, sizeof(unsigned long long), stream));
-  if (parameters.algorithm == AlphaTreeAlgorithm::InsertAllEdges)
+  if (spanning)
+    at::SpanningTreeConstruction(dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream,
+                                 tracker, context.device);
+  else if (parameters.algorithm == AlphaTreeAlgorithm::InsertAllEdges)
     at::LaunchConstruction<TPixel, true>(dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(),
                                          dLevel.get(), dInserted.get(), stream, context.device);
   else
@@ -131,11 +197,11 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const bool isFloat   = sl::FloatWeights<TPixel>(c);
   const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   result.nodes         = at::CanonicaliseOnDevice(
-    n, K, dParent.get(), dLevel.get(), isFloat, levelBits, out, stream, tracker, context);
+    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, out, stream, tracker, context);
   canonical.Stop();
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
-  result.insertedEdges = inserted;
+  result.insertedEdges = spanning ? n - 1 : inserted;
   result.buildMilliseconds        = build.Milliseconds();
   result.canonicaliseMilliseconds = canonical.Milliseconds();
   if (info)

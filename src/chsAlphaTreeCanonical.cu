@@ -18,7 +18,7 @@ constexpr unsigned kThreads = 256;
 
 uint64_t
 CanonicaliseOnDevice(uint64_t                 pixels,
-                     unsigned                 slots,
+                     uint64_t                 nodes,
                      uint32_t *               dParent,
                      const uint32_t *         dLevel,
                      bool                     isFloat,
@@ -29,7 +29,6 @@ CanonicaliseOnDevice(uint64_t                 pixels,
                      const ExecutionContext & context)
 {
   const int        device = context.device;
-  const uint64_t   nodes  = pixels * (slots + 1);
   const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
   const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
 

@@ -13,12 +13,12 @@ namespace chs
 namespace at
 {
 
-/** Canonicalises and renumbers the constructed tree on `pixels` leaves and pixels x `slots` edge slots (dParent: all
- * nodes, dLevel: the slots' level codes, of at most `levelBits` significant bits), downloads it into `out` and returns the number of nodes. dParent is
- * overwritten. */
+/** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
+ * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
+ * in (level, id) order), downloads it into `out` and returns the number of nodes written. dParent is overwritten. */
 uint64_t
 CanonicaliseOnDevice(uint64_t                 pixels,
-                     unsigned                 slots,
+                     uint64_t                 nodes,
                      uint32_t *               dParent,
                      const uint32_t *         dLevel,
                      bool                     isFloat,

@@ -17,6 +17,10 @@
 namespace
 {
 
+const chs::AlphaTreeAlgorithm kAlgorithms[] = { chs::AlphaTreeAlgorithm::InsertAllEdges,
+                                                chs::AlphaTreeAlgorithm::SkipRedundantEdges,
+                                                chs::AlphaTreeAlgorithm::SpanningTree };
+
 struct Tree
 {
   std::vector<uint32_t> parent;
@@ -121,7 +125,7 @@ CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
 {
   auto       p   = ParametersOf(c);
   const Tree cpu = RunCPU(v, c, p);
-  for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges, chs::AlphaTreeAlgorithm::SkipRedundantEdges })
+  for (auto algorithm : kAlgorithms)
   {
     p.algorithm    = algorithm;
     const Tree gpu = RunCUDA(v, c, p);
@@ -247,7 +251,7 @@ TEST(AlphaTreeCUDA, SameTreeForEveryTileAndRun)
   const auto v2  = Values<uint16_t>(c2, 41, 4096, true);
   auto       p   = ParametersOf(c2);
   const Tree cpu = RunCPU(v2, c2, p);
-  for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges, chs::AlphaTreeAlgorithm::SkipRedundantEdges })
+  for (auto algorithm : kAlgorithms)
     for (auto tile : { std::vector<unsigned>{ 8, 8, 1 }, { 16, 16, 1 }, { 32, 32, 1 }, { 64, 4, 1 }, { 5, 7, 1 } })
       for (int run = 0; run < 3; ++run)
       {

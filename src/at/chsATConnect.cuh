@@ -84,7 +84,10 @@ Key(const Tree & t, uint32_t x)
   return (uint64_t(t.Level(x)) << 32) | x;
 }
 
-/** The highest node of x's chain whose level is at most alpha (x's own level must be). */
+/** The highest node of x's path whose level is at most alpha (x's own level must be). Path halving within a level:
+ * a node whose parent is not the top of its level (the grandparent has the parent's level) is pointed at the
+ * grandparent, which keeps every level's top on the path; without it, long runs of equal levels (large flat zones)
+ * would be climbed one node at a time by every thread. */
 template <class Tree>
 __device__ __forceinline__ uint32_t
 FindLevelRoot(const Tree & t, uint32_t x, uint32_t alpha)
@@ -94,13 +97,21 @@ FindLevelRoot(const Tree & t, uint32_t x, uint32_t alpha)
     const uint32_t p = t.Parent(x);
     if (p == x || t.Level(p) > alpha)
       return x;
-    x = p;
+    const uint32_t g = t.Parent(p);
+    if (g != p && t.Level(g) == t.Level(p))
+    {
+      t.Cas(x, p, g);
+      x = g;
+    }
+    else
+      x = p;
   }
 }
 
-/** Merges the chains that start at a and b into one chain sorted by (level, id), up to their common part. A
- * parent pointer only ever moves to a node between its child and its old parent, so a chain stays sorted under
- * concurrent merges; a failed compare-and-swap retries from the same node. */
+/** Merges the paths that start at a and b into one path sorted by (level, id), up to their common part. A parent
+ * pointer only ever moves to a node between its child and its old parent (an insertion) or to a node of the old
+ * parent's level (halving), so paths stay sorted under concurrent merges; a failed compare-and-swap retries from the
+ * same node. */
 template <class Tree>
 __device__ void
 Connect(const Tree & t, uint32_t a, uint32_t b)
@@ -117,11 +128,22 @@ Connect(const Tree & t, uint32_t a, uint32_t b)
       b                = s;
       kb               = ka;
     }
+    // Climb to the last node before b's key, halving runs of equal levels as FindLevelRoot does.
     uint32_t pa = t.Parent(a);
     while (pa != a && Key(t, pa) < kb)
     {
-      a  = pa;
-      pa = t.Parent(a);
+      const uint32_t g = t.Parent(pa);
+      if (g != pa && t.Level(g) == t.Level(pa) && Key(t, g) < kb)
+      {
+        t.Cas(a, pa, g);
+        a  = g;
+        pa = t.Parent(a);
+      }
+      else
+      {
+        a  = pa;
+        pa = g;
+      }
     }
     if (pa == b)
       return;
