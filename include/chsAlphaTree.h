@@ -24,6 +24,7 @@
 #include "chsSingleLinkage.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace chs
 {
@@ -51,17 +52,22 @@ struct AlphaTreeParameters
   unsigned tileX = 0, tileY = 0, tileZ = 0;
 };
 
-/** Where a backend writes the tree of an image with n pixels: both arrays need room for 2n - 1 nodes; the result
- * says how many were written. `level` may be null. */
+/** Where a backend writes the tree: parents and levels of every node. `level` may be null. */
 struct AlphaTreeArrays
 {
   uint32_t * parent = nullptr;
   double *   level  = nullptr;
 };
 
+/** Called by a backend once, when the tree is built and checked and its number of nodes known (between n and
+ * 2n - 1), to get the arrays to write it to; on failure before that point nothing is allocated or written. */
+using AlphaTreeAllocator = std::function<AlphaTreeArrays(uint64_t nodes)>;
+
 struct AlphaTreeResult
 {
-  /** Nodes written (n leaves plus the internal nodes). */
+  /** Nodes written (n leaves plus the internal nodes); the CUDA backend also checks on the device that they form a
+   * tree of the definition (parents after children, one root, levels rising, two children or more per internal
+   * node) and throws std::logic_error otherwise. */
   uint64_t nodes = 0;
   /** CUDA: edges inserted in the hierarchy before canonicalisation (all of them for InsertAllEdges). */
   uint64_t insertedEdges = 0;
@@ -78,14 +84,14 @@ AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,
                   const Grid &                grid,
                   const AlphaTreeParameters & parameters,
-                  const AlphaTreeArrays &     out);
+                  const AlphaTreeAllocator &  allocate);
 
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const Grid &                grid,
                    const AlphaTreeParameters & parameters,
-                   const AlphaTreeArrays &     out,
+                   const AlphaTreeAllocator &  allocate,
                    const ExecutionContext &    context,
                    RunInfo *                   info = nullptr);
 

@@ -48,13 +48,10 @@ public:
   using LevelContainerType = VectorContainer<IdentifierType, double>;
   using AreaContainerType  = VectorContainer<IdentifierType, IdentifierType>;
 
-  /** Sizes the arrays for a tree of n leaves (room for 2n - 1 nodes, the most a tree of n leaves has); backends
-   * write into them, then SetNumberOfNodes says how many nodes they wrote. */
+  /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write, and
+   * drops the value ranges. */
   void
-  Allocate(SizeValueType numberOfLeaves);
-  /** Shrinks the arrays to the nodes written (at least the leaves, at most 2n - 1). */
-  void
-  SetNumberOfNodes(SizeValueType numberOfNodes);
+  Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes);
 
   /** Throws an ExceptionObject when the arrays are not a canonical alpha-tree as described above. */
   void

@@ -109,33 +109,28 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   const auto *        pixels  = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
   const BackendEnum   backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
   chs::AlphaTreeResult  result;
-  chs::AlphaTreeArrays  arrays;
-  auto                  prepare = [&]
+  const chs::AlphaTreeAllocator allocate = [&](uint64_t nodes)
   {
-    output->Allocate(n);
+    output->Allocate(n, nodes);
+    chs::AlphaTreeArrays arrays;
     arrays.parent = output->GetParents()->CastToSTLContainer().data();
     arrays.level  = output->GetLevels()->CastToSTLContainer().data();
+    return arrays;
   };
   const chs::RunInfo info = RunOnBackend(
     this,
     backend,
     m_DeviceId,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    {
-      prepare();
-      result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, arrays, context, &run);
-    },
-    [&]
-    {
-      prepare();
-      result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, arrays);
-    },
+    { result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, allocate, context, &run); },
+    [&] { result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, allocate); },
     { output });
   m_LastBackend = backend;
   try
   {
-    output->SetNumberOfNodes(result.nodes);
-    output->CheckInvariants();
+    // The CUDA backend checks the tree on the device; the CPU reference's is checked here.
+    if (backend == BackendEnum::CPU)
+      output->CheckInvariants();
     if (m_ComputeValueRanges)
     {
       // Per node and component the smallest and largest value, children before parents (ids grow to the root).

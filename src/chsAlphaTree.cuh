@@ -142,13 +142,13 @@ AlphaTreeResult
 ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const Grid &                grid,
                    const AlphaTreeParameters & parameters,
-                   const AlphaTreeArrays &     out,
+                   const AlphaTreeAllocator &  allocate,
                    const ExecutionContext &    context,
                    RunInfo *                   info)
 {
   const sl::ImageGraph g = at::CheckedGraph(grid, parameters);
-  if (out.parent == nullptr)
-    throw std::invalid_argument("no parent array to write the tree to");
+  if (!allocate)
+    throw std::invalid_argument("no allocator for the tree");
   const uint64_t        n = g.Pixels();
   const unsigned        c = parameters.graph.components, K = g.slots;
   detail::DeviceScope   scope(context.device);
@@ -169,7 +169,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     context.progress(0.1f);
   if (n == 1)
   {
-    out.parent[0] = 0;
+    const AlphaTreeArrays out = at::Allocated(allocate, 1);
+    out.parent[0]             = 0;
     if (out.level)
       out.level[0] = 0.0;
     result.nodes = 1;
@@ -197,7 +198,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const bool isFloat   = sl::FloatWeights<TPixel>(c);
   const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   result.nodes         = at::CanonicaliseOnDevice(
-    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, out, stream, tracker, context);
+    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, allocate, stream, tracker, context);
   canonical.Stop();
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
@@ -221,7 +222,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     const TPixel *,                                                                                                    \
     const chs::Grid &,                                                                                                 \
     const chs::AlphaTreeParameters &,                                                                                  \
-    const chs::AlphaTreeArrays &,                                                                                      \
+    const chs::AlphaTreeAllocator &,                                                                                   \
     const chs::ExecutionContext &,                                                                                     \
     chs::RunInfo *)
 

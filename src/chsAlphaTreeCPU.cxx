@@ -19,12 +19,12 @@ AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,
                   const Grid &                grid,
                   const AlphaTreeParameters & parameters,
-                  const AlphaTreeArrays &     out)
+                  const AlphaTreeAllocator &  allocate)
 {
   at::CheckedGraph(grid, parameters);
   const uint64_t n = grid.NumberOfVoxels();
-  if (out.parent == nullptr)
-    throw std::invalid_argument("no parent array to write the tree to");
+  if (!allocate)
+    throw std::invalid_argument("no allocator for the tree");
   AlphaTreeResult result;
   if (n == 1)
   {
@@ -33,7 +33,8 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     for (unsigned c = 0; c < parameters.graph.components; ++c)
       if (pixels[c] != pixels[c])
         throw std::invalid_argument("pixel 0 is NaN");
-    out.parent[0] = 0;
+    const AlphaTreeArrays out = at::Allocated(allocate, 1);
+    out.parent[0]             = 0;
     if (out.level)
       out.level[0] = 0.0;
     result.nodes = 1;
@@ -91,6 +92,8 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
   for (size_t r = 0; r < internal.size(); ++r)
     id[internal[r]] = uint32_t(n + r);
 
+  result.nodes              = n + internal.size();
+  const AlphaTreeArrays out = at::Allocated(allocate, result.nodes);
   for (uint64_t x = 0; x < total; ++x)
   {
     if (!kept(x))
@@ -100,13 +103,12 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     if (out.level)
       out.level[me] = levelOf(x);
   }
-  result.nodes = n + internal.size();
   return result;
 }
 
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
-    const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeArrays &)
+    const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint8_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint16_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(int16_t);

@@ -2,8 +2,11 @@
 // every pixel type.
 #include "at/chsATCanonical.cuh"
 #include "chsAlphaTreeDevice.h"
+#include "chsAlphaTreeRule.h"
 
 #include <cub/device/device_radix_sort.cuh>
+
+#include <stdexcept>
 
 namespace chs
 {
@@ -23,7 +26,7 @@ CanonicaliseOnDevice(uint64_t                 pixels,
                      const uint32_t *         dLevel,
                      bool                     isFloat,
                      int                      levelBits,
-                     const AlphaTreeArrays &  out,
+                     const AlphaTreeAllocator & allocate,
                      cudaStream_t             stream,
                      detail::MemoryTracker &  tracker,
                      const ExecutionContext & context)
@@ -40,6 +43,16 @@ CanonicaliseOnDevice(uint64_t                 pixels,
 
   RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
+  // Pointer jumping until every node points at its run's top: one flag read back per round.
+  detail::DeviceBuffer<unsigned> changed(1, stream, &tracker);
+  for (unsigned flag = 1; flag;)
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
+    JumpKernel<<<blocks, kThreads, 0, stream>>>(nodes, up.get(), changed.get());
+    CHS_CUDA_CHECK_LAUNCH("JumpKernel");
+    CHS_CUDA_CHECK(cudaMemcpyAsync(&flag, changed.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
   CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
   KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());
@@ -79,6 +92,23 @@ CanonicaliseOnDevice(uint64_t                 pixels,
   OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
     tree, internal, v.Current(), k.Current(), up.get(), isFloat, outParent.get(), outLevel.get());
   CHS_CUDA_CHECK_LAUNCH("OutputKernel");
+
+  // The check of the definition's structure, on the device; `children` is free now.
+  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, total * sizeof(uint32_t), stream));
+  CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
+  const unsigned tb = detail::GridStrideBlocks(total, kThreads, device);
+  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(pixels, total, outParent.get(), k.Current(), children.get(),
+                                                  changed.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
+  CheckChildrenKernel<<<tb, kThreads, 0, stream>>>(pixels, total, children.get(), changed.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");
+  unsigned broken = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&broken, changed.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (broken)
+    throw std::logic_error("the CUDA alpha-tree is not a canonical tree (internal error: please report it)");
+
+  const AlphaTreeArrays out = Allocated(allocate, total);
   detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
   if (out.level)
   {

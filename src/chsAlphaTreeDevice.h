@@ -15,7 +15,7 @@ namespace at
 
 /** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
  * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
- * in (level, id) order), downloads it into `out` and returns the number of nodes written. dParent is overwritten. */
+ * in (level, id) order), checks it, asks `allocate` for the arrays, downloads it into them and returns the number of nodes. dParent is overwritten. */
 uint64_t
 CanonicaliseOnDevice(uint64_t                 pixels,
                      uint64_t                 nodes,
@@ -23,7 +23,7 @@ CanonicaliseOnDevice(uint64_t                 pixels,
                      const uint32_t *         dLevel,
                      bool                     isFloat,
                      int                      levelBits,
-                     const AlphaTreeArrays &  out,
+                     const AlphaTreeAllocator & allocate,
                      cudaStream_t             stream,
                      detail::MemoryTracker &  tracker,
                      const ExecutionContext & context);

@@ -28,6 +28,16 @@ CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
   return graph;
 }
 
+/** The arrays of a tree of `nodes` nodes, from the caller's allocator. */
+inline AlphaTreeArrays
+Allocated(const AlphaTreeAllocator & allocate, uint64_t nodes)
+{
+  const AlphaTreeArrays out = allocate(nodes);
+  if (out.parent == nullptr)
+    throw std::invalid_argument("the allocator gave no parent array for the tree");
+  return out;
+}
+
 } // namespace at
 } // namespace chs
 

@@ -15,31 +15,21 @@ AlphaTree::AlphaTree()
 {}
 
 void
-AlphaTree::Allocate(SizeValueType numberOfLeaves)
+AlphaTree::Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes)
 {
   if (numberOfLeaves == 0 || numberOfLeaves > (SizeValueType(1) << 31) - 1)
   {
     itkExceptionMacro(<< "An alpha-tree has between 1 and 2^31 - 1 leaves, not " << numberOfLeaves << '.');
   }
-  m_NumberOfLeaves = numberOfLeaves;
-  m_Parents->resize(2 * numberOfLeaves - 1);
-  m_Levels->resize(2 * numberOfLeaves - 1);
-  m_ValueRanges->clear();
-  this->Modified();
-}
-
-void
-AlphaTree::SetNumberOfNodes(SizeValueType numberOfNodes)
-{
-  if (numberOfNodes < m_NumberOfLeaves || numberOfNodes + 1 > 2 * m_NumberOfLeaves)
+  if (numberOfNodes < numberOfLeaves || numberOfNodes + 1 > 2 * numberOfLeaves)
   {
-    itkExceptionMacro(<< "A tree of " << m_NumberOfLeaves << " leaves has between " << m_NumberOfLeaves << " and "
-                      << 2 * m_NumberOfLeaves - 1 << " nodes, not " << numberOfNodes << '.');
+    itkExceptionMacro(<< "A tree of " << numberOfLeaves << " leaves has between " << numberOfLeaves << " and "
+                      << 2 * numberOfLeaves - 1 << " nodes, not " << numberOfNodes << '.');
   }
+  m_NumberOfLeaves = numberOfLeaves;
   m_Parents->resize(numberOfNodes);
-  m_Parents->shrink_to_fit();
   m_Levels->resize(numberOfNodes);
-  m_Levels->shrink_to_fit();
+  m_ValueRanges->clear();
   this->Modified();
 }
 

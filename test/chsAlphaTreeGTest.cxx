@@ -35,6 +35,29 @@ struct Case
   int      norm       = 2; // 1, 2 or 0 (L-infinity) for vectors
 };
 
+/** An allocator that sizes the tree's vectors. */
+chs::AlphaTreeAllocator
+Into(Tree & t)
+{
+  return [&t](uint64_t nodes)
+  {
+    t.parent.assign(nodes, 0);
+    t.level.assign(nodes, -1.0);
+    return chs::AlphaTreeArrays{ t.parent.data(), t.level.data() };
+  };
+}
+
+/** An allocator that must not be called (the run fails before). */
+chs::AlphaTreeAllocator
+NotCalled()
+{
+  return [](uint64_t) -> chs::AlphaTreeArrays
+  {
+    ADD_FAILURE() << "the allocator was called although the run fails";
+    return {};
+  };
+}
+
 chs::Grid
 GridOf(const Case & c)
 {
@@ -62,13 +85,9 @@ template <typename T>
 Tree
 RunCPU(const std::vector<T> & v, const Case & c, const chs::AlphaTreeParameters & p)
 {
-  const uint64_t n = uint64_t(c.nx * c.ny * c.nz);
-  Tree           t;
-  t.parent.assign(2 * n - 1, 0);
-  t.level.assign(2 * n - 1, -1.0);
-  const auto r = chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, { t.parent.data(), t.level.data() });
-  t.parent.resize(r.nodes);
-  t.level.resize(r.nodes);
+  Tree       t;
+  const auto r = chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, Into(t));
+  EXPECT_EQ(r.nodes, t.parent.size());
   return t;
 }
 
@@ -76,13 +95,9 @@ template <typename T>
 Tree
 RunCUDA(const std::vector<T> & v, const Case & c, const chs::AlphaTreeParameters & p)
 {
-  const uint64_t n = uint64_t(c.nx * c.ny * c.nz);
-  Tree           t;
-  t.parent.assign(2 * n - 1, 0);
-  t.level.assign(2 * n - 1, -1.0);
-  const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, { t.parent.data(), t.level.data() }, {});
-  t.parent.resize(r.nodes);
-  t.level.resize(r.nodes);
+  Tree       t;
+  const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(t), {});
+  EXPECT_EQ(r.nodes, t.parent.size());
   return t;
 }
 
@@ -188,16 +203,15 @@ TEST(AlphaTreeReference, BadInput)
 {
   const Case                 c{ 3, 3, 1, false };
   const std::vector<float>   nan{ 0, 1, 2, 3, std::numeric_limits<float>::quiet_NaN(), 5, 6, 7, 8 };
-  std::vector<uint32_t>      parent(17);
-  EXPECT_THROW(chs::ImageAlphaTreeCPU(nan.data(), GridOf(c), ParametersOf(c), { parent.data(), nullptr }),
-               std::invalid_argument);
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(nan.data(), GridOf(c), ParametersOf(c), NotCalled()), std::invalid_argument);
   chs::Grid empty;
   empty.size[0] = 0;
   const std::vector<uint8_t> v(9, 0);
-  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), empty, ParametersOf(c), { parent.data(), nullptr }),
-               std::invalid_argument);
-  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), ParametersOf(c), { nullptr, nullptr }),
-               std::invalid_argument);
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), empty, ParametersOf(c), NotCalled()), std::invalid_argument);
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), ParametersOf(c), {}), std::invalid_argument);
+  auto p            = ParametersOf(c);
+  p.graph.components = 0;
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, NotCalled()), std::invalid_argument);
 }
 
 TEST(AlphaTreeCUDA, EqualsReference2D)
@@ -283,10 +297,9 @@ TEST(AlphaTreeCUDA, BadInput)
     GTEST_SKIP() << "no CUDA device";
   const Case               c{ 3, 3, 1, false };
   const std::vector<float> nan{ 0, 1, 2, 3, 4, 5, 6, std::numeric_limits<float>::quiet_NaN(), 8 };
-  std::vector<uint32_t>    parent(17);
   try
   {
-    chs::ImageAlphaTreeCUDA(nan.data(), GridOf(c), ParametersOf(c), { parent.data(), nullptr }, {});
+    chs::ImageAlphaTreeCUDA(nan.data(), GridOf(c), ParametersOf(c), NotCalled(), {});
     ADD_FAILURE() << "no exception for a NaN pixel";
   }
   catch (const std::invalid_argument & e)
@@ -297,6 +310,5 @@ TEST(AlphaTreeCUDA, BadInput)
   p.tileX = 64;
   p.tileY = 64;
   const std::vector<uint8_t> v(9, 0);
-  EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, { parent.data(), nullptr }, {}),
-               std::invalid_argument);
+  EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
 }

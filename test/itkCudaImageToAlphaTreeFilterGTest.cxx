@@ -297,8 +297,7 @@ TEST(CudaImageToAlphaTreeFilter, BadInput)
 
   // A broken tree is named.
   auto broken = itk::AlphaTree::New();
-  broken->Allocate(3);
-  broken->SetNumberOfNodes(4);
+  broken->Allocate(3, 4);
   auto & parent = broken->GetParents()->CastToSTLContainer();
   parent        = { 3, 3, 2, 3 };
   EXPECT_THROW(broken->CheckInvariants(), itk::ExceptionObject);

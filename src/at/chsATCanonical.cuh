@@ -1,9 +1,13 @@
 // Alpha-tree, stage 3: canonicalisation and renumbering of the constructed tree (pixels and edge slots, parent
 // chains sorted by (level, id)) into the definition of include/chsAlphaTree.h. Every kernel is a grid-stride loop
 // over the nodes; the tree does not change inside a kernel except where a comment says so.
-//  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x.
-//  2. CanonicalParentKernel: every leaf and every top of a run of equal levels takes the top of its parent's run as
-//     parent (path halving on `up`), and counts as a child of it.
+//  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x;
+//     then JumpKernel rounds (up[x] = up[up[x]]) until every node points at the top of its run of equal levels
+//     (a number of rounds logarithmic in the longest run: the binary tree of the spanning-tree construction has
+//     deep runs in large flat zones, which threads following the pointers one by one would climb concurrently).
+//  2. CanonicalParentKernel: every leaf and every top of a run takes the top of its parent's run as parent, and
+//     counts as a child of it (a count that stops at 2: only "at least two" matters, and big flat zones would make
+//     every leaf add to the same counter).
 //  3. KeepKernel: kept nodes are the leaves and the tops with at least two children (a top with one child is the
 //     same component as its child: an edge the construction inserted although it joined nothing new). `up` becomes
 //     the skip forest: a top that is not kept points to its parent.
@@ -37,21 +41,42 @@ RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
   }
 }
 
+/** One round of pointer jumping; sets *changed when a pointer moved. Pointers only move up their run, so the
+ * rounds may read values other threads are writing. */
+static __global__ void
+JumpKernel(uint64_t nodes, uint32_t * up, unsigned * changed)
+{
+  const volatile uint32_t * U     = up;
+  bool                      moved = false;
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t a = U[i], b = U[a];
+    if (a != b)
+    {
+      up[i] = b;
+      moved = true;
+    }
+  }
+  if (__syncthreads_or(moved) && threadIdx.x == 0)
+    *changed = 1;
+}
+
 /** Rewrites the parents of leaves and tops in place (no thread reads another node's parent here). */
 static __global__ void
-CanonicalParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, uint32_t * children)
+CanonicalParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t * children)
 {
   CHS_AT_FOR_EACH(i, nodes)
   {
     const uint32_t x = uint32_t(i);
-    if (x >= tree.pixels && static_cast<const volatile uint32_t *>(up)[x] != x)
+    if (x >= tree.pixels && up[x] != x)
       continue; // a run's lower node: dropped
     const uint32_t p = tree.parent[x];
     if (p == x)
       continue;
-    const uint32_t top = FollowToRoot(up, p);
+    const uint32_t top = up[p];
     tree.parent[x]     = top;
-    atomicAdd(children + top, 1u);
+    if (static_cast<const volatile uint32_t *>(children)[top] < 2)
+      atomicAdd(children + top, 1u);
   }
 }
 
@@ -96,7 +121,7 @@ SmallestPixelKernel(GlobalTree tree, uint32_t * smallest)
       continue;
     for (;;)
     {
-      if (atomicMin(smallest + c, v) <= v)
+      if (static_cast<const volatile uint32_t *>(smallest)[c] < v || atomicMin(smallest + c, v) <= v)
         break; // a smaller pixel has been or is being carried further up
       const uint32_t up = tree.parent[c];
       if (up == c)
@@ -159,6 +184,42 @@ OutputKernel(GlobalTree                 tree,
     const uint32_t x = ids[r], p = tree.parent[x];
     outParent[i]     = p == x ? uint32_t(i) : newId[p];
     outLevel[r]      = sl::WeightOf(uint32_t(keys[r] >> 32), isFloat);
+  }
+}
+
+/** The output's structure: the last node is the root, every other node's parent is an internal node after it, an
+ * internal node's level code is below its parent's; counts children up to 2. Sets *broken on a violation. */
+static __global__ void
+CheckParentsKernel(uint32_t                   pixels,
+                   uint64_t                   total,
+                   const uint32_t *           parent,
+                   const unsigned long long * keys,
+                   uint32_t *                 children,
+                   unsigned *                 broken)
+{
+  CHS_AT_FOR_EACH(i, total)
+  {
+    const uint32_t p = parent[i];
+    bool           bad;
+    if (i + 1 == total)
+      bad = p != i;
+    else
+      bad = p <= i || p >= total || p < pixels ||
+            (i >= pixels && (keys[i - pixels] >> 32) >= (keys[p - pixels] >> 32));
+    if (bad)
+      *broken = 1;
+    else if (i + 1 < total && static_cast<const volatile uint32_t *>(children)[p] < 2)
+      atomicAdd(children + p, 1u);
+  }
+}
+
+static __global__ void
+CheckChildrenKernel(uint32_t pixels, uint64_t total, const uint32_t * children, unsigned * broken)
+{
+  CHS_AT_FOR_EACH(i, total - pixels)
+  {
+    if (children[pixels + i] < 2)
+      *broken = 1;
   }
 }
 
