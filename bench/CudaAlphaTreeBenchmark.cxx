@@ -7,6 +7,7 @@
 // components and connectivity) for bench/at_peers.py (Higra).
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
+//                          [--only 2d|3d]
 #include "chsBenchTiming.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "itkImage.h"
@@ -238,6 +239,7 @@ main(int argc, char * argv[])
   std::string json = "alpha_tree_module.json", inputs;
   int         reps = 5;
   bool        quick = false;
+  std::string only;
   uint64_t    cpuMaxPixels = uint64_t(4096) * 4096;
   for (int i = 1; i < argc; ++i)
   {
@@ -252,17 +254,25 @@ main(int argc, char * argv[])
       cpuMaxPixels = std::stoull(argv[++i]);
     else if (a == "--write-inputs" && i + 1 < argc)
       inputs = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
     else
     {
-      std::fprintf(stderr, "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]\n",
+      std::fprintf(stderr,
+                   "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR] "
+                   "[--only 2d|3d]\n",
                    argv[0]);
       return 2;
     }
   }
-  if (!inputs.empty())
+  if (!inputs.empty() && only != "3d")
     std::ofstream(inputs + "/inputs.txt", std::ios::trunc);
-  using I2 = itk::Image<uint8_t, 2>;
-  const std::vector<int64_t> sides = quick ? std::vector<int64_t>{ 1024 } : std::vector<int64_t>{ 4096, 8192 };
+  std::vector<int64_t> sides = quick ? std::vector<int64_t>{ 1024 } : std::vector<int64_t>{ 4096, 8192 };
+  std::vector<int64_t> volumes = quick ? std::vector<int64_t>{ 128 } : std::vector<int64_t>{ 256, 512 };
+  if (only == "3d")
+    sides.clear();
+  if (only == "2d")
+    volumes.clear();
   for (int64_t side : sides)
   {
     const itk::Size<2> size{ { itk::SizeValueType(side), itk::SizeValueType(side) } };
@@ -291,7 +301,7 @@ main(int argc, char * argv[])
       Measure("natural-" + tag + "-rgb", "rgb8", rgb.GetPointer(), false, reps, cpuMaxPixels, inputs);
     }
   }
-  for (int64_t side : quick ? std::vector<int64_t>{ 128 } : std::vector<int64_t>{ 256, 512 })
+  for (int64_t side : volumes)
   {
     const itk::Size<3> size{ { itk::SizeValueType(side), itk::SizeValueType(side), itk::SizeValueType(side) } };
     const auto         u8 = Quantised<uint8_t, 3>(NaturalField(side, side, side, 2), size, 255);

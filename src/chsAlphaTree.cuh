@@ -198,8 +198,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const bool isFloat   = sl::FloatWeights<TPixel>(c);
   const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   result.nodes         = at::CanonicaliseOnDevice(
-    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, allocate, stream, tracker, context);
-  canonical.Stop();
+    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, allocate, canonical, stream, tracker, context);
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
   result.insertedEdges = spanning ? n - 1 : inserted;

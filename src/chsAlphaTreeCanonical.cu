@@ -27,6 +27,7 @@ CanonicaliseOnDevice(uint64_t                 pixels,
                      bool                     isFloat,
                      int                      levelBits,
                      const AlphaTreeAllocator & allocate,
+                     detail::EventTimer &     timer,
                      cudaStream_t             stream,
                      detail::MemoryTracker &  tracker,
                      const ExecutionContext & context)
@@ -107,6 +108,7 @@ CanonicaliseOnDevice(uint64_t                 pixels,
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (broken)
     throw std::logic_error("the CUDA alpha-tree is not a canonical tree (internal error: please report it)");
+  timer.Stop();
 
   const AlphaTreeArrays out = Allocated(allocate, total);
   detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
