@@ -32,6 +32,9 @@ namespace chs
 /** How the CUDA backend builds the tree before canonicalising it. */
 enum class AlphaTreeAlgorithm
 {
+  /** The fastest on the H200 for the input (bench/results, docs/design-notes.md): InsertAllEdges for 8-bit scalar
+   * 2D images, SpanningTree for everything else (16-bit, float, vectors, volumes). */
+  Auto,
   /** The paper's GPU v1: every edge is inserted into the hierarchy (a chain per pixel, then CONNECT). */
   InsertAllEdges,
   /** The paper's GPU v2 (CONNECT-WITH): an edge that joins pixels already joined at its level or below (residual),
@@ -46,7 +49,7 @@ enum class AlphaTreeAlgorithm
 struct AlphaTreeParameters
 {
   ImageGraphParameters graph;
-  AlphaTreeAlgorithm   algorithm = AlphaTreeAlgorithm::SkipRedundantEdges;
+  AlphaTreeAlgorithm   algorithm = AlphaTreeAlgorithm::Auto;
   /** CUDA: pixels of a tile, 0 for the default (32 x 32 in 2D; 8 x 8 x 8 in 3D, 8 x 8 x 4 with 26-connectivity).
    * Must be a supported shape: 2D 8x8, 16x16, 32x32 (x by y); 3D 8x8x4, 8x8x8. */
   unsigned tileX = 0, tileY = 0, tileZ = 0;

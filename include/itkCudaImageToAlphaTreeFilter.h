@@ -65,7 +65,8 @@ public:
   /** Vector pixels: L1, L2 (default) or LInfinity. */
   itkSetEnumMacro(VectorDistance, VectorDistanceEnum);
   itkGetEnumMacro(VectorDistance, VectorDistanceEnum);
-  /** CUDA construction: SkipRedundantEdges (default) or InsertAllEdges. */
+  /** CUDA construction: Auto (default), InsertAllEdges, SkipRedundantEdges or SpanningTree (see CudaAlphaTreeEnums);
+   * the tree is the same. */
   itkSetEnumMacro(Algorithm, AlgorithmEnum);
   itkGetEnumMacro(Algorithm, AlgorithmEnum);
   /** Whether the output keeps each node's value range (default on; needed by alpha-omega cuts). Computed on the
@@ -107,7 +108,7 @@ protected:
 private:
   bool               m_FullyConnected{ false };
   VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
-  AlgorithmEnum      m_Algorithm{ AlgorithmEnum::SkipRedundantEdges };
+  AlgorithmEnum      m_Algorithm{ AlgorithmEnum::Auto };
   bool               m_ComputeValueRanges{ true };
   BackendEnum        m_Backend{ BackendEnum::Auto };
   BackendEnum        m_LastBackend{ BackendEnum::Auto };

@@ -99,7 +99,8 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   parameters.graph.fullyConnected = m_FullyConnected;
   parameters.graph.components     = input->GetNumberOfComponentsPerPixel();
   parameters.graph.distance       = static_cast<chs::VectorDistance>(m_VectorDistance);
-  static_assert(int(AlgorithmEnum::InsertAllEdges) == int(chs::AlphaTreeAlgorithm::InsertAllEdges) &&
+  static_assert(int(AlgorithmEnum::Auto) == int(chs::AlphaTreeAlgorithm::Auto) &&
+                  int(AlgorithmEnum::InsertAllEdges) == int(chs::AlphaTreeAlgorithm::InsertAllEdges) &&
                   int(AlgorithmEnum::SpanningTree) == int(chs::AlphaTreeAlgorithm::SpanningTree),
                 "the filter's algorithms map one to one onto the backend's");
   parameters.algorithm = static_cast<chs::AlphaTreeAlgorithm>(m_Algorithm);

@@ -179,7 +179,11 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
 
   detail::EventTimer build(stream), canonical(stream);
   build.Start();
-  const bool     spanning = parameters.algorithm == AlphaTreeAlgorithm::SpanningTree;
+  AlphaTreeAlgorithm algorithm = parameters.algorithm;
+  if (algorithm == AlphaTreeAlgorithm::Auto)
+    algorithm = (sizeof(TPixel) == 1 && c == 1 && grid.dimension != 3) ? AlphaTreeAlgorithm::InsertAllEdges
+                                                                       : AlphaTreeAlgorithm::SpanningTree;
+  const bool     spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
   const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
   detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
@@ -187,7 +191,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (spanning)
     at::SpanningTreeConstruction(dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream,
                                  tracker, context.device);
-  else if (parameters.algorithm == AlphaTreeAlgorithm::InsertAllEdges)
+  else if (algorithm == AlphaTreeAlgorithm::InsertAllEdges)
     at::LaunchConstruction<TPixel, true>(dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(),
                                          dLevel.get(), dInserted.get(), stream, context.device);
   else
