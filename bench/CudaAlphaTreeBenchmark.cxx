@@ -32,7 +32,7 @@ using chs_bench::WallMs;
 struct Result
 {
   std::string name, type, algorithm;
-  uint64_t    pixels = 0;
+  uint64_t    pixels       = 0;
   int         connectivity = 4;
   double      kernelMs = 0, buildMs = 0, canonicalMs = 0, endToEndMs = 0, cpuMs = 0;
   uint64_t    nodes = 0, inserted = 0, peakBytes = 0;
@@ -75,7 +75,7 @@ NaturalField(int64_t nx, int64_t ny, int64_t nz, unsigned seed)
   const uint64_t                        n = uint64_t(nx * ny * nz);
   std::mt19937                          rng(seed);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  const int                             dims = nz > 1 ? 3 : 2;
+  const int                             dims        = nz > 1 ? 3 : 2;
   auto                                  smoothNoise = [&](int r)
   {
     std::vector<float> f(n);
@@ -123,16 +123,21 @@ NaturalField(int64_t nx, int64_t ny, int64_t nz, unsigned seed)
 
 template <typename TImage>
 void
-WriteInput(const std::string & dir, const std::string & name, const TImage * image, unsigned components,
-           const char * type, int connectivity)
+WriteInput(const std::string & dir,
+           const std::string & name,
+           const TImage *      image,
+           unsigned            components,
+           const char *        type,
+           int                 connectivity)
 {
   if (dir.empty())
     return;
   const auto     size = image->GetLargestPossibleRegion().GetSize();
   const uint64_t n    = image->GetLargestPossibleRegion().GetNumberOfPixels();
   std::ofstream  raw(dir + "/" + name + ".raw", std::ios::binary);
-  raw.write(reinterpret_cast<const char *>(image->GetBufferPointer()),
-            std::streamsize(n * components * sizeof(typename itk::NumericTraits<typename TImage::PixelType>::ValueType)));
+  raw.write(
+    reinterpret_cast<const char *>(image->GetBufferPointer()),
+    std::streamsize(n * components * sizeof(typename itk::NumericTraits<typename TImage::PixelType>::ValueType)));
   std::ofstream list(dir + "/inputs.txt", std::ios::app);
   list << name << ' ' << type << ' ' << size[0] << ' ' << size[1] << ' '
        << (TImage::ImageDimension == 3 ? size[TImage::ImageDimension - 1] : 1) << ' ' << components << ' '
@@ -141,7 +146,12 @@ WriteInput(const std::string & dir, const std::string & name, const TImage * ima
 
 template <typename TImage>
 void
-Measure(const std::string & name, const char * type, const TImage * image, bool full, int reps, uint64_t cpuMaxPixels,
+Measure(const std::string & name,
+        const char *        type,
+        const TImage *      image,
+        bool                full,
+        int                 reps,
+        uint64_t            cpuMaxPixels,
         const std::string & inputs)
 {
   using Filter        = itk::CudaImageToAlphaTreeFilter<TImage>;
@@ -209,9 +219,20 @@ Measure(const std::string & name, const char * type, const TImage * image, bool 
     r.endToEndMs  = Median(total);
     std::printf("%-22s %-6s %2d-conn %-18s %11llu px  kernels %8.2f ms (build %7.2f, canonical %7.2f) = %7.0f MP/s  "
                 "end-to-end %8.2f ms  nodes %10llu  inserted %10llu  peak %6.0f MB  CPU %9.1f ms %s\n",
-                r.name.c_str(), r.type.c_str(), r.connectivity, r.algorithm.c_str(), (unsigned long long)n,
-                r.kernelMs, r.buildMs, r.canonicalMs, n / r.kernelMs / 1e3, r.endToEndMs,
-                (unsigned long long)r.nodes, (unsigned long long)r.inserted, r.peakBytes / 1048576.0, r.cpuMs,
+                r.name.c_str(),
+                r.type.c_str(),
+                r.connectivity,
+                r.algorithm.c_str(),
+                (unsigned long long)n,
+                r.kernelMs,
+                r.buildMs,
+                r.canonicalMs,
+                n / r.kernelMs / 1e3,
+                r.endToEndMs,
+                (unsigned long long)r.nodes,
+                (unsigned long long)r.inserted,
+                r.peakBytes / 1048576.0,
+                r.cpuMs,
                 r.cpu ? (r.identical ? "identical" : "DIFFERENT") : "");
     std::fflush(stdout);
     results.push_back(r);
@@ -236,8 +257,8 @@ Quantised(const std::vector<float> & field, const itk::Size<D> & size, double sc
 int
 main(int argc, char * argv[])
 {
-  std::string json = "alpha_tree_module.json", inputs;
-  int         reps = 5;
+  std::string json  = "alpha_tree_module.json", inputs;
+  int         reps  = 5;
   bool        quick = false;
   std::string only;
   uint64_t    cpuMaxPixels = uint64_t(4096) * 4096;
@@ -267,7 +288,7 @@ main(int argc, char * argv[])
   }
   if (!inputs.empty() && only != "3d")
     std::ofstream(inputs + "/inputs.txt", std::ios::trunc);
-  std::vector<int64_t> sides = quick ? std::vector<int64_t>{ 1024 } : std::vector<int64_t>{ 4096, 8192 };
+  std::vector<int64_t> sides   = quick ? std::vector<int64_t>{ 1024 } : std::vector<int64_t>{ 4096, 8192 };
   std::vector<int64_t> volumes = quick ? std::vector<int64_t>{ 128 } : std::vector<int64_t>{ 256, 512 };
   if (only == "3d")
     sides.clear();

@@ -122,12 +122,12 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
 
 struct Options
 {
-  std::string input, output, overlay, mean, saliency;
-  double      alpha = 0.0, omega = std::numeric_limits<double>::infinity();
-  bool        fullyConnected = false;
-  std::string algorithm      = "auto";
-  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device  = 0;
+  std::string                                input, output, overlay, mean, saliency;
+  double                                     alpha = 0.0, omega = std::numeric_limits<double>::infinity();
+  bool                                       fullyConnected = false;
+  std::string                                algorithm      = "auto";
+  itk::CudaSegmentationBackendEnums::Backend backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
+  int                                        device         = 0;
 };
 
 template <unsigned D>

@@ -32,8 +32,8 @@ namespace chs
 /** How the CUDA backend builds the tree before canonicalising it. */
 enum class AlphaTreeAlgorithm
 {
-  /** The fastest on the H200 for the input (bench/results, docs/design-notes.md): InsertAllEdges for 8-bit scalar
-   * 2D images, SpanningTree for everything else (16-bit, float, vectors, volumes). */
+  /** The fastest measured on the H200 (bench/results/2026-11-23-h200-alpha-tree-*): SpanningTree, for every pixel
+   * type and connectivity measured (8-bit 4-connected images only by a few percent, 16-bit by 6 to 16 times). */
   Auto,
   /** The paper's GPU v1: every edge is inserted into the hierarchy (a chain per pixel, then CONNECT). */
   InsertAllEdges,

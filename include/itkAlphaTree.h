@@ -99,10 +99,10 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  SizeValueType                m_NumberOfLeaves = 0;
-  IndexContainerType::Pointer  m_Parents;
-  LevelContainerType::Pointer  m_Levels;
-  LevelContainerType::Pointer  m_ValueRanges;
+  SizeValueType               m_NumberOfLeaves = 0;
+  IndexContainerType::Pointer m_Parents;
+  LevelContainerType::Pointer m_Levels;
+  LevelContainerType::Pointer m_ValueRanges;
 };
 
 } // namespace itk

@@ -43,7 +43,7 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateOutputInformation()
   }
   OutputImageType * out = this->GetOutput();
   ApplyImageGeometry(tree, out);
-  typename OutputImageType::SizeType    size = out->GetLargestPossibleRegion().GetSize();
+  typename OutputImageType::SizeType    size    = out->GetLargestPossibleRegion().GetSize();
   typename OutputImageType::SpacingType spacing = out->GetSpacing();
   for (unsigned d = 0; d < ImageDimension; ++d)
   {
@@ -58,10 +58,10 @@ template <typename TOutputImage>
 void
 AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
 {
-  const AlphaTree * tree   = this->GetInput();
-  OutputImageType * out    = this->GetOutput();
-  const auto &      parent = tree->GetParents()->CastToSTLConstContainer();
-  const auto &      level  = tree->GetLevels()->CastToSTLConstContainer();
+  const AlphaTree * tree         = this->GetInput();
+  OutputImageType * out          = this->GetOutput();
+  const auto &      parent       = tree->GetParents()->CastToSTLConstContainer();
+  const auto &      level        = tree->GetLevels()->CastToSTLConstContainer();
   SizeValueType     pixelSize[3] = { 1, 1, 1 }, size[3] = { 1, 1, 1 };
   for (unsigned d = 0; d < ImageDimension; ++d)
   {
@@ -84,7 +84,7 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
       (a < b ? a : b) = parent[a < b ? a : b];
     return static_cast<OutputPixelType>(level[a]);
   };
-  const SizeValueType stride[3] = { 1, size[0], size[0] * size[1] };
+  const SizeValueType stride[3]  = { 1, size[0], size[0] * size[1] };
   const SizeValueType pstride[3] = { 1, pixelSize[0], pixelSize[0] * pixelSize[1] };
   const SizeValueType total      = size[0] * size[1] * size[2];
   // Samples with k odd coordinates, k = 1 .. dimension: merge levels first, then the largest of the neighbours.
@@ -92,7 +92,7 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
     for (SizeValueType i = 0; i < total; ++i)
     {
       const SizeValueType c[3] = { i % size[0], (i / size[0]) % size[1], i / (size[0] * size[1]) };
-      unsigned            odd = 0;
+      unsigned            odd  = 0;
       for (unsigned d = 0; d < ImageDimension; ++d)
         odd += unsigned(c[d] & 1);
       if (odd != k)

@@ -14,13 +14,11 @@ namespace itk
 
 /** \class CudaAlphaTreeEnums
  * \brief How the CUDA backend of CudaImageToAlphaTreeFilter builds the tree before canonicalising it (the result is
- * the same tree): Auto (default: the fastest measured for the input, InsertAllEdges for 8-bit scalar 2D images,
- * SpanningTree otherwise), InsertAllEdges (Carlinet, Kaci and Blin's GPU v1: every edge becomes a node, chained per pixel,
- * then merged with the lock-free CONNECT), SkipRedundantEdges (their GPU v2, CONNECT-WITH: edges that join
- * nothing new at their level are not inserted) or SpanningTree (Boruvka's minimum spanning tree and the PANDORA
- * dendrogram of the single-linkage filters, whose work does not grow with the image's dynamic range). The CPU
- * reference ignores it.
- * \ingroup CudaHierarchicalSegmentation
+ * the same tree): Auto (default: the fastest measured on the H200, SpanningTree), InsertAllEdges (Carlinet, Kaci and
+ * Blin's GPU v1: every edge becomes a node, chained per pixel, then merged with the lock-free CONNECT),
+ * SkipRedundantEdges (their GPU v2, CONNECT-WITH: edges that join nothing new at their level are not inserted) or
+ * SpanningTree (Boruvka's minimum spanning tree and the PANDORA dendrogram of the single-linkage filters, whose work
+ * does not grow with the image's dynamic range). The CPU reference ignores it. \ingroup CudaHierarchicalSegmentation
  */
 class CudaAlphaTreeEnums
 {

@@ -86,7 +86,7 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
 
   m_KernelMilliseconds = m_ConstructionMilliseconds = m_CanonicalisationMilliseconds = 0.0;
   m_NumberOfInsertedEdges = m_PeakDeviceMemory = 0;
-  const InputImageType * input = this->GetInput();
+  const InputImageType * input                 = this->GetInput();
   CheckWholeImage(input, "input", this);
   AlphaTree * output = this->GetOutput();
   CopyImageGeometry(input, output);
@@ -103,13 +103,13 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
                   int(AlgorithmEnum::InsertAllEdges) == int(chs::AlphaTreeAlgorithm::InsertAllEdges) &&
                   int(AlgorithmEnum::SpanningTree) == int(chs::AlphaTreeAlgorithm::SpanningTree),
                 "the filter's algorithms map one to one onto the backend's");
-  parameters.algorithm = static_cast<chs::AlphaTreeAlgorithm>(m_Algorithm);
-  const SizeValueType n           = grid.NumberOfVoxels();
-  const unsigned      components  = parameters.graph.components;
+  parameters.algorithm           = static_cast<chs::AlphaTreeAlgorithm>(m_Algorithm);
+  const SizeValueType n          = grid.NumberOfVoxels();
+  const unsigned      components = parameters.graph.components;
 
-  const auto *        pixels  = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
-  const BackendEnum   backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-  chs::AlphaTreeResult  result;
+  const auto *                  pixels  = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
+  const BackendEnum             backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  chs::AlphaTreeResult          result;
   const chs::AlphaTreeAllocator allocate = [&](uint64_t nodes)
   {
     output->Allocate(n, nodes);
@@ -151,7 +151,7 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
         for (unsigned c = 0; c < components; ++c)
         {
           const Canonical lo = low[x * components + c], hi = high[x * components + c];
-          r                  = std::max(r, double(hi) - double(lo));
+          r = std::max(r, double(hi) - double(lo));
           if (p != x)
           {
             low[p * components + c]  = std::min(low[p * components + c], lo);

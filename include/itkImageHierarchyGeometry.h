@@ -15,7 +15,7 @@ template <typename TImage>
 void
 CopyImageGeometry(const TImage * image, ImageHierarchy * hierarchy)
 {
-  constexpr unsigned D = TImage::ImageDimension;
+  constexpr unsigned D      = TImage::ImageDimension;
   const auto &       region = image->GetLargestPossibleRegion();
   SizeValueType      size[D];
   double             spacing[D], origin[D], direction[D * D];

@@ -64,8 +64,8 @@ LaunchConstruction(const TPixel *       dPixels,
                    cudaStream_t         stream,
                    int                  device)
 {
-  const uint64_t tiles = uint64_t((g.nx + s.x - 1) / s.x) * uint64_t((g.ny + s.y - 1) / s.y) *
-                         uint64_t((g.nz + s.z - 1) / s.z);
+  const uint64_t tiles =
+    uint64_t((g.nx + s.x - 1) / s.x) * uint64_t((g.ny + s.y - 1) / s.y) * uint64_t((g.nz + s.z - 1) / s.z);
   const size_t shared = TileSharedBytes(s.Pixels(), g.slots);
   auto         kernel = TileTreeKernel<TPixel, kInsertAll>;
   CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
@@ -79,8 +79,12 @@ LaunchConstruction(const TPixel *       dPixels,
 
 /** The image's minimum spanning tree by ranks: ends and level codes. */
 static __global__ void
-SpanningTreeEdgesKernel(uint64_t edges, const unsigned long long * sorted, sl::ImageGraph g, uint32_t * U, uint32_t * V,
-                        uint32_t * level)
+SpanningTreeEdgesKernel(uint64_t                   edges,
+                        const unsigned long long * sorted,
+                        sl::ImageGraph             g,
+                        uint32_t *                 U,
+                        uint32_t *                 V,
+                        uint32_t *                 level)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -118,8 +122,8 @@ SpanningTreeConstruction(const TPixel *          dPixels,
     },
     [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
     {
-      sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(dPixels, g, components, distance, root, live,
-                                                                     count);
+      sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(
+        dPixels, g, components, distance, root, live, count);
       CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
     },
     tree.get(),
@@ -179,24 +183,38 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
 
   detail::EventTimer build(stream), canonical(stream);
   build.Start();
-  AlphaTreeAlgorithm algorithm = parameters.algorithm;
-  if (algorithm == AlphaTreeAlgorithm::Auto)
-    algorithm = (sizeof(TPixel) == 1 && c == 1 && grid.dimension != 3) ? AlphaTreeAlgorithm::InsertAllEdges
-                                                                       : AlphaTreeAlgorithm::SpanningTree;
-  const bool     spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
-  const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
+  const AlphaTreeAlgorithm algorithm =
+    parameters.algorithm == AlphaTreeAlgorithm::Auto ? AlphaTreeAlgorithm::SpanningTree : parameters.algorithm;
+  const bool                               spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
+  const uint64_t                           nodes    = spanning ? 2 * n - 1 : n * (K + 1);
   detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(dInserted.get(), 0, sizeof(unsigned long long), stream));
   if (spanning)
-    at::SpanningTreeConstruction(dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream,
-                                 tracker, context.device);
+    at::SpanningTreeConstruction(
+      dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream, tracker, context.device);
   else if (algorithm == AlphaTreeAlgorithm::InsertAllEdges)
-    at::LaunchConstruction<TPixel, true>(dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(),
-                                         dLevel.get(), dInserted.get(), stream, context.device);
+    at::LaunchConstruction<TPixel, true>(dPixels.get(),
+                                         g,
+                                         c,
+                                         parameters.graph.distance,
+                                         tile,
+                                         dParent.get(),
+                                         dLevel.get(),
+                                         dInserted.get(),
+                                         stream,
+                                         context.device);
   else
-    at::LaunchConstruction<TPixel, false>(dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(),
-                                          dLevel.get(), dInserted.get(), stream, context.device);
+    at::LaunchConstruction<TPixel, false>(dPixels.get(),
+                                          g,
+                                          c,
+                                          parameters.graph.distance,
+                                          tile,
+                                          dParent.get(),
+                                          dLevel.get(),
+                                          dInserted.get(),
+                                          stream,
+                                          context.device);
   build.Stop();
   canonical.Start();
   const bool isFloat   = sl::FloatWeights<TPixel>(c);
@@ -205,7 +223,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, allocate, canonical, stream, tracker, context);
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
-  result.insertedEdges = spanning ? n - 1 : inserted;
+  result.insertedEdges            = spanning ? n - 1 : inserted;
   result.buildMilliseconds        = build.Milliseconds();
   result.canonicaliseMilliseconds = canonical.Milliseconds();
   if (info)

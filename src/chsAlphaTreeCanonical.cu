@@ -20,17 +20,17 @@ constexpr unsigned kThreads = 256;
 } // namespace
 
 uint64_t
-CanonicaliseOnDevice(uint64_t                 pixels,
-                     uint64_t                 nodes,
-                     uint32_t *               dParent,
-                     const uint32_t *         dLevel,
-                     bool                     isFloat,
-                     int                      levelBits,
+CanonicaliseOnDevice(uint64_t                   pixels,
+                     uint64_t                   nodes,
+                     uint32_t *                 dParent,
+                     const uint32_t *           dLevel,
+                     bool                       isFloat,
+                     int                        levelBits,
                      const AlphaTreeAllocator & allocate,
-                     detail::EventTimer &     timer,
-                     cudaStream_t             stream,
-                     detail::MemoryTracker &  tracker,
-                     const ExecutionContext & context)
+                     detail::EventTimer &       timer,
+                     cudaStream_t               stream,
+                     detail::MemoryTracker &    tracker,
+                     const ExecutionContext &   context)
 {
   const int        device = context.device;
   const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
@@ -98,8 +98,8 @@ CanonicaliseOnDevice(uint64_t                 pixels,
   CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, total * sizeof(uint32_t), stream));
   CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
   const unsigned tb = detail::GridStrideBlocks(total, kThreads, device);
-  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(pixels, total, outParent.get(), k.Current(), children.get(),
-                                                  changed.get());
+  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(
+    pixels, total, outParent.get(), k.Current(), children.get(), changed.get());
   CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
   CheckChildrenKernel<<<tb, kThreads, 0, stream>>>(pixels, total, children.get(), changed.get());
   CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");

@@ -12,7 +12,8 @@ AlphaTree::AlphaTree()
   : m_Parents(IndexContainerType::New())
   , m_Levels(LevelContainerType::New())
   , m_ValueRanges(LevelContainerType::New())
-{}
+{
+}
 
 void
 AlphaTree::Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes)
@@ -55,9 +56,9 @@ AlphaTree::CheckInvariants() const
     itkExceptionMacro(<< "Broken alpha-tree: " << total << " parents and " << m_Levels->size() << " levels for " << n
                       << " leaves.");
   }
-  const auto &                parent = m_Parents->CastToSTLConstContainer();
-  const auto &                level  = m_Levels->CastToSTLConstContainer();
-  std::vector<uint32_t>       children(total, 0);
+  const auto &          parent = m_Parents->CastToSTLConstContainer();
+  const auto &          level  = m_Levels->CastToSTLConstContainer();
+  std::vector<uint32_t> children(total, 0);
   if (parent[total - 1] != total - 1)
   {
     itkExceptionMacro(<< "Broken alpha-tree: the last node is not its own parent (the root).");
@@ -109,16 +110,17 @@ AlphaTree::ComputeLabels(double alpha, double omega) const
   const bool constrained = !std::isinf(omega);
   if (constrained && !this->HasValueRanges())
   {
-    itkExceptionMacro(<< "An alpha-omega cut needs the nodes' value ranges; build the tree with ComputeValueRanges on.");
+    itkExceptionMacro(
+      << "An alpha-omega cut needs the nodes' value ranges; build the tree with ComputeValueRanges on.");
   }
   if (std::isnan(alpha) || std::isnan(omega))
   {
     itkExceptionMacro(<< "Alpha and omega must not be NaN.");
   }
-  const auto &          parent = m_Parents->CastToSTLConstContainer();
-  const auto &          level  = m_Levels->CastToSTLConstContainer();
-  const SizeValueType   total  = parent.size();
-  auto                  qualifies = [&](SizeValueType x)
+  const auto &        parent    = m_Parents->CastToSTLConstContainer();
+  const auto &        level     = m_Levels->CastToSTLConstContainer();
+  const SizeValueType total     = parent.size();
+  auto                qualifies = [&](SizeValueType x)
   { return x < m_NumberOfLeaves || (level[x] <= alpha && (!constrained || (*m_ValueRanges)[x] <= omega)); };
   // From the root down: the region of a qualifying node is its parent's region when the parent qualifies too.
   std::vector<uint32_t> region(total);

@@ -201,15 +201,15 @@ TEST(AlphaTreeReference, MatchesThresholdedComponents)
 
 TEST(AlphaTreeReference, BadInput)
 {
-  const Case                 c{ 3, 3, 1, false };
-  const std::vector<float>   nan{ 0, 1, 2, 3, std::numeric_limits<float>::quiet_NaN(), 5, 6, 7, 8 };
+  const Case               c{ 3, 3, 1, false };
+  const std::vector<float> nan{ 0, 1, 2, 3, std::numeric_limits<float>::quiet_NaN(), 5, 6, 7, 8 };
   EXPECT_THROW(chs::ImageAlphaTreeCPU(nan.data(), GridOf(c), ParametersOf(c), NotCalled()), std::invalid_argument);
   chs::Grid empty;
   empty.size[0] = 0;
   const std::vector<uint8_t> v(9, 0);
   EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), empty, ParametersOf(c), NotCalled()), std::invalid_argument);
   EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), ParametersOf(c), {}), std::invalid_argument);
-  auto p            = ParametersOf(c);
+  auto p             = ParametersOf(c);
   p.graph.components = 0;
   EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, NotCalled()), std::invalid_argument);
 }
@@ -269,10 +269,10 @@ TEST(AlphaTreeCUDA, SameTreeForEveryTileAndRun)
     for (auto tile : { std::vector<unsigned>{ 8, 8, 1 }, { 16, 16, 1 }, { 32, 32, 1 }, { 64, 4, 1 }, { 5, 7, 1 } })
       for (int run = 0; run < 3; ++run)
       {
-        p.algorithm = algorithm;
-        p.tileX     = tile[0];
-        p.tileY     = tile[1];
-        p.tileZ     = tile[2];
+        p.algorithm    = algorithm;
+        p.tileX        = tile[0];
+        p.tileY        = tile[1];
+        p.tileZ        = tile[2];
         const Tree gpu = RunCUDA(v2, c2, p);
         EXPECT_EQ(gpu.parent, cpu.parent) << "tile " << tile[0] << "x" << tile[1] << " run " << run;
         EXPECT_EQ(gpu.level, cpu.level);

@@ -56,10 +56,10 @@ ImageEdges(const std::vector<T> & v, int64_t nx, int64_t ny, int64_t nz, unsigne
               volatile float acc = 0; // volatile: no contraction, every step rounded
               for (unsigned c = 0; c < components; ++c)
               {
-                const T           ac = v[p * components + c], bc = v[q * components + c];
-                const float       d  = float(ac > bc ? ac - bc : bc - ac);
-                volatile float    dd = d * d;
-                acc                  = norm == 1 ? acc + d : norm == 2 ? acc + dd : std::max(float(acc), d);
+                const T        ac = v[p * components + c], bc = v[q * components + c];
+                const float    d  = float(ac > bc ? ac - bc : bc - ac);
+                volatile float dd = d * d;
+                acc               = norm == 1 ? acc + d : norm == 2 ? acc + dd : std::max(float(acc), d);
               }
               edges.push_back({ uint32_t(p), uint32_t(q), double(norm == 2 ? std::sqrt(float(acc)) : float(acc)) });
             }

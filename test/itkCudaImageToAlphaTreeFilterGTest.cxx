@@ -56,8 +56,8 @@ template <typename TImage>
 std::vector<chs_test::WeightedEdge>
 EdgesOf(const TImage * image, bool full)
 {
-  const auto size = image->GetLargestPossibleRegion().GetSize();
-  const auto n    = chs_test::NumberOfPixels(size);
+  const auto                              size = image->GetLargestPossibleRegion().GetSize();
+  const auto                              n    = chs_test::NumberOfPixels(size);
   std::vector<typename TImage::PixelType> v(image->GetBufferPointer(), image->GetBufferPointer() + n);
   return chs_test::ImageEdges(
     v, int64_t(size[0]), int64_t(size[1]), TImage::ImageDimension == 3 ? int64_t(size[2]) : 1, 1, full, 2);
@@ -87,9 +87,9 @@ ExpectRasterLabels(const std::vector<uint32_t> & labels)
 
 TEST(CudaImageToAlphaTreeFilter, CutsAreThresholdedComponents)
 {
-  using I2         = itk::Image<uint8_t, 2>;
-  using L2         = itk::Image<uint32_t, 2>;
-  const auto image = Noise<uint8_t, 2>(Size<I2>({ 23, 17 }), 1, 12);
+  using I2              = itk::Image<uint8_t, 2>;
+  using L2              = itk::Image<uint32_t, 2>;
+  const auto      image = Noise<uint8_t, 2>(Size<I2>({ 23, 17 }), 1, 12);
   I2::SpacingType spacing;
   spacing[0] = 0.5;
   spacing[1] = 2.0;
@@ -130,9 +130,9 @@ TEST(CudaImageToAlphaTreeFilter, AlphaOmegaCutMatchesBruteForce)
   const auto image = Noise<uint8_t, 2>(Size<I2>({ 19, 15 }), 2, 20);
   const auto tree  = Build(image.GetPointer(), false, Backend::CPU);
   ASSERT_TRUE(tree->HasValueRanges());
-  const auto     edges = EdgesOf(image.GetPointer(), false);
-  const uint64_t n     = 19 * 15;
-  const auto *   v     = image->GetBufferPointer();
+  const auto       edges = EdgesOf(image.GetPointer(), false);
+  const uint64_t   n     = 19 * 15;
+  const auto *     v     = image->GetBufferPointer();
   std::set<double> levels{ 0.0 };
   for (const auto & e : edges)
     levels.insert(e.w);
@@ -145,8 +145,8 @@ TEST(CudaImageToAlphaTreeFilter, AlphaOmegaCutMatchesBruteForce)
       {
         if (*it > alpha)
           continue;
-        const auto            label = chs_test::ThresholdComponents(edges, n, *it);
-        std::vector<int>      lo(n, 1000), hi(n, -1);
+        const auto       label = chs_test::ThresholdComponents(edges, n, *it);
+        std::vector<int> lo(n, 1000), hi(n, -1);
         for (uint64_t p = 0; p < n; ++p)
         {
           lo[label[p]] = std::min(lo[label[p]], int(v[p]));
@@ -223,10 +223,10 @@ TEST(CudaImageToAlphaTreeFilter, SaliencyMatchesMergeLevels)
 TEST(CudaImageToAlphaTreeFilter, GpuEqualsCpu)
 {
   CHS_REQUIRE_GPU();
-  using I2 = itk::Image<uint8_t, 2>;
-  using S3 = itk::Image<int16_t, 3>;
-  using V2 = itk::VectorImage<uint8_t, 2>;
-  using R2 = itk::Image<itk::RGBPixel<uint8_t>, 2>;
+  using I2  = itk::Image<uint8_t, 2>;
+  using S3  = itk::Image<int16_t, 3>;
+  using V2  = itk::VectorImage<uint8_t, 2>;
+  using R2  = itk::Image<itk::RGBPixel<uint8_t>, 2>;
   auto same = [](const itk::AlphaTree * a, const itk::AlphaTree * b)
   {
     EXPECT_EQ(a->GetParents()->CastToSTLConstContainer(), b->GetParents()->CastToSTLConstContainer());
@@ -258,12 +258,12 @@ TEST(CudaImageToAlphaTreeFilter, GpuEqualsCpu)
 
 TEST(CudaImageToAlphaTreeFilter, BadInput)
 {
-  using F2 = itk::Image<float, 2>;
-  using L2 = itk::Image<uint16_t, 2>;
-  using L3 = itk::Image<uint16_t, 3>;
-  auto image = MakeImage<F2>(Size<F2>({ 5, 4 }), 1.0f);
+  using F2                     = itk::Image<float, 2>;
+  using L2                     = itk::Image<uint16_t, 2>;
+  using L3                     = itk::Image<uint16_t, 3>;
+  auto image                   = MakeImage<F2>(Size<F2>({ 5, 4 }), 1.0f);
   image->GetBufferPointer()[7] = std::numeric_limits<float>::quiet_NaN();
-  auto filter = itk::CudaImageToAlphaTreeFilter<F2>::New();
+  auto filter                  = itk::CudaImageToAlphaTreeFilter<F2>::New();
   filter->SetInput(image);
   filter->SetBackend(Backend::CPU);
   try
@@ -306,9 +306,9 @@ TEST(CudaImageToAlphaTreeFilter, BadInput)
 TEST(CudaImageToAlphaTreeFilter, GpuFailureLeavesNothingAndRunsAgain)
 {
   CHS_REQUIRE_GPU();
-  using I2         = itk::Image<uint8_t, 2>;
-  const auto image = Noise<uint8_t, 2>(Size<I2>({ 300, 200 }), 7, 30);
-  const auto cpu   = Build(image.GetPointer(), false, Backend::CPU);
+  using I2            = itk::Image<uint8_t, 2>;
+  const auto image    = Noise<uint8_t, 2>(Size<I2>({ 300, 200 }), 7, 30);
+  const auto cpu      = Build(image.GetPointer(), false, Backend::CPU);
   int        failures = 0;
   for (int k = 1; k <= 40; ++k)
   {

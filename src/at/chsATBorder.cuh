@@ -17,8 +17,8 @@ template <bool kInsertAll>
 __global__ void
 BorderMergeKernel(sl::ImageGraph g, TileShape s, GlobalTree tree, unsigned long long * inserted)
 {
-  const uint64_t n = g.Pixels();
-  const unsigned K = g.slots;
+  const uint64_t n    = g.Pixels();
+  const unsigned K    = g.slots;
   unsigned       mine = 0;
   for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < n; p += uint64_t(gridDim.x) * blockDim.x)
   {

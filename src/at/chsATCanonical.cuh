@@ -81,7 +81,12 @@ CanonicalParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint
 }
 
 static __global__ void
-KeepKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, uint32_t * children, uint8_t * kept, unsigned long long * count)
+KeepKernel(GlobalTree           tree,
+           uint64_t             nodes,
+           uint32_t *           up,
+           uint32_t *           children,
+           uint8_t *            kept,
+           unsigned long long * count)
 {
   CHS_AT_FOR_EACH(i, nodes)
   {
@@ -182,8 +187,8 @@ OutputKernel(GlobalTree                 tree,
     }
     const uint64_t r = i - tree.pixels;
     const uint32_t x = ids[r], p = tree.parent[x];
-    outParent[i]     = p == x ? uint32_t(i) : newId[p];
-    outLevel[r]      = sl::WeightOf(uint32_t(keys[r] >> 32), isFloat);
+    outParent[i] = p == x ? uint32_t(i) : newId[p];
+    outLevel[r]  = sl::WeightOf(uint32_t(keys[r] >> 32), isFloat);
   }
 }
 
@@ -204,8 +209,7 @@ CheckParentsKernel(uint32_t                   pixels,
     if (i + 1 == total)
       bad = p != i;
     else
-      bad = p <= i || p >= total || p < pixels ||
-            (i >= pixels && (keys[i - pixels] >> 32) >= (keys[p - pixels] >> 32));
+      bad = p <= i || p >= total || p < pixels || (i >= pixels && (keys[i - pixels] >> 32) >= (keys[p - pixels] >> 32));
     if (bad)
       *broken = 1;
     else if (i + 1 < total && static_cast<const volatile uint32_t *>(children)[p] < 2)
