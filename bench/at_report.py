@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Markdown table of an alpha-tree benchmark run: the module's JSON (CudaAlphaTreeBenchmark) and Higra's
-(at_peers.py) from one folder, with the throughputs, the ratios and the issue's goals.
+"""Markdown table of an alpha-tree benchmark run: the module's JSON files (CudaAlphaTreeBenchmark, at_module*.json)
+and Higra's (at_peers.py, at_higra*.json) from one folder, with the throughputs, the ratios and the issue's goals.
 
     at_report.py FOLDER
 """
+import glob
 import json
 import sys
 
 
 def main():
     folder = sys.argv[1]
-    module = json.load(open(f"{folder}/at_module.json"))["results"]
-    higra = {(r["name"], r["connectivity"]): r for r in json.load(open(f"{folder}/at_higra.json"))["results"]}
+    module = [r for f in sorted(glob.glob(f"{folder}/at_module*.json")) for r in json.load(open(f))["results"]]
+    higra = {(r["name"], r["connectivity"]): r
+             for f in sorted(glob.glob(f"{folder}/at_higra*.json")) for r in json.load(open(f))["results"]}
     print("| image | pixels | conn. | algorithm | kernels ms | MP/s (kernels) | end-to-end ms | CPU reference ms "
           "| Higra ms | Higra / end-to-end | nodes | same nodes as Higra | same tree as CPU |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
