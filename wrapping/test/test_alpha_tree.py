@@ -124,7 +124,7 @@ def test_cut_at_zero_is_the_flat_zones(name):
     expected = np.zeros(image.shape, np.int64)
     for value in np.unique(image):
         components, count = ndi.label(image == value)
-        expected[components > 0] = components[components > 0] + value * image.size
+        expected[components > 0] = components[components > 0] + int(value) * image.size
     assert same_partition(labels, expected)
     assert cut.GetObjectCount() == labels.max() == len(np.unique(expected))
     first = [np.flatnonzero(labels.ravel() == k)[0] for k in range(1, int(labels.max()) + 1)]
