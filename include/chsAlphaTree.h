@@ -33,7 +33,7 @@ namespace chs
 enum class AlphaTreeAlgorithm
 {
   /** The fastest measured on the H200 (bench/results/2026-11-23-h200-alpha-tree-*): SpanningTree, for every pixel
-   * type and connectivity measured (8-bit 4-connected images only by a few percent, 16-bit by 6 to 16 times). */
+   * type and connectivity measured (8-bit 4-connected images only by a few percent, 16-bit by 5 to 16 times). */
   Auto,
   /** The paper's GPU v1: every edge is inserted into the hierarchy (a chain per pixel, then CONNECT). */
   InsertAllEdges,
