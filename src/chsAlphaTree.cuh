@@ -109,29 +109,9 @@ SpanningTreeConstruction(const TPixel *          dPixels,
                          int                     device)
 {
   const uint64_t                           n = g.Pixels(), edges = n - 1;
-  const unsigned                           blocks = detail::GridStrideBlocks(n, sl::kThreads, device);
   detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
-  sl::BoruvkaOnDevice(
-    n,
-    sl::ImageEdges{ g },
-    n * g.slots,
-    [&](unsigned long long * best)
-    {
-      sl::ImageOfferKernel<<<blocks, sl::kThreads, 0, stream>>>(dPixels, g, components, distance, best);
-      CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
-    },
-    [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
-    {
-      sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(
-        dPixels, g, components, distance, root, live, count);
-      CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
-    },
-    tree.get(),
-    stream,
-    tracker,
-    device);
-  const int                      bits   = sl::SignificantBits(tree.get(), edges, stream, tracker);
-  const unsigned long long *     sorted = sl::SortKeys(tree.get(), spare.get(), edges, bits, stream, tracker);
+  const unsigned long long *               sorted =
+    sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device);
   detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker);
   SpanningTreeEdgesKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, device), sl::kThreads, 0, stream>>>(
     edges, sorted, g, dU.get(), dV.get(), dLevel);
@@ -172,14 +152,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (context.progress)
     context.progress(0.1f);
   if (n == 1)
-  {
-    const AlphaTreeArrays out = at::Allocated(allocate, 1);
-    out.parent[0]             = 0;
-    if (out.level)
-      out.level[0] = 0.0;
-    result.nodes = 1;
-    return result;
-  }
+    return at::SinglePixelTree(allocate);
 
   detail::EventTimer build(stream), canonical(stream);
   build.Start();
@@ -193,28 +166,11 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (spanning)
     at::SpanningTreeConstruction(
       dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream, tracker, context.device);
-  else if (algorithm == AlphaTreeAlgorithm::InsertAllEdges)
-    at::LaunchConstruction<TPixel, true>(dPixels.get(),
-                                         g,
-                                         c,
-                                         parameters.graph.distance,
-                                         tile,
-                                         dParent.get(),
-                                         dLevel.get(),
-                                         dInserted.get(),
-                                         stream,
-                                         context.device);
   else
-    at::LaunchConstruction<TPixel, false>(dPixels.get(),
-                                          g,
-                                          c,
-                                          parameters.graph.distance,
-                                          tile,
-                                          dParent.get(),
-                                          dLevel.get(),
-                                          dInserted.get(),
-                                          stream,
-                                          context.device);
+    (algorithm == AlphaTreeAlgorithm::InsertAllEdges ? at::LaunchConstruction<TPixel, true>
+                                                     : at::LaunchConstruction<TPixel, false>)(
+      dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(), dLevel.get(), dInserted.get(), stream,
+      context.device);
   build.Stop();
   canonical.Start();
   const bool isFloat   = sl::FloatWeights<TPixel>(c);

@@ -33,12 +33,7 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     for (unsigned c = 0; c < parameters.graph.components; ++c)
       if (pixels[c] != pixels[c])
         throw std::invalid_argument("pixel 0 is NaN");
-    const AlphaTreeArrays out = at::Allocated(allocate, 1);
-    out.parent[0]             = 0;
-    if (out.level)
-      out.level[0] = 0.0;
-    result.nodes = 1;
-    return result;
+    return at::SinglePixelTree(allocate);
   }
 
   // The binary partition tree: node n + r is the minimum spanning tree's edge of rank r.

@@ -38,6 +38,19 @@ Allocated(const AlphaTreeAllocator & allocate, uint64_t nodes)
   return out;
 }
 
+/** The tree of a 1-pixel image: one leaf, its own root. */
+inline AlphaTreeResult
+SinglePixelTree(const AlphaTreeAllocator & allocate)
+{
+  const AlphaTreeArrays out = Allocated(allocate, 1);
+  out.parent[0]             = 0;
+  if (out.level)
+    out.level[0] = 0.0;
+  AlphaTreeResult result;
+  result.nodes = 1;
+  return result;
+}
+
 } // namespace at
 } // namespace chs
 

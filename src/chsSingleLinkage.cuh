@@ -103,6 +103,47 @@ BoruvkaOnDevice(uint64_t                n,
   return rounds;
 }
 
+/** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds, then the
+ * n - 1 tree keys (weight code << 32 | edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is
+ * returned. Shared by the single-linkage and the alpha-tree entries. */
+template <typename TPixel>
+const unsigned long long *
+ImageSpanningTree(const TPixel *          dPixels,
+                  const ImageGraph &      graph,
+                  unsigned                components,
+                  VectorDistance          distance,
+                  unsigned long long *    tree,
+                  unsigned long long *    spare,
+                  cudaStream_t            stream,
+                  detail::MemoryTracker & tracker,
+                  int                     device,
+                  unsigned *              rounds = nullptr)
+{
+  const uint64_t n = graph.Pixels(), edges = n - 1;
+  const unsigned blocks = detail::GridStrideBlocks(n, kThreads, device);
+  const unsigned r      = BoruvkaOnDevice(
+    n,
+    ImageEdges{ graph },
+    n * graph.slots,
+    [&](unsigned long long * best)
+    {
+      ImageOfferKernel<<<blocks, kThreads, 0, stream>>>(dPixels, graph, components, distance, best);
+      CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
+    },
+    [&](const uint32_t * root, LiveEdge * live, unsigned long long * count)
+    {
+      ImageFirstKeepKernel<<<blocks, kThreads, 0, stream>>>(dPixels, graph, components, distance, root, live, count);
+      CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
+    },
+    tree,
+    stream,
+    tracker,
+    device);
+  if (rounds)
+    *rounds = r;
+  return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
+}
+
 /** The tree's ends, edge indices and weights by rank, from the image's tree keys sorted by (code, index). */
 static __global__ void
 ImageTreeKernel(uint64_t                   edges,
@@ -160,34 +201,12 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
 
   detail::EventTimer mstTimer(stream);
   mstTimer.Start();
-  const unsigned                           blocks = detail::GridStrideBlocks(n, sl::kThreads, context.device);
   detail::DeviceBuffer<unsigned long long> tree(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> spare(edges ? edges : 1, stream, &tracker);
-  const TPixel *                           px = dPixels.get();
-  if (edges > 0)
-  {
-    result.boruvkaRounds = sl::BoruvkaOnDevice(
-      n,
-      sl::ImageEdges{ graph },
-      n * graph.slots,
-      [&](unsigned long long * best)
-      {
-        sl::ImageOfferKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, best);
-        CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
-      },
-      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
-      {
-        sl::ImageFirstKeepKernel<<<blocks, sl::kThreads, 0, stream>>>(px, graph, c, distance, root, live, count);
-        CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
-      },
-      tree.get(),
-      stream,
-      tracker,
-      context.device);
-  }
-  const int                  bits = edges ? sl::SignificantBits(tree.get(), edges, stream, tracker) : 0;
-  const unsigned long long * sorted =
-    edges ? sl::SortKeys(tree.get(), spare.get(), edges, bits, stream, tracker) : tree.get();
+  const unsigned long long *               sorted =
+    edges ? sl::ImageSpanningTree(dPixels.get(), graph, c, distance, tree.get(), spare.get(), stream, tracker,
+                                  context.device, &result.boruvkaRounds)
+          : tree.get();
   detail::DeviceBuffer<uint32_t> dU(edges ? edges : 1, stream, &tracker), dV(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<uint64_t> dEdge(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<double>   dWeight(edges ? edges : 1, stream, &tracker);
