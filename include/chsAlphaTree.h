@@ -50,8 +50,10 @@ struct AlphaTreeParameters
 {
   ImageGraphParameters graph;
   AlphaTreeAlgorithm   algorithm = AlphaTreeAlgorithm::Auto;
-  /** CUDA: pixels of a tile, 0 for the default (32 x 32 in 2D; 8 x 8 x 8 in 3D, 8 x 8 x 4 with 26-connectivity).
-   * Must be a supported shape: 2D 8x8, 16x16, 32x32 (x by y); 3D 8x8x4, 8x8x8. */
+  /** CUDA, InsertAllEdges and SkipRedundantEdges: the tile of one thread block, 0 x 0 x 0 for the default (32 x 32
+   * in 2D; 8 x 8 x 8 in 3D, 8 x 8 x 4 with 26-connectivity). Any shape of at most 1024 pixels (tileZ = 1 in 2D)
+   * whose nodes (pixels and edge slots, 8 bytes each) fit in a block's shared memory; the tree does not depend on
+   * it. Checked by every algorithm. */
   unsigned tileX = 0, tileY = 0, tileZ = 0;
 };
 
