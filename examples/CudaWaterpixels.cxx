@@ -36,7 +36,7 @@ Options:
   --help                  this text
 )";
 
-const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
+const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
 <executable>
   <category>Segmentation.CudaHierarchicalSegmentation</category>
   <title>CUDA Waterpixels</title>
@@ -75,24 +75,7 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
       <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
       <default>false</default>
     </boolean>
-    <string-enumeration>
-      <name>backend</name>
-      <longflag>--backend</longflag>
-      <label>Backend</label>
-      <description>auto: GPU when available; cuda; cpu.</description>
-      <default>auto</default>
-      <element>auto</element>
-      <element>cuda</element>
-      <element>cpu</element>
-    </string-enumeration>
-    <integer>
-      <name>device</name>
-      <longflag>--device</longflag>
-      <label>CUDA device</label>
-      <description>Index of the CUDA device.</description>
-      <default>0</default>
-    </integer>
-  </parameters>
+)") + chs_example::kSlicerBackendParameters + R"(  </parameters>
   <parameters>
     <label>IO</label>
     <image>
@@ -161,29 +144,17 @@ Run(const Options & o)
 int
 main(int argc, char ** argv)
 {
-  Options                  o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string a     = argv[i];
-    const auto        value = [&]() -> std::string
+  Options                        o;
+  const std::vector<std::string> positional = chs_example::ParseArguments(
+    argc,
+    argv,
+    kProgram,
+    kUsage,
+    kSlicerXml,
+    o.backend,
+    o.device,
+    [&](const std::string & a, const std::function<std::string()> & value)
     {
-      if (i + 1 >= argc)
-        chs_example::Fail(kProgram, a + " needs a value");
-      return argv[++i];
-    };
-    try
-    {
-      if (a == "--help" || a == "-h")
-      {
-        std::cout << kUsage;
-        return 0;
-      }
-      if (a == "--xml")
-      {
-        std::cout << kSlicerXml;
-        return 0;
-      }
       if (a == "--step")
       {
         o.step.clear();
@@ -199,20 +170,10 @@ main(int argc, char ** argv)
         o.fullyConnected = true;
       else if (a == "--overlay")
         o.overlay = value();
-      else if (a == "--backend")
-        o.backend = chs_example::ParseBackend(kProgram, value());
-      else if (a == "--device")
-        o.device = std::stoi(value());
-      else if (!a.empty() && a[0] == '-')
-        chs_example::Fail(kProgram, "unknown option " + a);
       else
-        positional.push_back(a);
-    }
-    catch (const std::logic_error &)
-    {
-      chs_example::Fail(kProgram, "bad value for " + a);
-    }
-  }
+        return false;
+      return true;
+    });
   if (positional.size() != 2)
     chs_example::Fail(kProgram, "expected an input and an output file");
   o.input  = positional[0];
