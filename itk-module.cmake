@@ -11,6 +11,7 @@ itk_module(CudaHierarchicalSegmentation
   TEST_DEPENDS
     ITKGoogleTest
     ITKConnectedComponents
+    ITKMathematicalMorphology
   EXCLUDE_FROM_DEFAULT
   DESCRIPTION
     "${DOCUMENTATION}"

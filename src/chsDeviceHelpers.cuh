@@ -1,6 +1,6 @@
 // Device helpers shared by the module's kernels: the lock-free union-find (find with path halving, union by
 // atomicMin so that the root of a set is its smallest element whatever the thread order), warp-aggregated appends
-// a NaN search, and a warp's work queue.
+// a NaN search, a warp's work queue, and the loop over a pixel's neighbours.
 #ifndef chsDeviceHelpers_cuh
 #define chsDeviceHelpers_cuh
 
@@ -91,6 +91,26 @@ Unite(T * P, T a, T b, T * linked = nullptr, Map at = {})
     }
     a = old; // a was linked meanwhile: unite its new root instead
   }
+}
+
+/** Calls f(dx, dy, dz) for every neighbour offset of the connectivity (dz = 0 only when ZR is 0), in a fixed order
+ * that unrolls to constants. */
+template <bool Full, int ZR, class F>
+__device__ __forceinline__ void
+ForNeighbours(F && f)
+{
+#pragma unroll
+  for (int dz = -ZR; dz <= ZR; ++dz)
+#pragma unroll
+    for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+      for (int dx = -1; dx <= 1; ++dx)
+      {
+        const int m = (dx != 0) + (dy != 0) + (dz != 0);
+        if (m == 0 || (!Full && m > 1))
+          continue;
+        f(dx, dy, dz);
+      }
 }
 
 /** Copies one value from the device and waits for it. */

@@ -1,8 +1,9 @@
-// Image Foresting Transform: what the CUDA stages share. The tile shapes of the relaxation, the image extent, and
-// the loop over a pixel's neighbours.
+// Image Foresting Transform: what the CUDA stages share. The tile shapes of the relaxation and the image extent
+// (the loop over a pixel's neighbours is in chsDeviceHelpers.cuh).
 #ifndef chsIFTCommon_cuh
 #define chsIFTCommon_cuh
 
+#include "chsDeviceHelpers.cuh"
 #include "chsForestingTransformRule.h"
 
 #include <cstdint>
@@ -33,26 +34,6 @@ struct Tile
 };
 using Tile2D = Tile<32, 32, 1>;
 using Tile3D = Tile<8, 8, 8>;
-
-/** Calls f(dx, dy, dz) for every neighbour offset of the connectivity (dz = 0 only when ZR is 0), in a fixed order
- * that unrolls to constants. */
-template <bool Full, int ZR, class F>
-__device__ __forceinline__ void
-ForNeighbours(F && f)
-{
-#pragma unroll
-  for (int dz = -ZR; dz <= ZR; ++dz)
-#pragma unroll
-    for (int dy = -1; dy <= 1; ++dy)
-#pragma unroll
-      for (int dx = -1; dx <= 1; ++dx)
-      {
-        const int m = (dx != 0) + (dy != 0) + (dz != 0);
-        if (m == 0 || (!Full && m > 1))
-          continue;
-        f(dx, dy, dz);
-      }
-}
 
 } // namespace ift
 } // namespace chs

@@ -1,0 +1,152 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: the watershed (PRUF, APRUF, PRW) and the waterfall hierarchy, ITK-free API.
+ *
+ *  Two implementations of one definition: WatershedCUDA / WaterfallCUDA (src/chsWatershed.cuh and src/ws/, after
+ *  Yeghiazaryan, Gabrielyan and Voiculescu, "Parallel Watershed Partitioning: GPU-Based Hierarchical Image
+ *  Segmentation") and the sequential references WatershedCPU / WaterfallCPU (src/chsWatershedCPU.cxx).
+ *
+ *  The watershed, exactly (docs/design-notes.md, "Watershed"). Pixels are ordered by raster index (x fastest);
+ *  N(p) is the neighbourhood of the connectivity (4/8 in 2D, 6/26 in 3D). A plateau is a connected set of pixels
+ *  of equal value (connected through N).
+ *  - Lowest neighbour. low(p) is the neighbour of smallest value; among several, the one of largest raster index
+ *    (the paper's rule, its equation 1). p descends when I(low(p)) < I(p).
+ *  - Plateau distance. For a pixel p that does not descend, d(p) is the length of the shortest path inside p's
+ *    plateau from a pixel of that plateau that descends (d = 0 for pixels that descend). A plateau where no pixel
+ *    descends is a minimal plateau (a regional minimum); its pixels have no distance.
+ *  - Steepest-descent pointer. A descending pixel points to low(p). A pixel of distance d >= 1 points to the
+ *    neighbour of largest raster index on its plateau with distance d - 1: a non-minimal plateau is split between
+ *    the basins around it by geodesic distance from where each can drain (the paper's fair split, that its
+ *    synchronous and balanced variants compute).
+ *  - Basins. Following the pointers from any pixel ends in a minimal plateau; the pixels whose paths end in the same
+ *    minimal plateau form one basin. So there is exactly one basin per regional minimum, and every pixel is in one.
+ *  - Labels: 1, 2, ... in raster order of each basin's first pixel.
+ *  - Watershed lines (optional): a pixel p is set to 0 when a neighbour q is in another basin and I(p) > I(q), or
+ *    I(p) = I(q) and p comes after q in raster order. The basin of a regional minimum keeps its minimum.
+ *  Floating-point values compare as numbers (-0 equals +0); NaN is rejected. The three algorithms (PRUF, APRUF,
+ *  PRW) compute the same partition by different steps; the synchronous and balanced plateau resolutions compute
+ *  the distances above, the CPU reference by a breadth-first search. The block-asynchronous resolution does not
+ *  correct a distance once set, so its d(p) is the length of some path, not always the shortest: it may split
+ *  non-minimal plateaux differently, but finds the same minimal plateaux (the same basins' minima, the same count);
+ *  the CPU reference gives the balanced result for it.
+ *
+ *  The waterfall. Level 0 is the watershed. The lowest pass of a region R of level k is the smallest
+ *  max(I(p), I(q)) over neighbouring pixels p in R and q outside it (the paper's step V). Level k + 1 joins every
+ *  region of level k to each neighbour across a boundary pair of height equal to its lowest pass, and takes the
+ *  connected components of those joins: where the paper raises every basin to its lowest pass and the basin
+ *  overflows. Regions of level k + 1 are unions of regions of level k, labelled 1, 2, ... in raster order of their
+ *  first pixel. The levels stop at one region or after the requested number.
+ *=========================================================================*/
+#ifndef chsWatershed_h
+#define chsWatershed_h
+
+#include "chsExecution.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace chs
+{
+
+/** How steps III and IV run (the partition is the same). */
+enum class WatershedAlgorithm
+{
+  /** Path reduction with RR jumps between global synchronisations, then union-find on minimal plateaux. */
+  PRUF,
+  /** Every pixel follows its path to the end without synchronisation, then union-find (faster on small images). */
+  APRUF,
+  /** Path reduction, then the iterated min-label merging of minimal plateaux (the paper's algorithm 2). */
+  PRW
+};
+
+/** How step II resolves non-minimal plateaux. */
+enum class PlateauResolution
+{
+  /** Block-local relaxation to exact distances (PRUFbal): the defined result, fast. */
+  Balanced,
+  /** One relaxation step per global synchronisation (PRUFsync): the defined result, slow on long plateaux. */
+  Synchronous,
+  /** Block-local propagation that never corrects a distance once set (PRUFasync); see the header comment. */
+  BlockAsynchronous
+};
+
+struct WatershedParameters
+{
+  /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
+  bool               fullyConnected = false;
+  WatershedAlgorithm algorithm = WatershedAlgorithm::PRUF;
+  PlateauResolution  plateaus = PlateauResolution::Balanced;
+  /** RR, the pointer jumps per global synchronisation of PRUF and PRW (1 to 64). */
+  unsigned reductionRate = 6;
+  /** CUDA thread block of the plateau resolution, x y z; 0 0 0: 16 x 16 in 2D, 8 x 8 x 8 in 3D. At most 1024
+   * threads; z is 1 in 2D. */
+  unsigned blockSize[3] = { 0, 0, 0 };
+  /** Set the watershed-line pixels (see above) to 0. */
+  bool markLines = false;
+};
+
+struct WatershedResult
+{
+  /** Number of basins (regional minima). */
+  uint64_t basinCount = 0;
+  /** CUDA: global rounds of the plateau resolution, the last (unchanged) one included; CPU: 0. */
+  uint64_t plateauRounds = 0;
+};
+
+/** The watershed of `image` (any scalar type of up to 64 bits; no NaN) into `labels` (unsigned, 8 to 64 bits).
+ * Throws std::invalid_argument for an empty image, 2^32 - 1 voxels or more, a NaN (naming the first such pixel), bad
+ * parameters, or more basins than the label type holds, before anything is written. */
+template <typename T, typename TLabel>
+WatershedResult
+WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels);
+
+template <typename T, typename TLabel>
+WatershedResult
+WatershedCUDA(const T *                   image,
+              const Grid &                grid,
+              const WatershedParameters & parameters,
+              TLabel *                    labels,
+              const ExecutionContext &    context,
+              RunInfo *                   info = nullptr);
+
+struct WaterfallParameters
+{
+  /** The watershed of level 0 (markLines must be false: the levels are partitions). */
+  WatershedParameters watershed;
+  /** Levels to compute, level 0 included; 0: until one region is left. */
+  unsigned numberOfLevels = 0;
+};
+
+/** Where the labels of a level go: called once per level, in order, with the level and its region count, before the
+ * level is written; returns a buffer of one label per voxel. */
+template <typename TLabel>
+using WaterfallLevelSink = std::function<TLabel *(unsigned level, uint64_t regionCount)>;
+
+struct WaterfallResult
+{
+  /** Regions of each level. */
+  std::vector<uint64_t> regionCounts;
+  /** parents[k][r - 1]: the label at level k + 1 of region r of level k (one vector per level but the last). */
+  std::vector<std::vector<uint32_t>> parents;
+  /** CUDA: kernel time of the watershed (level 0) and of all the levels after it, in ms; CPU: 0. */
+  double watershedMilliseconds = 0.0;
+  double levelsMilliseconds = 0.0;
+};
+
+template <typename T, typename TLabel>
+WaterfallResult
+WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & parameters,
+             const WaterfallLevelSink<TLabel> & sink);
+
+template <typename T, typename TLabel>
+WaterfallResult
+WaterfallCUDA(const T *                          image,
+              const Grid &                       grid,
+              const WaterfallParameters &        parameters,
+              const WaterfallLevelSink<TLabel> & sink,
+              const ExecutionContext &           context,
+              RunInfo *                          info = nullptr);
+
+} // namespace chs
+
+#endif

@@ -1,0 +1,152 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaWaterfallImageFilter_h
+#define itkCudaWaterfallImageFilter_h
+
+#include "itkCudaWatershedImageFilter.h"
+
+#include <vector>
+
+namespace itk
+{
+
+/** \class CudaWaterfallImageFilter
+ * \brief The waterfall hierarchy on the GPU: the watershed (level 0), then coarser and coarser partitions, each
+ * region of a level a union of regions of the level before, down to one region.
+ *
+ * Level k + 1 joins every region of level k to the neighbouring regions across its lowest pass (the smallest
+ * max(I(p), I(q)) over neighbouring pixels p inside and q outside the region): where the region, raised to its
+ * lowest pass as in Yeghiazaryan et al.'s image reconstruction, overflows. Labels of every level run 1, 2, ... in
+ * raster order of each region's first pixel.
+ *
+ * Output k (GetLevel(k), k < GetNumberOfComputedLevels()) is the label image of level k; level 0 is the watershed of
+ * CudaWatershedImageFilter with the same parameters (without lines). NumberOfLevels limits the levels computed (0,
+ * the default: until one region is left). GetRegionCounts() gives the regions of each level, and
+ * GetParentLabels(k)[r - 1] the label at level k + 1 of region r of level k, so that the hierarchy can be walked
+ * without recomputing it. The CUDA backend and the CPU reference give the same levels.
+ *
+ * \ingroup CudaHierarchicalSegmentation
+ */
+template <typename TInputImage, typename TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaWaterfallImageFilter);
+
+  using Self = CudaWaterfallImageFilter;
+  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+
+  using InputImageType = TInputImage;
+  using OutputImageType = TOutputImage;
+  using InputPixelType = typename TInputImage::PixelType;
+  using OutputPixelType = typename TOutputImage::PixelType;
+  using BackendEnum = CudaSegmentationBackendEnums::Backend;
+  using AlgorithmEnum = CudaWatershedEnums::Algorithm;
+  using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
+  using BlockSizeType = FixedArray<unsigned int, 3>;
+  using CountArrayType = std::vector<SizeValueType>;
+  using LabelArrayType = std::vector<SizeValueType>;
+
+  itkNewMacro(Self);
+  chsTypeMacro(CudaWaterfallImageFilter, ImageToImageFilter);
+
+  static_assert(ImageDimension == 2 || ImageDimension == 3, "2D images and 3D volumes are supported");
+  static_assert(static_cast<unsigned>(TOutputImage::ImageDimension) == ImageDimension,
+                "the label images have the dimension of the input");
+  static_assert(std::is_arithmetic<InputPixelType>::value, "the input must be a scalar image");
+  static_assert(std::is_integral<OutputPixelType>::value, "the output pixel type must be an integer type");
+
+  /** Levels to compute, the watershed included; 0 (default): until one region is left. */
+  itkSetMacro(NumberOfLevels, unsigned int);
+  itkGetConstMacro(NumberOfLevels, unsigned int);
+
+  /** The watershed of level 0, as in CudaWatershedImageFilter. */
+  itkSetMacro(FullyConnected, bool);
+  itkGetConstReferenceMacro(FullyConnected, bool);
+  itkBooleanMacro(FullyConnected);
+  itkSetEnumMacro(Algorithm, AlgorithmEnum);
+  itkGetEnumMacro(Algorithm, AlgorithmEnum);
+  itkSetEnumMacro(PlateauResolution, PlateauResolutionEnum);
+  itkGetEnumMacro(PlateauResolution, PlateauResolutionEnum);
+  itkSetMacro(ReductionRate, unsigned int);
+  itkGetConstMacro(ReductionRate, unsigned int);
+  itkSetMacro(BlockSize, BlockSizeType);
+  itkGetConstReferenceMacro(BlockSize, BlockSizeType);
+
+  itkSetMacro(Backend, BackendEnum);
+  itkGetConstMacro(Backend, BackendEnum);
+  itkSetMacro(DeviceId, int);
+  itkGetConstMacro(DeviceId, int);
+
+  /** Levels of the last update (outputs 0 .. this - 1). */
+  unsigned int
+  GetNumberOfComputedLevels() const
+  {
+    return static_cast<unsigned int>(m_RegionCounts.size());
+  }
+  /** The label image of a level of the last update. */
+  OutputImageType *
+  GetLevel(unsigned int level);
+  /** Regions of each level of the last update. */
+  const CountArrayType &
+  GetRegionCounts() const
+  {
+    return m_RegionCounts;
+  }
+  SizeValueType
+  GetRegionCount(unsigned int level) const;
+  /** GetParentLabels(k)[r - 1]: the label at level k + 1 of region r of level k (k below the last level). */
+  const LabelArrayType &
+  GetParentLabels(unsigned int level) const;
+  SizeValueType
+  GetParentLabel(unsigned int level, SizeValueType label) const;
+
+  itkGetConstMacro(LastBackend, BackendEnum);
+  /** Kernel time of the last CUDA update: the watershed, and all the levels after it, in milliseconds. */
+  itkGetConstMacro(WatershedMilliseconds, double);
+  itkGetConstMacro(LevelsMilliseconds, double);
+  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
+
+protected:
+  CudaWaterfallImageFilter();
+  ~CudaWaterfallImageFilter() override = default;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+  void
+  GenerateInputRequestedRegion() override;
+  void
+  EnlargeOutputRequestedRegion(DataObject *) override;
+
+  void
+  GenerateData() override;
+
+private:
+  unsigned int          m_NumberOfLevels{ 0 };
+  bool                  m_FullyConnected{ false };
+  AlgorithmEnum         m_Algorithm{ AlgorithmEnum::PRUF };
+  PlateauResolutionEnum m_PlateauResolution{ PlateauResolutionEnum::Balanced };
+  unsigned int          m_ReductionRate{ 6 };
+  BlockSizeType         m_BlockSize;
+  BackendEnum           m_Backend{ BackendEnum::Auto };
+  BackendEnum           m_LastBackend{ BackendEnum::Auto };
+  int                   m_DeviceId{ 0 };
+  CountArrayType        m_RegionCounts;
+  std::vector<LabelArrayType> m_ParentLabels;
+  double                m_WatershedMilliseconds{ 0.0 };
+  double                m_LevelsMilliseconds{ 0.0 };
+  SizeValueType         m_PeakDeviceMemory{ 0 };
+};
+
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCudaWaterfallImageFilter.hxx"
+#endif
+
+#endif

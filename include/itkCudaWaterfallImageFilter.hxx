@@ -1,0 +1,192 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaWaterfallImageFilter_hxx
+#define itkCudaWaterfallImageFilter_hxx
+
+#include "itkCudaWaterfallImageFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "itkCudaSegmentationRun.h"
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage>
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::CudaWaterfallImageFilter()
+{
+  m_BlockSize.Fill(0);
+}
+
+template <typename TInputImage, typename TOutputImage>
+auto
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetLevel(unsigned int level) -> OutputImageType *
+{
+  if (level >= this->GetNumberOfComputedLevels())
+  {
+    itkExceptionMacro(<< "Level " << level << " was not computed; the last update computed "
+                      << this->GetNumberOfComputedLevels() << " levels.");
+  }
+  return this->GetOutput(level);
+}
+
+template <typename TInputImage, typename TOutputImage>
+SizeValueType
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetRegionCount(unsigned int level) const
+{
+  if (level >= m_RegionCounts.size())
+  {
+    itkExceptionMacro(<< "Level " << level << " was not computed; the last update computed " << m_RegionCounts.size()
+                      << " levels.");
+  }
+  return m_RegionCounts[level];
+}
+
+template <typename TInputImage, typename TOutputImage>
+auto
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabels(unsigned int level) const
+  -> const LabelArrayType &
+{
+  if (level >= m_ParentLabels.size())
+  {
+    itkExceptionMacro(<< "Level " << level << " has no next level; the last update computed "
+                      << m_RegionCounts.size() << " levels.");
+  }
+  return m_ParentLabels[level];
+}
+
+template <typename TInputImage, typename TOutputImage>
+SizeValueType
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabel(unsigned int level, SizeValueType label) const
+{
+  const LabelArrayType & parents = this->GetParentLabels(level);
+  if (label < 1 || label > parents.size())
+  {
+    itkExceptionMacro(<< "Level " << level << " has labels 1 to " << parents.size() << "; " << label
+                      << " is not one of them.");
+  }
+  return parents[label - 1];
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
+{
+  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
+  using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
+
+  m_RegionCounts.clear();
+  m_ParentLabels.clear();
+  m_WatershedMilliseconds = 0.0;
+  m_LevelsMilliseconds = 0.0;
+  m_PeakDeviceMemory = 0;
+
+  const InputImageType * input = this->GetInput();
+  CheckWholeImage(input, "input", this);
+  const auto region = input->GetLargestPossibleRegion();
+  chs::Grid  grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    grid.size[d] = region.GetSize(d);
+  }
+  chs::WaterfallParameters parameters;
+  parameters.watershed = MakeCudaWatershedParameters(
+    m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, false);
+  parameters.numberOfLevels = m_NumberOfLevels;
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+
+  // Output 0 is the pipeline's; the outputs of the other levels are made as the levels come, with its geometry.
+  this->AllocateOutputs();
+  OutputImageType *                           first = this->GetOutput();
+  std::vector<DataObject *>                   made{ first };
+  const chs::WaterfallLevelSink<LabelCanonical> sink = [&](unsigned level, uint64_t) -> LabelCanonical * {
+    OutputImageType * out = first;
+    if (level > 0)
+    {
+      if (level >= this->GetNumberOfIndexedOutputs() || this->GetOutput(level) == nullptr)
+      {
+        this->SetNthOutput(level, this->MakeOutput(level));
+      }
+      out = this->GetOutput(level);
+      out->CopyInformation(first);
+      out->SetRequestedRegion(first->GetRequestedRegion());
+      out->SetBufferedRegion(first->GetBufferedRegion());
+      out->Allocate();
+      made.push_back(out);
+    }
+    return reinterpret_cast<LabelCanonical *>(out->GetBufferPointer());
+  };
+  const auto *         in = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  chs::WaterfallResult result;
+  try
+  {
+    const chs::RunInfo info = RunOnBackend(
+      this,
+      backend,
+      m_DeviceId,
+      [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+        result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run);
+      },
+      [&] { result = chs::WaterfallCPU(in, grid, parameters, sink); },
+      { first });
+    m_PeakDeviceMemory = info.peakDeviceBytes;
+  }
+  catch (...)
+  {
+    for (DataObject * output : made)
+    {
+      output->Initialize();
+    }
+    this->SetNumberOfIndexedOutputs(1);
+    throw;
+  }
+  // Levels of an earlier update beyond this one's are dropped.
+  this->SetNumberOfIndexedOutputs(static_cast<ProcessObject::DataObjectPointerArraySizeType>(result.regionCounts.size()));
+  m_LastBackend = backend;
+  m_WatershedMilliseconds = result.watershedMilliseconds;
+  m_LevelsMilliseconds = result.levelsMilliseconds;
+  m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
+  for (const auto & parents : result.parents)
+  {
+    m_ParentLabels.emplace_back(parents.begin(), parents.end());
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "NumberOfLevels: " << m_NumberOfLevels << std::endl;
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "Algorithm: " << m_Algorithm << std::endl;
+  os << indent << "PlateauResolution: " << m_PlateauResolution << std::endl;
+  os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
+  os << indent << "BlockSize: " << m_BlockSize << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "ComputedLevels: " << m_RegionCounts.size() << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+}
+
+} // namespace itk
+
+#endif

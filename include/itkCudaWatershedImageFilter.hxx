@@ -1,0 +1,104 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaWatershedImageFilter_hxx
+#define itkCudaWatershedImageFilter_hxx
+
+#include "itkCudaWatershedImageFilter.h"
+#include "itkCudaPixelTypeTraits.h"
+#include "itkCudaSegmentationRun.h"
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage>
+CudaWatershedImageFilter<TInputImage, TOutputImage>::CudaWatershedImageFilter()
+{
+  m_BlockSize.Fill(0);
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWatershedImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
+{
+  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
+  using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
+
+  m_ObjectCount = 0;
+  m_PlateauRounds = 0;
+  m_KernelMilliseconds = 0.0;
+  m_PeakDeviceMemory = 0;
+
+  const InputImageType * input = this->GetInput();
+  CheckWholeImage(input, "input", this);
+  const auto region = input->GetLargestPossibleRegion();
+  chs::Grid  grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    grid.size[d] = region.GetSize(d);
+  }
+  const chs::WatershedParameters parameters = MakeCudaWatershedParameters(
+    m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, m_MarkWatershedLine);
+  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+
+  this->AllocateOutputs();
+  OutputImageType *    output = this->GetOutput();
+  const auto *         in = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *               out = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  chs::WatershedResult result;
+  const chs::RunInfo   info = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+      result = chs::WatershedCUDA(in, grid, parameters, out, context, &run);
+    },
+    [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
+    { output });
+  m_KernelMilliseconds = info.kernelMilliseconds;
+  m_PeakDeviceMemory = info.peakDeviceBytes;
+  m_LastBackend = backend;
+  m_ObjectCount = result.basinCount;
+  m_PlateauRounds = result.plateauRounds;
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+CudaWatershedImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
+  os << indent << "Algorithm: " << m_Algorithm << std::endl;
+  os << indent << "PlateauResolution: " << m_PlateauResolution << std::endl;
+  os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
+  os << indent << "BlockSize: " << m_BlockSize << std::endl;
+  os << indent << "MarkWatershedLine: " << m_MarkWatershedLine << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
+  os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
+  os << indent << "PlateauRounds: " << m_PlateauRounds << std::endl;
+  os << indent << "LastBackend: " << m_LastBackend << std::endl;
+}
+
+} // namespace itk
+
+#endif

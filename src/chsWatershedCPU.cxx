@@ -1,0 +1,309 @@
+// The sequential reference of the watershed and the waterfall (include/chsWatershed.h states the definition):
+// lowest neighbours, a breadth-first search of the plateau distances from the pixels that descend, pointers,
+// union-find of the minimal plateaux, numbering by first pixel; the waterfall by lowest passes and union-find of the
+// regions. It works on the pixel values themselves, not on the CUDA backend's codes.
+#include "chsWatershed.h"
+#include "chsWatershedRule.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace chs
+{
+namespace
+{
+
+/** The neighbours of a pixel in increasing raster order. */
+class Neighbourhood
+{
+public:
+  Neighbourhood(const Grid & grid, bool full)
+    : m_NX(int64_t(grid.size[0]))
+    , m_NY(int64_t(grid.size[1]))
+    , m_NZ(int64_t(grid.size[2]))
+  {
+    const int zr = grid.dimension == 3 ? 1 : 0;
+    for (int dz = -zr; dz <= zr; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+        {
+          const int m = (dx != 0) + (dy != 0) + (dz != 0);
+          if (m == 0 || (!full && m > 1))
+            continue;
+          m_Offsets.push_back({ dx, dy, dz });
+        }
+  }
+
+  /** Writes the neighbours of p into q (at most 26) and returns their number. */
+  int
+  Of(uint64_t p, uint64_t * q) const
+  {
+    const int64_t x = int64_t(p % uint64_t(m_NX)), y = int64_t(p / uint64_t(m_NX) % uint64_t(m_NY)),
+                  z = int64_t(p / uint64_t(m_NX * m_NY));
+    int count = 0;
+    for (const auto & o : m_Offsets)
+    {
+      const int64_t a = x + o[0], b = y + o[1], c = z + o[2];
+      if (a < 0 || b < 0 || c < 0 || a >= m_NX || b >= m_NY || c >= m_NZ)
+        continue;
+      q[count++] = uint64_t(a + m_NX * (b + m_NY * c));
+    }
+    return count;
+  }
+
+private:
+  int64_t                         m_NX, m_NY, m_NZ;
+  std::vector<std::array<int, 3>> m_Offsets;
+};
+
+uint64_t
+Find(std::vector<uint64_t> & parent, uint64_t a)
+{
+  while (parent[a] != a)
+  {
+    parent[a] = parent[parent[a]];
+    a = parent[a];
+  }
+  return a;
+}
+
+void
+Unite(std::vector<uint64_t> & parent, uint64_t a, uint64_t b)
+{
+  a = Find(parent, a);
+  b = Find(parent, b);
+  if (a != b)
+    parent[std::max(a, b)] = std::min(a, b);
+}
+
+template <typename T>
+void
+CheckImage(const T * image, const Grid & grid, uint64_t n)
+{
+  if constexpr (std::is_floating_point<T>::value)
+    for (uint64_t i = 0; i < n; ++i)
+      if (image[i] != image[i])
+        throw ws::NaNError(grid, i);
+}
+
+/** Basin of every pixel, numbered 1, 2, ... by first pixel; returns the basin count. */
+template <typename T>
+uint64_t
+Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
+{
+  const uint64_t        n = grid.NumberOfVoxels();
+  const Neighbourhood   nb(grid, full);
+  uint64_t              q[26];
+  constexpr uint64_t    kNone = ~uint64_t(0);
+  std::vector<uint64_t> pointer(n, kNone);
+  std::vector<uint32_t> distance(n, ws::kNoDistance);
+  std::vector<uint64_t> queue;
+  // Lowest neighbours: the smallest value, then the largest index.
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    const int k = nb.Of(p, q);
+    uint64_t  low = kNone;
+    for (int i = 0; i < k; ++i)
+      if (low == kNone || !(I[low] < I[q[i]])) // q ascends: a later equal neighbour wins
+        low = q[i];
+    if (low != kNone && I[low] < I[p])
+    {
+      pointer[p] = low;
+      distance[p] = 0;
+      queue.push_back(p);
+    }
+  }
+  // Plateau distances: breadth-first from the descending pixels, through equal neighbours.
+  for (uint64_t head = 0; head < queue.size(); ++head)
+  {
+    const uint64_t p = queue[head];
+    const int      k = nb.Of(p, q);
+    for (int i = 0; i < k; ++i)
+      if (distance[q[i]] == ws::kNoDistance && I[q[i]] == I[p])
+      {
+        distance[q[i]] = distance[p] + 1;
+        queue.push_back(q[i]);
+      }
+  }
+  // Pointers of the plateau pixels with a distance: the last neighbour one step closer.
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    if (distance[p] == 0 || distance[p] == ws::kNoDistance)
+      continue;
+    const int k = nb.Of(p, q);
+    for (int i = 0; i < k; ++i)
+      if (I[q[i]] == I[p] && distance[q[i]] == distance[p] - 1)
+        pointer[p] = q[i];
+  }
+  // Minimal plateaux: union-find over equal neighbours without a distance.
+  std::vector<uint64_t> plateau(n);
+  std::iota(plateau.begin(), plateau.end(), uint64_t(0));
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    if (distance[p] != ws::kNoDistance)
+      continue;
+    const int k = nb.Of(p, q);
+    for (int i = 0; i < k; ++i)
+      if (q[i] > p && distance[q[i]] == ws::kNoDistance && I[q[i]] == I[p])
+        Unite(plateau, p, q[i]);
+  }
+  // The minimal plateau of every pixel: follow the pointers, remembering the answer along the way.
+  std::vector<uint64_t> sink(n, kNone);
+  std::vector<uint64_t> path;
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    uint64_t a = p;
+    while (sink[a] == kNone && pointer[a] != kNone)
+    {
+      path.push_back(a);
+      a = pointer[a];
+    }
+    const uint64_t s = sink[a] != kNone ? sink[a] : Find(plateau, a);
+    sink[a] = s;
+    for (uint64_t b : path)
+      sink[b] = s;
+    path.clear();
+  }
+  // Numbering by first pixel.
+  std::vector<uint32_t> label(n, 0);
+  uint32_t              count = 0;
+  basin.assign(n, 0);
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    if (label[sink[p]] == 0)
+      label[sink[p]] = ++count;
+    basin[p] = label[sink[p]];
+  }
+  return count;
+}
+
+} // namespace
+
+template <typename T, typename TLabel>
+WatershedResult
+WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels)
+{
+  const uint64_t n = ws::CheckedVoxelCount(grid);
+  ws::CheckParameters(grid, parameters);
+  CheckImage(image, grid, n);
+  std::vector<uint32_t> basin;
+  WatershedResult       result;
+  result.basinCount = Basins(image, grid, parameters.fullyConnected, basin);
+  ws::CheckLabelCapacity<TLabel>(result.basinCount);
+  if (!parameters.markLines)
+  {
+    std::copy(basin.begin(), basin.end(), labels);
+    return result;
+  }
+  const Neighbourhood nb(grid, parameters.fullyConnected);
+  uint64_t            q[26];
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    const int k = nb.Of(p, q);
+    bool      line = false;
+    for (int i = 0; i < k && !line; ++i)
+      line = basin[q[i]] != basin[p] && (image[q[i]] < image[p] || (image[q[i]] == image[p] && q[i] < p));
+    labels[p] = line ? TLabel(0) : TLabel(basin[p]);
+  }
+  return result;
+}
+
+template <typename T, typename TLabel>
+WaterfallResult
+WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & parameters,
+             const WaterfallLevelSink<TLabel> & sink)
+{
+  const uint64_t n = ws::CheckedVoxelCount(grid);
+  ws::CheckWaterfallParameters(grid, parameters);
+  CheckImage(image, grid, n);
+  std::vector<uint32_t> label;
+  uint64_t              regions = Basins(image, grid, parameters.watershed.fullyConnected, label);
+  ws::CheckLabelCapacity<TLabel>(regions);
+  WaterfallResult       result;
+  const Neighbourhood   nb(grid, parameters.watershed.fullyConnected);
+  uint64_t              q[26];
+  for (unsigned level = 0;; ++level)
+  {
+    result.regionCounts.push_back(regions);
+    TLabel * out = sink(level, regions);
+    std::copy(label.begin(), label.end(), out);
+    if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
+      break;
+    // The lowest pass of every region.
+    std::vector<T>    pass(regions + 1);
+    std::vector<char> hasPass(regions + 1, 0);
+    const auto        lower = [&](uint32_t r, T h) {
+      if (!hasPass[r] || h < pass[r])
+      {
+        pass[r] = h;
+        hasPass[r] = 1;
+      }
+    };
+    for (uint64_t p = 0; p < n; ++p)
+    {
+      const int k = nb.Of(p, q);
+      for (int i = 0; i < k; ++i)
+        if (q[i] > p && label[q[i]] != label[p])
+        {
+          const T h = std::max(image[p], image[q[i]]);
+          lower(label[p], h);
+          lower(label[q[i]], h);
+        }
+    }
+    // Every region joins its neighbours across its lowest pass.
+    std::vector<uint64_t> parent(regions + 1);
+    std::iota(parent.begin(), parent.end(), uint64_t(0));
+    for (uint64_t p = 0; p < n; ++p)
+    {
+      const int k = nb.Of(p, q);
+      for (int i = 0; i < k; ++i)
+        if (q[i] > p && label[q[i]] != label[p])
+        {
+          const T h = std::max(image[p], image[q[i]]);
+          if (h == pass[label[p]] || h == pass[label[q[i]]])
+            Unite(parent, label[p], label[q[i]]);
+        }
+    }
+    // New labels: the regions of level k are numbered by first pixel, so the smallest label of a union (its root)
+    // is its first pixel's; number the roots in order.
+    std::vector<uint32_t> next(regions + 1, 0);
+    uint32_t              count = 0;
+    for (uint64_t r = 1; r <= regions; ++r)
+      if (Find(parent, r) == r)
+        next[r] = ++count;
+    std::vector<uint32_t> map(regions);
+    for (uint64_t r = 1; r <= regions; ++r)
+      map[r - 1] = next[Find(parent, r)];
+    for (uint64_t p = 0; p < n; ++p)
+      label[p] = map[label[p] - 1];
+    result.parents.push_back(std::move(map));
+    regions = count;
+  }
+  return result;
+}
+
+#define CHS_INSTANTIATE_WATERSHED_CPU(T, L)                                                                        \
+  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCPU<T, L>(                                 \
+    const T *, const Grid &, const WatershedParameters &, L *);                                                     \
+  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCPU<T, L>(                                 \
+    const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &)
+#define CHS_INSTANTIATE_WATERSHED_CPU_LABELS(T)                                                                    \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint8_t);                                                                       \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint16_t);                                                                      \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint32_t);                                                                      \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint64_t)
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(uint8_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(int8_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(uint16_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(int16_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(uint32_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(int32_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(uint64_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(int64_t);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(float);
+CHS_INSTANTIATE_WATERSHED_CPU_LABELS(double);
+
+} // namespace chs
