@@ -547,12 +547,12 @@ TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
   for (bool full : { false, true })
   {
     const auto p = Params(full);
-    // Values -20 .. 19 in every signed type, 0 .. 39 (shifted) in the unsigned ones.
+    // f holds 0 .. 39: values -20 .. 19 in every signed type, 0 .. 39 in the unsigned ones.
     std::vector<float> s(f.size()), u(f.size());
     for (size_t i = 0; i < f.size(); ++i)
     {
-      s[i] = f[i] * 39.0f - 20.0f;
-      u[i] = f[i] * 39.0f;
+      s[i] = f[i] - 20.0f;
+      u[i] = f[i];
     }
     const auto expected = CPU(s, g, p);
     EXPECT_EQ(GPU(Cast<int8_t>(s), g, p), expected);
@@ -567,7 +567,7 @@ TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
     // Doubles that differ below float precision stay distinct.
     std::vector<double> fine(f.size());
     for (size_t i = 0; i < f.size(); ++i)
-      fine[i] = 1.0 + double(f[i]) * 1e-12;
+      fine[i] = 1.0 + double(f[i]) * 1e-14;
     EXPECT_EQ(GPU(fine, g, p), CPU(fine, g, p));
     // 8- and 16-bit labels.
     std::vector<uint16_t> l16(f.size());
