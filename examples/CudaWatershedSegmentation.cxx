@@ -1,0 +1,154 @@
+// CudaWatershedSegmentation: the watershed of any ITK-readable image on the GPU (PRUF, APRUF or PRW), optionally of
+// its gradient magnitude at a given scale, with or without watershed lines.
+//
+//   CudaWatershedSegmentation [options] <input> <output>      run with --help for the options, --xml for 3D Slicer
+#include "itkCudaWatershedImageFilter.h"
+#include "chsExampleCli.h"
+#include "chsExampleOverlay.h"
+#include "chsExampleWatershed.h"
+
+#include "itkImageFileReader.h"
+#include "itkImageFileWriter.h"
+
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace
+{
+const char * kProgram = "CudaWatershedSegmentation";
+
+const std::string kUsage = std::string(R"(Usage: CudaWatershedSegmentation [options] <input> <output>
+
+Computes the watershed of a 2D image or 3D volume (any format ITK reads) on the GPU: every pixel follows its
+steepest descent to a regional minimum, and the pixels that reach the same minimum form a basin. Writes the basins
+as unsigned 32-bit labels, 1..N in raster order of their first pixel.
+
+Options:
+)") + chs_example::kWatershedUsage + R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
+                          in another basin)
+  --overlay <file.png>    also write the basin borders over the image (the middle slice of a volume)
+  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
+  --device <id>           CUDA device (default 0)
+  --xml                   print the 3D Slicer command-line module description and exit
+  --help                  this text
+)";
+
+const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
+<executable>
+  <category>Segmentation.CudaHierarchicalSegmentation</category>
+  <title>CUDA Watershed</title>
+  <description>Watershed by steepest descent on the GPU (PRUF, APRUF, PRW): one basin per regional minimum of the image, or of its gradient magnitude at a given scale.</description>
+  <version>0.1.0</version>
+  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
+  <license>Apache 2.0</license>
+  <contributor>CudaHierarchicalSegmentation developers</contributor>
+  <parameters>
+    <label>Watershed</label>
+)") + chs_example::kSlicerWatershedParameters + R"(    <boolean>
+      <name>lines</name>
+      <longflag>--lines</longflag>
+      <label>Watershed lines</label>
+      <description>Set the pixels on the watershed lines to 0.</description>
+      <default>false</default>
+    </boolean>
+  </parameters>
+  <parameters>
+    <label>IO</label>
+    <image>
+      <name>inputVolume</name>
+      <label>Input volume</label>
+      <channel>input</channel>
+      <index>0</index>
+    </image>
+    <image type="label">
+      <name>outputVolume</name>
+      <label>Output label map</label>
+      <channel>output</channel>
+      <index>1</index>
+    </image>
+  </parameters>
+  <parameters advanced="true">
+    <label>Execution</label>
+)" + chs_example::kSlicerBackendParameters + R"(  </parameters>
+</executable>
+)";
+
+struct Options
+{
+  std::string                                input, output, overlay;
+  chs_example::WatershedOptions              watershed;
+  bool                                       lines = false;
+  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
+  int                                        device = 0;
+};
+
+template <unsigned D>
+void
+Run(const Options & o)
+{
+  using Image = itk::Image<float, D>;
+  using Labels = itk::Image<unsigned int, D>;
+  auto reader = itk::ImageFileReader<Image>::New();
+  reader->SetFileName(o.input);
+  reader->Update();
+  const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
+  auto       filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
+  filter->SetInput(relief);
+  chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
+  filter->SetMarkWatershedLine(o.lines);
+  filter->SetBackend(o.backend);
+  filter->SetDeviceId(o.device);
+  const auto start = std::chrono::steady_clock::now();
+  filter->Update();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  auto         writer = itk::ImageFileWriter<Labels>::New();
+  writer->SetInput(filter->GetOutput());
+  writer->SetFileName(o.output);
+  writer->UseCompressionOn();
+  writer->Update();
+  if (!o.overlay.empty())
+    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
+  const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
+  std::cout << filter->GetObjectCount() << " basins in " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference")
+            << ") -> " << o.output << '\n';
+}
+
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  Options                        o;
+  const std::vector<std::string> positional = chs_example::ParseArguments(
+    argc, argv, kProgram, kUsage.c_str(), kSlicerXml, o.backend, o.device,
+    [&](const std::string & a, const std::function<std::string()> & value) {
+      if (chs_example::ParseWatershedOption(a, value, o.watershed))
+        return true;
+      if (a == "--lines")
+        o.lines = true;
+      else if (a == "--overlay")
+        o.overlay = value();
+      else
+        return false;
+      return true;
+    });
+  if (positional.size() != 2)
+    chs_example::Fail(kProgram, "expected an input and an output file");
+  o.input = positional[0];
+  o.output = positional[1];
+  try
+  {
+    if (chs_example::ImageDimension(kProgram, o.input) == 3)
+      Run<3>(o);
+    else
+      Run<2>(o);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << kProgram << ": " << e.GetDescription() << '\n';
+    return 1;
+  }
+  return 0;
+}
