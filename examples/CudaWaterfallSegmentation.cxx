@@ -20,7 +20,8 @@ namespace
 {
 const char * kProgram = "CudaWaterfallSegmentation";
 
-const std::string kUsage = std::string(R"(Usage: CudaWaterfallSegmentation [options] <input> <output>
+const std::string kUsage =
+  std::string(R"(Usage: CudaWaterfallSegmentation [options] <input> <output>
 
 Computes the waterfall hierarchy of a 2D image or 3D volume (any format ITK reads) on the GPU: level 0 is the
 watershed, and every level joins each region of the level before to its neighbours across its lowest pass, down to
@@ -31,7 +32,9 @@ Options:
   --level <k>             the level written to <output> (default 2)
   --levels <prefix>       also write every level k as <prefix><k>.nrrd
   --number-of-levels <n>  compute at most n levels, the watershed included (default 0: down to one region)
-)") + chs_example::kWatershedUsage + R"(  --overlay <file.png>    also write the borders of the output level over the image (the middle slice of a volume)
+)") +
+  chs_example::kWatershedUsage +
+  R"(  --overlay <file.png>    also write the borders of the output level over the image (the middle slice of a volume)
   --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
   --device <id>           CUDA device (default 0)
   --xml                   print the 3D Slicer command-line module description and exit
@@ -57,7 +60,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <default>2</default>
       <constraints><minimum>0</minimum><maximum>64</maximum><step>1</step></constraints>
     </integer>
-)") + chs_example::kSlicerWatershedParameters + R"(  </parameters>
+)") + chs_example::kSlicerWatershedParameters +
+                               R"(  </parameters>
   <parameters>
     <label>IO</label>
     <image>
@@ -75,7 +79,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
   </parameters>
   <parameters advanced="true">
     <label>Execution</label>
-)" + chs_example::kSlicerBackendParameters + R"(  </parameters>
+)" + chs_example::kSlicerBackendParameters +
+                               R"(  </parameters>
 </executable>
 )";
 
@@ -85,16 +90,16 @@ struct Options
   unsigned                                   level = 2, numberOfLevels = 0;
   chs_example::WatershedOptions              watershed;
   itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device = 0;
+  int                                        device  = 0;
 };
 
 template <unsigned D>
 void
 Run(const Options & o)
 {
-  using Image = itk::Image<float, D>;
+  using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader = itk::ImageFileReader<Image>::New();
+  auto reader  = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
   reader->Update();
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
@@ -106,9 +111,10 @@ Run(const Options & o)
   filter->SetDeviceId(o.device);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double   ms   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const unsigned last = filter->GetNumberOfComputedLevels() - 1, level = std::min(o.level, last);
-  const auto     write = [](const Labels * labels, const std::string & file) {
+  const auto     write = [](const Labels * labels, const std::string & file)
+  {
     auto writer = itk::ImageFileWriter<Labels>::New();
     writer->SetInput(labels);
     writer->SetFileName(file);
@@ -134,26 +140,33 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc, argv, kProgram, kUsage.c_str(), kSlicerXml, o.backend, o.device,
-    [&](const std::string & a, const std::function<std::string()> & value) {
-      if (chs_example::ParseWatershedOption(a, value, o.watershed))
-        return true;
-      if (a == "--level")
-        o.level = unsigned(std::stoul(value()));
-      else if (a == "--levels")
-        o.levels = value();
-      else if (a == "--number-of-levels")
-        o.numberOfLevels = unsigned(std::stoul(value()));
-      else if (a == "--overlay")
-        o.overlay = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional =
+    chs_example::ParseArguments(argc,
+                                argv,
+                                kProgram,
+                                kUsage.c_str(),
+                                kSlicerXml,
+                                o.backend,
+                                o.device,
+                                [&](const std::string & a, const std::function<std::string()> & value)
+                                {
+                                  if (chs_example::ParseWatershedOption(a, value, o.watershed))
+                                    return true;
+                                  if (a == "--level")
+                                    o.level = unsigned(std::stoul(value()));
+                                  else if (a == "--levels")
+                                    o.levels = value();
+                                  else if (a == "--number-of-levels")
+                                    o.numberOfLevels = unsigned(std::stoul(value()));
+                                  else if (a == "--overlay")
+                                    o.overlay = value();
+                                  else
+                                    return false;
+                                  return true;
+                                });
   if (positional.size() != 2)
     chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input = positional[0];
+  o.input  = positional[0];
   o.output = positional[1];
   try
   {

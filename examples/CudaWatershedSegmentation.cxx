@@ -19,14 +19,17 @@ namespace
 {
 const char * kProgram = "CudaWatershedSegmentation";
 
-const std::string kUsage = std::string(R"(Usage: CudaWatershedSegmentation [options] <input> <output>
+const std::string kUsage =
+  std::string(R"(Usage: CudaWatershedSegmentation [options] <input> <output>
 
 Computes the watershed of a 2D image or 3D volume (any format ITK reads) on the GPU: every pixel follows its
 steepest descent to a regional minimum, and the pixels that reach the same minimum form a basin. Writes the basins
 as unsigned 32-bit labels, 1..N in raster order of their first pixel.
 
 Options:
-)") + chs_example::kWatershedUsage + R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
+)") +
+  chs_example::kWatershedUsage +
+  R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
                           in another basin)
   --overlay <file.png>    also write the basin borders over the image (the middle slice of a volume)
   --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
@@ -46,7 +49,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
   <contributor>CudaHierarchicalSegmentation developers</contributor>
   <parameters>
     <label>Watershed</label>
-)") + chs_example::kSlicerWatershedParameters + R"(    <boolean>
+)") + chs_example::kSlicerWatershedParameters +
+                               R"(    <boolean>
       <name>lines</name>
       <longflag>--lines</longflag>
       <label>Watershed lines</label>
@@ -71,7 +75,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
   </parameters>
   <parameters advanced="true">
     <label>Execution</label>
-)" + chs_example::kSlicerBackendParameters + R"(  </parameters>
+)" + chs_example::kSlicerBackendParameters +
+                               R"(  </parameters>
 </executable>
 )";
 
@@ -79,18 +84,18 @@ struct Options
 {
   std::string                                input, output, overlay;
   chs_example::WatershedOptions              watershed;
-  bool                                       lines = false;
+  bool                                       lines   = false;
   itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device = 0;
+  int                                        device  = 0;
 };
 
 template <unsigned D>
 void
 Run(const Options & o)
 {
-  using Image = itk::Image<float, D>;
+  using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader = itk::ImageFileReader<Image>::New();
+  auto reader  = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
   reader->Update();
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
@@ -102,7 +107,7 @@ Run(const Options & o)
   filter->SetDeviceId(o.device);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms     = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   auto         writer = itk::ImageFileWriter<Labels>::New();
   writer->SetInput(filter->GetOutput());
   writer->SetFileName(o.output);
@@ -121,22 +126,29 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc, argv, kProgram, kUsage.c_str(), kSlicerXml, o.backend, o.device,
-    [&](const std::string & a, const std::function<std::string()> & value) {
-      if (chs_example::ParseWatershedOption(a, value, o.watershed))
-        return true;
-      if (a == "--lines")
-        o.lines = true;
-      else if (a == "--overlay")
-        o.overlay = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional =
+    chs_example::ParseArguments(argc,
+                                argv,
+                                kProgram,
+                                kUsage.c_str(),
+                                kSlicerXml,
+                                o.backend,
+                                o.device,
+                                [&](const std::string & a, const std::function<std::string()> & value)
+                                {
+                                  if (chs_example::ParseWatershedOption(a, value, o.watershed))
+                                    return true;
+                                  if (a == "--lines")
+                                    o.lines = true;
+                                  else if (a == "--overlay")
+                                    o.overlay = value();
+                                  else
+                                    return false;
+                                  return true;
+                                });
   if (positional.size() != 2)
     chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input = positional[0];
+  o.input  = positional[0];
   o.output = positional[1];
   try
   {

@@ -27,7 +27,7 @@ template <unsigned D>
 int
 Run(const std::string & input, double sigma, const std::string & prefix)
 {
-  using Image = itk::Image<float, D>;
+  using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
 
   auto reader = itk::ImageFileReader<Image>::New();
@@ -61,8 +61,8 @@ Run(const std::string & input, double sigma, const std::string & prefix)
     levelWriter->UseCompressionOn();
     levelWriter->Update();
     if (D == 2)
-      chs_example::WriteBorderOverlay(reader->GetOutput(), waterfall->GetLevel(k),
-                                      prefix + "level" + std::to_string(k) + ".png");
+      chs_example::WriteBorderOverlay(
+        reader->GetOutput(), waterfall->GetLevel(k), prefix + "level" + std::to_string(k) + ".png");
     std::cout << "level " << k << ": " << waterfall->GetRegionCount(k) << " regions";
     if (k > 0) // each region of the level before lies in one region of this level
       std::cout << " (region 1 of level " << k - 1 << " is in region " << waterfall->GetParentLabel(k - 1, 1) << ")";

@@ -17,7 +17,7 @@ namespace chs_example
 
 struct WatershedOptions
 {
-  double      sigma = 0.0; // > 0: watershed of the gradient magnitude at this scale (physical units)
+  double      sigma          = 0.0; // > 0: watershed of the gradient magnitude at this scale (physical units)
   bool        fullyConnected = false;
   std::string algorithm = "pruf", plateaus = "balanced";
   unsigned    reductionRate = 6;
@@ -47,7 +47,7 @@ template <class TFilter>
 void
 ApplyWatershedOptions(const char * program, const WatershedOptions & o, TFilter * filter)
 {
-  using Algorithm = itk::CudaWatershedEnums::Algorithm;
+  using Algorithm  = itk::CudaWatershedEnums::Algorithm;
   using Resolution = itk::CudaWatershedEnums::PlateauResolution;
   filter->SetFullyConnected(o.fullyConnected);
   filter->SetReductionRate(o.reductionRate);
@@ -85,7 +85,8 @@ Relief(TImage * input, double sigma)
   return out;
 }
 
-constexpr const char * kWatershedUsage = R"(  --sigma <s>             flood the gradient magnitude of the input smoothed at scale s (physical units) instead
+constexpr const char * kWatershedUsage =
+  R"(  --sigma <s>             flood the gradient magnitude of the input smoothed at scale s (physical units) instead
                           of the input itself (default 0: the input, e.g. a gradient image)
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --algorithm <name>      pruf (default), apruf or prw: the same result, different speed

@@ -74,8 +74,8 @@ struct WatershedParameters
 {
   /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
   bool               fullyConnected = false;
-  WatershedAlgorithm algorithm = WatershedAlgorithm::PRUF;
-  PlateauResolution  plateaus = PlateauResolution::Balanced;
+  WatershedAlgorithm algorithm      = WatershedAlgorithm::PRUF;
+  PlateauResolution  plateaus       = PlateauResolution::Balanced;
   /** RR, the pointer jumps per global synchronisation of PRUF and PRW (1 to 64). */
   unsigned reductionRate = 6;
   /** CUDA thread block of the plateau resolution, x y z; 0 0 0: 16 x 16 in 2D, 8 x 8 x 8 in 3D. At most 1024
@@ -130,12 +130,14 @@ struct WaterfallResult
   std::vector<std::vector<uint32_t>> parents;
   /** CUDA: kernel time of the watershed (level 0) and of all the levels after it, in ms; CPU: 0. */
   double watershedMilliseconds = 0.0;
-  double levelsMilliseconds = 0.0;
+  double levelsMilliseconds    = 0.0;
 };
 
 template <typename T, typename TLabel>
 WaterfallResult
-WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & parameters,
+WaterfallCPU(const T *                          image,
+             const Grid &                       grid,
+             const WaterfallParameters &        parameters,
              const WaterfallLevelSink<TLabel> & sink);
 
 template <typename T, typename TLabel>

@@ -34,23 +34,23 @@ class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter : public ImageToImageFilter<T
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWaterfallImageFilter);
 
-  using Self = CudaWaterfallImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
-  using Pointer = SmartPointer<Self>;
+  using Self         = CudaWaterfallImageFilter;
+  using Superclass   = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
 
-  using InputImageType = TInputImage;
-  using OutputImageType = TOutputImage;
-  using InputPixelType = typename TInputImage::PixelType;
-  using OutputPixelType = typename TOutputImage::PixelType;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
-  using AlgorithmEnum = CudaWatershedEnums::Algorithm;
+  using InputImageType        = TInputImage;
+  using OutputImageType       = TOutputImage;
+  using InputPixelType        = typename TInputImage::PixelType;
+  using OutputPixelType       = typename TOutputImage::PixelType;
+  using BackendEnum           = CudaSegmentationBackendEnums::Backend;
+  using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
   using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
-  using BlockSizeType = FixedArray<unsigned int, 3>;
-  using CountArrayType = std::vector<SizeValueType>;
-  using LabelArrayType = std::vector<SizeValueType>;
+  using BlockSizeType         = FixedArray<unsigned int, 3>;
+  using CountArrayType        = std::vector<SizeValueType>;
+  using LabelArrayType        = std::vector<SizeValueType>;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWaterfallImageFilter, ImageToImageFilter);
@@ -127,20 +127,20 @@ protected:
   GenerateData() override;
 
 private:
-  unsigned int          m_NumberOfLevels{ 0 };
-  bool                  m_FullyConnected{ false };
-  AlgorithmEnum         m_Algorithm{ AlgorithmEnum::PRUF };
-  PlateauResolutionEnum m_PlateauResolution{ PlateauResolutionEnum::Balanced };
-  unsigned int          m_ReductionRate{ 6 };
-  BlockSizeType         m_BlockSize;
-  BackendEnum           m_Backend{ BackendEnum::Auto };
-  BackendEnum           m_LastBackend{ BackendEnum::Auto };
-  int                   m_DeviceId{ 0 };
-  CountArrayType        m_RegionCounts;
+  unsigned int                m_NumberOfLevels{ 0 };
+  bool                        m_FullyConnected{ false };
+  AlgorithmEnum               m_Algorithm{ AlgorithmEnum::PRUF };
+  PlateauResolutionEnum       m_PlateauResolution{ PlateauResolutionEnum::Balanced };
+  unsigned int                m_ReductionRate{ 6 };
+  BlockSizeType               m_BlockSize;
+  BackendEnum                 m_Backend{ BackendEnum::Auto };
+  BackendEnum                 m_LastBackend{ BackendEnum::Auto };
+  int                         m_DeviceId{ 0 };
+  CountArrayType              m_RegionCounts;
   std::vector<LabelArrayType> m_ParentLabels;
-  double                m_WatershedMilliseconds{ 0.0 };
-  double                m_LevelsMilliseconds{ 0.0 };
-  SizeValueType         m_PeakDeviceMemory{ 0 };
+  double                      m_WatershedMilliseconds{ 0.0 };
+  double                      m_LevelsMilliseconds{ 0.0 };
+  SizeValueType               m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

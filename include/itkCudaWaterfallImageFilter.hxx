@@ -43,13 +43,12 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetRegionCount(unsigned int
 
 template <typename TInputImage, typename TOutputImage>
 auto
-CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabels(unsigned int level) const
-  -> const LabelArrayType &
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabels(unsigned int level) const -> const LabelArrayType &
 {
   if (level >= m_ParentLabels.size())
   {
-    itkExceptionMacro(<< "Level " << level << " has no next level; the last update computed "
-                      << m_RegionCounts.size() << " levels.");
+    itkExceptionMacro(<< "Level " << level << " has no next level; the last update computed " << m_RegionCounts.size()
+                      << " levels.");
   }
   return m_ParentLabels[level];
 }
@@ -95,8 +94,8 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_RegionCounts.clear();
   m_ParentLabels.clear();
   m_WatershedMilliseconds = 0.0;
-  m_LevelsMilliseconds = 0.0;
-  m_PeakDeviceMemory = 0;
+  m_LevelsMilliseconds    = 0.0;
+  m_PeakDeviceMemory      = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
@@ -115,9 +114,10 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
 
   // Output 0 is the pipeline's; the outputs of the other levels are made as the levels come, with its geometry.
   this->AllocateOutputs();
-  OutputImageType *                           first = this->GetOutput();
-  std::vector<DataObject *>                   made{ first };
-  const chs::WaterfallLevelSink<LabelCanonical> sink = [&](unsigned level, uint64_t) -> LabelCanonical * {
+  OutputImageType *                             first = this->GetOutput();
+  std::vector<DataObject *>                     made{ first };
+  const chs::WaterfallLevelSink<LabelCanonical> sink = [&](unsigned level, uint64_t) -> LabelCanonical *
+  {
     OutputImageType * out = first;
     if (level > 0)
     {
@@ -142,9 +142,8 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
       this,
       backend,
       m_DeviceId,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
-        result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run);
-      },
+      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+      { result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run); },
       [&] { result = chs::WaterfallCPU(in, grid, parameters, sink); },
       { first });
     m_PeakDeviceMemory = info.peakDeviceBytes;
@@ -159,10 +158,11 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
     throw;
   }
   // Levels of an earlier update beyond this one's are dropped.
-  this->SetNumberOfIndexedOutputs(static_cast<ProcessObject::DataObjectPointerArraySizeType>(result.regionCounts.size()));
-  m_LastBackend = backend;
+  this->SetNumberOfIndexedOutputs(
+    static_cast<ProcessObject::DataObjectPointerArraySizeType>(result.regionCounts.size()));
+  m_LastBackend           = backend;
   m_WatershedMilliseconds = result.watershedMilliseconds;
-  m_LevelsMilliseconds = result.levelsMilliseconds;
+  m_LevelsMilliseconds    = result.levelsMilliseconds;
   m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
   for (const auto & parents : result.parents)
   {

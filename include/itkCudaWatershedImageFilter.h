@@ -41,21 +41,21 @@ class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter : public ImageToImageFilter<T
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWatershedImageFilter);
 
-  using Self = CudaWatershedImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
-  using Pointer = SmartPointer<Self>;
+  using Self         = CudaWatershedImageFilter;
+  using Superclass   = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
 
-  using InputImageType = TInputImage;
-  using OutputImageType = TOutputImage;
-  using InputPixelType = typename TInputImage::PixelType;
-  using OutputPixelType = typename TOutputImage::PixelType;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
-  using AlgorithmEnum = CudaWatershedEnums::Algorithm;
+  using InputImageType        = TInputImage;
+  using OutputImageType       = TOutputImage;
+  using InputPixelType        = typename TInputImage::PixelType;
+  using OutputPixelType       = typename TOutputImage::PixelType;
+  using BackendEnum           = CudaSegmentationBackendEnums::Backend;
+  using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
   using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
-  using BlockSizeType = FixedArray<unsigned int, 3>;
+  using BlockSizeType         = FixedArray<unsigned int, 3>;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWatershedImageFilter, ImageToImageFilter);
@@ -146,9 +146,9 @@ MakeCudaWatershedParameters(bool                                  fullyConnected
                 "the filters' enumerations map one to one onto the backends'");
   chs::WatershedParameters p;
   p.fullyConnected = fullyConnected;
-  p.algorithm = static_cast<chs::WatershedAlgorithm>(algorithm);
-  p.plateaus = static_cast<chs::PlateauResolution>(plateaus);
-  p.reductionRate = reductionRate;
+  p.algorithm      = static_cast<chs::WatershedAlgorithm>(algorithm);
+  p.plateaus       = static_cast<chs::PlateauResolution>(plateaus);
+  p.reductionRate  = reductionRate;
   for (unsigned d = 0; d < 3; ++d)
     p.blockSize[d] = blockSize[d];
   p.markLines = markLines;

@@ -42,10 +42,10 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
   using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
 
-  m_ObjectCount = 0;
-  m_PlateauRounds = 0;
+  m_ObjectCount        = 0;
+  m_PlateauRounds      = 0;
   m_KernelMilliseconds = 0.0;
-  m_PeakDeviceMemory = 0;
+  m_PeakDeviceMemory   = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
@@ -62,23 +62,22 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
 
   this->AllocateOutputs();
   OutputImageType *    output = this->GetOutput();
-  const auto *         in = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
-  auto *               out = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  const auto *         in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *               out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WatershedResult result;
   const chs::RunInfo   info = RunOnBackend(
     this,
     backend,
     m_DeviceId,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
-      result = chs::WatershedCUDA(in, grid, parameters, out, context, &run);
-    },
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { result = chs::WatershedCUDA(in, grid, parameters, out, context, &run); },
     [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
     { output });
   m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory = info.peakDeviceBytes;
-  m_LastBackend = backend;
-  m_ObjectCount = result.basinCount;
-  m_PlateauRounds = result.plateauRounds;
+  m_PeakDeviceMemory   = info.peakDeviceBytes;
+  m_LastBackend        = backend;
+  m_ObjectCount        = result.basinCount;
+  m_PlateauRounds      = result.plateauRounds;
 }
 
 template <typename TInputImage, typename TOutputImage>

@@ -23,7 +23,7 @@ EncodeKernel(T * values, uint64_t n)
   using C = typename Code<T>::Type;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const C c = Encode(values[i]);
+    const C c                        = Encode(values[i]);
     reinterpret_cast<C *>(values)[i] = c;
   }
 }
@@ -148,7 +148,7 @@ WatershedCUDA(const T *                   image,
   if (info)
   {
     info->kernelMilliseconds = run.timer.Milliseconds();
-    info->peakDeviceBytes = run.tracker.peak;
+    info->peakDeviceBytes    = run.tracker.peak;
   }
   return result;
 }
@@ -176,7 +176,7 @@ WaterfallCUDA(const T *                          image,
   ws::CheckLabelCapacity<TLabel>(regions);
   run.timer.Stop();
   result.watershedMilliseconds = run.timer.Milliseconds();
-  const bool full = parameters.watershed.fullyConnected;
+  const bool full              = parameters.watershed.fullyConnected;
   for (unsigned level = 0;; ++level)
   {
     result.regionCounts.push_back(regions);
@@ -200,21 +200,24 @@ WaterfallCUDA(const T *                          image,
   if (info)
   {
     info->kernelMilliseconds = result.watershedMilliseconds + result.levelsMilliseconds;
-    info->peakDeviceBytes = run.tracker.peak;
+    info->peakDeviceBytes    = run.tracker.peak;
   }
   return result;
 }
 
-#define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                       \
-  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                \
-    const T *, const Grid &, const WatershedParameters &, L *, const ExecutionContext &, RunInfo *);                \
-  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCUDA<T, L>(                                \
-    const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &, const ExecutionContext &, \
-    RunInfo *)
-#define CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(T)                                                                   \
-  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint8_t);                                                                      \
-  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint16_t);                                                                     \
-  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint32_t);                                                                     \
+#define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                           \
+  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                    \
+    const T *, const Grid &, const WatershedParameters &, L *, const ExecutionContext &, RunInfo *);                   \
+  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCUDA<T, L>(const T *,                          \
+                                                                                   const Grid &,                       \
+                                                                                   const WaterfallParameters &,        \
+                                                                                   const WaterfallLevelSink<L> &,      \
+                                                                                   const ExecutionContext &,           \
+                                                                                   RunInfo *)
+#define CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(T)                                                                       \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint8_t);                                                                          \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint16_t);                                                                         \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint32_t);                                                                         \
   CHS_INSTANTIATE_WATERSHED_CUDA(T, uint64_t)
 CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(uint8_t);
 CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(int8_t);

@@ -41,7 +41,9 @@ constexpr int kBatch = 4;
 inline Shape
 ShapeOf(const Grid & grid)
 {
-  return Shape{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]), uint32_t(grid.NumberOfVoxels()) };
+  return Shape{
+    uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]), uint32_t(grid.NumberOfVoxels())
+  };
 }
 
 /** Calls f(integral_constant<bool, Full>, integral_constant<int, ZR>). */
@@ -113,7 +115,8 @@ ResolvePlateaus(const C *                   I,
   {
     const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
     return UntilStable(
-      [&](uint64_t, unsigned * count) {
+      [&](uint64_t, unsigned * count)
+      {
         SyncStepKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, a.b1, count);
         CHS_CUDA_CHECK_LAUNCH("SyncStepKernel");
       },
@@ -126,7 +129,7 @@ ResolvePlateaus(const C *                   I,
   const dim3      grid((s.nx + t.bx - 1) / t.bx, (s.ny + t.by - 1) / t.by, (s.nz + t.bz - 1) / t.bz);
   if (grid.y > 65535 || grid.z > 65535)
     throw std::invalid_argument("chs: the image is too large across y or z for the watershed's blocks");
-  const size_t cells = size_t(t.bx + 2) * (t.by + 2) * (t.bz + 2 * ZR);
+  const size_t cells  = size_t(t.bx + 2) * (t.by + 2) * (t.bz + 2 * ZR);
   const size_t shared = cells * (sizeof(uint32_t) + sizeof(C));
   if (shared > 48 * 1024)
     throw std::invalid_argument("chs: the watershed's block " + std::to_string(t.bx) + " x " + std::to_string(t.by) +
@@ -135,7 +138,8 @@ ResolvePlateaus(const C *                   I,
   const unsigned threads = t.bx * t.by * t.bz;
   if (parameters.plateaus == PlateauResolution::Balanced)
     return UntilStable(
-      [&](uint64_t, unsigned * count) {
+      [&](uint64_t, unsigned * count)
+      {
         TileKernel<Full, ZR, false, C><<<grid, threads, shared, stream>>>(I, s, t, a.b1, a.b1, count);
         CHS_CUDA_CHECK_LAUNCH("TileKernel");
       },
@@ -146,8 +150,9 @@ ResolvePlateaus(const C *                   I,
   // Asynchronous: b1 and b2 alternate; both hold the result at the end (the last round changes nothing).
   CHS_CUDA_CHECK(cudaMemcpyAsync(a.b2, a.b1, uint64_t(s.n) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
   return UntilStable(
-    [&](uint64_t round, unsigned * count) {
-      uint32_t * in = round & 1 ? a.b2 : a.b1;
+    [&](uint64_t round, unsigned * count)
+    {
+      uint32_t * in  = round & 1 ? a.b2 : a.b1;
       uint32_t * out = round & 1 ? a.b1 : a.b2;
       TileKernel<Full, ZR, true, C><<<grid, threads, shared, stream>>>(I, s, t, in, out, count);
       CHS_CUDA_CHECK_LAUNCH("TileKernel");
@@ -171,54 +176,59 @@ WatershedOnDevice(const C *                   I,
 {
   unsigned block[3];
   CheckedBlock(grid, parameters, block);
-  const Shape    s = ShapeOf(grid);
+  const Shape    s      = ShapeOf(grid);
   const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
-  const uint64_t limit = uint64_t(s.n) + 2 * kBatch;
-  uint32_t *     L = a.b0;
-  uint32_t *     D = a.b1;
-  WithConnectivity(parameters.fullyConnected, grid.dimension == 3, [&](auto full, auto zr) {
-    constexpr bool Full = decltype(full)::value;
-    constexpr int  ZR = decltype(zr)::value;
-    InitKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, L, D);
-    CHS_CUDA_CHECK_LAUNCH("InitKernel");
-    plateauRounds = ResolvePlateaus<Full, ZR, C>(I, s, parameters, block, a, device, stream, tracker);
-    PointerKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, L);
-    CHS_CUDA_CHECK_LAUNCH("PointerKernel");
-    // Step III.
-    if (parameters.algorithm == WatershedAlgorithm::APRUF)
-    {
-      FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-      CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-    }
-    else
-      UntilStable(
-        [&](uint64_t, unsigned * count) {
-          ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
-          CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
-        },
-        limit,
-        "path reduction",
-        stream,
-        tracker);
-    // Step IV.
-    if (parameters.algorithm == WatershedAlgorithm::PRW)
-      UntilStable(
-        [&](uint64_t, unsigned * count) {
-          MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
-          CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
-        },
-        limit,
-        "minimal plateau merging",
-        stream,
-        tracker);
-    else
-    {
-      UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
-      CHS_CUDA_CHECK_LAUNCH("UnionKernel");
-    }
-    FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-    CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-  });
+  const uint64_t limit  = uint64_t(s.n) + 2 * kBatch;
+  uint32_t *     L      = a.b0;
+  uint32_t *     D      = a.b1;
+  WithConnectivity(parameters.fullyConnected,
+                   grid.dimension == 3,
+                   [&](auto full, auto zr)
+                   {
+                     constexpr bool Full = decltype(full)::value;
+                     constexpr int  ZR   = decltype(zr)::value;
+                     InitKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, L, D);
+                     CHS_CUDA_CHECK_LAUNCH("InitKernel");
+                     plateauRounds = ResolvePlateaus<Full, ZR, C>(I, s, parameters, block, a, device, stream, tracker);
+                     PointerKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, L);
+                     CHS_CUDA_CHECK_LAUNCH("PointerKernel");
+                     // Step III.
+                     if (parameters.algorithm == WatershedAlgorithm::APRUF)
+                     {
+                       FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+                       CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+                     }
+                     else
+                       UntilStable(
+                         [&](uint64_t, unsigned * count)
+                         {
+                           ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
+                           CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
+                         },
+                         limit,
+                         "path reduction",
+                         stream,
+                         tracker);
+                     // Step IV.
+                     if (parameters.algorithm == WatershedAlgorithm::PRW)
+                       UntilStable(
+                         [&](uint64_t, unsigned * count)
+                         {
+                           MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
+                           CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
+                         },
+                         limit,
+                         "minimal plateau merging",
+                         stream,
+                         tracker);
+                     else
+                     {
+                       UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
+                       CHS_CUDA_CHECK_LAUNCH("UnionKernel");
+                     }
+                     FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+                     CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+                   });
   // Labels by first pixel: F in b1, X in b2, flags in b1, ranks in b0, labels in b1.
   CHS_CUDA_CHECK(cudaMemsetAsync(a.b1, 0xff, uint64_t(s.n) * sizeof(uint32_t), stream));
   FirstPixelKernel<<<blocks, 256, 0, stream>>>(a.b0, s, a.b1);
@@ -239,12 +249,16 @@ template <typename C>
 void
 LinesOnDevice(const C * I, const Grid & grid, bool full, const Arrays & a, int device, cudaStream_t stream)
 {
-  const Shape    s = ShapeOf(grid);
+  const Shape    s      = ShapeOf(grid);
   const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
-  WithConnectivity(full, grid.dimension == 3, [&](auto f, auto zr) {
-    LinesKernel<decltype(f)::value, decltype(zr)::value, C><<<blocks, 256, 0, stream>>>(I, s, a.b1, a.b2);
-    CHS_CUDA_CHECK_LAUNCH("LinesKernel");
-  });
+  WithConnectivity(full,
+                   grid.dimension == 3,
+                   [&](auto f, auto zr)
+                   {
+                     LinesKernel<decltype(f)::value, decltype(zr)::value, C>
+                       <<<blocks, 256, 0, stream>>>(I, s, a.b1, a.b2);
+                     CHS_CUDA_CHECK_LAUNCH("LinesKernel");
+                   });
 }
 
 template <typename C>
@@ -258,24 +272,27 @@ WaterfallLevelOnDevice(const C *               I,
                        cudaStream_t            stream,
                        detail::MemoryTracker & tracker)
 {
-  using W = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
-  const Shape    s = ShapeOf(grid);
-  const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
-  const uint32_t regions = count + 1; // region 0 is unused
+  using W                     = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
+  const Shape    s            = ShapeOf(grid);
+  const unsigned blocks       = detail::GridStrideBlocks(s.n, 256, device);
+  const uint32_t regions      = count + 1; // region 0 is unused
   const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, device);
-  W *            pass = reinterpret_cast<W *>(a.b2);
-  uint32_t *     P = a.b0;
+  W *            pass         = reinterpret_cast<W *>(a.b2);
+  uint32_t *     P            = a.b0;
   CHS_CUDA_CHECK(cudaMemsetAsync(pass, 0xff, uint64_t(regions) * sizeof(W), stream));
   IdentityKernel<<<regionBlocks, 256, 0, stream>>>(P, regions);
   CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
-  WithConnectivity(full, grid.dimension == 3, [&](auto f, auto zr) {
-    constexpr bool Full = decltype(f)::value;
-    constexpr int  ZR = decltype(zr)::value;
-    LowestPassKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass);
-    CHS_CUDA_CHECK_LAUNCH("LowestPassKernel");
-    JoinKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass, P);
-    CHS_CUDA_CHECK_LAUNCH("JoinKernel");
-  });
+  WithConnectivity(full,
+                   grid.dimension == 3,
+                   [&](auto f, auto zr)
+                   {
+                     constexpr bool Full = decltype(f)::value;
+                     constexpr int  ZR   = decltype(zr)::value;
+                     LowestPassKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass);
+                     CHS_CUDA_CHECK_LAUNCH("LowestPassKernel");
+                     JoinKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass, P);
+                     CHS_CUDA_CHECK_LAUNCH("JoinKernel");
+                   });
   RegionRootKernel<<<regionBlocks, 256, 0, stream>>>(P, regions);
   CHS_CUDA_CHECK_LAUNCH("RegionRootKernel");
   uint32_t * flag = a.b2;

@@ -43,7 +43,7 @@ public:
   {
     const int64_t x = int64_t(p % uint64_t(m_NX)), y = int64_t(p / uint64_t(m_NX) % uint64_t(m_NY)),
                   z = int64_t(p / uint64_t(m_NX * m_NY));
-    int count = 0;
+    int count       = 0;
     for (const auto & o : m_Offsets)
     {
       const int64_t a = x + o[0], b = y + o[1], c = z + o[2];
@@ -65,7 +65,7 @@ Find(std::vector<uint64_t> & parent, uint64_t a)
   while (parent[a] != a)
   {
     parent[a] = parent[parent[a]];
-    a = parent[a];
+    a         = parent[a];
   }
   return a;
 }
@@ -104,14 +104,14 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
   // Lowest neighbours: the smallest value, then the largest index.
   for (uint64_t p = 0; p < n; ++p)
   {
-    const int k = nb.Of(p, q);
+    const int k   = nb.Of(p, q);
     uint64_t  low = kNone;
     for (int i = 0; i < k; ++i)
       if (low == kNone || !(I[low] < I[q[i]])) // q ascends: a later equal neighbour wins
         low = q[i];
     if (low != kNone && I[low] < I[p])
     {
-      pointer[p] = low;
+      pointer[p]  = low;
       distance[p] = 0;
       queue.push_back(p);
     }
@@ -162,7 +162,7 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
       a = pointer[a];
     }
     const uint64_t s = sink[a] != kNone ? sink[a] : Find(plateau, a);
-    sink[a] = s;
+    sink[a]          = s;
     for (uint64_t b : path)
       sink[b] = s;
     path.clear();
@@ -202,7 +202,7 @@ WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & par
   uint64_t            q[26];
   for (uint64_t p = 0; p < n; ++p)
   {
-    const int k = nb.Of(p, q);
+    const int k    = nb.Of(p, q);
     bool      line = false;
     for (int i = 0; i < k && !line; ++i)
       line = basin[q[i]] != basin[p] && (image[q[i]] < image[p] || (image[q[i]] == image[p] && q[i] < p));
@@ -213,7 +213,9 @@ WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & par
 
 template <typename T, typename TLabel>
 WaterfallResult
-WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & parameters,
+WaterfallCPU(const T *                          image,
+             const Grid &                       grid,
+             const WaterfallParameters &        parameters,
              const WaterfallLevelSink<TLabel> & sink)
 {
   const uint64_t n = ws::CheckedVoxelCount(grid);
@@ -222,9 +224,9 @@ WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & par
   std::vector<uint32_t> label;
   uint64_t              regions = Basins(image, grid, parameters.watershed.fullyConnected, label);
   ws::CheckLabelCapacity<TLabel>(regions);
-  WaterfallResult       result;
-  const Neighbourhood   nb(grid, parameters.watershed.fullyConnected);
-  uint64_t              q[26];
+  WaterfallResult     result;
+  const Neighbourhood nb(grid, parameters.watershed.fullyConnected);
+  uint64_t            q[26];
   for (unsigned level = 0;; ++level)
   {
     result.regionCounts.push_back(regions);
@@ -235,10 +237,11 @@ WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & par
     // The lowest pass of every region.
     std::vector<T>    pass(regions + 1);
     std::vector<char> hasPass(regions + 1, 0);
-    const auto        lower = [&](uint32_t r, T h) {
+    const auto        lower = [&](uint32_t r, T h)
+    {
       if (!hasPass[r] || h < pass[r])
       {
-        pass[r] = h;
+        pass[r]    = h;
         hasPass[r] = 1;
       }
     };
@@ -285,15 +288,15 @@ WaterfallCPU(const T * image, const Grid & grid, const WaterfallParameters & par
   return result;
 }
 
-#define CHS_INSTANTIATE_WATERSHED_CPU(T, L)                                                                        \
-  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCPU<T, L>(                                 \
-    const T *, const Grid &, const WatershedParameters &, L *);                                                     \
-  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCPU<T, L>(                                 \
+#define CHS_INSTANTIATE_WATERSHED_CPU(T, L)                                                                            \
+  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCPU<T, L>(                                     \
+    const T *, const Grid &, const WatershedParameters &, L *);                                                        \
+  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCPU<T, L>(                                     \
     const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &)
-#define CHS_INSTANTIATE_WATERSHED_CPU_LABELS(T)                                                                    \
-  CHS_INSTANTIATE_WATERSHED_CPU(T, uint8_t);                                                                       \
-  CHS_INSTANTIATE_WATERSHED_CPU(T, uint16_t);                                                                      \
-  CHS_INSTANTIATE_WATERSHED_CPU(T, uint32_t);                                                                      \
+#define CHS_INSTANTIATE_WATERSHED_CPU_LABELS(T)                                                                        \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint8_t);                                                                           \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint16_t);                                                                          \
+  CHS_INSTANTIATE_WATERSHED_CPU(T, uint32_t);                                                                          \
   CHS_INSTANTIATE_WATERSHED_CPU(T, uint64_t)
 CHS_INSTANTIATE_WATERSHED_CPU_LABELS(uint8_t);
 CHS_INSTANTIATE_WATERSHED_CPU_LABELS(int8_t);

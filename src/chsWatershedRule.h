@@ -33,16 +33,17 @@ constexpr uint32_t kNoDistance = 0xffffffffu;
 template <typename T>
 struct Code
 {
-  using Type = std::conditional_t<sizeof(T) == 1, uint8_t,
-                                  std::conditional_t<sizeof(T) == 2, uint16_t,
-                                                     std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  using Type = std::conditional_t<
+    sizeof(T) == 1,
+    uint8_t,
+    std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
 };
 
 template <typename T>
 CHS_WS_HOST_DEVICE typename Code<T>::Type
 Encode(T v)
 {
-  using C = typename Code<T>::Type;
+  using C          = typename Code<T>::Type;
   constexpr C sign = C(C(1) << (8 * sizeof(C) - 1));
   if constexpr (std::is_floating_point<T>::value)
   {
@@ -112,7 +113,7 @@ inline std::string
 PixelName(const Grid & grid, uint64_t index)
 {
   const uint64_t x = index % grid.size[0], y = index / grid.size[0] % grid.size[1],
-                 z = index / (grid.size[0] * grid.size[1]);
+                 z  = index / (grid.size[0] * grid.size[1]);
   std::string where = "(" + std::to_string(x) + ", " + std::to_string(y);
   if (grid.dimension == 3)
     where += ", " + std::to_string(z);

@@ -25,17 +25,19 @@ chs::Grid
 MakeGrid(uint64_t nx, uint64_t ny, uint64_t nz = 1)
 {
   chs::Grid g;
-  g.size[0] = nx;
-  g.size[1] = ny;
-  g.size[2] = nz;
+  g.size[0]   = nx;
+  g.size[1]   = ny;
+  g.size[2]   = nz;
   g.dimension = nz > 1 ? 3 : 2;
   return g;
 }
 
 template <typename T>
 std::vector<uint32_t>
-CPU(const std::vector<T> & image, const chs::Grid & grid, const chs::WatershedParameters & p = {},
-    uint64_t * count = nullptr)
+CPU(const std::vector<T> &           image,
+    const chs::Grid &                grid,
+    const chs::WatershedParameters & p     = {},
+    uint64_t *                       count = nullptr)
 {
   std::vector<uint32_t> labels(image.size(), 12345);
   const auto            r = chs::WatershedCPU(image.data(), grid, p, labels.data());
@@ -46,8 +48,10 @@ CPU(const std::vector<T> & image, const chs::Grid & grid, const chs::WatershedPa
 
 template <typename T>
 std::vector<uint32_t>
-GPU(const std::vector<T> & image, const chs::Grid & grid, const chs::WatershedParameters & p = {},
-    uint64_t * count = nullptr)
+GPU(const std::vector<T> &           image,
+    const chs::Grid &                grid,
+    const chs::WatershedParameters & p     = {},
+    uint64_t *                       count = nullptr)
 {
   std::vector<uint32_t> labels(image.size(), 12345);
   const auto            r = chs::WatershedCUDA(image.data(), grid, p, labels.data(), chs::ExecutionContext{});
@@ -96,10 +100,13 @@ ByFirstPixel(const std::vector<uint64_t> & id)
 /** Plateau of every pixel (flood fill) and whether it is a minimal plateau (no pixel with a lower neighbour). */
 template <typename T>
 void
-Plateaus(const std::vector<T> & I, const chs::Grid & g, bool full, std::vector<uint64_t> & plateau,
-         std::vector<bool> & minimal)
+Plateaus(const std::vector<T> &  I,
+         const chs::Grid &       g,
+         bool                    full,
+         std::vector<uint64_t> & plateau,
+         std::vector<bool> &     minimal)
 {
-  const uint64_t        n = I.size();
+  const uint64_t n = I.size();
   plateau.assign(n, ~uint64_t(0));
   std::vector<bool>     isMin;
   std::vector<uint64_t> stack;
@@ -107,9 +114,9 @@ Plateaus(const std::vector<T> & I, const chs::Grid & g, bool full, std::vector<u
   {
     if (plateau[s] != ~uint64_t(0))
       continue;
-    const uint64_t id = isMin.size();
+    const uint64_t id     = isMin.size();
     bool           lowest = true;
-    plateau[s] = id;
+    plateau[s]            = id;
     stack.push_back(s);
     while (!stack.empty())
     {
@@ -191,7 +198,7 @@ std::vector<T>
 SmoothNoise(const chs::Grid & g, unsigned seed, int levels, double scale)
 {
   const uint64_t      nx = g.size[0], ny = g.size[1], nz = g.size[2], n = nx * ny * nz;
-  std::vector<double> a = Noise<double>(n, seed, 0.0, 1.0), b(n);
+  std::vector<double> a         = Noise<double>(n, seed, 0.0, 1.0), b(n);
   const uint64_t      stride[3] = { 1, nx, nx * ny }, extent[3] = { nx, ny, nz };
   for (int pass = 0; pass < 3; ++pass)
     for (int d = 0; d < int(g.dimension); ++d)
@@ -208,24 +215,25 @@ SmoothNoise(const chs::Grid & g, unsigned seed, int levels, double scale)
       }
       a.swap(b);
     }
-  double lo = *std::min_element(a.begin(), a.end()), hi = *std::max_element(a.begin(), a.end());
+  double         lo = *std::min_element(a.begin(), a.end()), hi = *std::max_element(a.begin(), a.end());
   std::vector<T> out(n);
   for (uint64_t p = 0; p < n; ++p)
   {
     const double t = (a[p] - lo) / (hi - lo + 1e-12);
-    out[p] = levels ? static_cast<T>(std::floor(t * (levels - 1) + 0.5) * scale) : static_cast<T>(t * scale);
+    out[p]         = levels ? static_cast<T>(std::floor(t * (levels - 1) + 0.5) * scale) : static_cast<T>(t * scale);
   }
   return out;
 }
 
 chs::WatershedParameters
-Params(bool full, chs::WatershedAlgorithm a = chs::WatershedAlgorithm::PRUF,
-       chs::PlateauResolution r = chs::PlateauResolution::Balanced)
+Params(bool                    full,
+       chs::WatershedAlgorithm a = chs::WatershedAlgorithm::PRUF,
+       chs::PlateauResolution  r = chs::PlateauResolution::Balanced)
 {
   chs::WatershedParameters p;
   p.fullyConnected = full;
-  p.algorithm = a;
-  p.plateaus = r;
+  p.algorithm      = a;
+  p.plateaus       = r;
   return p;
 }
 
@@ -236,12 +244,12 @@ TEST(WatershedReference, PaperFourteenPixelExample)
 {
   // Section 3.4: 75 89 ... 89 81; the balanced resolution ends with distances 0 1 2 3 4 5 5 4 3 2 1 0 on the
   // plateau, so pixels 0..6 drain left and 7..13 right.
-  const std::vector<uint8_t> I = { 75, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 81 };
-  const chs::Grid            g = MakeGrid(14, 1);
+  const std::vector<uint8_t> I     = { 75, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 81 };
+  const chs::Grid            g     = MakeGrid(14, 1);
   uint64_t                   count = 0;
   EXPECT_EQ(CPU(I, g, {}, &count), (std::vector<uint32_t>{ 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2 }));
   EXPECT_EQ(count, 2u);
-  auto withLines = Params(false);
+  auto withLines      = Params(false);
   withLines.markLines = true;
   // The pair (6, 7) has equal values: the later pixel, 7, is the line.
   EXPECT_EQ(CPU(I, g, withLines), (std::vector<uint32_t>{ 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 2, 2, 2, 2 }));
@@ -254,7 +262,7 @@ TEST(WatershedReference, PaperLongPlateauExample)
   {
     std::vector<uint8_t> I(2 * n + 2, 89);
     I.front() = 75;
-    I.back() = 81;
+    I.back()  = 81;
     std::vector<uint32_t> expected(2 * n + 2, 2);
     std::fill(expected.begin(), expected.begin() + n + 1, 1u);
     EXPECT_EQ(CPU(I, MakeGrid(I.size(), 1)), expected) << "n = " << n;
@@ -268,13 +276,13 @@ TEST(WatershedReference, SixByTwoImageWorkedByHand)
 {
   // A minimal plateau of value 1 with two state-3 pixels (2 and 7) that step IV must merge, a non-minimal plateau of
   // value 3 whose inner pixel (4) has distance 1 and points to pixel 10, and a ridge of 9s split between the basins.
-  const std::vector<int16_t> I = { 5, 1, 1, 9, 3, 3, //
-                                   1, 1, 7, 9, 3, 2 };
-  const chs::Grid            g = MakeGrid(6, 2);
+  const std::vector<int16_t> I     = { 5, 1, 1, 9, 3, 3, //
+                                       1, 1, 7, 9, 3, 2 };
+  const chs::Grid            g     = MakeGrid(6, 2);
   uint64_t                   count = 0;
   EXPECT_EQ(CPU(I, g, {}, &count), (std::vector<uint32_t>{ 1, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2, 2 }));
   EXPECT_EQ(count, 2u);
-  auto withLines = Params(false);
+  auto withLines      = Params(false);
   withLines.markLines = true;
   EXPECT_EQ(CPU(I, g, withLines), (std::vector<uint32_t>{ 1, 1, 1, 0, 2, 2, 1, 1, 1, 0, 2, 2 }));
 }
@@ -301,8 +309,8 @@ TEST(WatershedReference, OneBasinPerRegionalMinimum)
     for (bool full : { false, true })
       for (int levels : { 3, 8, 0 })
       {
-        const auto I = SmoothNoise<float>(g, 11 + levels, levels, 1.0);
-        uint64_t   count = 0;
+        const auto I      = SmoothNoise<float>(g, 11 + levels, levels, 1.0);
+        uint64_t   count  = 0;
         const auto labels = CPU(I, g, Params(full), &count);
         EXPECT_EQ(count, CountRegionalMinima(I, g, full));
         EXPECT_EQ(*std::max_element(labels.begin(), labels.end()), count);
@@ -354,11 +362,15 @@ TEST(WatershedReference, SignedAndFloatingPointOrder)
 
 template <typename T>
 chs::WaterfallResult
-Waterfall(bool gpu, const std::vector<T> & I, const chs::Grid & g, const chs::WaterfallParameters & p,
+Waterfall(bool                                 gpu,
+          const std::vector<T> &               I,
+          const chs::Grid &                    g,
+          const chs::WaterfallParameters &     p,
           std::vector<std::vector<uint32_t>> & levels)
 {
   levels.clear();
-  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t) {
+  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t)
+  {
     EXPECT_EQ(level, levels.size());
     levels.emplace_back(I.size(), 0);
     return levels.back().data();
@@ -388,8 +400,12 @@ TEST(WaterfallReference, OneDimensionalExampleWorkedByHand)
  * (the parents say which), counts fall, labels are by first pixel, the last level is one region. */
 template <typename T>
 void
-CheckHierarchy(const std::vector<T> & I, const chs::Grid & g, const chs::WaterfallParameters & p,
-               const chs::WaterfallResult & r, const std::vector<std::vector<uint32_t>> & levels, bool complete)
+CheckHierarchy(const std::vector<T> &                     I,
+               const chs::Grid &                          g,
+               const chs::WaterfallParameters &           p,
+               const chs::WaterfallResult &               r,
+               const std::vector<std::vector<uint32_t>> & levels,
+               bool                                       complete)
 {
   ASSERT_EQ(levels.size(), r.regionCounts.size());
   ASSERT_EQ(r.parents.size() + 1, levels.size());
@@ -419,8 +435,8 @@ TEST(WaterfallReference, NestedLevelsDownToOneRegion)
   for (const auto & g : { MakeGrid(64, 48), MakeGrid(16, 12, 10) })
     for (bool full : { false, true })
     {
-      const auto                         I = SmoothNoise<float>(g, 5, 0, 1.0);
-      chs::WaterfallParameters           p;
+      const auto               I = SmoothNoise<float>(g, 5, 0, 1.0);
+      chs::WaterfallParameters p;
       p.watershed.fullyConnected = full;
       std::vector<std::vector<uint32_t>> levels;
       const auto                         r = Waterfall(false, I, g, p, levels);
@@ -447,7 +463,7 @@ TEST(WatershedReference, BadInput)
   chs::WatershedParameters p;
   p.reductionRate = 0;
   EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(4, 3), p, L.data()), std::invalid_argument);
-  p = {};
+  p              = {};
   p.blockSize[0] = 64;
   p.blockSize[1] = 32;
   p.blockSize[2] = 1;
@@ -460,7 +476,7 @@ TEST(WatershedReference, BadInput)
   EXPECT_THROW(chs::WatershedCPU(board.data(), MakeGrid(30, 20), {}, small.data()), std::invalid_argument);
   EXPECT_EQ(small, std::vector<uint8_t>(600, 7));
   chs::WaterfallParameters wp;
-  wp.watershed.markLines = true;
+  wp.watershed.markLines                       = true;
   const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return L.data(); };
   EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(4, 3), wp, sink), std::invalid_argument);
 }
@@ -470,9 +486,9 @@ TEST(WatershedReference, BadInput)
 
 struct Input
 {
-  const char *          name;
-  chs::Grid             grid;
-  std::vector<float>    f;
+  const char *       name;
+  chs::Grid          grid;
+  std::vector<float> f;
 };
 
 std::vector<Input>
@@ -489,7 +505,7 @@ Inputs()
     {
       const uint64_t x = p % g.size[0], y = p / g.size[0] % g.size[1], z = p / (g.size[0] * g.size[1]);
       checker[p] = float((x + y + z) % 2);
-      ramp[p] = float(x + 2 * y + 3 * z);
+      ramp[p]    = float(x + 2 * y + 3 * z);
     }
     in.push_back({ "checkerboard", g, checker });
     in.push_back({ "ramp", g, ramp });
@@ -498,12 +514,12 @@ Inputs()
   // The paper's worst case: one long non-minimal plateau.
   std::vector<float> line(4098, 89.0f);
   line.front() = 75;
-  line.back() = 81;
+  line.back()  = 81;
   in.push_back({ "long plateau", MakeGrid(4098, 1), line });
   std::vector<float> band(300 * 40, 89.0f);
   for (int y = 0; y < 40; ++y)
   {
-    band[300 * y] = 75;
+    band[300 * y]       = 75;
     band[300 * y + 299] = 81;
   }
   in.push_back({ "long plateau band", MakeGrid(300, 40), band });
@@ -532,8 +548,8 @@ TEST(WatershedCUDA, EqualsReference)
         {
           uint64_t count = 0;
           EXPECT_EQ(GPU(in.f, in.grid, Params(full, a, r), &count), expected)
-            << in.name << " " << in.grid.size[0] << "x" << in.grid.size[1] << "x" << in.grid.size[2]
-            << " full " << full << " algorithm " << int(a) << " resolution " << int(r);
+            << in.name << " " << in.grid.size[0] << "x" << in.grid.size[1] << "x" << in.grid.size[2] << " full " << full
+            << " algorithm " << int(a) << " resolution " << int(r);
           EXPECT_EQ(count, *std::max_element(expected.begin(), expected.end()));
         }
     }
@@ -588,7 +604,7 @@ TEST(WatershedCUDA, LinesEqualReference)
   for (const auto & in : Inputs())
     for (bool full : { false, true })
     {
-      auto p = Params(full);
+      auto p      = Params(full);
       p.markLines = true;
       EXPECT_EQ(GPU(in.f, in.grid, p), CPU(in.f, in.grid, p)) << in.name;
     }
@@ -603,18 +619,19 @@ TEST(WatershedCUDA, SameResultForEveryBlockRateAndRun)
     const auto I = SmoothNoise<uint8_t>(g, 21, 5, 1.0);
     for (bool full : { false, true })
     {
-      const auto expected = CPU(I, g, Params(full));
+      const auto                                 expected = CPU(I, g, Params(full));
       const std::vector<std::array<unsigned, 3>> blocks =
-        g.dimension == 2 ? std::vector<std::array<unsigned, 3>>{ { 16, 16, 1 }, { 32, 32, 1 }, { 7, 5, 1 }, { 64, 2, 1 } }
-                         : std::vector<std::array<unsigned, 3>>{ { 8, 8, 8 }, { 4, 4, 4 }, { 16, 8, 4 }, { 3, 5, 7 } };
+        g.dimension == 2
+          ? std::vector<std::array<unsigned, 3>>{ { 16, 16, 1 }, { 32, 32, 1 }, { 7, 5, 1 }, { 64, 2, 1 } }
+          : std::vector<std::array<unsigned, 3>>{ { 8, 8, 8 }, { 4, 4, 4 }, { 16, 8, 4 }, { 3, 5, 7 } };
       for (const auto & b : blocks)
         for (unsigned rr : { 1u, 2u, 6u })
           for (int run = 0; run < 2; ++run)
           {
-            auto p = Params(full);
-            p.blockSize[0] = b[0];
-            p.blockSize[1] = b[1];
-            p.blockSize[2] = b[2];
+            auto p          = Params(full);
+            p.blockSize[0]  = b[0];
+            p.blockSize[1]  = b[1];
+            p.blockSize[2]  = b[2];
             p.reductionRate = rr;
             EXPECT_EQ(GPU(I, g, p), expected) << b[0] << "x" << b[1] << "x" << b[2] << " RR " << rr;
           }
@@ -630,9 +647,8 @@ TEST(WatershedCUDA, AsynchronousFindsTheSameMinima)
     {
       uint64_t   expectedCount = 0, count = 0;
       const auto expected = CPU(in.f, in.grid, Params(full), &expectedCount);
-      const auto labels =
-        GPU(in.f, in.grid, Params(full, chs::WatershedAlgorithm::PRUF, chs::PlateauResolution::BlockAsynchronous),
-            &count);
+      const auto labels   = GPU(
+        in.f, in.grid, Params(full, chs::WatershedAlgorithm::PRUF, chs::PlateauResolution::BlockAsynchronous), &count);
       EXPECT_EQ(count, expectedCount) << in.name;
       // On the minimal plateaux the two partitions are the same (a one-to-one map between labels).
       std::vector<uint64_t> plateau;
@@ -654,9 +670,9 @@ TEST(WatershedCUDA, AsynchronousFindsTheSameMinima)
         seen = std::max(seen, l);
       }
       // Repeated runs agree (the asynchronous tiles read the previous round's distances).
-      EXPECT_EQ(GPU(in.f, in.grid,
-                    Params(full, chs::WatershedAlgorithm::APRUF, chs::PlateauResolution::BlockAsynchronous)),
-                labels)
+      EXPECT_EQ(
+        GPU(in.f, in.grid, Params(full, chs::WatershedAlgorithm::APRUF, chs::PlateauResolution::BlockAsynchronous)),
+        labels)
         << in.name;
     }
 }
@@ -678,8 +694,8 @@ TEST(WaterfallCUDA, EqualsReference)
       CheckHierarchy(in.f, in.grid, p, rg, gpu, true);
     }
   // Double pixels take the 64-bit lowest passes.
-  const chs::Grid g = MakeGrid(50, 40);
-  const auto      d = SmoothNoise<double>(g, 8, 0, 1e-9);
+  const chs::Grid                    g = MakeGrid(50, 40);
+  const auto                         d = SmoothNoise<double>(g, 8, 0, 1e-9);
   std::vector<std::vector<uint32_t>> cpu, gpu;
   Waterfall(false, d, g, {}, cpu);
   Waterfall(true, d, g, {}, gpu);
@@ -700,7 +716,7 @@ TEST(WatershedCUDA, BadInput)
   p.blockSize[0] = 1024;
   p.blockSize[1] = 1;
   p.blockSize[2] = 1;
-  std::vector<float> V(8 * 8 * 8, 1.0f);
+  std::vector<float>    V(8 * 8 * 8, 1.0f);
   std::vector<uint32_t> LV(V.size(), 7);
   EXPECT_THROW(chs::WatershedCUDA(V.data(), MakeGrid(8, 8, 8), p, LV.data(), chs::ExecutionContext{}),
                std::invalid_argument); // 3D block with z = 1 and 1024 x 3 x 3 halo cells: too much shared memory

@@ -26,7 +26,7 @@ typename TImage::Pointer
 Relief(const typename TImage::SizeType & size, unsigned seed, int levels)
 {
   auto                                   image = MakeImage<TImage>(size);
-  const size_t                           n = NumberOfPixels(size);
+  const size_t                           n     = NumberOfPixels(size);
   std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<double>                    a(n), b(n);
@@ -56,8 +56,8 @@ Relief(const typename TImage::SizeType & size, unsigned seed, int levels)
   for (size_t p = 0; p < n; ++p)
   {
     const double t = (a[p] - lo) / (hi - lo);
-    out[p] = levels ? static_cast<typename TImage::PixelType>(std::floor(t * (levels - 1) + 0.5))
-                    : static_cast<typename TImage::PixelType>(t * 1000);
+    out[p]         = levels ? static_cast<typename TImage::PixelType>(std::floor(t * (levels - 1) + 0.5))
+                            : static_cast<typename TImage::PixelType>(t * 1000);
   }
   return image;
 }
@@ -66,9 +66,9 @@ template <typename TImage>
 itk::SizeValueType
 RegionalMinimaCount(const TImage * image, bool full)
 {
-  using Mask = itk::Image<unsigned char, TImage::ImageDimension>;
+  using Mask   = itk::Image<unsigned char, TImage::ImageDimension>;
   using Labels = itk::Image<unsigned int, TImage::ImageDimension>;
-  auto minima = itk::RegionalMinimaImageFilter<TImage, Mask>::New();
+  auto minima  = itk::RegionalMinimaImageFilter<TImage, Mask>::New();
   minima->SetInput(image);
   minima->SetFullyConnected(full);
   minima->SetFlatIsMinima(true);
@@ -84,7 +84,7 @@ std::vector<unsigned int>
 Watershed(const TImage * image, Backend backend, bool full, bool lines, itk::SizeValueType * count = nullptr)
 {
   using Labels = itk::Image<unsigned int, TImage::ImageDimension>;
-  auto filter = itk::CudaWatershedImageFilter<TImage, Labels>::New();
+  auto filter  = itk::CudaWatershedImageFilter<TImage, Labels>::New();
   filter->SetInput(image);
   filter->SetFullyConnected(full);
   filter->SetMarkWatershedLine(lines);
@@ -105,8 +105,8 @@ TEST(CudaWatershedImageFilter, OneBasinPerRegionalMinimumOfITK)
   for (bool full : { false, true })
     for (int levels : { 0, 5 })
     {
-      const auto         i2 = Relief<Image2>(Size<Image2>({ 90, 70 }), 3 + levels, levels);
-      const auto         i3 = Relief<Image3>(Size<Image3>({ 20, 18, 15 }), 4 + levels, levels ? levels : 200);
+      const auto         i2    = Relief<Image2>(Size<Image2>({ 90, 70 }), 3 + levels, levels);
+      const auto         i3    = Relief<Image3>(Size<Image3>({ 20, 18, 15 }), 4 + levels, levels ? levels : 200);
       itk::SizeValueType count = 0;
       Watershed(i2.GetPointer(), Backend::CPU, full, false, &count);
       EXPECT_EQ(count, RegionalMinimaCount(i2.GetPointer(), full)) << "2D full " << full << " levels " << levels;
@@ -137,8 +137,8 @@ TEST(CudaWatershedImageFilter, GpuEqualsCpu)
 
 TEST(CudaWatershedImageFilter, BadInputThenRunsAgain)
 {
-  using Image = itk::Image<float, 2>;
-  auto image = Relief<Image>(Size<Image>({ 20, 10 }), 1, 0);
+  using Image                   = itk::Image<float, 2>;
+  auto image                    = Relief<Image>(Size<Image>({ 20, 10 }), 1, 0);
   image->GetBufferPointer()[57] = std::nanf("");
   std::vector<Backend> backends{ Backend::CPU };
   if (HasCudaDevice())
@@ -172,8 +172,8 @@ TEST(CudaWatershedImageFilter, BadInputThenRunsAgain)
 template <typename TImage>
 struct Levels
 {
-  std::vector<std::vector<unsigned short>> labels;
-  std::vector<itk::SizeValueType>          counts;
+  std::vector<std::vector<unsigned short>>     labels;
+  std::vector<itk::SizeValueType>              counts;
   std::vector<std::vector<itk::SizeValueType>> parents;
 };
 
@@ -182,7 +182,7 @@ Levels<TImage>
 Waterfall(const TImage * image, Backend backend, bool full, unsigned levels = 0)
 {
   using Labels = itk::Image<unsigned short, TImage::ImageDimension>;
-  auto filter = itk::CudaWaterfallImageFilter<TImage, Labels>::New();
+  auto filter  = itk::CudaWaterfallImageFilter<TImage, Labels>::New();
   filter->SetInput(image);
   filter->SetFullyConnected(full);
   filter->SetBackend(backend);
@@ -211,8 +211,8 @@ Waterfall(const TImage * image, Backend backend, bool full, unsigned levels = 0)
 
 TEST(CudaWaterfallImageFilter, LevelsNestDownToOneRegion)
 {
-  using Image = itk::Image<float, 2>;
-  auto image = Relief<Image>(Size<Image>({ 120, 80 }), 12, 0);
+  using Image             = itk::Image<float, 2>;
+  auto         image      = Relief<Image>(Size<Image>({ 120, 80 }), 12, 0);
   const double spacing[2] = { 0.5, 2.0 };
   image->SetSpacing(spacing);
   for (bool full : { false, true })
@@ -253,11 +253,13 @@ TEST(CudaWaterfallImageFilter, GpuEqualsCpu)
   {
     const auto i2 = Relief<Image2>(Size<Image2>({ 257, 190 }), 31, 0);
     const auto i3 = Relief<Image3>(Size<Image3>({ 35, 30, 25 }), 32, 9);
-    const auto c2 = Waterfall(i2.GetPointer(), Backend::CPU, full), g2 = Waterfall(i2.GetPointer(), Backend::CUDA, full);
+    const auto c2 = Waterfall(i2.GetPointer(), Backend::CPU, full),
+               g2 = Waterfall(i2.GetPointer(), Backend::CUDA, full);
     EXPECT_EQ(g2.labels, c2.labels);
     EXPECT_EQ(g2.counts, c2.counts);
     EXPECT_EQ(g2.parents, c2.parents);
-    const auto c3 = Waterfall(i3.GetPointer(), Backend::CPU, full), g3 = Waterfall(i3.GetPointer(), Backend::CUDA, full);
+    const auto c3 = Waterfall(i3.GetPointer(), Backend::CPU, full),
+               g3 = Waterfall(i3.GetPointer(), Backend::CUDA, full);
     EXPECT_EQ(g3.labels, c3.labels);
     EXPECT_EQ(g3.counts, c3.counts);
   }
@@ -265,10 +267,10 @@ TEST(CudaWaterfallImageFilter, GpuEqualsCpu)
 
 TEST(CudaWaterfallImageFilter, BadInput)
 {
-  using Image = itk::Image<double, 3>;
-  auto image = Relief<Image>(Size<Image>({ 6, 5, 4 }), 2, 0);
+  using Image                   = itk::Image<double, 3>;
+  auto image                    = Relief<Image>(Size<Image>({ 6, 5, 4 }), 2, 0);
   image->GetBufferPointer()[33] = std::nan("");
-  auto filter = itk::CudaWaterfallImageFilter<Image, itk::Image<unsigned int, 3>>::New();
+  auto filter                   = itk::CudaWaterfallImageFilter<Image, itk::Image<unsigned int, 3>>::New();
   filter->SetInput(image);
   filter->SetBackend(Backend::CPU);
   EXPECT_THROW(filter->Update(), itk::ExceptionObject);

@@ -25,14 +25,16 @@ template <bool Full, int ZR, bool Forward = false, class F>
 __device__ __forceinline__ void
 ForEachNeighbour(const Shape & s, uint32_t x, uint32_t y, uint32_t z, uint32_t p, F && f)
 {
-  ForNeighbours<Full, ZR>([&](int dx, int dy, int dz) {
-    if (Forward && (dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)))))
-      return;
-    if ((dx < 0 && x == 0) || (dx > 0 && x + 1 == s.nx) || (dy < 0 && y == 0) || (dy > 0 && y + 1 == s.ny) ||
-        (dz < 0 && z == 0) || (dz > 0 && z + 1 == s.nz))
-      return;
-    f(p + uint32_t(dx) + uint32_t(dy) * s.nx + uint32_t(dz) * s.nx * s.ny);
-  });
+  ForNeighbours<Full, ZR>(
+    [&](int dx, int dy, int dz)
+    {
+      if (Forward && (dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)))))
+        return;
+      if ((dx < 0 && x == 0) || (dx > 0 && x + 1 == s.nx) || (dy < 0 && y == 0) || (dy > 0 && y + 1 == s.ny) ||
+          (dz < 0 && z == 0) || (dz > 0 && z + 1 == s.nz))
+        return;
+      f(p + uint32_t(dx) + uint32_t(dy) * s.nx + uint32_t(dz) * s.nx * s.ny);
+    });
 }
 
 /** Calls f(p, x, y, z) for every pixel, grid-stride. */

@@ -16,11 +16,13 @@ namespace ws
 static __global__ void
 FirstPixelKernel(const uint32_t * L, Shape s, uint32_t * F)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) {
-    const uint32_t r = L[p];
-    if (p == 0 || L[p - 1] != r)
-      atomicMin(F + r, p);
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               {
+                 const uint32_t r = L[p];
+                 if (p == 0 || L[p - 1] != r)
+                   atomicMin(F + r, p);
+               });
 }
 
 /** X(p) = the first pixel of p's basin. */
@@ -52,16 +54,24 @@ template <bool Full, int ZR, typename C>
 __global__ void
 LinesKernel(const C * I, Shape s, const uint32_t * label, uint32_t * out)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z) {
-    const uint32_t l = label[p];
-    const C        v = I[p];
-    bool           line = false;
-    ForEachNeighbour<Full, ZR>(s, x, y, z, p, [&](uint32_t q) {
-      const C c = I[q];
-      line = line || (label[q] != l && (c < v || (c == v && q < p)));
-    });
-    out[p] = line ? 0u : l;
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               {
+                 const uint32_t l    = label[p];
+                 const C        v    = I[p];
+                 bool           line = false;
+                 ForEachNeighbour<Full, ZR>(s,
+                                            x,
+                                            y,
+                                            z,
+                                            p,
+                                            [&](uint32_t q)
+                                            {
+                                              const C c = I[q];
+                                              line      = line || (label[q] != l && (c < v || (c == v && q < p)));
+                                            });
+                 out[p] = line ? 0u : l;
+               });
 }
 
 } // namespace ws

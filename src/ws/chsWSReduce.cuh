@@ -16,24 +16,26 @@ namespace ws
 static __global__ void
 ReduceKernel(uint32_t * L, Shape s, unsigned rr, unsigned * changes)
 {
-  const volatile uint32_t * V = L;
+  const volatile uint32_t * V       = L;
   bool                      changed = false;
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) {
-    const uint32_t first = V[p];
-    uint32_t       l = first;
-    for (unsigned i = 0; i < rr; ++i)
-    {
-      const uint32_t next = V[l];
-      if (next == l)
-        break;
-      l = next;
-    }
-    if (l != first)
-    {
-      L[p] = l;
-      changed = true;
-    }
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               {
+                 const uint32_t first = V[p];
+                 uint32_t       l     = first;
+                 for (unsigned i = 0; i < rr; ++i)
+                 {
+                   const uint32_t next = V[l];
+                   if (next == l)
+                     break;
+                   l = next;
+                 }
+                 if (l != first)
+                 {
+                   L[p]    = l;
+                   changed = true;
+                 }
+               });
   CountChange(changed, changes);
 }
 
@@ -42,17 +44,19 @@ static __global__ void
 FollowKernel(uint32_t * L, Shape s)
 {
   const volatile uint32_t * V = L;
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) {
-    uint32_t l = V[p];
-    for (;;)
-    {
-      const uint32_t next = V[l];
-      if (next == l)
-        break;
-      l = next;
-    }
-    L[p] = l;
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               {
+                 uint32_t l = V[p];
+                 for (;;)
+                 {
+                   const uint32_t next = V[l];
+                   if (next == l)
+                     break;
+                   l = next;
+                 }
+                 L[p] = l;
+               });
 }
 
 /** Step IV, PRUF and APRUF: unites the sets of neighbouring minimal-plateau pixels (both without a distance: two
@@ -62,14 +66,22 @@ template <bool Full, int ZR>
 __global__ void
 UnionKernel(const uint32_t * D, Shape s, uint32_t * L)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z) {
-    if (D[p] != kNoDistance)
-      return;
-    ForEachNeighbour<Full, ZR, true>(s, x, y, z, p, [&](uint32_t q) {
-      if (D[q] == kNoDistance)
-        Unite<uint32_t>(L, p, q);
-    });
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               {
+                 if (D[p] != kNoDistance)
+                   return;
+                 ForEachNeighbour<Full, ZR, true>(s,
+                                                  x,
+                                                  y,
+                                                  z,
+                                                  p,
+                                                  [&](uint32_t q)
+                                                  {
+                                                    if (D[q] == kNoDistance)
+                                                      Unite<uint32_t>(L, p, q);
+                                                  });
+               });
 }
 
 /** Step IV, PRW, one launch: for neighbouring minimal-plateau pixels p and q, L(L(p)) and L(L(q)) are lowered to
@@ -79,35 +91,43 @@ template <bool Full, int ZR>
 __global__ void
 MinMergeKernel(const uint32_t * D, Shape s, uint32_t * L, unsigned * changes)
 {
-  const volatile uint32_t * V = L;
+  const volatile uint32_t * V       = L;
   bool                      changed = false;
-  ForEachPixel(s, [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z) {
-    if (D[p] != kNoDistance)
-      return;
-    ForEachNeighbour<Full, ZR, true>(s, x, y, z, p, [&](uint32_t q) {
-      if (D[q] != kNoDistance)
-        return;
-      const uint32_t lp = V[p], lq = V[q];
-      for (;;)
-      {
-        const uint32_t a = V[lp], b = V[lq];
-        if (a == b)
-          break;
-        const uint32_t m = a < b ? a : b;
-        atomicMin(L + lp, m);
-        atomicMin(L + lq, m);
-        changed = true;
-      }
-    });
-    for (;;)
-    {
-      const uint32_t l = V[p], ll = V[l];
-      if (l == ll)
-        break;
-      atomicMin(L + p, ll);
-      changed = true;
-    }
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               {
+                 if (D[p] != kNoDistance)
+                   return;
+                 ForEachNeighbour<Full, ZR, true>(s,
+                                                  x,
+                                                  y,
+                                                  z,
+                                                  p,
+                                                  [&](uint32_t q)
+                                                  {
+                                                    if (D[q] != kNoDistance)
+                                                      return;
+                                                    const uint32_t lp = V[p], lq = V[q];
+                                                    for (;;)
+                                                    {
+                                                      const uint32_t a = V[lp], b = V[lq];
+                                                      if (a == b)
+                                                        break;
+                                                      const uint32_t m = a < b ? a : b;
+                                                      atomicMin(L + lp, m);
+                                                      atomicMin(L + lq, m);
+                                                      changed = true;
+                                                    }
+                                                  });
+                 for (;;)
+                 {
+                   const uint32_t l = V[p], ll = V[l];
+                   if (l == ll)
+                     break;
+                   atomicMin(L + p, ll);
+                   changed = true;
+                 }
+               });
   CountChange(changed, changes);
 }
 

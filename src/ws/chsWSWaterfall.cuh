@@ -17,22 +17,30 @@ template <bool Full, int ZR, typename C, typename W>
 __global__ void
 LowestPassKernel(const C * I, Shape s, const uint32_t * label, W * pass)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z) {
-    const uint32_t l = label[p];
-    const C        v = I[p];
-    W              own = ~W(0);
-    ForEachNeighbour<Full, ZR, true>(s, x, y, z, p, [&](uint32_t q) {
-      const uint32_t lq = label[q];
-      if (lq == l)
-        return;
-      const C c = I[q];
-      const W h = W(c > v ? c : v);
-      own = h < own ? h : own;
-      atomicMin(pass + lq, h);
-    });
-    if (own != ~W(0))
-      atomicMin(pass + l, own);
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               {
+                 const uint32_t l   = label[p];
+                 const C        v   = I[p];
+                 W              own = ~W(0);
+                 ForEachNeighbour<Full, ZR, true>(s,
+                                                  x,
+                                                  y,
+                                                  z,
+                                                  p,
+                                                  [&](uint32_t q)
+                                                  {
+                                                    const uint32_t lq = label[q];
+                                                    if (lq == l)
+                                                      return;
+                                                    const C c = I[q];
+                                                    const W h = W(c > v ? c : v);
+                                                    own       = h < own ? h : own;
+                                                    atomicMin(pass + lq, h);
+                                                  });
+                 if (own != ~W(0))
+                   atomicMin(pass + l, own);
+               });
 }
 
 /** P(r) = r for the regions 0 .. count - 1 (region 0 is unused). */
@@ -48,20 +56,28 @@ template <bool Full, int ZR, typename C, typename W>
 __global__ void
 JoinKernel(const C * I, Shape s, const uint32_t * label, const W * pass, uint32_t * P)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z) {
-    const uint32_t l = label[p];
-    const C        v = I[p];
-    const W        own = pass[l];
-    ForEachNeighbour<Full, ZR, true>(s, x, y, z, p, [&](uint32_t q) {
-      const uint32_t lq = label[q];
-      if (lq == l)
-        return;
-      const C c = I[q];
-      const W h = W(c > v ? c : v);
-      if (h == own || h == pass[lq])
-        Unite<uint32_t>(P, l, lq);
-    });
-  });
+  ForEachPixel(s,
+               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               {
+                 const uint32_t l   = label[p];
+                 const C        v   = I[p];
+                 const W        own = pass[l];
+                 ForEachNeighbour<Full, ZR, true>(s,
+                                                  x,
+                                                  y,
+                                                  z,
+                                                  p,
+                                                  [&](uint32_t q)
+                                                  {
+                                                    const uint32_t lq = label[q];
+                                                    if (lq == l)
+                                                      return;
+                                                    const C c = I[q];
+                                                    const W h = W(c > v ? c : v);
+                                                    if (h == own || h == pass[lq])
+                                                      Unite<uint32_t>(P, l, lq);
+                                                  });
+               });
 }
 
 /** P(r) = the root of r (the smallest region of its union). */
