@@ -230,21 +230,6 @@ main(int argc, char ** argv)
         return false;
       return true;
     });
-  if (positional.size() != 2)
-    chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input  = positional[0];
-  o.output = positional[1];
-  try
-  {
-    if (chs_example::ImageDimension(kProgram, o.input) == 3)
-      Run<3>(o);
-    else
-      Run<2>(o);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << kProgram << ": " << e.GetDescription() << '\n';
-    return 1;
-  }
-  return 0;
+  return chs_example::RunOnInputDimension(
+    kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

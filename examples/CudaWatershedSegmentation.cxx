@@ -58,22 +58,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <default>false</default>
     </boolean>
   </parameters>
-  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-  <parameters advanced="true">
+)" + chs_example::kSlicerImageToLabelMap +
+                               R"(  <parameters advanced="true">
     <label>Execution</label>
 )" + chs_example::kSlicerBackendParameters +
                                R"(  </parameters>
@@ -146,21 +132,6 @@ main(int argc, char ** argv)
                                     return false;
                                   return true;
                                 });
-  if (positional.size() != 2)
-    chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input  = positional[0];
-  o.output = positional[1];
-  try
-  {
-    if (chs_example::ImageDimension(kProgram, o.input) == 3)
-      Run<3>(o);
-    else
-      Run<2>(o);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << kProgram << ": " << e.GetDescription() << '\n';
-    return 1;
-  }
-  return 0;
+  return chs_example::RunOnInputDimension(
+    kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace chs_example
@@ -113,6 +114,24 @@ ParseArguments(int                                          argc,
   return positional;
 }
 
+/** The 3D Slicer parameters of a program that reads an image and writes a label map (positional arguments 0 and 1). */
+constexpr const char * kSlicerImageToLabelMap = R"(  <parameters>
+    <label>IO</label>
+    <image>
+      <name>inputVolume</name>
+      <label>Input volume</label>
+      <channel>input</channel>
+      <index>0</index>
+    </image>
+    <image type="label">
+      <name>outputVolume</name>
+      <label>Output label map</label>
+      <channel>output</channel>
+      <index>1</index>
+    </image>
+  </parameters>
+)";
+
 /** 2 or 3, from the file's header; exits with a message for other files. */
 inline unsigned
 ImageDimension(const char * program, const std::string & file)
@@ -126,6 +145,35 @@ ImageDimension(const char * program, const std::string & file)
   if (d != 2 && d != 3)
     Fail(program, file + " has " + std::to_string(d) + " dimensions; 2D images and 3D volumes are supported");
   return d;
+}
+
+/** The end of main() of a program that takes <input> <output>: checks the positional arguments, then calls
+ * run(std::integral_constant<unsigned, D>{}) for the input's dimension D; an ITK exception is printed and gives 1. */
+template <class FRun>
+int
+RunOnInputDimension(const char *                     program,
+                    const std::vector<std::string> & positional,
+                    std::string &                    input,
+                    std::string &                    output,
+                    FRun &&                          run)
+{
+  if (positional.size() != 2)
+    Fail(program, "expected an input and an output file");
+  input  = positional[0];
+  output = positional[1];
+  try
+  {
+    if (ImageDimension(program, input) == 3)
+      run(std::integral_constant<unsigned, 3>{});
+    else
+      run(std::integral_constant<unsigned, 2>{});
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << program << ": " << e.GetDescription() << '\n';
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace chs_example
