@@ -396,6 +396,19 @@ TEST(WaterfallReference, OneDimensionalExampleWorkedByHand)
   EXPECT_EQ(r.parents[1], (std::vector<uint32_t>{ 1, 1 }));
 }
 
+TEST(WaterfallReference, RaisedBasinJoinsEveryNeighbourAtItsPass)
+{
+  // Basins D {0,1} B {2,3} A {4..8} C {9,10} E {11,12}, lowest passes 3 3 6 3 3. Raised to its pass, A would be a
+  // plateau that a second pixel watershed splits between B and C (docs/design-notes.md); here it joins both.
+  const std::vector<uint8_t>         I = { 0, 3, 1, 6, 2, 2, 2, 2, 2, 6, 1, 3, 0 };
+  std::vector<std::vector<uint32_t>> levels;
+  const auto                         r = Waterfall(false, I, MakeGrid(13, 1), {}, levels);
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0], (std::vector<uint32_t>{ 1, 1, 2, 2, 3, 3, 3, 3, 3, 4, 4, 5, 5 }));
+  EXPECT_EQ(levels[1], std::vector<uint32_t>(13, 1));
+  EXPECT_EQ(r.parents[0], (std::vector<uint32_t>{ 1, 1, 1, 1, 1 }));
+}
+
 /** The hierarchy's properties: level 0 is the watershed, every level's regions are unions of the previous level's
  * (the parents say which), counts fall, labels are by first pixel, the last level is one region. */
 template <typename T>
