@@ -76,22 +76,7 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <default>false</default>
     </boolean>
 )") + chs_example::kSlicerBackendParameters + R"(  </parameters>
-  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
+)" + chs_example::kSlicerImageToLabelMap + R"(</executable>
 )";
 
 struct Options
