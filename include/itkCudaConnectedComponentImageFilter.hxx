@@ -65,12 +65,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
                       << "; its largest possible region is " << mask->GetLargestPossibleRegion() << '.');
   }
 
-  chs::Grid grid;
-  grid.dimension = ImageDimension;
-  for (unsigned d = 0; d < ImageDimension; ++d)
-  {
-    grid.size[d] = region.GetSize(d);
-  }
+  const chs::Grid grid = CudaGridOf(region);
   const uint64_t n = grid.NumberOfVoxels();
 
   std::vector<uint8_t> maskFlags;

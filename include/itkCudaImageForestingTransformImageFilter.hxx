@@ -96,12 +96,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
                       << "; its largest possible region is " << seeds->GetLargestPossibleRegion() << '.');
   }
 
-  chs::Grid grid;
-  grid.dimension = ImageDimension;
-  for (unsigned d = 0; d < ImageDimension; ++d)
-  {
-    grid.size[d] = region.GetSize(d);
-  }
+  const chs::Grid grid = CudaGridOf(region);
   chs::ForestingTransformParameters parameters;
   parameters.fullyConnected = m_FullyConnected;
   static_assert(int(ArcWeightEnum::Maximum) == int(chs::ArcWeightFunction::Maximum) &&

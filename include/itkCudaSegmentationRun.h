@@ -34,6 +34,20 @@ CheckWholeImage(const TImage * image, const char * what, const ProcessObject * f
   throw ExceptionObject(__FILE__, __LINE__, std::string(filter->GetNameOfClass()) + ": " + message.str(), ITK_LOCATION);
 }
 
+/** The backends' grid of a region's size (unused dimensions 1). */
+template <class TRegion>
+chs::Grid
+CudaGridOf(const TRegion & region)
+{
+  chs::Grid grid;
+  grid.dimension = TRegion::ImageDimension;
+  for (unsigned d = 0; d < TRegion::ImageDimension; ++d)
+  {
+    grid.size[d] = region.GetSize(d);
+  }
+  return grid;
+}
+
 /** Calls cuda(context, info) on the CUDA backend (with the filter's device, progress and host threads) or cpu() on
  * the CPU reference. A failure releases `outputs` (nothing of a failed run is left behind) and becomes an
  * ExceptionObject that names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */

@@ -50,12 +50,7 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
   const auto region = input->GetLargestPossibleRegion();
-  chs::Grid  grid;
-  grid.dimension = ImageDimension;
-  for (unsigned d = 0; d < ImageDimension; ++d)
-  {
-    grid.size[d] = region.GetSize(d);
-  }
+  const chs::Grid grid = CudaGridOf(region);
   const chs::WatershedParameters parameters = MakeCudaWatershedParameters(
     m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, m_MarkWatershedLine);
   const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
