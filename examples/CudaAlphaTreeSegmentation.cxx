@@ -7,6 +7,7 @@
 #include "itkAlphaTreeSaliencyImageFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "chsExampleCli.h"
+#include "chsSlicerModule.h"
 #include "chsExampleOverlay.h"
 
 #include "itkImageFileReader.h"
@@ -23,7 +24,7 @@ namespace
 {
 const char * kProgram = "CudaAlphaTreeSegmentation";
 
-const char * kUsage = R"(Usage: CudaAlphaTreeSegmentation [options] <input> <output>
+const std::string kUsage = std::string(R"(Usage: CudaAlphaTreeSegmentation [options] <input> <output>
 
 Builds the alpha-tree of a 2D image or 3D volume (any format ITK reads) on the GPU: the hierarchy of its
 alpha-connected components, the regions whose pixels are joined by paths of neighbours that differ by at most
@@ -39,36 +40,38 @@ Options:
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --algorithm <name>      CUDA construction: auto (default), insert-all, skip-redundant or spanning-tree
   --overlay <file.png>    also write the region borders over the image (the middle slice of a volume)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)") + chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Alpha-Tree Segmentation</title>
-  <description>Builds the alpha-tree (quasi-flat zone hierarchy) on the GPU and writes its alpha or alpha-omega cut, the mean-value simplification and the saliency map.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Alpha-Omega Simplification",
+  "Builds the alpha-tree (quasi-flat zone hierarchy) on the GPU and writes its alpha cut or alpha-omega cut, "
+  "optionally the image with every region set to its mean value, and the saliency map.",
+  R"(  <parameters>
     <label>Cut</label>
+    <description>Which regions of the alpha-tree are written.</description>
     <double>
       <name>alpha</name>
       <longflag>--alpha</longflag>
       <label>Alpha</label>
       <description>Largest difference between neighbours inside a region.</description>
       <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>65535</maximum>
+        <step>1</step>
+      </constraints>
     </double>
     <double>
       <name>omega</name>
       <longflag>--omega</longflag>
       <label>Omega</label>
-      <description>Largest range of values inside a region (negative: no constraint).</description>
+      <description>Largest range of values inside a region (negative: no constraint, the alpha cut).</description>
       <default>-1</default>
+      <constraints>
+        <minimum>-1</minimum>
+        <maximum>65535</maximum>
+        <step>1</step>
+      </constraints>
     </double>
     <boolean>
       <name>fullyConnected</name>
@@ -77,31 +80,33 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
       <default>false</default>
     </boolean>
-)") + chs_example::kSlicerBackendParameters + R"(  </parameters>
-  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-    <image>
+    <string-enumeration>
+      <name>algorithm</name>
+      <longflag>--algorithm</longflag>
+      <label>GPU construction</label>
+      <description>How the GPU builds the tree (the same tree every time): auto, insert-all (the paper's v1), skip-redundant (v2) or spanning-tree.</description>
+      <default>auto</default>
+      <element>auto</element>
+      <element>insert-all</element>
+      <element>skip-redundant</element>
+      <element>spanning-tree</element>
+    </string-enumeration>
+  </parameters>
+)" + chs_example::SlicerImageToLabelMap("regions", R"(    <image>
       <name>meanVolume</name>
       <longflag>--mean</longflag>
       <label>Simplified volume</label>
       <description>Every region set to its mean value.</description>
       <channel>output</channel>
     </image>
-  </parameters>
-</executable>
-)";
+    <image>
+      <name>saliencyVolume</name>
+      <longflag>--saliency</longflag>
+      <label>Saliency map</label>
+      <description>The level at which neighbours merge, on the interpixel grid (2n - 1 samples per axis).</description>
+      <channel>output</channel>
+    </image>
+)"));
 
 struct Options
 {
@@ -109,8 +114,7 @@ struct Options
   double                                     alpha = 0.0, omega = std::numeric_limits<double>::infinity();
   bool                                       fullyConnected = false;
   std::string                                algorithm      = "auto";
-  itk::CudaSegmentationBackendEnums::Backend backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device         = 0;
+  chs_example::CommonOptions                 common;
 };
 
 template <unsigned D>
@@ -120,13 +124,15 @@ Run(const Options & o)
   using Image     = itk::Image<float, D>;
   using Labels    = itk::Image<unsigned int, D>;
   using Algorithm = itk::CudaAlphaTreeEnums::Algorithm;
-  auto reader     = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Alpha-tree of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   auto tree = itk::CudaImageToAlphaTreeFilter<Image>::New();
   tree->SetInput(reader->GetOutput());
   tree->SetFullyConnected(o.fullyConnected);
-  tree->SetBackend(o.backend);
-  tree->SetDeviceId(o.device);
+  tree->SetBackend(o.common.backend);
+  tree->SetDeviceId(o.common.device);
   if (o.algorithm == "auto")
     tree->SetAlgorithm(Algorithm::Auto);
   else if (o.algorithm == "insert-all")
@@ -142,16 +148,13 @@ Run(const Options & o)
   cut->SetInput(tree->GetOutput());
   cut->SetAlpha(o.alpha);
   cut->SetOmega(o.omega);
+  progress.Watch(tree, 0.1f, 0.7f);
+  progress.Watch(cut, 0.7f, 0.75f);
   reader->Update();
   const auto start = std::chrono::steady_clock::now();
   tree->Update();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   cut->Update();
-  auto writer = itk::ImageFileWriter<Labels>::New();
-  writer->SetInput(cut->GetOutput());
-  writer->SetFileName(o.output);
-  writer->UseCompressionOn();
-  writer->Update();
   if (!o.mean.empty())
   {
     // Every region set to its mean value.
@@ -184,12 +187,15 @@ Run(const Options & o)
     w->SetFileName(o.saliency);
     w->Update();
   }
+  progress.Report(0.9f);
+  chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
   const bool cuda = tree->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << cut->GetObjectCount() << " regions; alpha-tree of " << tree->GetOutput()->GetNumberOfLeaves()
             << " pixels, " << tree->GetOutput()->GetNumberOfNodes() << " nodes in " << ms << " ms ("
             << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -202,10 +208,9 @@ main(int argc, char ** argv)
     argc,
     argv,
     kProgram,
-    kUsage,
+    kUsage.c_str(),
     kSlicerXml,
-    o.backend,
-    o.device,
+    o.common,
     [&](const std::string & a, const std::function<std::string()> & value)
     {
       if (a == "--alpha")

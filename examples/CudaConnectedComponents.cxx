@@ -7,6 +7,8 @@
 // Run with --help for the options.
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "chsExecution.h"
+#include "chsExampleCli.h"
+#include "chsSlicerModule.h"
 
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -34,11 +36,12 @@ struct Options
   bool        fullyConnected = false;
   bool        flatZones = false;
   long long   background = 0;
-  Backend     backend = Backend::Auto;
-  int         device = 0;
+  chs_example::CommonOptions common;
 };
 
-const char * kUsage = R"(Usage: CudaConnectedComponents [options] <input> <output>
+const char * kProgram = "CudaConnectedComponents";
+
+const std::string kUsage = std::string(R"(Usage: CudaConnectedComponents [options] <input> <output>
 
 Labels the connected components of a 2D image or 3D volume (any format ITK reads: .nrrd, .nii.gz, .mha, .png,
 .tif, ...) and writes a label image of unsigned 32-bit integers: background 0, objects 1..N in raster order of
@@ -48,25 +51,17 @@ Options:
   --fully-connected      8-connectivity in 2D, 26 in 3D (default: 4 / 6, face neighbours only)
   --flat-zones           label the flat zones (connected regions of equal value) instead of the non-zero voxels
   --background <value>   output value of background voxels (default 0; objects count up from 0 and skip it)
-  --backend <name>       auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>          CUDA device (default 0)
   --statistics <file>    write each object's voxel count and bounding box as CSV
   --demo <folder>        no input: label a generated 512x512 image and 128^3 volume, write them to <folder>
-  --xml                  print the 3D Slicer command-line module description and exit
-  --help                 this text
-)";
+)") + chs_example::kCommonUsage;
 
-const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Connected Components</title>
-  <description>Labels the connected components of a volume on the GPU (CPU fallback). Output identical to ITK's ConnectedComponentImageFilter.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Connected Components",
+  "Labels the connected components of a volume on the GPU (CPU fallback), or its flat zones. The labels are "
+  "identical to ITK's ConnectedComponentImageFilter.",
+  R"(  <parameters>
     <label>Labeling</label>
+    <description>What is connected.</description>
     <boolean>
       <name>fullyConnected</name>
       <longflag>--fully-connected</longflag>
@@ -81,99 +76,48 @@ const char * kSlicerXml = R"(<?xml version="1.0" encoding="utf-8"?>
       <description>Label connected regions of equal value instead of non-zero voxels.</description>
       <default>false</default>
     </boolean>
-    <string-enumeration>
-      <name>backend</name>
-      <longflag>--backend</longflag>
-      <label>Backend</label>
-      <description>auto: GPU when available; cuda; cpu.</description>
-      <default>auto</default>
-      <element>auto</element>
-      <element>cuda</element>
-      <element>cpu</element>
-    </string-enumeration>
   </parameters>
-  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
+)" + chs_example::SlicerImageToLabelMap("objects", R"(    <file fileExtensions=".csv">
+      <name>statisticsFile</name>
+      <longflag>--statistics</longflag>
+      <label>Object statistics</label>
+      <description>Each object's voxel count and bounding box as CSV.</description>
       <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
-)";
-
-[[noreturn]] void
-Fail(const std::string & message)
-{
-  std::cerr << "CudaConnectedComponents: " << message << "\n(run with --help for the usage)\n";
-  std::exit(2);
-}
+    </file>
+)"));
 
 Options
 Parse(int argc, char ** argv)
 {
-  Options                  o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string a = argv[i];
-    auto              value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        Fail(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h")
+  Options                        o;
+  const std::vector<std::string> positional = chs_example::ParseArguments(
+    argc,
+    argv,
+    kProgram,
+    kUsage.c_str(),
+    kSlicerXml,
+    o.common,
+    [&](const std::string & a, const std::function<std::string()> & value)
     {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    else if (a == "--xml")
-    {
-      std::cout << kSlicerXml;
-      std::exit(0);
-    }
-    else if (a == "--fully-connected")
-      o.fullyConnected = true;
-    else if (a == "--flat-zones")
-      o.flatZones = true;
-    else if (a == "--background")
-      o.background = std::stoll(value());
-    else if (a == "--device")
-      o.device = std::stoi(value());
-    else if (a == "--statistics")
-      o.statisticsFile = value();
-    else if (a == "--demo")
-      o.demoFolder = value();
-    else if (a == "--backend")
-    {
-      const std::string b = value();
-      if (b == "auto")
-        o.backend = Backend::Auto;
-      else if (b == "cuda")
-        o.backend = Backend::CUDA;
-      else if (b == "cpu")
-        o.backend = Backend::CPU;
+      if (a == "--fully-connected")
+        o.fullyConnected = true;
+      else if (a == "--flat-zones")
+        o.flatZones = true;
+      else if (a == "--background")
+        o.background = std::stoll(value());
+      else if (a == "--statistics")
+        o.statisticsFile = value();
+      else if (a == "--demo")
+        o.demoFolder = value();
       else
-        Fail("unknown backend '" + b + "' (auto, cuda or cpu)");
-    }
-    else if (!a.empty() && a[0] == '-')
-      Fail("unknown option " + a);
-    else
-      positional.push_back(a);
-  }
+        return false;
+      return true;
+    });
   if (o.demoFolder.empty())
   {
     if (positional.size() != 2)
-      Fail("expected an input and an output file");
-    o.input = positional[0];
+      chs_example::Fail(kProgram, "expected an input and an output file");
+    o.input  = positional[0];
     o.output = positional[1];
   }
   return o;
@@ -192,7 +136,10 @@ struct Result
 
 template <typename TImage>
 Result
-LabelAndWrite(const TImage * image, const Options & o, const std::string & output)
+LabelAndWrite(const TImage *                  image,
+              const Options &                 o,
+              const std::string &             output,
+              chs_example::SlicerProgress *   progress = nullptr)
 {
   using LabelImage = itk::Image<LabelType, TImage::ImageDimension>;
   auto filter = itk::CudaConnectedComponentImageFilter<TImage, LabelImage>::New();
@@ -200,8 +147,10 @@ LabelAndWrite(const TImage * image, const Options & o, const std::string & outpu
   filter->SetFullyConnected(o.fullyConnected);
   filter->SetFlatZones(o.flatZones);
   filter->SetBackgroundValue(static_cast<LabelType>(o.background));
-  filter->SetBackend(o.backend);
-  filter->SetDeviceId(o.device);
+  filter->SetBackend(o.common.backend);
+  filter->SetDeviceId(o.common.device);
+  if (progress)
+    progress->Watch(filter, 0.1f, 0.85f);
   filter->SetComputeStatistics(true);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
@@ -212,11 +161,16 @@ LabelAndWrite(const TImage * image, const Options & o, const std::string & outpu
   r.backend = filter->GetLastBackend();
   r.counts = filter->GetVoxelCounts();
 
-  auto writer = itk::ImageFileWriter<LabelImage>::New();
-  writer->SetInput(filter->GetOutput());
-  writer->SetFileName(output);
-  writer->UseCompressionOn();
-  writer->Update();
+  if (progress)
+    chs_example::WriteLabelOutputs(filter->GetOutput(), output, o.common, r.objects, "Object", *progress);
+  else
+  {
+    auto writer = itk::ImageFileWriter<LabelImage>::New();
+    writer->SetInput(filter->GetOutput());
+    writer->SetFileName(output);
+    writer->UseCompressionOn();
+    writer->Update();
+  }
 
   if (!o.statisticsFile.empty())
   {
@@ -257,10 +211,15 @@ Result
 ReadLabelWrite(const Options & o)
 {
   using Image = itk::Image<TPixel, D>;
-  auto reader = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Connected components of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   reader->Update();
-  return LabelAndWrite<Image>(reader->GetOutput(), o, o.output);
+  const Result r = LabelAndWrite<Image>(reader->GetOutput(), o, o.output, &progress);
+  Report(o.input, o.output, r);
+  progress.Finish();
+  return r;
 }
 
 template <unsigned D>
@@ -351,7 +310,7 @@ Demo(Options o)
   std::string why;
   const int   devices = chs::CudaDeviceCount(&why);
   std::cout << "CudaHierarchicalSegmentation demo: connected components of generated blobs\n";
-  std::cout << "  device: " << (devices > 0 ? chs::CudaDeviceName(o.device) : "none (" + why + "), CPU reference")
+  std::cout << "  device: " << (devices > 0 ? chs::CudaDeviceName(o.common.device) : "none (" + why + "), CPU reference")
             << "\n";
   using Image2 = itk::Image<unsigned char, 2>;
   using Image3 = itk::Image<unsigned char, 3>;
@@ -387,24 +346,27 @@ main(int argc, char ** argv)
       return Demo(o);
     auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
     if (!io)
-      Fail("cannot read " + o.input + ": no ITK image reader recognises it");
+      chs_example::Fail(kProgram, "cannot read " + o.input + ": no ITK image reader recognises it");
     io->SetFileName(o.input);
     io->ReadImageInformation();
     if (io->GetNumberOfComponents() != 1)
-      Fail(o.input + " has " + std::to_string(io->GetNumberOfComponents()) + " components per pixel; scalar images only");
-    Result r;
+      chs_example::Fail(kProgram, o.input + " has " + std::to_string(io->GetNumberOfComponents()) + " components per pixel; scalar images only");
     const unsigned dim = io->GetNumberOfDimensions();
     if (dim == 2)
-      r = Dispatch<2>(io->GetComponentType(), o);
+      Dispatch<2>(io->GetComponentType(), o);
     else if (dim == 3)
-      r = Dispatch<3>(io->GetComponentType(), o);
+      Dispatch<3>(io->GetComponentType(), o);
     else
-      Fail(o.input + " has " + std::to_string(dim) + " dimensions; 2D images and 3D volumes only");
-    Report(o.input, o.output, r);
+      chs_example::Fail(kProgram, o.input + " has " + std::to_string(dim) + " dimensions; 2D images and 3D volumes only");
   }
   catch (const itk::ExceptionObject & e)
   {
     std::cerr << "CudaConnectedComponents: " << e.GetDescription() << '\n';
+    return 1;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "CudaConnectedComponents: " << e.what() << '\n';
     return 1;
   }
   return 0;

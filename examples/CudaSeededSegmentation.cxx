@@ -4,6 +4,7 @@
 //   CudaSeededSegmentation [options] <weights> <markers> <output>    run with --help for the options
 #include "itkCudaImageForestingTransformImageFilter.h"
 #include "chsExampleCli.h"
+#include "chsSlicerModule.h"
 
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -11,13 +12,14 @@
 #include <chrono>
 #include <iostream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace
 {
 const char * kProgram = "CudaSeededSegmentation";
 
-const char * kUsage = R"(Usage: CudaSeededSegmentation [options] <weights> <markers> <output>
+const std::string kUsage = std::string(R"(Usage: CudaSeededSegmentation [options] <weights> <markers> <output>
 
 Grows the labelled markers of <markers> (a label map of the same size: 0 = not a seed) over <weights> (for example a
 gradient magnitude image: non-negative, read as float) by the Image Foresting Transform with the f_max path cost:
@@ -29,23 +31,15 @@ Options:
   --arc-weight <name>     target (default: w(p,q) = B(q)), maximum (max(B(p), B(q))) or difference (|B(p) - B(q)|)
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --cost <file>           also write the cost map (the optimum path cost of every pixel)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)") + chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Seeded Segmentation (IFT)</title>
-  <description>Grows the labels of a marker label map over a weight image (a gradient magnitude, say) by the Image Foresting Transform on the GPU: a seeded watershed with exact, deterministic tie breaking.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Seeded Segmentation (IFT)",
+  "Grows the labels of a marker label map over a weight image (a gradient magnitude, say) by the Image Foresting "
+  "Transform on the GPU: a seeded watershed with exact, deterministic tie breaking.",
+  R"(  <parameters>
     <label>Transform</label>
+    <description>The arc weights and the neighbourhood.</description>
     <string-enumeration>
       <name>arcWeight</name>
       <longflag>--arc-weight</longflag>
@@ -63,30 +57,13 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
       <default>false</default>
     </boolean>
-)") + chs_example::kSlicerBackendParameters + R"(  </parameters>
+  </parameters>
   <parameters>
     <label>IO</label>
-    <image>
-      <name>weightVolume</name>
-      <label>Weight volume</label>
-      <description>Non-negative arc weights, for example a gradient magnitude.</description>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>markerVolume</name>
-      <label>Markers</label>
-      <description>Label map of the seeds; 0 is not a seed.</description>
-      <channel>input</channel>
-      <index>1</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <channel>output</channel>
-      <index>2</index>
-    </image>
-    <image>
+    <description>Inputs and outputs.</description>
+)" + chs_example::SlicerInputImage("weightVolume", "Weight volume", "Non-negative arc weights, for example a gradient magnitude.", 0) +
+    chs_example::SlicerInputImage("markerVolume", "Markers", "Label map of the seeds; 0 is not a seed.", 1, true) +
+    chs_example::SlicerLabelOutputs(2, "labels") + R"(    <image>
       <name>costVolume</name>
       <longflag>--cost</longflag>
       <label>Cost map</label>
@@ -94,16 +71,14 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <channel>output</channel>
     </image>
   </parameters>
-</executable>
-)";
+)");
 
 struct Options
 {
   std::string                                 weights, markers, output, cost;
   itk::CudaForestingTransformEnums::ArcWeight arc            = itk::CudaForestingTransformEnums::ArcWeight::Target;
   bool                                        fullyConnected = false;
-  itk::CudaSegmentationBackendEnums::Backend  backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                         device         = 0;
+  chs_example::CommonOptions                  common;
 };
 
 template <typename TImage>
@@ -123,8 +98,10 @@ Run(const Options & o)
 {
   using Weights = itk::Image<float, D>;
   using Labels  = itk::Image<unsigned int, D>;
-  auto weights  = itk::ImageFileReader<Weights>::New();
+  chs_example::SlicerProgress progress(kProgram, "Seeded segmentation of " + o.weights);
+  auto                        weights = itk::ImageFileReader<Weights>::New();
   weights->SetFileName(o.weights);
+  progress.Watch(weights, 0.0f, 0.1f);
   auto markers = itk::ImageFileReader<Labels>::New();
   markers->SetFileName(o.markers);
   auto filter = itk::CudaImageForestingTransformImageFilter<Weights, Labels>::New();
@@ -132,19 +109,28 @@ Run(const Options & o)
   filter->SetSeedImage(markers->GetOutput());
   filter->SetArcWeight(o.arc);
   filter->SetFullyConnected(o.fullyConnected);
-  filter->SetBackend(o.backend);
-  filter->SetDeviceId(o.device);
+  filter->SetBackend(o.common.backend);
+  filter->SetDeviceId(o.common.device);
+  progress.Watch(filter, 0.2f, 0.9f);
   weights->Update();
   markers->Update();
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  Write(filter->GetOutput(), o.output);
   if (!o.cost.empty())
     Write(filter->GetCostOutput(), o.cost);
+  // The labels grown: the marker labels that occur.
+  std::unordered_set<unsigned> grown;
+  const unsigned *             labels = filter->GetOutput()->GetBufferPointer();
+  unsigned                     last   = 0;
+  for (size_t i = 0, n = filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels(); i < n; ++i)
+    if (labels[i] != 0 && labels[i] != last)
+      grown.insert(last = labels[i]);
+  chs_example::WriteLabelOutputs(filter->GetOutput(), o.output, o.common, grown.size(), "Label", progress);
   const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << filter->GetSeedCount() << " seed pixels grown, " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference")
             << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -157,10 +143,9 @@ main(int argc, char ** argv)
     argc,
     argv,
     kProgram,
-    kUsage,
+    kUsage.c_str(),
     kSlicerXml,
-    o.backend,
-    o.device,
+    o.common,
     [&](const std::string & a, const std::function<std::string()> & value)
     {
       if (a == "--arc-weight")
@@ -198,6 +183,11 @@ main(int argc, char ** argv)
   catch (const itk::ExceptionObject & e)
   {
     std::cerr << kProgram << ": " << e.GetDescription() << '\n';
+    return 1;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << kProgram << ": " << e.what() << '\n';
     return 1;
   }
   return 0;

@@ -5,6 +5,7 @@
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "chsExampleCli.h"
+#include "chsSlicerModule.h"
 #include "chsExampleOverlay.h"
 
 #include "itkImageFileReader.h"
@@ -19,7 +20,7 @@ namespace
 {
 const char * kProgram = "CudaSingleLinkageSegmentation";
 
-const char * kUsage = R"(Usage: CudaSingleLinkageSegmentation [options] <input> <output>
+const std::string kUsage = std::string(R"(Usage: CudaSingleLinkageSegmentation [options] <input> <output>
 
 Single-linkage clustering of the pixels of a 2D image or 3D volume (any format ITK reads): the dendrogram of the
 pixel graph weighted by |a - b| is built on the GPU, then cut into regions: the pixels joined by paths whose steps
@@ -31,29 +32,26 @@ Options:
   --clusters <k>          instead: cut into exactly k regions (the k - 1 heaviest tree edges removed)
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --overlay <file.png>    also write the region borders over the image (the middle slice of a volume)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)") + chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Single-Linkage Segmentation</title>
-  <description>Cuts the single-linkage dendrogram of the pixel graph (built on the GPU) into regions at a distance or into a number of clusters.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Single-Linkage Clustering",
+  "Cuts the single-linkage dendrogram of the pixel graph (minimum spanning tree and dendrogram built on the GPU) "
+  "into the regions at a distance or into a number of clusters.",
+  R"(  <parameters>
     <label>Cut</label>
+    <description>Where the dendrogram is cut.</description>
     <double>
       <name>distance</name>
       <longflag>--distance</longflag>
       <label>Distance</label>
       <description>Merge neighbours whose values differ by at most this much.</description>
       <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>65535</maximum>
+        <step>1</step>
+      </constraints>
     </double>
     <integer>
       <name>clusters</name>
@@ -61,6 +59,11 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <label>Number of regions</label>
       <description>When positive, cut into exactly this many regions instead.</description>
       <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>1000000000</maximum>
+        <step>1</step>
+      </constraints>
     </integer>
     <boolean>
       <name>fullyConnected</name>
@@ -69,9 +72,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
       <default>false</default>
     </boolean>
-)") + chs_example::kSlicerBackendParameters + R"(  </parameters>
-)" + chs_example::kSlicerImageToLabelMap + R"(</executable>
-)";
+  </parameters>
+)" + chs_example::SlicerImageToLabelMap("regions"));
 
 struct Options
 {
@@ -79,8 +81,7 @@ struct Options
   double                                     distance       = 0.0;
   itk::SizeValueType                         clusters       = 0;
   bool                                       fullyConnected = false;
-  itk::CudaSegmentationBackendEnums::Backend backend        = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device         = 0;
+  chs_example::CommonOptions                 common;
 };
 
 template <unsigned D>
@@ -89,32 +90,33 @@ Run(const Options & o)
 {
   using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader  = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Single-linkage clustering of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<Image>::New();
   dendrogram->SetInput(reader->GetOutput());
   dendrogram->SetFullyConnected(o.fullyConnected);
-  dendrogram->SetBackend(o.backend);
-  dendrogram->SetDeviceId(o.device);
+  dendrogram->SetBackend(o.common.backend);
+  dendrogram->SetDeviceId(o.common.device);
   auto cut = itk::DendrogramToLabelImageFilter<Labels>::New();
   cut->SetInput(dendrogram->GetOutput());
   cut->SetDistance(o.distance);
   cut->SetNumberOfClusters(o.clusters);
+  progress.Watch(dendrogram, 0.1f, 0.8f);
+  progress.Watch(cut, 0.8f, 0.9f);
   reader->Update();
   const auto start = std::chrono::steady_clock::now();
   dendrogram->Update();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   cut->Update();
-  auto writer = itk::ImageFileWriter<Labels>::New();
-  writer->SetInput(cut->GetOutput());
-  writer->SetFileName(o.output);
-  writer->UseCompressionOn();
-  writer->Update();
+  chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
   const bool cuda = dendrogram->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << cut->GetObjectCount() << " regions; dendrogram of " << dendrogram->GetOutput()->GetNumberOfVertices()
             << " pixels in " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -127,10 +129,9 @@ main(int argc, char ** argv)
     argc,
     argv,
     kProgram,
-    kUsage,
+    kUsage.c_str(),
     kSlicerXml,
-    o.backend,
-    o.device,
+    o.common,
     [&](const std::string & a, const std::function<std::string()> & value)
     {
       if (a == "--distance")

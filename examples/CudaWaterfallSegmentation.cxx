@@ -1,17 +1,20 @@
 // CudaWaterfallSegmentation: the waterfall hierarchy of any ITK-readable image on the GPU, optionally of its
-// gradient magnitude at a given scale. Writes one level as the output, and with --levels every level.
+// gradient magnitude at a given scale. Writes one level as the output, and with --levels every level as its own
+// label map.
 //
 //   CudaWaterfallSegmentation [options] <input> <output>      run with --help for the options, --xml for 3D Slicer
 #include "itkCudaWaterfallImageFilter.h"
 #include "chsExampleCli.h"
 #include "chsExampleOverlay.h"
 #include "chsExampleWatershed.h"
+#include "chsSlicerModule.h"
 
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -30,53 +33,62 @@ level when the hierarchy has fewer).
 
 Options:
   --level <k>             the level written to <output> (default 2)
-  --levels <prefix>       also write every level k as <prefix><k>.nrrd
+  --levels <folder>       also write every level k as the label map <folder>/level-<k>.nrrd (made if missing)
   --number-of-levels <n>  compute at most n levels, the watershed included (default 0: down to one region)
 )") +
   chs_example::kWatershedUsage +
   R"(  --overlay <file.png>    also write the borders of the output level over the image (the middle slice of a volume)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)" +
+  chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Waterfall</title>
-  <description>The waterfall hierarchy on the GPU: the watershed, then coarser and coarser partitions, each region a union of regions of the level before. Writes one level.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Waterfall",
+  "The waterfall hierarchy on the GPU: the watershed, then coarser and coarser partitions, each region a union of "
+  "regions of the level before. Writes one chosen level, and optionally every level as its own label map.",
+  std::string(R"(  <parameters>
     <label>Waterfall</label>
+    <description>The levels and the watershed they start from.</description>
     <integer>
       <name>level</name>
       <longflag>--level</longflag>
       <label>Level</label>
-      <description>The level written: 0 is the watershed, higher levels are coarser.</description>
+      <description>The level written: 0 is the watershed, higher levels are coarser (the last level when there are fewer).</description>
       <default>2</default>
-      <constraints><minimum>0</minimum><maximum>64</maximum><step>1</step></constraints>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>64</maximum>
+        <step>1</step>
+      </constraints>
     </integer>
-)") + chs_example::kSlicerWatershedParameters +
-                               R"(  </parameters>
-)" + chs_example::kSlicerImageToLabelMap +
-                               R"(  <parameters advanced="true">
-    <label>Execution</label>
-)" + chs_example::kSlicerBackendParameters +
-                               R"(  </parameters>
-</executable>
-)";
+    <integer>
+      <name>numberOfLevels</name>
+      <longflag>--number-of-levels</longflag>
+      <label>Number of levels</label>
+      <description>Compute at most this many levels, the watershed included; 0: down to one region.</description>
+      <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>64</maximum>
+        <step>1</step>
+      </constraints>
+    </integer>
+)") +
+    chs_example::kSlicerWatershedParameters + R"(  </parameters>
+)" + chs_example::SlicerImageToLabelMap("regions", R"(    <directory>
+      <name>levelsDirectory</name>
+      <longflag>--levels</longflag>
+      <label>Every level</label>
+      <description>Also write every level k as its own label map, level-k.nrrd, in this folder.</description>
+      <channel>output</channel>
+    </directory>
+)"));
 
 struct Options
 {
-  std::string                                input, output, overlay, levels;
-  unsigned                                   level = 2, numberOfLevels = 0;
-  chs_example::WatershedOptions              watershed;
-  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device  = 0;
+  std::string                   input, output, overlay, levels;
+  unsigned                      level = 2, numberOfLevels = 0;
+  chs_example::WatershedOptions watershed;
+  chs_example::CommonOptions    common;
 };
 
 template <unsigned D>
@@ -85,16 +97,19 @@ Run(const Options & o)
 {
   using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader  = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Waterfall of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   reader->Update();
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
   auto       filter = itk::CudaWaterfallImageFilter<Image, Labels>::New();
   filter->SetInput(relief);
   chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
   filter->SetNumberOfLevels(o.numberOfLevels);
-  filter->SetBackend(o.backend);
-  filter->SetDeviceId(o.device);
+  filter->SetBackend(o.common.backend);
+  filter->SetDeviceId(o.common.device);
+  progress.Watch(filter, 0.2f, 0.8f);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
   const double   ms   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -107,10 +122,16 @@ Run(const Options & o)
     writer->UseCompressionOn();
     writer->Update();
   };
-  write(filter->GetLevel(level), o.output);
+  if (!o.levels.empty())
+    std::filesystem::create_directories(o.levels);
   if (!o.levels.empty())
     for (unsigned k = 0; k <= last; ++k)
-      write(filter->GetLevel(k), o.levels + std::to_string(k) + ".nrrd");
+    {
+      write(filter->GetLevel(k), o.levels + "/level-" + std::to_string(k) + ".nrrd");
+      progress.Report(0.8f + 0.1f * float(k + 1) / float(last + 1));
+    }
+  chs_example::WriteLabelOutputs(
+    filter->GetLevel(level), o.output, o.common, filter->GetRegionCount(level), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetLevel(level), o.overlay);
   const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
@@ -118,6 +139,7 @@ Run(const Options & o)
   for (auto c : filter->GetRegionCounts())
     std::cout << ' ' << c;
   std::cout << "; " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -132,8 +154,7 @@ main(int argc, char ** argv)
                                 kProgram,
                                 kUsage.c_str(),
                                 kSlicerXml,
-                                o.backend,
-                                o.device,
+                                o.common,
                                 [&](const std::string & a, const std::function<std::string()> & value)
                                 {
                                   if (chs_example::ParseWatershedOption(a, value, o.watershed))

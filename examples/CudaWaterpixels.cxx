@@ -3,6 +3,7 @@
 //   CudaWaterpixels [options] <input> <output>      run with --help for the options, --xml for 3D Slicer
 #include "itkCudaWaterpixelImageFilter.h"
 #include "chsExampleCli.h"
+#include "chsSlicerModule.h"
 #include "chsExampleOverlay.h"
 
 #include "itkImageFileReader.h"
@@ -18,7 +19,7 @@ namespace
 {
 const char * kProgram = "CudaWaterpixels";
 
-const char * kUsage = R"(Usage: CudaWaterpixels [options] <input> <output>
+const std::string kUsage = std::string(R"(Usage: CudaWaterpixels [options] <input> <output>
 
 Waterpixels (Machairas et al.): compact watershed superpixels of a 2D image or supervoxels of a 3D volume (any
 format ITK reads), computed on the GPU by the Image Foresting Transform of |grad I| + k E from one seed per cell of
@@ -30,23 +31,15 @@ Options:
   --gradient-minimum      seed each cell at its smallest gradient instead of its centre
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --overlay <file.png>    also write the superpixel borders over the image (the middle slice of a volume)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)") + chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Waterpixels</title>
-  <description>Compact watershed superpixels (supervoxels in 3D) on the GPU: the Image Foresting Transform of the gradient plus a distance to a regular grid of seeds.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Waterpixels",
+  "Compact watershed superpixels (supervoxels in 3D) on the GPU: the Image Foresting Transform of the gradient plus "
+  "a distance to a regular grid of seeds.",
+  R"(  <parameters>
     <label>Waterpixels</label>
+    <description>The grid of cells and how compact the superpixels are.</description>
     <integer-vector>
       <name>step</name>
       <longflag>--step</longflag>
@@ -60,6 +53,11 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <label>Compactness</label>
       <description>Weight k of the distance to the grid seeds; negative: automatic (0.04 x the input's range).</description>
       <default>-1</default>
+      <constraints>
+        <minimum>-1</minimum>
+        <maximum>1000</maximum>
+        <step>0.01</step>
+      </constraints>
     </double>
     <boolean>
       <name>gradientMinimum</name>
@@ -75,9 +73,8 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
       <default>false</default>
     </boolean>
-)") + chs_example::kSlicerBackendParameters + R"(  </parameters>
-)" + chs_example::kSlicerImageToLabelMap + R"(</executable>
-)";
+  </parameters>
+)" + chs_example::SlicerImageToLabelMap("superpixels"));
 
 struct Options
 {
@@ -85,8 +82,7 @@ struct Options
   std::vector<itk::SizeValueType>            step{ 10 };
   double                                     compactness     = -1.0;
   bool                                       gradientMinimum = false, fullyConnected = false;
-  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device  = 0;
+  chs_example::CommonOptions                 common;
 };
 
 template <unsigned D>
@@ -95,8 +91,10 @@ Run(const Options & o)
 {
   using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader  = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Waterpixels of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   auto filter = itk::CudaWaterpixelImageFilter<Image, Labels>::New();
   filter->SetInput(reader->GetOutput());
   typename Image::SizeType step;
@@ -106,22 +104,21 @@ Run(const Options & o)
   filter->SetCompactness(o.compactness);
   filter->SetGradientMinimumSeeds(o.gradientMinimum);
   filter->SetFullyConnected(o.fullyConnected);
-  filter->SetBackend(o.backend);
-  filter->SetDeviceId(o.device);
+  filter->SetBackend(o.common.backend);
+  filter->SetDeviceId(o.common.device);
+  progress.Watch(filter, 0.1f, 0.9f);
   reader->Update();
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
-  const double ms     = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  auto         writer = itk::ImageFileWriter<Labels>::New();
-  writer->SetInput(filter->GetOutput());
-  writer->SetFileName(o.output);
-  writer->UseCompressionOn();
-  writer->Update();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  chs_example::WriteLabelOutputs(
+    filter->GetOutput(), o.output, o.common, filter->GetNumberOfSuperpixels(), "Superpixel", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
   const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << filter->GetNumberOfSuperpixels() << " waterpixels, compactness " << filter->GetCompactnessUsed() << ", "
             << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -134,10 +131,9 @@ main(int argc, char ** argv)
     argc,
     argv,
     kProgram,
-    kUsage,
+    kUsage.c_str(),
     kSlicerXml,
-    o.backend,
-    o.device,
+    o.common,
     [&](const std::string & a, const std::function<std::string()> & value)
     {
       if (a == "--step")
@@ -159,24 +155,15 @@ main(int argc, char ** argv)
         return false;
       return true;
     });
-  if (positional.size() != 2)
-    chs_example::Fail(kProgram, "expected an input and an output file");
-  o.input  = positional[0];
-  o.output = positional[1];
-  try
-  {
-    const unsigned d = chs_example::ImageDimension(kProgram, o.input);
-    if (o.step.empty() || (o.step.size() != 1 && o.step.size() != d))
-      chs_example::Fail(kProgram, "--step takes one value or one per axis");
-    if (d == 3)
-      Run<3>(o);
-    else
-      Run<2>(o);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << kProgram << ": " << e.GetDescription() << '\n';
-    return 1;
-  }
-  return 0;
+  return chs_example::RunOnInputDimension(kProgram,
+                                         positional,
+                                         o.input,
+                                         o.output,
+                                         [&](auto dimension)
+                                         {
+                                           constexpr unsigned D = decltype(dimension)::value;
+                                           if (o.step.empty() || (o.step.size() != 1 && o.step.size() != D))
+                                             chs_example::Fail(kProgram, "--step takes one value or one per axis");
+                                           Run<D>(o);
+                                         });
 }

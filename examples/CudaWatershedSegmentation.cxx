@@ -6,6 +6,7 @@
 #include "chsExampleCli.h"
 #include "chsExampleOverlay.h"
 #include "chsExampleWatershed.h"
+#include "chsSlicerModule.h"
 
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -32,25 +33,18 @@ Options:
   R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
                           in another basin)
   --overlay <file.png>    also write the basin borders over the image (the middle slice of a volume)
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
+)" +
+  chs_example::kCommonUsage;
 
-const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.CudaHierarchicalSegmentation</category>
-  <title>CUDA Watershed</title>
-  <description>Watershed by steepest descent on the GPU (PRUF, APRUF, PRW): one basin per regional minimum of the image, or of its gradient magnitude at a given scale.</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <parameters>
+const std::string kSlicerXml = chs_example::SlicerModuleXml(
+  "CUDA Watershed",
+  "Watershed by steepest descent on the GPU (PRUF, APRUF, PRW): one basin per regional minimum of the image, or of "
+  "its gradient magnitude at a given scale.",
+  std::string(R"(  <parameters>
     <label>Watershed</label>
-)") + chs_example::kSlicerWatershedParameters +
-                               R"(    <boolean>
+    <description>What is flooded and how.</description>
+)") +
+    chs_example::kSlicerWatershedParameters + R"(    <boolean>
       <name>lines</name>
       <longflag>--lines</longflag>
       <label>Watershed lines</label>
@@ -58,21 +52,14 @@ const std::string kSlicerXml = std::string(R"(<?xml version="1.0" encoding="utf-
       <default>false</default>
     </boolean>
   </parameters>
-)" + chs_example::kSlicerImageToLabelMap +
-                               R"(  <parameters advanced="true">
-    <label>Execution</label>
-)" + chs_example::kSlicerBackendParameters +
-                               R"(  </parameters>
-</executable>
-)";
+)" + chs_example::SlicerImageToLabelMap("basins"));
 
 struct Options
 {
-  std::string                                input, output, overlay;
-  chs_example::WatershedOptions              watershed;
-  bool                                       lines   = false;
-  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
-  int                                        device  = 0;
+  std::string                   input, output, overlay;
+  chs_example::WatershedOptions watershed;
+  bool                          lines = false;
+  chs_example::CommonOptions    common;
 };
 
 template <unsigned D>
@@ -81,29 +68,29 @@ Run(const Options & o)
 {
   using Image  = itk::Image<float, D>;
   using Labels = itk::Image<unsigned int, D>;
-  auto reader  = itk::ImageFileReader<Image>::New();
+  chs_example::SlicerProgress progress(kProgram, "Watershed of " + o.input);
+  auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
+  progress.Watch(reader, 0.0f, 0.1f);
   reader->Update();
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
   auto       filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
   filter->SetInput(relief);
   chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
   filter->SetMarkWatershedLine(o.lines);
-  filter->SetBackend(o.backend);
-  filter->SetDeviceId(o.device);
+  filter->SetBackend(o.common.backend);
+  filter->SetDeviceId(o.common.device);
+  progress.Watch(filter, 0.2f, 0.9f);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
-  const double ms     = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  auto         writer = itk::ImageFileWriter<Labels>::New();
-  writer->SetInput(filter->GetOutput());
-  writer->SetFileName(o.output);
-  writer->UseCompressionOn();
-  writer->Update();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  chs_example::WriteLabelOutputs(filter->GetOutput(), o.output, o.common, filter->GetObjectCount(), "Basin", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
   const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << filter->GetObjectCount() << " basins in " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference")
             << ") -> " << o.output << '\n';
+  progress.Finish();
 }
 
 } // namespace
@@ -118,8 +105,7 @@ main(int argc, char ** argv)
                                 kProgram,
                                 kUsage.c_str(),
                                 kSlicerXml,
-                                o.backend,
-                                o.device,
+                                o.common,
                                 [&](const std::string & a, const std::function<std::string()> & value)
                                 {
                                   if (chs_example::ParseWatershedOption(a, value, o.watershed))

@@ -37,40 +37,39 @@ ParseBackend(const char * program, const std::string & b)
   Fail(program, "unknown backend '" + b + "' (auto, cuda or cpu)");
 }
 
-/** The 3D Slicer parameters of the options every program has: --backend and --device. */
-constexpr const char * kSlicerBackendParameters = R"(    <string-enumeration>
-      <name>backend</name>
-      <longflag>--backend</longflag>
-      <label>Backend</label>
-      <description>auto: GPU when available; cuda; cpu.</description>
-      <default>auto</default>
-      <element>auto</element>
-      <element>cuda</element>
-      <element>cpu</element>
-    </string-enumeration>
-    <integer>
-      <name>device</name>
-      <longflag>--device</longflag>
-      <label>CUDA device</label>
-      <description>Index of the CUDA device.</description>
-      <default>0</default>
-    </integer>
+/** Parses the command line. --help and --xml print `usage` and `xml` and exit; the options every program has
+ * (--backend, --device, --segmentation, --returnparameterfile) go to `common`; any other option goes to
+ * option(name, value), which returns false for an option it does not know (value() takes the option's value);
+ * returns the positional arguments. Exits with a message for an unknown option, a missing value or a value that
+ * does not parse. */
+/** The options every program has. */
+struct CommonOptions
+{
+  itk::CudaSegmentationBackendEnums::Backend backend = itk::CudaSegmentationBackendEnums::Backend::Auto;
+  int                                        device  = 0;
+  std::string segmentation;        // --segmentation: also write the labels as a Slicer segmentation (.seg.nrrd)
+  std::string returnParameterFile; // --returnparameterfile: where Slicer reads the module's output values
+};
+
+/** What --help says of the options every program has. */
+constexpr const char * kCommonUsage =
+  R"(  --segmentation <f>      also write the labels as a 3D Slicer segmentation (.seg.nrrd), one segment per label
+  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
+  --device <id>           CUDA device (default 0)
+  --returnparameterfile <f>  write the output values (the region count) as 3D Slicer reads them
+  --xml                   print the 3D Slicer command-line module description and exit
+  --help                  this text
 )";
 
-/** Parses the command line. --help and --xml print `usage` and `xml` and exit; --backend and --device set `backend`
- * and `device`; any other option goes to option(name, value), which returns false for an option it does not know
- * (value() takes the option's value); returns the positional arguments. Exits with a message for an unknown
- * option, a missing value or a value that does not parse. */
 template <class FOption>
 std::vector<std::string>
-ParseArguments(int                                          argc,
-               char **                                      argv,
-               const char *                                 program,
-               const char *                                 usage,
-               const std::string &                          xml,
-               itk::CudaSegmentationBackendEnums::Backend & backend,
-               int &                                        device,
-               FOption &&                                   option)
+ParseArguments(int                 argc,
+               char **             argv,
+               const char *        program,
+               const char *        usage,
+               const std::string & xml,
+               CommonOptions &     common,
+               FOption &&          option)
 {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i)
@@ -95,9 +94,18 @@ ParseArguments(int                                          argc,
         std::exit(0);
       }
       if (a == "--backend")
-        backend = ParseBackend(program, value());
+        common.backend = ParseBackend(program, value());
       else if (a == "--device")
-        device = std::stoi(value());
+        common.device = std::stoi(value());
+      else if (a == "--segmentation")
+      {
+        common.segmentation   = value();
+        const std::string & f = common.segmentation;
+        if (!f.empty() && (f.size() < 9 || f.compare(f.size() - 9, 9, ".seg.nrrd") != 0))
+          Fail(program, "the segmentation file " + f + " must end with .seg.nrrd");
+      }
+      else if (a == "--returnparameterfile")
+        common.returnParameterFile = value();
       else if (!a.empty() && a[0] == '-')
       {
         if (!option(a, value))
@@ -113,24 +121,6 @@ ParseArguments(int                                          argc,
   }
   return positional;
 }
-
-/** The 3D Slicer parameters of a program that reads an image and writes a label map (positional arguments 0 and 1). */
-constexpr const char * kSlicerImageToLabelMap = R"(  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-)";
 
 /** 2 or 3, from the file's header; exits with a message for other files. */
 inline unsigned
@@ -171,6 +161,11 @@ RunOnInputDimension(const char *                     program,
   catch (const itk::ExceptionObject & e)
   {
     std::cerr << program << ": " << e.GetDescription() << '\n';
+    return 1;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << program << ": " << e.what() << '\n';
     return 1;
   }
   return 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds everything and runs all tests: the GoogleTest suites and the command-line program's tests (against
-# Debian's ITK), then the Python tests (the module's wrapping, built against a wrapped ITK 5.2.1 that
+# Builds everything and runs all tests: the GoogleTest suites and the command-line programs' tests (against
+# Debian's ITK; test/cli runs them as 3D Slicer modules through ctk-cli and slicerio), then the Python tests (the module's wrapping, built against a wrapped ITK 5.2.1 that
 # scripts/build-wrapped-itk.sh builds once into a cache folder). GPU tests skip without a CUDA device.
 #   CHS_SKIP_PYTHON=1  runs the C++ tests only.
 set -euo pipefail
@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
-echo "C++ build and tests: $((SECONDS - start)) s" >&2
+scripts/cli-test.sh
+echo "C++ build and tests, command-line tests: $((SECONDS - start)) s" >&2
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
   scripts/python-test.sh
   echo "C++ and Python, built and tested: $((SECONDS - start)) s" >&2

@@ -1,0 +1,382 @@
+// What makes the command-line programs 3D Slicer command-line modules (Slicer's Execution Model): the module
+// description printed by --xml, progress reported on stdout in the protocol's <filter-progress> form, and the
+// outputs Slicer loads: the label map, optionally a segmentation (.seg.nrrd, one segment per label), and the
+// return parameter file with the region count.
+#ifndef chsSlicerModule_h
+#define chsSlicerModule_h
+
+#include "chsExampleCli.h"
+
+#include "itkCommand.h"
+#include "itkImageFileWriter.h"
+#include "itkMetaDataObject.h"
+#include "itkProcessObject.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace chs_example
+{
+
+/** The module description: the header every module shares, the program's parameter groups, and the "Execution"
+ * group (backend and device). Every group needs a <label> and a <description>. */
+inline std::string
+SlicerModuleXml(const std::string & title, const std::string & description, const std::string & groups)
+{
+  return R"(<?xml version="1.0" encoding="utf-8"?>
+<executable>
+  <category>Segmentation.GPU Hierarchies</category>
+  <title>)" +
+         title + R"(</title>
+  <description>)" +
+         description + R"(</description>
+  <version>0.1.0</version>
+  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
+  <license>Apache 2.0</license>
+  <contributor>CudaHierarchicalSegmentation developers</contributor>
+  <acknowledgements>Runs on an NVIDIA GPU through CUDA when there is one, else on the module's CPU reference, which gives the same result.</acknowledgements>
+)" + groups +
+         R"(  <parameters advanced="true">
+    <label>Execution</label>
+    <description>Where the computation runs.</description>
+    <string-enumeration>
+      <name>backend</name>
+      <longflag>--backend</longflag>
+      <label>Backend</label>
+      <description>auto: the GPU when there is one, else the CPU; cuda: the GPU or an error; cpu: the sequential reference.</description>
+      <default>auto</default>
+      <element>auto</element>
+      <element>cuda</element>
+      <element>cpu</element>
+    </string-enumeration>
+    <integer>
+      <name>device</name>
+      <longflag>--device</longflag>
+      <label>CUDA device</label>
+      <description>Index of the CUDA device.</description>
+      <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>63</maximum>
+        <step>1</step>
+      </constraints>
+    </integer>
+  </parameters>
+</executable>
+)";
+}
+
+/** An input image parameter given by position. */
+inline std::string
+SlicerInputImage(const std::string & name,
+                 const std::string & label,
+                 const std::string & description,
+                 unsigned            index,
+                 bool                labelMap = false)
+{
+  return std::string("    <image") + (labelMap ? " type=\"label\"" : "") + ">\n      <name>" + name +
+         "</name>\n      <label>" + label + "</label>\n      <description>" + description +
+         "</description>\n      <channel>input</channel>\n      <index>" + std::to_string(index) +
+         "</index>\n    </image>\n";
+}
+
+/** The output label map given by position, the optional segmentation file (--segmentation) and the region count
+ * that Slicer reads from the return parameter file. */
+inline std::string
+SlicerLabelOutputs(unsigned index, const std::string & regions)
+{
+  return R"(    <image type="label">
+      <name>outputVolume</name>
+      <label>Output label map</label>
+      <description>The )" +
+         regions + R"(, labelled 1..N (0 where no region is).</description>
+      <channel>output</channel>
+      <index>)" +
+         std::to_string(index) + R"(</index>
+    </image>
+    <file fileExtensions=".seg.nrrd">
+      <name>outputSegmentation</name>
+      <longflag>--segmentation</longflag>
+      <label>Output segmentation</label>
+      <description>Also write the labels as a 3D Slicer segmentation file (.seg.nrrd), one segment per label.</description>
+      <channel>output</channel>
+    </file>
+    <integer>
+      <name>regionCount</name>
+      <label>Number of )" +
+         regions + R"(</label>
+      <description>How many labels the output has.</description>
+      <channel>output</channel>
+      <default>0</default>
+    </integer>
+)";
+}
+
+/** The IO group of a program that reads one image (index 0) and writes a label map (index 1). */
+inline std::string
+SlicerImageToLabelMap(const std::string & regions, const std::string & extraOutputs = "")
+{
+  return "  <parameters>\n    <label>IO</label>\n    <description>Input and outputs.</description>\n" +
+         SlicerInputImage("inputVolume", "Input volume", "The image to segment (2D or 3D, scalar).", 0) +
+         SlicerLabelOutputs(1, regions) + extraOutputs + "  </parameters>\n";
+}
+
+/** Progress in the Execution Model's form on stdout: <filter-start> when made, <filter-progress> as the watched
+ * filters advance (each mapped onto its share of the run), <filter-end> from Finish(). */
+class SlicerProgress
+{
+public:
+  SlicerProgress(const char * program, const std::string & comment)
+    : m_Program(program)
+    , m_Start(std::chrono::steady_clock::now())
+  {
+    std::cout << "<filter-start>\n<filter-name>" << m_Program << "</filter-name>\n<filter-comment>" << comment
+              << "</filter-comment>\n</filter-start>" << std::endl;
+  }
+
+  /** Reports the progress of `filter` as overall progress from `from` to `to`. */
+  void
+  Watch(itk::ProcessObject * filter, float from, float to)
+  {
+    auto command = itk::SimpleMemberCommand<SlicerProgress>::New();
+    command->SetCallbackFunction(this, &SlicerProgress::Changed);
+    filter->AddObserver(itk::ProgressEvent(), command);
+    m_Watched.push_back({ filter, from, to });
+  }
+
+  /** Reports overall progress f in [0, 1] (steps of at least 1%, and 1). */
+  void
+  Report(float f)
+  {
+    f = std::min(1.0f, std::max(f, m_Last));
+    if (f < m_Last + 0.01f && !(f == 1.0f && m_Last < 1.0f))
+      return;
+    m_Last = f;
+    char text[16];
+    std::snprintf(text, sizeof(text), "%.4f", double(f));
+    std::cout << "<filter-progress>" << text << "</filter-progress>" << std::endl;
+  }
+
+  void
+  Finish()
+  {
+    Report(1.0f);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
+    std::cout << "<filter-end>\n<filter-name>" << m_Program << "</filter-name>\n<filter-time>" << s
+              << "</filter-time>\n</filter-end>" << std::endl;
+  }
+
+private:
+  struct Watched
+  {
+    itk::ProcessObject * filter;
+    float                from, to;
+  };
+
+  void
+  Changed()
+  {
+    // SimpleMemberCommand does not say which filter called: the most advanced share that moved is reported.
+    float f = m_Last;
+    for (const auto & w : m_Watched)
+    {
+      const float p = w.filter->GetProgress();
+      if (p > 0.0f)
+        f = std::max(f, w.from + (w.to - w.from) * p);
+    }
+    Report(f);
+  }
+
+  const char *                          m_Program;
+  std::chrono::steady_clock::time_point m_Start;
+  std::vector<Watched>                  m_Watched;
+  float                                 m_Last = 0.0f;
+};
+
+/** A colour per label (golden-angle hues), so that neighbouring labels differ. */
+inline std::string
+SegmentColor(unsigned long long label)
+{
+  const double h = std::fmod(double(label) * 137.50776405, 360.0) / 60.0, s = 0.65, v = 0.95;
+  const double c = v * s, x = c * (1 - std::fabs(std::fmod(h, 2.0) - 1)), m = v - c;
+  double       r = 0, g = 0, b = 0;
+  switch (int(h))
+  {
+    case 0:
+      r = c, g = x;
+      break;
+    case 1:
+      r = x, g = c;
+      break;
+    case 2:
+      g = c, b = x;
+      break;
+    case 3:
+      g = x, b = c;
+      break;
+    case 4:
+      r = x, b = c;
+      break;
+    default:
+      r = c, b = x;
+      break;
+  }
+  std::ostringstream out;
+  out << r + m << ' ' << g + m << ' ' << b + m;
+  return out.str();
+}
+
+namespace detail
+{
+
+template <class TOut, class TLabels>
+void
+WriteSegmentationAs(const TLabels * labels, const std::string & file, const std::string & segmentName)
+{
+  constexpr unsigned D = TLabels::ImageDimension;
+  using Out            = itk::Image<TOut, 3>;
+  // A segmentation is always 3D (slicerio and Slicer read "domain domain domain"): a 2D image is one slice.
+  const auto                  region = labels->GetLargestPossibleRegion();
+  auto                        out    = Out::New();
+  typename Out::SizeType      size;
+  typename Out::SpacingType   spacing;
+  typename Out::PointType     origin;
+  typename Out::DirectionType direction;
+  direction.SetIdentity();
+  size.Fill(1);
+  spacing.Fill(1.0);
+  origin.Fill(0.0);
+  for (unsigned i = 0; i < D; ++i)
+  {
+    size[i]    = region.GetSize(i);
+    spacing[i] = labels->GetSpacing()[i];
+    origin[i]  = labels->GetOrigin()[i];
+    for (unsigned j = 0; j < D; ++j)
+      direction[i][j] = labels->GetDirection()[i][j];
+  }
+  out->SetRegions(size);
+  out->SetSpacing(spacing);
+  out->SetOrigin(origin);
+  out->SetDirection(direction);
+  out->Allocate();
+  // Each label's extent (first and last index along x, y, z).
+  const auto *                          in = labels->GetBufferPointer();
+  const size_t                          n  = region.GetNumberOfPixels();
+  std::vector<std::array<long long, 6>> extent;
+  for (size_t i = 0; i < n; ++i)
+  {
+    const unsigned long long l = in[i];
+    out->GetBufferPointer()[i] = static_cast<TOut>(l);
+    if (l == 0)
+      continue;
+    if (l >= extent.size())
+      extent.resize(l + 1,
+                    { std::numeric_limits<long long>::max(),
+                      -1,
+                      std::numeric_limits<long long>::max(),
+                      -1,
+                      std::numeric_limits<long long>::max(),
+                      -1 });
+    const long long xyz[3] = { (long long)(i % size[0]),
+                               (long long)(i / size[0] % size[1]),
+                               (long long)(i / (size[0] * size[1])) };
+    for (unsigned d = 0; d < 3; ++d)
+    {
+      extent[l][2 * d]     = std::min(extent[l][2 * d], xyz[d]);
+      extent[l][2 * d + 1] = std::max(extent[l][2 * d + 1], xyz[d]);
+    }
+  }
+  auto &   dict    = out->GetMetaDataDictionary();
+  unsigned segment = 0;
+  for (unsigned long long l = 1; l < extent.size(); ++l)
+  {
+    if (extent[l][1] < 0)
+      continue; // a label that does not occur (sparse marker labels)
+    const std::string  key = "Segment" + std::to_string(segment++) + "_";
+    std::ostringstream e;
+    e << extent[l][0] << ' ' << extent[l][1] << ' ' << extent[l][2] << ' ' << extent[l][3] << ' ' << extent[l][4] << ' '
+      << extent[l][5];
+    itk::EncapsulateMetaData<std::string>(dict, key + "ID", "Segment_" + std::to_string(l));
+    itk::EncapsulateMetaData<std::string>(dict, key + "Name", segmentName + " " + std::to_string(l));
+    itk::EncapsulateMetaData<std::string>(dict, key + "NameAutoGenerated", "0");
+    itk::EncapsulateMetaData<std::string>(dict, key + "Color", SegmentColor(l));
+    itk::EncapsulateMetaData<std::string>(dict, key + "ColorAutoGenerated", "0");
+    itk::EncapsulateMetaData<std::string>(dict, key + "LabelValue", std::to_string(l));
+    itk::EncapsulateMetaData<std::string>(dict, key + "Layer", "0");
+    itk::EncapsulateMetaData<std::string>(dict, key + "Extent", e.str());
+    itk::EncapsulateMetaData<std::string>(dict, key + "Tags", "Segmentation.Status:inprogress|");
+  }
+  itk::EncapsulateMetaData<std::string>(dict, "Segmentation_MasterRepresentation", "Binary labelmap");
+  itk::EncapsulateMetaData<std::string>(dict, "Segmentation_ContainedRepresentationNames", "Binary labelmap|");
+  itk::EncapsulateMetaData<std::string>(dict, "Segmentation_ReferenceImageExtentOffset", "0 0 0");
+  auto writer = itk::ImageFileWriter<Out>::New();
+  writer->SetInput(out);
+  writer->SetFileName(file);
+  writer->UseCompressionOn();
+  writer->Update();
+}
+
+} // namespace detail
+
+/** Writes `labels` as a 3D Slicer segmentation (.seg.nrrd): one segment per label that occurs ("<segmentName> <l>",
+ * label value l, its own colour and extent), 0 outside every segment, the image's geometry (a 2D image becomes
+ * one slice), voxels of the smallest unsigned type that holds the largest label. */
+template <class TLabels>
+void
+WriteSlicerSegmentation(const TLabels * labels, const std::string & file, const std::string & segmentName)
+{
+  if (file.size() < 9 || file.compare(file.size() - 9, 9, ".seg.nrrd") != 0)
+    throw std::invalid_argument("the segmentation file " + file + " must end with .seg.nrrd");
+  const auto * in = labels->GetBufferPointer();
+  const auto   n  = labels->GetLargestPossibleRegion().GetNumberOfPixels();
+  const auto   m  = n ? *std::max_element(in, in + n) : 0;
+  if (m <= std::numeric_limits<unsigned char>::max())
+    detail::WriteSegmentationAs<unsigned char>(labels, file, segmentName);
+  else if (m <= std::numeric_limits<unsigned short>::max())
+    detail::WriteSegmentationAs<unsigned short>(labels, file, segmentName);
+  else
+    detail::WriteSegmentationAs<unsigned int>(labels, file, segmentName);
+}
+
+/** Writes a program's label output: the label map (compressed, with the input's geometry), the segmentation when
+ * --segmentation asks for one, and the region count to Slicer's return parameter file when it gives one. The
+ * writing is the last 10% of the progress. */
+template <class TLabels>
+void
+WriteLabelOutputs(const TLabels *       labels,
+                  const std::string &   output,
+                  const CommonOptions & common,
+                  unsigned long long    regionCount,
+                  const std::string &   segmentName,
+                  SlicerProgress &      progress)
+{
+  auto writer = itk::ImageFileWriter<TLabels>::New();
+  writer->SetInput(labels);
+  writer->SetFileName(output);
+  writer->UseCompressionOn();
+  progress.Watch(writer, 0.9f, 0.97f);
+  writer->Update();
+  if (!common.segmentation.empty())
+    WriteSlicerSegmentation(labels, common.segmentation, segmentName);
+  if (!common.returnParameterFile.empty())
+  {
+    std::ofstream f(common.returnParameterFile);
+    f << "regionCount = " << regionCount << '\n';
+    if (!f)
+      throw std::runtime_error("cannot write " + common.returnParameterFile);
+  }
+}
+
+} // namespace chs_example
+
+#endif
