@@ -325,6 +325,46 @@ def test_run_as_slicer_does(module, inputs, backend, tmp_path):
         assert cost.shape == labels.shape and (cost >= 0).all()
 
 
+@pytest.fixture(scope="session")
+def gpu(modules_dir, tmp_path_factory):
+    """Whether the modules find a CUDA device (a tiny run with --backend cuda)."""
+    folder = tmp_path_factory.mktemp("gpu")
+    nrrd.write(str(folder / "one.nrrd"), np.ones((2, 2), np.uint8))
+    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", "cuda", str(folder / "one.nrrd"),
+                          str(folder / "out.nrrd")], capture_output=True, text=True, timeout=120)
+    if run.returncode != 0 and "no CUDA device" in run.stderr:
+        return False
+    assert run.returncode == 0, run.stderr
+    return True
+
+
+def test_gpu_equals_cpu(module, inputs, gpu, tmp_path):
+    """Run as Slicer runs it, the module gives the same label map, segmentation and count on the GPU and the CPU."""
+    if not gpu:
+        pytest.skip("no CUDA device")
+    m, _ = module
+    results = []
+    for backend in ("cuda", "cpu"):
+        folder = tmp_path / backend
+        folder.mkdir()
+        values = dict(SETTINGS[m.name])
+        values.update({k: inputs[v] for k, v in INPUTS.items()})
+        if m.name == "CudaConnectedComponents":
+            values["inputVolume"] = inputs["binary"]
+        values.update(outputVolume=str(folder / "labels.nrrd"), outputSegmentation="labels.seg.nrrd",
+                      backend=backend)
+        run = subprocess.run(slicer_command(m, values, folder), capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert ("CPU reference" in run.stdout) == (backend == "cpu")
+        seg = slicerio.read_segmentation(str(folder / "labels.seg.nrrd"))
+        results.append((nrrd.read(values["outputVolume"])[0], seg["voxels"], seg["segments"],
+                        open(folder / "return.txt").read()))
+    (gpu_labels, gpu_voxels, gpu_segments, gpu_count), (cpu_labels, cpu_voxels, cpu_segments, cpu_count) = results
+    np.testing.assert_array_equal(gpu_labels, cpu_labels)
+    np.testing.assert_array_equal(gpu_voxels, cpu_voxels)
+    assert gpu_segments == cpu_segments and gpu_count == cpu_count
+
+
 def test_bad_input(module, inputs, tmp_path):
     """A readable message and a non-zero exit, nothing written."""
     m, _ = module
