@@ -100,6 +100,11 @@ constexpr const char * kSlicerWatershedParameters = R"(    <double>
       <label>Gradient scale</label>
       <description>Flood the gradient magnitude of the input smoothed at this scale (physical units); 0 floods the input itself.</description>
       <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>100</maximum>
+        <step>0.1</step>
+      </constraints>
     </double>
     <boolean>
       <name>fullyConnected</name>

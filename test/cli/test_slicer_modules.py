@@ -200,6 +200,10 @@ def test_description(module):
     assert parameters["outputVolume"].typ == "image" and parameters["outputVolume"].subtype == "label"
     assert parameters["outputVolume"].channel == "output"
     assert parameters["outputSegmentation"].fileExtensions == [".seg.nrrd"]
+    # Every number a user sets has its range, so that Slicer's sliders and spin boxes are bounded.
+    for p in m2.parameters():
+        if p.typ in ("integer", "float", "double") and p.channel != "output":
+            assert p.constraints is not None, p.name
     arguments, options, outputs = m2.classifyParameters()
     assert [p.name for p in outputs] == ["regionCount"]
     assert arguments[-1].name == "outputVolume"
