@@ -55,7 +55,7 @@ def smooth_noise(shape, seed, sigma):
 
 @pytest.fixture(scope="session", params=[2, 3], ids=["2d", "3d"])
 def inputs(request, tmp_path_factory):
-    """A grey image, a binary image and a marker label map (labels 1, 2 and 5), in 2D or 3D."""
+    """A grey image, a binary image and a marker label map (16-bit labels 1, 2 and 40000), in 2D or 3D."""
     d = request.param
     folder = tmp_path_factory.mktemp(f"inputs{d}d")
     shape = (41, 33) if d == 2 else (27, 22, 17)
@@ -63,10 +63,10 @@ def inputs(request, tmp_path_factory):
     grey[tuple(slice(0, s // 3) for s in shape)] += 0.5  # a step edge
     grey = np.rint(255 * grey / grey.max()).astype(np.uint8)
     binary = (smooth_noise(shape, 11 + d, 1.5) > 0.55).astype(np.uint8) * 255
-    markers = np.zeros(shape, np.uint8)
+    markers = np.zeros(shape, np.uint16)
     markers[(2,) * d] = 1
     markers[tuple(s - 3 for s in shape)] = 2
-    markers[tuple(s // 2 for s in shape)] = 5
+    markers[tuple(s // 2 for s in shape)] = 40000
     return {
         "dimension": d,
         "shape": shape,

@@ -284,7 +284,7 @@ def test_run_as_slicer_does(module, inputs, backend, tmp_path):
     assert re.fullmatch(r"regionCount = [0-9]+\n", returned)
     assert int(returned.split("=")[1]) == len(present) > 0
     if name == "CudaSeededSegmentation":
-        assert list(present) == [1, 2, 5]
+        assert list(present) == [1, 2, 40000]
     else:
         assert list(present) == list(range(1, len(present) + 1))  # 1..N
 
