@@ -10,7 +10,7 @@ python=${CHS_PYTHON:-/usr/bin/python3}
 itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
 itk_source=$(dirname "$itk_build")/InsightToolkit-5.2.1
 build=${CHS_PYTHON_BUILD:-build-python}
-[ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage
+[ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage python3-vtk9 xvfb xauth
 # Higra (PyPI) is the alpha-tree tests' second oracle; they skip where it cannot be installed.
 "$python" -c "import higra" 2>/dev/null || "$python" -m pip install -q --user --break-system-packages higra \
   || echo "higra could not be installed: the alpha-tree comparison with Higra will skip" >&2

@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# Makes the README's waterpixel pictures and the rendering of the waterfall of a CT-like volume in docs/images/ from
-# the inputs of examples/waterpixel_inputs.py, with the WaterpixelPipeline, CudaWaterfallSegmentation and
-# RenderLabelSurfaces examples (the CPU reference when there is no GPU: the pictures are the same).
-#   scripts/readme-pictures.sh          (after scripts/build.sh; needs NumPy, SciPy, scikit-image, Pillow, Xvfb)
+# Makes the README's pictures in docs/images/, each with the example the README names next to it (the CPU reference
+# when there is no GPU: the pictures are the same):
+#   waterpixels (photograph, CT-like slice, CT-like volume)   WaterpixelPipeline on examples/waterpixel_inputs.py's inputs
+#   waterfall of the photograph                               examples/waterfall_camera.py (WatershedWaterfallPipeline)
+#   surfaces of a waterfall level of the CT-like volume       CudaWaterfallSegmentation, then RenderLabelSurfaces (VTK)
+#   alpha-omega simplification and saliency map              examples/alpha_tree_photograph.py (Python wrapping)
+#   single-linkage clusters of a point cloud                 examples/single_linkage_points.py (Python wrapping)
+# then stores them as 32-colour palette PNGs (about 530 KB in all).
+#   scripts/readme-pictures.sh     after scripts/build.sh and scripts/python-test.sh (the wrapping); needs NumPy, SciPy,
+#                                  scikit-image, Matplotlib, Pillow and Xvfb (Debian's packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 in=out/pictures
 python=${CHS_PYTHON:-/usr/bin/python3}
+mkdir -p "$in"
 "$python" examples/waterpixel_inputs.py "$in"
 build/bin/WaterpixelPipeline "$in/camera.png" 24 "$in/camera-labels.nrrd" docs/images/waterpixels-camera.png
 build/bin/WaterpixelPipeline "$in/ct-slice.png" 20 "$in/ct-slice-labels.nrrd" docs/images/waterpixels-ct-slice.png
 build/bin/WaterpixelPipeline "$in/ct-volume.nrrd" 12 "$in/ct-volume-labels.nrrd" docs/images/supervoxels-ct-volume.png
-build/bin/CudaWaterfallSegmentation --sigma 1.5 --level 3 "$in/ct-volume.nrrd" "$in/ct-waterfall.nrrd"
+"$python" examples/waterfall_camera.py build/bin/WatershedWaterfallPipeline docs/images/waterfall-camera.png "$in"
+build/bin/CudaWaterfallSegmentation --sigma 1.5 --level 3 "$in/ct-volume.nrrd" "$in/ct-waterfall.nrrd" >/dev/null
 xvfb-run -a build/bin/RenderLabelSurfaces --interior --size 640x480 "$in/ct-waterfall.nrrd" "$in/ct-waterfall.vtp" \
   docs/images/waterfall-ct-volume-surfaces.png
-# Palette PNGs (grey levels and the border colour) keep the pictures small.
+# The Python examples, with the module's wrapping as scripts/python-test.sh builds and finds it.
+itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
+PYTHONPATH="$itk_build/Wrapping/Generators/Python" LD_LIBRARY_PATH="$itk_build/lib:$PWD/${CHS_PYTHON_BUILD:-build-python}/lib" \
+  "$python" examples/alpha_tree_photograph.py docs/images/alpha-tree-photograph.png
+PYTHONPATH="$itk_build/Wrapping/Generators/Python" LD_LIBRARY_PATH="$itk_build/lib:$PWD/${CHS_PYTHON_BUILD:-build-python}/lib" \
+  "$python" examples/single_linkage_points.py docs/images/single-linkage-points.png
+# Palette PNGs keep the pictures small.
 "$python" -c "
 import sys
 from PIL import Image
 for f in sys.argv[1:]:
-    Image.open(f).convert('RGB').quantize(colors=64, dither=Image.Dither.NONE).save(f, optimize=True)
-" docs/images/waterpixels-camera.png docs/images/waterpixels-ct-slice.png docs/images/supervoxels-ct-volume.png \
-  docs/images/waterfall-ct-volume-surfaces.png
+    Image.open(f).convert('RGB').quantize(colors=32, dither=Image.Dither.NONE).save(f, optimize=True)
+" docs/images/*.png
+du -ch docs/images/*.png | tail -n 1
