@@ -340,8 +340,7 @@ int
 main(int argc, char ** argv)
 {
   const Options o = Parse(argc, argv);
-  try
-  {
+  return chs_example::ReportFailures(kProgram, [&]() -> int {
     if (!o.demoFolder.empty())
       return Demo(o);
     auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
@@ -358,16 +357,6 @@ main(int argc, char ** argv)
       Dispatch<3>(io->GetComponentType(), o);
     else
       chs_example::Fail(kProgram, o.input + " has " + std::to_string(dim) + " dimensions; 2D images and 3D volumes only");
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << "CudaConnectedComponents: " << e.GetDescription() << '\n';
-    return 1;
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << "CudaConnectedComponents: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

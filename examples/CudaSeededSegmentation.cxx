@@ -173,22 +173,13 @@ main(int argc, char ** argv)
   o.weights = positional[0];
   o.markers = positional[1];
   o.output  = positional[2];
-  try
-  {
-    if (chs_example::ImageDimension(kProgram, o.weights) == 3)
-      Run<3>(o);
-    else
-      Run<2>(o);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << kProgram << ": " << e.GetDescription() << '\n';
-    return 1;
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << kProgram << ": " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+  return chs_example::ReportFailures(kProgram,
+                                     [&]
+                                     {
+                                       if (chs_example::ImageDimension(kProgram, o.weights) == 3)
+                                         Run<3>(o);
+                                       else
+                                         Run<2>(o);
+                                       return 0;
+                                     });
 }

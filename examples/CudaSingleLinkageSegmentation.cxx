@@ -9,7 +9,6 @@
 #include "chsExampleOverlay.h"
 
 #include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
 
 #include <chrono>
 #include <iostream>

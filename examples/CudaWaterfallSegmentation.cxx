@@ -123,13 +123,14 @@ Run(const Options & o)
     writer->Update();
   };
   if (!o.levels.empty())
+  {
     std::filesystem::create_directories(o.levels);
-  if (!o.levels.empty())
     for (unsigned k = 0; k <= last; ++k)
     {
       write(filter->GetLevel(k), o.levels + "/level-" + std::to_string(k) + ".nrrd");
       progress.Report(0.8f + 0.1f * float(k + 1) / float(last + 1));
     }
+  }
   chs_example::WriteLabelOutputs(
     filter->GetLevel(level), o.output, o.common, filter->GetRegionCount(level), "Region", progress);
   if (!o.overlay.empty())

@@ -7,7 +7,6 @@
 #include "chsExampleOverlay.h"
 
 #include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
 
 #include <chrono>
 #include <iostream>

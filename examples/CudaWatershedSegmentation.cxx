@@ -9,7 +9,6 @@
 #include "chsSlicerModule.h"
 
 #include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
 
 #include <chrono>
 #include <iostream>

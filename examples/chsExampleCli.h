@@ -137,8 +137,30 @@ ImageDimension(const char * program, const std::string & file)
   return d;
 }
 
+/** Runs run() (which returns main's exit status) and turns an ITK or standard exception into a message on stderr
+ * and exit status 1. */
+template <class FRun>
+int
+ReportFailures(const char * program, FRun && run)
+{
+  try
+  {
+    return run();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << program << ": " << e.GetDescription() << '\n';
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << program << ": " << e.what() << '\n';
+  }
+  return 1;
+}
+
 /** The end of main() of a program that takes <input> <output>: checks the positional arguments, then calls
- * run(std::integral_constant<unsigned, D>{}) for the input's dimension D; an ITK exception is printed and gives 1. */
+ * run(std::integral_constant<unsigned, D>{}) for the input's dimension D; a failure is reported as by
+ * ReportFailures. */
 template <class FRun>
 int
 RunOnInputDimension(const char *                     program,
@@ -151,24 +173,15 @@ RunOnInputDimension(const char *                     program,
     Fail(program, "expected an input and an output file");
   input  = positional[0];
   output = positional[1];
-  try
-  {
-    if (ImageDimension(program, input) == 3)
-      run(std::integral_constant<unsigned, 3>{});
-    else
-      run(std::integral_constant<unsigned, 2>{});
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << program << ": " << e.GetDescription() << '\n';
-    return 1;
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << program << ": " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+  return ReportFailures(program,
+                        [&]
+                        {
+                          if (ImageDimension(program, input) == 3)
+                            run(std::integral_constant<unsigned, 3>{});
+                          else
+                            run(std::integral_constant<unsigned, 2>{});
+                          return 0;
+                        });
 }
 
 } // namespace chs_example
