@@ -1,13 +1,15 @@
-// Benchmark of itk::CudaImageToAlphaTreeFilter: the three CUDA construction algorithms (kernel time and end-to-end
-// Update()) against the module's sequential CPU reference (Kruskal, then canonicalisation) on this machine's CPU, in
-// one run on the same images: 8-bit 4096^2 and 8192^2 images with natural-image statistics (smoothed noise at two
-// scales plus constant regions with sharp edges plus fine noise), their 16-bit version, an RGB image, and 8-bit
-// volumes. Checks that every GPU tree equals the CPU tree where the CPU ran, prints a line per case and writes JSON.
-// With --write-inputs DIR it also writes each image as DIR/NAME.raw (with DIR/inputs.txt listing name, type, size,
-// components and connectivity) for bench/at_peers.py (Higra).
+// Benchmark of itk::CudaImageToAlphaTreeFilter: the CUDA construction algorithms (the level-synchronous one on
+// integer scalar images only; kernel time and end-to-end Update()) against the module's sequential CPU reference
+// (Kruskal, then canonicalisation) on this machine's CPU, in one run on the same images: 8-bit 4096^2 and 8192^2 images
+// with natural-image statistics (smoothed noise at two scales plus constant regions with sharp edges plus fine noise),
+// their 16-bit version, an RGB image, and 8-bit volumes. Checks that every GPU tree equals the CPU tree where the CPU
+// ran, prints a line per case and writes JSON. With --write-inputs DIR it also writes each image as DIR/NAME.raw (with
+// DIR/inputs.txt listing name, type, size, components and connectivity) for bench/at_peers.py (Higra).
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
-//                          [--only 2d|3d]
+//                          [--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...
+// (--side/--volume: the image sides and volume sides instead of the defaults; --algorithm: v1-insert-all,
+// v2-skip-redundant, spanning-tree or level-synchronous, only those)
 #include "chsBenchTiming.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "itkImage.h"
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -38,7 +41,9 @@ struct Result
   uint64_t    nodes = 0, inserted = 0, peakBytes = 0;
   bool        cpu = false, identical = false;
 };
-std::vector<Result> results;
+std::vector<Result>      results;
+std::vector<std::string> chosenAlgorithms; // --algorithm: only these (all when empty)
+std::vector<int64_t>     chosenSides, chosenVolumes;
 
 /** Box blur of radius r along one axis of a field of nx x ny x nz values, in place (running sums). */
 void
@@ -171,14 +176,25 @@ Measure(const std::string & name,
     cpuTree = filter->GetOutput();
     cpuTree->DisconnectPipeline();
   }
-  for (Algorithm algorithm : { Algorithm::InsertAllEdges, Algorithm::SkipRedundantEdges, Algorithm::SpanningTree })
+  const bool levels = std::is_integral<typename itk::NumericTraits<typename TImage::PixelType>::ValueType>::value &&
+                      image->GetNumberOfComponentsPerPixel() == 1;
+  for (Algorithm algorithm : { Algorithm::InsertAllEdges,
+                               Algorithm::SkipRedundantEdges,
+                               Algorithm::SpanningTree,
+                               Algorithm::LevelSynchronous })
   {
+    if (algorithm == Algorithm::LevelSynchronous && !levels)
+      continue; // integer scalar pixels only
     Result r;
-    r.name         = name;
-    r.type         = type;
-    r.algorithm    = algorithm == Algorithm::InsertAllEdges       ? "v1-insert-all"
-                     : algorithm == Algorithm::SkipRedundantEdges ? "v2-skip-redundant"
-                                                                  : "spanning-tree";
+    r.name      = name;
+    r.type      = type;
+    r.algorithm = algorithm == Algorithm::InsertAllEdges       ? "v1-insert-all"
+                  : algorithm == Algorithm::SkipRedundantEdges ? "v2-skip-redundant"
+                  : algorithm == Algorithm::SpanningTree       ? "spanning-tree"
+                                                               : "level-synchronous";
+    if (!chosenAlgorithms.empty() &&
+        std::find(chosenAlgorithms.begin(), chosenAlgorithms.end(), r.algorithm) == chosenAlgorithms.end())
+      continue;
     r.pixels       = n;
     r.connectivity = conn;
     std::vector<double> kernel, build, canonical, total;
@@ -277,11 +293,17 @@ main(int argc, char * argv[])
       inputs = argv[++i];
     else if (a == "--only" && i + 1 < argc)
       only = argv[++i];
+    else if (a == "--side" && i + 1 < argc)
+      chosenSides.push_back(std::stoll(argv[++i]));
+    else if (a == "--volume" && i + 1 < argc)
+      chosenVolumes.push_back(std::stoll(argv[++i]));
+    else if (a == "--algorithm" && i + 1 < argc)
+      chosenAlgorithms.push_back(argv[++i]);
     else
     {
       std::fprintf(stderr,
                    "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR] "
-                   "[--only 2d|3d]\n",
+                   "[--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...\n",
                    argv[0]);
       return 2;
     }
@@ -290,6 +312,10 @@ main(int argc, char * argv[])
     std::ofstream(inputs + "/inputs.txt", std::ios::trunc);
   std::vector<int64_t> sides   = quick ? std::vector<int64_t>{ 1024 } : std::vector<int64_t>{ 4096, 8192 };
   std::vector<int64_t> volumes = quick ? std::vector<int64_t>{ 128 } : std::vector<int64_t>{ 256, 512 };
+  if (!chosenSides.empty())
+    sides = chosenSides;
+  if (!chosenVolumes.empty())
+    volumes = chosenVolumes;
   if (only == "3d")
     sides.clear();
   if (only == "2d")

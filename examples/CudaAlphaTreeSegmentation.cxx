@@ -38,7 +38,8 @@ Options:
   --saliency <file>       also write the saliency map: the level at which neighbours merge, on the interpixel grid
                           (2n - 1 samples per axis)
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
-  --algorithm <name>      CUDA construction: auto (default), insert-all, skip-redundant or spanning-tree
+  --algorithm <name>      CUDA construction: auto (default), insert-all, skip-redundant, spanning-tree or
+                          level-synchronous (8/16-bit scalar images)
   --overlay <file.png>    also write the region borders over the image (the middle slice of a volume)
 )") + chs_example::kCommonUsage;
 
@@ -84,12 +85,13 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
       <name>algorithm</name>
       <longflag>--algorithm</longflag>
       <label>GPU construction</label>
-      <description>How the GPU builds the tree (the same tree every time): auto, insert-all (the paper's v1), skip-redundant (v2) or spanning-tree.</description>
+      <description>How the GPU builds the tree (the same tree every time): auto, insert-all (the paper's v1), skip-redundant (v2), spanning-tree or level-synchronous (8-bit and 16-bit scalar images only).</description>
       <default>auto</default>
       <element>auto</element>
       <element>insert-all</element>
       <element>skip-redundant</element>
       <element>spanning-tree</element>
+      <element>level-synchronous</element>
     </string-enumeration>
   </parameters>
 )" + chs_example::SlicerImageToLabelMap("regions", R"(    <image>
@@ -141,6 +143,8 @@ Run(const Options & o)
     tree->SetAlgorithm(Algorithm::SkipRedundantEdges);
   else if (o.algorithm == "spanning-tree")
     tree->SetAlgorithm(Algorithm::SpanningTree);
+  else if (o.algorithm == "level-synchronous")
+    tree->SetAlgorithm(Algorithm::LevelSynchronous);
   else
     chs_example::Fail(kProgram, "unknown algorithm '" + o.algorithm + "'");
   tree->SetComputeValueRanges(!std::isinf(o.omega));

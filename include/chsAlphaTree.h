@@ -32,8 +32,8 @@ namespace chs
 /** How the CUDA backend builds the tree before canonicalising it. */
 enum class AlphaTreeAlgorithm
 {
-  /** The fastest measured on the H200 (bench/results/2026-11-23-h200-alpha-tree-*): SpanningTree, for every pixel
-   * type and connectivity measured (8-bit 4-connected images only by a few percent, 16-bit by 5 to 16 times). */
+  /** The fastest measured on the H200 (bench/results/2026-11-2*-h200-alpha-tree-*): LevelSynchronous for 8-bit
+   * scalar images, SpanningTree for the others. */
   Auto,
   /** The paper's GPU v1: every edge is inserted into the hierarchy (a chain per pixel, then CONNECT). */
   InsertAllEdges,
@@ -43,7 +43,11 @@ enum class AlphaTreeAlgorithm
   /** The image's minimum spanning tree (Boruvka) and its binary partition tree (PANDORA), the single-linkage
    * backend's construction: its work does not grow with the number of distinct levels on a branch, which is what
    * slows the paper's merges down on high-dynamic-range images (16-bit, float, vectors). */
-  SpanningTree
+  SpanningTree,
+  /** Kruskal's union-find one level at a time, every edge of a level at once (src/at/chsATLevels.cuh): builds the
+   * canonical tree directly, with two grid barriers per level. For 8-bit and 16-bit integer scalar images only
+   * (std::invalid_argument otherwise); its time grows with the number of distinct edge weights. */
+  LevelSynchronous
 };
 
 struct AlphaTreeParameters
@@ -62,6 +66,9 @@ struct AlphaTreeArrays
 {
   uint32_t * parent = nullptr;
   double *   level  = nullptr;
+  /** Set by an allocator whose level array already holds 0 for the n leaves (value-initialised storage): the CUDA
+   * backend then skips writing them. */
+  bool leafLevelsZero = false;
 };
 
 /** Called by a backend once, when the tree is built and checked and its number of nodes known (between n and

@@ -48,8 +48,8 @@ public:
   using LevelContainerType = VectorContainer<IdentifierType, double>;
   using AreaContainerType  = VectorContainer<IdentifierType, IdentifierType>;
 
-  /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write, and
-   * drops the value ranges. */
+  /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write, every
+   * element 0, and drops the value ranges. */
   void
   Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes);
 

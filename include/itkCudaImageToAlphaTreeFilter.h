@@ -65,8 +65,8 @@ public:
   /** Vector pixels: L1, L2 (default) or LInfinity. */
   itkSetEnumMacro(VectorDistance, VectorDistanceEnum);
   itkGetEnumMacro(VectorDistance, VectorDistanceEnum);
-  /** CUDA construction: Auto (default), InsertAllEdges, SkipRedundantEdges or SpanningTree (see CudaAlphaTreeEnums);
-   * the tree is the same. */
+  /** CUDA construction: Auto (default), InsertAllEdges, SkipRedundantEdges, SpanningTree or LevelSynchronous (see
+   * CudaAlphaTreeEnums); the tree is the same. */
   itkSetEnumMacro(Algorithm, AlgorithmEnum);
   itkGetEnumMacro(Algorithm, AlgorithmEnum);
   /** Whether the output keeps each node's value range (default on; needed by alpha-omega cuts). Computed on the

@@ -101,7 +101,8 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   parameters.graph.distance       = static_cast<chs::VectorDistance>(m_VectorDistance);
   static_assert(int(AlgorithmEnum::Auto) == int(chs::AlphaTreeAlgorithm::Auto) &&
                   int(AlgorithmEnum::InsertAllEdges) == int(chs::AlphaTreeAlgorithm::InsertAllEdges) &&
-                  int(AlgorithmEnum::SpanningTree) == int(chs::AlphaTreeAlgorithm::SpanningTree),
+                  int(AlgorithmEnum::SpanningTree) == int(chs::AlphaTreeAlgorithm::SpanningTree) &&
+                  int(AlgorithmEnum::LevelSynchronous) == int(chs::AlphaTreeAlgorithm::LevelSynchronous),
                 "the filter's algorithms map one to one onto the backend's");
   parameters.algorithm           = static_cast<chs::AlphaTreeAlgorithm>(m_Algorithm);
   const SizeValueType n          = grid.NumberOfVoxels();
@@ -114,8 +115,9 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   {
     output->Allocate(n, nodes);
     chs::AlphaTreeArrays arrays;
-    arrays.parent = output->GetParents()->CastToSTLContainer().data();
-    arrays.level  = output->GetLevels()->CastToSTLContainer().data();
+    arrays.parent         = output->GetParents()->CastToSTLContainer().data();
+    arrays.level          = output->GetLevels()->CastToSTLContainer().data();
+    arrays.leafLevelsZero = true; // AlphaTree::Allocate value-initialises its containers
     return arrays;
   };
   const chs::RunInfo info = RunOnBackend(

@@ -7,6 +7,7 @@
 #define chsAlphaTree_cuh
 
 #include "at/chsATBorder.cuh"
+#include "at/chsATLevels.cuh"
 #include "at/chsATTile.cuh"
 #include "chsAlphaTree.h"
 #include "chsAlphaTreeDevice.h"
@@ -15,6 +16,7 @@
 #include "chsDeviceHelpers.cuh"
 #include "chsSingleLinkage.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -119,6 +121,106 @@ SpanningTreeConstruction(const TPixel *          dPixels,
   sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device);
 }
 
+
+/** Whether the level-synchronous construction applies: integer scalar pixels, whose level codes are below 2^16. */
+template <typename TPixel>
+constexpr bool
+LevelSynchronousPixel()
+{
+  return std::is_integral<TPixel>::value && sizeof(TPixel) <= 2;
+}
+
+/** Levels with at most this many edges run on one block (see src/at/chsATLevels.cuh); 1024 to 8192 measured alike
+ * on the H200. */
+constexpr uint32_t kSmallLevelEdges = 2048;
+
+/** The level-synchronous construction (src/at/chsATLevels.cuh), then the renumbering; returns the number of nodes. */
+template <typename TPixel>
+uint64_t
+LevelSynchronousTree(const TPixel *             dPixels,
+                     const sl::ImageGraph &     g,
+                     const AlphaTreeAllocator & allocate,
+                     detail::EventTimer &       build,
+                     detail::EventTimer &       canonical,
+                     cudaStream_t               stream,
+                     detail::MemoryTracker &    tracker,
+                     const ExecutionContext &   context)
+{
+  static_assert(LevelSynchronousPixel<TPixel>(), "integer scalar pixels of 8 or 16 bits");
+  using TKey              = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  const int      device   = context.device;
+  const uint64_t n        = g.Pixels(), slots = n * g.slots;
+  const uint32_t codes    = uint32_t(1) << (8 * sizeof(TKey));
+  const unsigned blocks   = detail::GridStrideBlocks(n, 256, device);
+  int            perSm = 0, sms = 0, cooperative = 0;
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel, kLevelThreads, 0));
+  if (!cooperative || perSm < 1)
+    throw std::runtime_error("the level-synchronous alpha-tree construction needs a device with cooperative launch");
+
+  detail::DeviceBuffer<uint32_t> uf(n, stream, &tracker), current(n, stream, &tracker), stamp(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> nodeParent(2 * n - 1, stream, &tracker), nodeLevel(n - 1, stream, &tracker),
+    nodeMin(n - 1, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> made(1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(made.get(), 0, sizeof(unsigned long long), stream));
+  LevelState st{ uf.get(),        current.get(), stamp.get(),    nodeParent.get(),
+                 nodeLevel.get(), nodeMin.get(), made.get(), uint32_t(n) };
+  LevelInitKernel<<<blocks, 256, 0, stream>>>(st);
+  CHS_CUDA_CHECK_LAUNCH("LevelInitKernel");
+  {
+    // The edges grouped by level.
+    detail::DeviceBuffer<TKey>     keys(slots, stream, &tracker), keysAlt(slots, stream, &tracker);
+    detail::DeviceBuffer<uint32_t> ids(slots, stream, &tracker), idsAlt(slots, stream, &tracker);
+    LevelKeysKernel<TKey><<<blocks, 256, 0, stream>>>(dPixels, g, keys.get(), ids.get());
+    CHS_CUDA_CHECK_LAUNCH("LevelKeysKernel");
+    cub::DoubleBuffer<TKey>     k(keys.get(), keysAlt.get());
+    cub::DoubleBuffer<uint32_t> v(ids.get(), idsAlt.get());
+    size_t                      bytes = 0;
+    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
+    {
+      detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+      CHS_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
+    }
+    detail::DeviceBuffer<uint32_t> start(codes, stream, &tracker), levels(codes, stream, &tracker),
+      begins(codes + 1, stream, &tracker), levelCount(1, stream, &tracker);
+    CHS_CUDA_CHECK(cudaMemsetAsync(start.get(), 0xff, codes * sizeof(uint32_t), stream));
+    LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(k.Current(), slots, start.get());
+    CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
+    LevelListKernel<<<1, 1024, 0, stream>>>(start.get(), codes, slots, levels.get(), begins.get(), levelCount.get());
+    CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
+
+    at::LevelEdges   graph(g);
+    const uint32_t * sorted = v.Current(), *levelList = levels.get(), *beginList = begins.get(),
+                   *countPtr = levelCount.get();
+    uint32_t *       lost   = v.Alternate(); // free after the sort
+    uint32_t         small  = kSmallLevelEdges;
+    void *           args[] = { &graph, &sorted, &lost, &levelList, &beginList, &countPtr, &st, &small };
+    CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
+      reinterpret_cast<void *>(LevelLoopKernel), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
+    CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
+  }
+  unsigned long long internal = 0;
+  ReadBack(internal, made.get(), stream);
+  build.Stop();
+  if (internal + 1 > n)
+    throw std::logic_error("the CUDA alpha-tree has too many nodes (internal error: please report it)");
+  canonical.Start();
+  return RenumberOnDevice(n,
+                          internal,
+                          nodeParent.get(),
+                          nodeLevel.get(),
+                          nodeMin.get(),
+                          int(8 * sizeof(TKey)),
+                          false,
+                          allocate,
+                          canonical,
+                          stream,
+                          tracker,
+                          context);
+}
+
 } // namespace at
 
 template <typename TPixel>
@@ -138,6 +240,13 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   const at::TileShape   tile   = at::ResolveTile(grid, parameters, K, context.device);
+  constexpr bool        levelPixels = at::LevelSynchronousPixel<TPixel>();
+  const AlphaTreeAlgorithm algorithm =
+    parameters.algorithm != AlphaTreeAlgorithm::Auto ? parameters.algorithm
+    : (levelPixels && c == 1 && sizeof(TPixel) == 1) ? AlphaTreeAlgorithm::LevelSynchronous
+                                                     : AlphaTreeAlgorithm::SpanningTree;
+  if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
+    throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   detail::MemoryTracker tracker;
   AlphaTreeResult       result;
 
@@ -156,8 +265,27 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
 
   detail::EventTimer build(stream), canonical(stream);
   build.Start();
-  const AlphaTreeAlgorithm algorithm =
-    parameters.algorithm == AlphaTreeAlgorithm::Auto ? AlphaTreeAlgorithm::SpanningTree : parameters.algorithm;
+  if (algorithm == AlphaTreeAlgorithm::LevelSynchronous)
+  {
+    if constexpr (levelPixels)
+    {
+      {
+        result.nodes = at::LevelSynchronousTree(
+          dPixels.get(), g, allocate, build, canonical, stream, tracker, context);
+        result.insertedEdges            = n - 1; // one union per loser
+        result.buildMilliseconds        = build.Milliseconds();
+        result.canonicaliseMilliseconds = canonical.Milliseconds();
+        if (info)
+        {
+          info->kernelMilliseconds = result.buildMilliseconds + result.canonicaliseMilliseconds;
+          info->peakDeviceBytes    = tracker.peak;
+        }
+        if (context.progress)
+          context.progress(1.0f);
+        return result;
+      }
+    }
+  }
   const bool                               spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
   const uint64_t                           nodes    = spanning ? 2 * n - 1 : n * (K + 1);
   detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);

@@ -6,6 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace chs
@@ -17,7 +18,116 @@ namespace
 
 constexpr unsigned kThreads = 256;
 
+/** Bits of the largest pixel index: the smallest pixel's field in the sort keys. */
+int
+LevelShift(uint64_t pixels)
+{
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) < pixels)
+    ++bits;
+  return bits;
+}
+
+/** The last stage of both paths: sorts the internal nodes' keys (level code << shift | smallest pixel; `ids`: their
+ * construction ids, which index tree.parent), writes the renumbered parents and levels, checks them on the device,
+ * stops `timer`, allocates through `allocate` and downloads. `newId` has room for every construction id. */
+uint64_t
+SortAndWrite(const GlobalTree &                         tree,
+             uint64_t                                   internal,
+             detail::DeviceBuffer<unsigned long long> & keys,
+             detail::DeviceBuffer<uint32_t> &           ids,
+             uint32_t *                                 newId,
+             int                                        shift,
+             int                                        levelBits,
+             bool                                       isFloat,
+             const AlphaTreeAllocator &                 allocate,
+             detail::EventTimer &                       timer,
+             cudaStream_t                               stream,
+             detail::MemoryTracker &                    tracker,
+             const ExecutionContext &                   context)
+{
+  const int                                device = context.device;
+  const uint64_t                           pixels = tree.pixels;
+  const uint64_t                           room   = internal ? internal : 1;
+  detail::DeviceBuffer<unsigned long long> keysAlt(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           idsAlt(room, stream, &tracker);
+  cub::DoubleBuffer<unsigned long long>    k(keys.get(), keysAlt.get());
+  cub::DoubleBuffer<uint32_t>              v(ids.get(), idsAlt.get());
+  // Keys are (level code, smallest pixel): sort on the pixel bits and the level code's significant bits.
+  const int endBit = shift + levelBits;
+  size_t    bytes  = 0;
+  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, internal, 0, endBit, stream));
+  {
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, internal, 0, endBit, stream));
+  }
+  IdKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
+    internal, uint32_t(pixels), v.Current(), newId);
+  CHS_CUDA_CHECK_LAUNCH("IdKernel");
+  const uint64_t                 total = pixels + internal;
+  detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
+  detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
+  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+    tree, internal, v.Current(), k.Current(), newId, shift, isFloat, outParent.get(), outLevel.get());
+  CHS_CUDA_CHECK_LAUNCH("OutputKernel");
+
+  // The check of the definition's structure, on the device.
+  detail::DeviceBuffer<uint32_t> children(total, stream, &tracker);
+  detail::DeviceBuffer<unsigned> broken(1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, total * sizeof(uint32_t), stream));
+  CHS_CUDA_CHECK(cudaMemsetAsync(broken.get(), 0, sizeof(unsigned), stream));
+  const unsigned tb = detail::GridStrideBlocks(total, kThreads, device);
+  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(
+    pixels, total, outParent.get(), k.Current(), shift, children.get(), broken.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
+  CheckChildrenKernel<<<tb, kThreads, 0, stream>>>(pixels, total, children.get(), broken.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");
+  unsigned bad = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&bad, broken.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (bad)
+    throw std::logic_error("the CUDA alpha-tree is not a canonical tree (internal error: please report it)");
+  timer.Stop();
+
+  const AlphaTreeArrays out = Allocated(allocate, total);
+  detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+  if (out.level)
+  {
+    if (!out.leafLevelsZero)
+      std::fill(out.level, out.level + pixels, 0.0);
+    if (internal)
+      detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
+  }
+  return total;
+}
+
 } // namespace
+
+uint64_t
+RenumberOnDevice(uint64_t                   pixels,
+                 uint64_t                   internal,
+                 uint32_t *                 dNodeParent,
+                 const uint32_t *           dNodeLevel,
+                 const uint32_t *           dNodeMin,
+                 int                        levelBits,
+                 bool                       isFloat,
+                 const AlphaTreeAllocator & allocate,
+                 detail::EventTimer &       timer,
+                 cudaStream_t               stream,
+                 detail::MemoryTracker &    tracker,
+                 const ExecutionContext &   context)
+{
+  const uint64_t                           room  = internal ? internal : 1;
+  const int                                shift = LevelShift(pixels);
+  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), newId(pixels + room, stream, &tracker);
+  LevelNodeKeysKernel<<<detail::GridStrideBlocks(room, kThreads, context.device), kThreads, 0, stream>>>(
+    internal, uint32_t(pixels), dNodeLevel, dNodeMin, shift, keys.get(), ids.get());
+  CHS_CUDA_CHECK_LAUNCH("LevelNodeKeysKernel");
+  const GlobalTree tree{ dNodeParent, nullptr, uint32_t(pixels) };
+  return SortAndWrite(
+    tree, internal, keys, ids, newId.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
+}
 
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
@@ -67,59 +177,15 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  const uint64_t                           room = internal ? internal : 1;
-  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker), keysAlt(room, stream, &tracker);
-  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), idsAlt(room, stream, &tracker);
+  const uint64_t                           room  = internal ? internal : 1;
+  const int                                shift = LevelShift(pixels);
+  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
   GatherKernel<<<detail::GridStrideBlocks(nodes - pixels, kThreads, device), kThreads, 0, stream>>>(
-    tree, nodes, kept.get(), children.get(), keys.get(), ids.get(), counters.get() + 1);
+    tree, nodes, kept.get(), children.get(), shift, keys.get(), ids.get(), counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
-  cub::DoubleBuffer<unsigned long long> k(keys.get(), keysAlt.get());
-  cub::DoubleBuffer<uint32_t>           v(ids.get(), idsAlt.get());
-  // Keys are (level code, smallest pixel): sort on the pixel bits and the level code's significant bits.
-  const int endBit = 32 + levelBits;
-  size_t    bytes  = 0;
-  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, internal, 0, endBit, stream));
-  {
-    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
-    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, internal, 0, endBit, stream));
-  }
-  // The new ids go into `up`, free now.
-  IdKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
-    internal, uint32_t(pixels), v.Current(), up.get());
-  CHS_CUDA_CHECK_LAUNCH("IdKernel");
-  const uint64_t                 total = pixels + internal;
-  detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
-  detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
-  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
-    tree, internal, v.Current(), k.Current(), up.get(), isFloat, outParent.get(), outLevel.get());
-  CHS_CUDA_CHECK_LAUNCH("OutputKernel");
-
-  // The check of the definition's structure, on the device; `children` is free now.
-  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, total * sizeof(uint32_t), stream));
-  CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
-  const unsigned tb = detail::GridStrideBlocks(total, kThreads, device);
-  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(
-    pixels, total, outParent.get(), k.Current(), children.get(), changed.get());
-  CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
-  CheckChildrenKernel<<<tb, kThreads, 0, stream>>>(pixels, total, children.get(), changed.get());
-  CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");
-  unsigned broken = 0;
-  CHS_CUDA_CHECK(cudaMemcpyAsync(&broken, changed.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (broken)
-    throw std::logic_error("the CUDA alpha-tree is not a canonical tree (internal error: please report it)");
-  timer.Stop();
-
-  const AlphaTreeArrays out = Allocated(allocate, total);
-  detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
-  if (out.level)
-  {
-    for (uint64_t i = 0; i < pixels; ++i)
-      out.level[i] = 0.0;
-    if (internal)
-      detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
-  }
-  return total;
+  return SortAndWrite(
+    tree, internal, keys, ids, up.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
 }
 
 } // namespace at

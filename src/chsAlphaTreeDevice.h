@@ -30,6 +30,23 @@ CanonicaliseOnDevice(uint64_t                   pixels,
                      detail::MemoryTracker &    tracker,
                      const ExecutionContext &   context);
 
+/** The same last stage for a tree that is canonical already (the level-synchronous construction): `internal`
+ * internal nodes with ids pixels + slot, dNodeParent over all nodes, dNodeLevel and dNodeMin (level code and smallest
+ * pixel) by slot. Renumbers by (level, smallest pixel), checks, stops `timer`, allocates, downloads. */
+uint64_t
+RenumberOnDevice(uint64_t                   pixels,
+                 uint64_t                   internal,
+                 uint32_t *                 dNodeParent,
+                 const uint32_t *           dNodeLevel,
+                 const uint32_t *           dNodeMin,
+                 int                        levelBits,
+                 bool                       isFloat,
+                 const AlphaTreeAllocator & allocate,
+                 detail::EventTimer &       timer,
+                 cudaStream_t               stream,
+                 detail::MemoryTracker &    tracker,
+                 const ExecutionContext &   context);
+
 } // namespace at
 } // namespace chs
 

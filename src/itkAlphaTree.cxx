@@ -28,7 +28,10 @@ AlphaTree::Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes)
                       << 2 * numberOfLeaves - 1 << " nodes, not " << numberOfNodes << '.');
   }
   m_NumberOfLeaves = numberOfLeaves;
+  // clear() first: every element is value-initialised (0), also when the containers held a tree before.
+  m_Parents->clear();
   m_Parents->resize(numberOfNodes);
+  m_Levels->clear();
   m_Levels->resize(numberOfNodes);
   m_ValueRanges->clear();
   this->Modified();

@@ -17,9 +17,20 @@
 namespace
 {
 
-const chs::AlphaTreeAlgorithm kAlgorithms[] = { chs::AlphaTreeAlgorithm::InsertAllEdges,
+const chs::AlphaTreeAlgorithm kAlgorithms[] = { chs::AlphaTreeAlgorithm::Auto,
+                                                chs::AlphaTreeAlgorithm::InsertAllEdges,
                                                 chs::AlphaTreeAlgorithm::SkipRedundantEdges,
-                                                chs::AlphaTreeAlgorithm::SpanningTree };
+                                                chs::AlphaTreeAlgorithm::SpanningTree,
+                                                chs::AlphaTreeAlgorithm::LevelSynchronous };
+
+/** Whether the algorithm builds trees of these pixels (LevelSynchronous: integer scalars of 8 or 16 bits). */
+template <typename T>
+bool
+Supports(chs::AlphaTreeAlgorithm algorithm, unsigned components)
+{
+  return algorithm != chs::AlphaTreeAlgorithm::LevelSynchronous ||
+         (std::is_integral<T>::value && sizeof(T) <= 2 && components == 1);
+}
 
 struct Tree
 {
@@ -142,7 +153,12 @@ CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
   const Tree cpu = RunCPU(v, c, p);
   for (auto algorithm : kAlgorithms)
   {
-    p.algorithm    = algorithm;
+    p.algorithm = algorithm;
+    if (!Supports<T>(algorithm, c.components))
+    {
+      EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
+      continue;
+    }
     const Tree gpu = RunCUDA(v, c, p);
     ASSERT_EQ(gpu.parent.size(), cpu.parent.size()) << "algorithm " << int(algorithm);
     EXPECT_EQ(gpu.parent, cpu.parent) << "algorithm " << int(algorithm);
@@ -254,6 +270,45 @@ TEST(AlphaTreeCUDA, EqualsReference3D)
     CheckCudaEqualsCPU(std::vector<uint16_t>(9 * 10 * 11, 300), { 9, 10, 11, full });
     const Case c{ 14, 13, 9, full, 4, 2 };
     CheckCudaEqualsCPU(Values<uint8_t>(c, 35, 256, true), c);
+  }
+}
+
+TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
+{
+  // Levels with more edges than one block takes (the whole grid runs them) between levels with few (block 0 runs
+  // them alone), in both orders, 2D and 3D, several runs.
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (bool full : { false, true })
+  {
+    const Case           c{ 301, 257, 1, full };
+    auto                 v = Values<uint8_t>(c, 51, 6, true);
+    std::mt19937         rng(52);
+    std::vector<uint8_t> w = v;
+    for (size_t i = 0; i < w.size(); i += 37 + rng() % 50)
+      w[i] = uint8_t(w[i] + 10 + rng() % 200); // isolated peaks: many levels with a few edges each
+    for (const auto & image : { v, w })
+    {
+      auto       p   = ParametersOf(c);
+      const Tree cpu = RunCPU(image, c, p);
+      p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+      for (int run = 0; run < 3; ++run)
+      {
+        const Tree gpu = RunCUDA(image, c, p);
+        EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "8" : "4") << "-connected, run " << run;
+        EXPECT_EQ(gpu.level, cpu.level);
+      }
+    }
+    const Case d{ 41, 37, 29, full };
+    auto       u = Values<uint16_t>(d, 53, 5, true);
+    for (size_t i = 0; i < u.size(); i += 29 + rng() % 40)
+      u[i] = uint16_t(u[i] + 100 + rng() % 60000);
+    auto       p   = ParametersOf(d);
+    const Tree cpu = RunCPU(u, d, p);
+    p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+    const Tree gpu = RunCUDA(u, d, p);
+    EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "26" : "6") << "-connected volume";
+    EXPECT_EQ(gpu.level, cpu.level);
   }
 }
 

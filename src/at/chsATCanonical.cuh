@@ -14,7 +14,8 @@
 //  4. KeptParentKernel: every kept node takes its nearest kept ancestor as parent (a kept node under a discarded
 //     root becomes the root).
 //  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin).
-//  6. GatherKernel lists the kept internal nodes with their keys (level, smallest pixel); CUB sorts them.
+//  6. GatherKernel lists the kept internal nodes with their keys (level code << levelShift | smallest pixel, where
+//     levelShift is the bit width of the largest pixel index); CUB sorts them.
 //  7. IdKernel and OutputKernel write the renumbered parents and the levels.
 #ifndef chsATCanonical_cuh
 #define chsATCanonical_cuh
@@ -141,6 +142,7 @@ GatherKernel(GlobalTree           tree,
              uint64_t             nodes,
              const uint8_t *      kept,
              const uint32_t *     smallest,
+             int                  levelShift,
              unsigned long long * keys,
              uint32_t *           ids,
              unsigned long long * count)
@@ -152,9 +154,28 @@ GatherKernel(GlobalTree           tree,
     const unsigned long long slot = WarpSlot(keep, count);
     if (keep)
     {
-      keys[slot] = (uint64_t(tree.Level(x)) << 32) | smallest[x];
+      keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | smallest[x];
       ids[slot]  = x;
     }
+  }
+}
+
+/** The level-synchronous construction's internal nodes (src/at/chsATLevels.cuh: slots in creation order, with
+ * their level code and smallest pixel): their sort keys, as GatherKernel writes them, and ids. */
+static __global__ void
+LevelNodeKeysKernel(uint64_t             internal,
+                    uint32_t             pixels,
+                    const uint32_t *     nodeLevel,
+                    const uint32_t *     nodeMin,
+                    int                  levelShift,
+                    unsigned long long * keys,
+                    uint32_t *           ids)
+{
+  for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < internal;
+       s += uint64_t(gridDim.x) * blockDim.x)
+  {
+    keys[s] = (uint64_t(nodeLevel[s]) << levelShift) | nodeMin[s];
+    ids[s]  = uint32_t(pixels + s);
   }
 }
 
@@ -173,6 +194,7 @@ OutputKernel(GlobalTree                 tree,
              const uint32_t *           ids,
              const unsigned long long * keys,
              const uint32_t *           newId,
+             int                        levelShift,
              bool                       isFloat,
              uint32_t *                 outParent,
              double *                   outLevel)
@@ -188,17 +210,19 @@ OutputKernel(GlobalTree                 tree,
     const uint64_t r = i - tree.pixels;
     const uint32_t x = ids[r], p = tree.parent[x];
     outParent[i] = p == x ? uint32_t(i) : newId[p];
-    outLevel[r]  = sl::WeightOf(uint32_t(keys[r] >> 32), isFloat);
+    outLevel[r]  = sl::WeightOf(uint32_t(keys[r] >> levelShift), isFloat);
   }
 }
 
 /** The output's structure: the last node is the root, every other node's parent is an internal node after it, an
- * internal node's level code is below its parent's; counts children up to 2. Sets *broken on a violation. */
+ * internal node's level code (key >> levelShift) is below its parent's; counts children up to 2. Sets *broken on a
+ * violation. */
 static __global__ void
 CheckParentsKernel(uint32_t                   pixels,
                    uint64_t                   total,
                    const uint32_t *           parent,
                    const unsigned long long * keys,
+                   int                        levelShift,
                    uint32_t *                 children,
                    unsigned *                 broken)
 {
@@ -209,7 +233,8 @@ CheckParentsKernel(uint32_t                   pixels,
     if (i + 1 == total)
       bad = p != i;
     else
-      bad = p <= i || p >= total || p < pixels || (i >= pixels && (keys[i - pixels] >> 32) >= (keys[p - pixels] >> 32));
+      bad = p <= i || p >= total || p < pixels ||
+            (i >= pixels && (keys[i - pixels] >> levelShift) >= (keys[p - pixels] >> levelShift));
     if (bad)
       *broken = 1;
     else if (i + 1 < total && static_cast<const volatile uint32_t *>(children)[p] < 2)

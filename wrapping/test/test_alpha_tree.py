@@ -146,13 +146,19 @@ def test_areas_value_ranges_and_alpha_omega():
 
 
 @pytest.mark.skipif(not GPU, reason="no CUDA device")
-@pytest.mark.parametrize("algorithm", ["InsertAllEdges", "SkipRedundantEdges", "SpanningTree"])
+@pytest.mark.parametrize("algorithm", ["InsertAllEdges", "SkipRedundantEdges", "SpanningTree", "LevelSynchronous"])
 def test_every_cuda_algorithm_gives_the_cpu_tree(algorithm):
     image = images()["uint16"]
     cpu = alpha_tree(image, "CPU", True)
     gpu = alpha_tree(image, "CUDA", True, algorithm)
     np.testing.assert_array_equal(array(gpu.GetParents()), array(cpu.GetParents()))
     np.testing.assert_array_equal(array(gpu.GetLevels()), array(cpu.GetLevels()))
+
+
+@pytest.mark.skipif(not GPU, reason="no CUDA device")
+def test_level_synchronous_needs_integer_pixels():
+    with pytest.raises(RuntimeError, match="level-synchronous construction needs 8-bit or 16-bit integer"):
+        alpha_tree(images()["float-quarters"], "CUDA", False, "LevelSynchronous")
 
 
 def test_bad_input_raises():
