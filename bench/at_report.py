@@ -42,6 +42,14 @@ def main():
         for key, mp in best.items():
             print(f"- {label} {key[0]} ({key[1]}-conn), best algorithm: {mp:.0f} MP/s, goal {goal}: "
                   f"{'met' if mp >= goal else 'NOT met'}")
+    # End to end with the default algorithm (Auto: level-synchronous for 8-bit scalar images, else spanning tree).
+    for r in module:
+        auto = "level-synchronous" if r["type"] == "uint8" else "spanning-tree"
+        h = higra.get((r["name"], r["connectivity"]))
+        if r["algorithm"] == auto and h:
+            ratio = h["higra_ms"] / r["end_to_end_ms"]
+            print(f'- End to end, default algorithm ({auto}), {r["name"]} ({r["connectivity"]}-conn): '
+                  f'{ratio:.0f}x Higra, goal 50x: {"met" if ratio >= 50 else "NOT met"}')
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
  *=========================================================================*/
 #include "itkAlphaTree.h"
 
+#include "chsHostMemory.h"
+
 #include <cmath>
 
 namespace itk
@@ -28,11 +30,9 @@ AlphaTree::Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes)
                       << 2 * numberOfLeaves - 1 << " nodes, not " << numberOfNodes << '.');
   }
   m_NumberOfLeaves = numberOfLeaves;
-  // clear() first: every element is value-initialised (0), also when the containers held a tree before.
-  m_Parents->clear();
-  m_Parents->resize(numberOfNodes);
-  m_Levels->clear();
-  m_Levels->resize(numberOfNodes);
+  // Every element value-initialised (0), also when the containers held a tree before.
+  chs::ResizeZeroed(m_Parents->CastToSTLContainer(), numberOfNodes);
+  chs::ResizeZeroed(m_Levels->CastToSTLContainer(), numberOfNodes);
   m_ValueRanges->clear();
   this->Modified();
 }

@@ -3,6 +3,8 @@
  *=========================================================================*/
 #include "itkDendrogram.h"
 
+#include "chsHostMemory.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -29,11 +31,11 @@ Dendrogram::Allocate(SizeValueType numberOfVertices)
   }
   m_NumberOfVertices        = numberOfVertices;
   const SizeValueType edges = numberOfVertices - 1;
-  m_Parents->resize(2 * numberOfVertices - 1);
-  m_Weights->resize(edges);
-  m_EdgeU->resize(edges);
-  m_EdgeV->resize(edges);
-  m_EdgeIds->resize(edges);
+  chs::ResizeZeroed(m_Parents->CastToSTLContainer(), 2 * numberOfVertices - 1);
+  chs::ResizeZeroed(m_Weights->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeU->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeV->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeIds->CastToSTLContainer(), edges);
   this->Modified();
 }
 
