@@ -4,13 +4,15 @@
 // with natural-image statistics (smoothed noise at two scales plus constant regions with sharp edges plus fine noise),
 // their 16-bit version, an RGB image, and 8-bit volumes. Checks that every GPU tree equals the CPU tree where the CPU
 // ran, prints a line per case and writes JSON. With --write-inputs DIR it also writes each image as DIR/NAME.raw (with
-// DIR/inputs.txt listing name, type, size, components and connectivity) for bench/at_peers.py (Higra).
+// DIR/inputs.txt listing name, type, size, components and connectivity) for bench/at_peers.py (Higra). Where the CPU
+// reference ran, it also times the alpha cut of its tree (alpha 8, itk::AlphaTreeCutImageFilter) on both backends.
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
 //                          [--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...
 // (--side/--volume: the image sides and volume sides instead of the defaults; --algorithm: v1-insert-all,
 // v2-skip-redundant, spanning-tree or level-synchronous, only those)
 #include "chsBenchTiming.h"
+#include "itkAlphaTreeCutImageFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "itkImage.h"
 #include "itkVectorImage.h"
@@ -44,6 +46,7 @@ struct Result
 std::vector<Result>      results;
 std::vector<std::string> chosenAlgorithms; // --algorithm: only these (all when empty)
 std::vector<int64_t>     chosenSides, chosenVolumes;
+bool                     cutsAgree = true; // the CPU and CUDA cuts of every tree measured
 
 /** Box blur of radius r along one axis of a field of nx x ny x nz values, in place (running sums). */
 void
@@ -149,6 +152,51 @@ WriteInput(const std::string & dir,
        << connectivity << '\n';
 }
 
+/** The alpha cut of a tree (alpha 8) on both backends, end to end (Update()), and whether the labels agree. */
+template <unsigned D>
+void
+MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
+{
+  using Labels = itk::Image<uint32_t, D>;
+  std::vector<typename itk::AlphaTreeCutImageFilter<Labels>::Pointer> cuts;
+  double                                                              ms[2] = { 0, 0 }, kernel = 0;
+  for (Backend backend : { Backend::CPU, Backend::CUDA })
+  {
+    std::vector<double> times, kernels;
+    for (int rep = 0; rep <= reps; ++rep)
+    {
+      auto cut = itk::AlphaTreeCutImageFilter<Labels>::New();
+      cut->SetInput(tree);
+      cut->SetAlpha(8.0);
+      cut->SetBackend(backend);
+      const double t = WallMs([&] { cut->Update(); });
+      if (rep == 0)
+        cuts.push_back(cut);
+      else
+      {
+        times.push_back(t);
+        kernels.push_back(cut->GetKernelMilliseconds());
+      }
+    }
+    ms[backend == Backend::CUDA] = Median(times);
+    if (backend == Backend::CUDA)
+      kernel = Median(kernels);
+  }
+  const uint64_t n    = tree->GetNumberOfLeaves();
+  const bool     same = std::equal(cuts[0]->GetOutput()->GetBufferPointer(),
+                               cuts[0]->GetOutput()->GetBufferPointer() + n,
+                               cuts[1]->GetOutput()->GetBufferPointer());
+  std::printf("%-22s cut at alpha 8: %llu regions; CPU %8.2f ms, CUDA %8.2f ms end to end (kernels %6.2f ms) %s\n",
+              name.c_str(),
+              (unsigned long long)cuts[0]->GetObjectCount(),
+              ms[0],
+              ms[1],
+              kernel,
+              same ? "same labels" : "DIFFERENT labels");
+  std::fflush(stdout);
+  cutsAgree = cutsAgree && same;
+}
+
 template <typename TImage>
 void
 Measure(const std::string & name,
@@ -178,6 +226,8 @@ Measure(const std::string & name,
   }
   const bool levels = std::is_integral<typename itk::NumericTraits<typename TImage::PixelType>::ValueType>::value &&
                       image->GetNumberOfComponentsPerPixel() == 1;
+  if (cpuTree)
+    MeasureCut<TImage::ImageDimension>(name, cpuTree.GetPointer(), reps);
   for (Algorithm algorithm : { Algorithm::InsertAllEdges,
                                Algorithm::SkipRedundantEdges,
                                Algorithm::SpanningTree,
@@ -371,7 +421,7 @@ main(int argc, char * argv[])
         << (i + 1 < results.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
-  bool ok = true;
+  bool ok = cutsAgree;
   for (const Result & r : results)
     ok = ok && (!r.cpu || r.identical);
   return ok ? 0 : 1;

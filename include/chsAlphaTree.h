@@ -107,6 +107,34 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const ExecutionContext &    context,
                    RunInfo *                   info = nullptr);
 
+/** A cut of a tree (the arrays of the definition above: `nodes` parents and levels, the first `leaves` the pixels):
+ * each pixel's region is its highest ancestor x with level[x] <= alpha and, when omega is finite, range[x] <= omega
+ * (the pixel itself when none qualifies); `range` (per node, the largest difference of values inside it) may be null
+ * when omega is infinite. Writes labels[p] (consecutive from 1 in raster order of each region's first pixel) and
+ * returns the number of regions. Throws std::invalid_argument for a NaN alpha or omega, or a finite omega without
+ * ranges, before writing anything. The CUDA backend gives the same labels. */
+CudaHierarchicalSegmentation_EXPORT uint64_t
+AlphaTreeCutCPU(const uint32_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint32_t *       labels);
+
+CudaHierarchicalSegmentation_EXPORT uint64_t
+AlphaTreeCutCUDA(const uint32_t *         parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 uint32_t *               labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info = nullptr);
+
 } // namespace chs
 
 #endif

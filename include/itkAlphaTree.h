@@ -82,6 +82,10 @@ public:
   AreaContainerType::Pointer
   ComputeAreas() const;
 
+  /** Throws an ExceptionObject when no cut can be made at (alpha, omega): a NaN, or a finite omega without value
+   * ranges. */
+  void
+  CheckCutParameters(double alpha, double omega) const;
   /** A label per pixel (consecutive from 1 in raster order of each region's first pixel) of the largest nodes whose
    * level is at most alpha and, when omega is finite, whose value range is at most omega (Soille's alpha-omega
    * constrained connectivity; a pixel is its own region when even its first ancestor is too wide). With omega

@@ -5,6 +5,7 @@
 #define itkAlphaTreeCutImageFilter_h
 
 #include "itkAlphaTree.h"
+#include "itkCudaSegmentationBackendEnums.h"
 #include "itkImageSource.h"
 
 #include <limits>
@@ -18,6 +19,9 @@ namespace itk
  * Alpha, whose value range is at most Omega; the tree must have been built with value ranges).
  *
  * Labels are consecutive from 1 in raster order of each region's first pixel; GetObjectCount() gives their number.
+ * The cut is per pixel and runs on the GPU (Backend Auto, the default, or CUDA: the tree is uploaded, every node
+ * finds its region by pointer jumping, an exclusive scan numbers the regions) or on the CPU (one pass from the root
+ * down); both give the same labels.
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TOutputImage>
@@ -32,6 +36,7 @@ public:
   using ConstPointer                           = SmartPointer<const Self>;
   using OutputImageType                        = TOutputImage;
   using LabelType                              = typename OutputImageType::PixelType;
+  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
   static constexpr unsigned int ImageDimension = OutputImageType::ImageDimension;
 
   itkNewMacro(Self);
@@ -49,6 +54,15 @@ public:
   itkGetConstMacro(Omega, double);
   /** Regions of the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
+  /** Auto (default: CUDA when a device is usable, else the CPU), CUDA or CPU. */
+  itkSetMacro(Backend, BackendEnum);
+  itkGetConstMacro(Backend, BackendEnum);
+  itkSetMacro(DeviceId, int);
+  itkGetConstMacro(DeviceId, int);
+  /** The backend the last update ran on. */
+  itkGetConstMacro(LastBackend, BackendEnum);
+  /** CUDA: milliseconds of the last update's kernels (device events). */
+  itkGetConstMacro(KernelMilliseconds, double);
 
 protected:
   AlphaTreeCutImageFilter();
@@ -69,6 +83,10 @@ private:
   double        m_Alpha{ 0.0 };
   double        m_Omega{ std::numeric_limits<double>::infinity() };
   SizeValueType m_ObjectCount{ 0 };
+  BackendEnum   m_Backend{ BackendEnum::Auto };
+  BackendEnum   m_LastBackend{ BackendEnum::Auto };
+  int           m_DeviceId{ 0 };
+  double        m_KernelMilliseconds{ 0.0 };
 };
 
 } // namespace itk

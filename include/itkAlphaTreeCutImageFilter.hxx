@@ -4,10 +4,15 @@
 #ifndef itkAlphaTreeCutImageFilter_hxx
 #define itkAlphaTreeCutImageFilter_hxx
 
+#include "chsAlphaTree.h"
 #include "itkAlphaTreeCutImageFilter.h"
+#include "itkCudaSegmentationRun.h"
 #include "itkImageHierarchyGeometry.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
 
 namespace itk
 {
@@ -56,8 +61,27 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
     itkExceptionMacro(<< "The alpha-tree has " << tree->GetNumberOfLeaves() << " leaves for an image of "
                       << out->GetLargestPossibleRegion().GetNumberOfPixels() << " pixels.");
   }
-  const auto          labels = tree->ComputeLabels(m_Alpha, m_Omega);
-  const SizeValueType count  = labels->empty() ? 0 : *std::max_element(labels->begin(), labels->end());
+  tree->CheckCutParameters(m_Alpha, m_Omega);
+  const bool                  constrained = !std::isinf(m_Omega);
+  const uint32_t *            parent      = tree->GetParents()->CastToSTLConstContainer().data();
+  const double *              level       = tree->GetLevels()->CastToSTLConstContainer().data();
+  const double *              range = constrained ? tree->GetValueRanges()->CastToSTLConstContainer().data() : nullptr;
+  const SizeValueType         n     = tree->GetNumberOfLeaves();
+  const SizeValueType         nodes = tree->GetNumberOfNodes();
+  const double                omega = constrained ? m_Omega : std::numeric_limits<double>::infinity();
+  std::unique_ptr<uint32_t[]> labels(new uint32_t[n]);
+  SizeValueType               count   = 0;
+  const BackendEnum           backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const chs::RunInfo          info    = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels.get(), context, &run); },
+    [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels.get()); },
+    { out });
+  m_LastBackend        = backend;
+  m_KernelMilliseconds = info.kernelMilliseconds;
   if (count > SizeValueType(NumericTraits<LabelType>::max()))
   {
     itkExceptionMacro(<< count << " regions do not fit the label type (at most "
@@ -65,7 +89,7 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   }
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
   out->Allocate();
-  std::copy(labels->begin(), labels->end(), out->GetBufferPointer());
+  std::copy(labels.get(), labels.get() + n, out->GetBufferPointer());
   m_ObjectCount = count;
 }
 
@@ -77,6 +101,8 @@ AlphaTreeCutImageFilter<TOutputImage>::PrintSelf(std::ostream & os, Indent inden
   os << indent << "Alpha: " << m_Alpha << std::endl;
   os << indent << "Omega: " << m_Omega << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
+  os << indent << "Backend: " << m_Backend << std::endl;
+  os << indent << "DeviceId: " << m_DeviceId << std::endl;
 }
 
 } // namespace itk

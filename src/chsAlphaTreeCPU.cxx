@@ -101,6 +101,36 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
   return result;
 }
 
+uint64_t
+AlphaTreeCutCPU(const uint32_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint32_t *       labels)
+{
+  at::CheckCut(range, alpha, omega);
+  const bool constrained = omega < std::numeric_limits<double>::infinity();
+  auto qualifies = [&](uint64_t x) { return x < leaves || (level[x] <= alpha && (!constrained || range[x] <= omega)); };
+  // From the root down (parents come after their children): the region of a node is its parent's region when the
+  // parent qualifies (a qualifying node's children qualify: levels and ranges grow towards the root).
+  std::vector<uint32_t> region(nodes);
+  for (uint64_t x = nodes; x-- > 0;)
+    region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : uint32_t(x);
+  std::vector<uint32_t> label(nodes, 0);
+  uint32_t              next = 0;
+  for (uint64_t p = 0; p < leaves; ++p)
+  {
+    uint32_t & l = label[region[p]];
+    if (l == 0)
+      l = ++next;
+    labels[p] = l;
+  }
+  return next;
+}
+
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
     const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)

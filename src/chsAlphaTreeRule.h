@@ -5,6 +5,7 @@
 #include "chsAlphaTree.h"
 #include "chsSingleLinkageRule.h"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +50,16 @@ SinglePixelTree(const AlphaTreeAllocator & allocate)
   AlphaTreeResult result;
   result.nodes = 1;
   return result;
+}
+
+/** The checks of a cut's parameters that both backends make. */
+inline void
+CheckCut(const double * range, double alpha, double omega)
+{
+  if (alpha != alpha || omega != omega)
+    throw std::invalid_argument("alpha and omega must not be NaN");
+  if (omega < std::numeric_limits<double>::infinity() && range == nullptr)
+    throw std::invalid_argument("an alpha-omega cut needs the nodes' value ranges");
 }
 
 } // namespace at

@@ -3,9 +3,11 @@
  *=========================================================================*/
 #include "itkAlphaTree.h"
 
+#include "chsAlphaTree.h"
 #include "chsHostMemory.h"
 
 #include <cmath>
+#include <limits>
 
 namespace itk
 {
@@ -107,11 +109,10 @@ AlphaTree::ComputeAreas() const
   return areas;
 }
 
-AlphaTree::IndexContainerType::Pointer
-AlphaTree::ComputeLabels(double alpha, double omega) const
+void
+AlphaTree::CheckCutParameters(double alpha, double omega) const
 {
-  const bool constrained = !std::isinf(omega);
-  if (constrained && !this->HasValueRanges())
+  if (!std::isinf(omega) && !this->HasValueRanges())
   {
     itkExceptionMacro(
       << "An alpha-omega cut needs the nodes' value ranges; build the tree with ComputeValueRanges on.");
@@ -120,26 +121,23 @@ AlphaTree::ComputeLabels(double alpha, double omega) const
   {
     itkExceptionMacro(<< "Alpha and omega must not be NaN.");
   }
-  const auto &        parent    = m_Parents->CastToSTLConstContainer();
-  const auto &        level     = m_Levels->CastToSTLConstContainer();
-  const SizeValueType total     = parent.size();
-  auto                qualifies = [&](SizeValueType x)
-  { return x < m_NumberOfLeaves || (level[x] <= alpha && (!constrained || (*m_ValueRanges)[x] <= omega)); };
-  // From the root down: the region of a qualifying node is its parent's region when the parent qualifies too.
-  std::vector<uint32_t> region(total);
-  for (SizeValueType x = total; x-- > 0;)
-    region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : uint32_t(x);
-  std::vector<uint32_t> label(total, 0);
-  auto                  labels = IndexContainerType::New();
+}
+
+AlphaTree::IndexContainerType::Pointer
+AlphaTree::ComputeLabels(double alpha, double omega) const
+{
+  this->CheckCutParameters(alpha, omega);
+  const bool constrained = !std::isinf(omega);
+  auto       labels      = IndexContainerType::New();
   labels->resize(m_NumberOfLeaves);
-  uint32_t next = 0;
-  for (SizeValueType p = 0; p < m_NumberOfLeaves; ++p)
-  {
-    uint32_t & l = label[region[p]];
-    if (l == 0)
-      l = ++next;
-    (*labels)[p] = l;
-  }
+  chs::AlphaTreeCutCPU(m_Parents->CastToSTLConstContainer().data(),
+                       m_Levels->CastToSTLConstContainer().data(),
+                       constrained ? m_ValueRanges->CastToSTLConstContainer().data() : nullptr,
+                       m_NumberOfLeaves,
+                       m_Parents->size(),
+                       alpha,
+                       constrained ? omega : std::numeric_limits<double>::infinity(),
+                       labels->CastToSTLContainer().data());
   return labels;
 }
 

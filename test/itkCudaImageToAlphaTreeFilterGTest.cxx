@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -50,6 +51,31 @@ Build(const TImage * image, bool full, Backend backend)
   itk::AlphaTree::Pointer tree = filter->GetOutput();
   tree->DisconnectPipeline();
   return tree;
+}
+
+/** Both backends cut the same tree at the same (alpha, omega) into the same labels. */
+template <typename L>
+void
+ExpectSameCutOnBothBackends(const itk::AlphaTree * tree, double alpha, double omega)
+{
+  auto cpu = itk::AlphaTreeCutImageFilter<L>::New();
+  auto gpu = itk::AlphaTreeCutImageFilter<L>::New();
+  for (auto * cut : { cpu.GetPointer(), gpu.GetPointer() })
+  {
+    cut->SetInput(tree);
+    cut->SetAlpha(alpha);
+    cut->SetOmega(omega);
+  }
+  cpu->SetBackend(Backend::CPU);
+  gpu->SetBackend(Backend::CUDA);
+  cpu->Update();
+  gpu->Update();
+  EXPECT_EQ(gpu->GetLastBackend(), Backend::CUDA);
+  EXPECT_EQ(gpu->GetObjectCount(), cpu->GetObjectCount()) << "alpha " << alpha << " omega " << omega;
+  const auto   n = tree->GetNumberOfLeaves();
+  const auto * a = gpu->GetOutput()->GetBufferPointer();
+  const auto * b = cpu->GetOutput()->GetBufferPointer();
+  EXPECT_TRUE(std::equal(a, a + n, b)) << "alpha " << alpha << " omega " << omega;
 }
 
 template <typename TImage>
@@ -256,6 +282,39 @@ TEST(CudaImageToAlphaTreeFilter, GpuEqualsCpu)
   same(Build(rgb.GetPointer(), false, Backend::CUDA), Build(rgb.GetPointer(), false, Backend::CPU));
 }
 
+TEST(CudaImageToAlphaTreeFilter, CutOnGpuEqualsCutOnCpu)
+{
+  CHS_REQUIRE_GPU();
+  using I2         = itk::Image<uint8_t, 2>;
+  using U3         = itk::Image<uint16_t, 3>;
+  using F2         = itk::Image<float, 2>;
+  using L2         = itk::Image<uint32_t, 2>;
+  using L3         = itk::Image<uint32_t, 3>;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (bool full : { false, true })
+  {
+    const auto i2 = Noise<uint8_t, 2>(Size<I2>({ 301, 203 }), 11, 24);
+    const auto t2 = Build(i2.GetPointer(), full, Backend::CPU);
+    for (double alpha : { 0.0, 1.0, 3.0, 7.5, 23.0, 1e9 })
+      for (double omega : { inf, 0.0, 2.0, 9.0 })
+        ExpectSameCutOnBothBackends<L2>(t2.GetPointer(), alpha, omega);
+    const auto u3 = Noise<uint16_t, 3>(Size<U3>({ 37, 29, 23 }), 12, 3000);
+    const auto t3 = Build(u3.GetPointer(), full, Backend::CPU);
+    for (double alpha : { 0.0, 50.0, 800.0, 3000.0 })
+      for (double omega : { inf, 400.0 })
+        ExpectSameCutOnBothBackends<L3>(t3.GetPointer(), alpha, omega);
+  }
+  const auto f2 = Noise<float, 2>(Size<F2>({ 97, 61 }), 13, 1.0);
+  const auto tf = Build(f2.GetPointer(), false, Backend::CPU);
+  for (double alpha : { 0.0, 0.01, 0.2, 1.0 })
+    ExpectSameCutOnBothBackends<L2>(tf.GetPointer(), alpha, inf);
+  // A constant image (one node above the leaves) and a 1-pixel image.
+  const auto flat = MakeImage<I2>(Size<I2>({ 40, 33 }), uint8_t(9));
+  ExpectSameCutOnBothBackends<L2>(Build(flat.GetPointer(), true, Backend::CPU).GetPointer(), 0.0, inf);
+  const auto one = MakeImage<I2>(Size<I2>({ 1, 1 }), uint8_t(3));
+  ExpectSameCutOnBothBackends<L2>(Build(one.GetPointer(), false, Backend::CPU).GetPointer(), 5.0, inf);
+}
+
 TEST(CudaImageToAlphaTreeFilter, BadInput)
 {
   using F2                     = itk::Image<float, 2>;
@@ -336,4 +395,41 @@ TEST(CudaImageToAlphaTreeFilter, GpuFailureLeavesNothingAndRunsAgain)
               cpu->GetParents()->CastToSTLConstContainer());
   }
   EXPECT_GE(failures, 10) << "the run makes at least 10 device allocations";
+
+  // The cut: a failed device allocation leaves an empty label image, and the cut runs again.
+  using L2       = itk::Image<uint32_t, 2>;
+  auto reference = itk::AlphaTreeCutImageFilter<L2>::New();
+  reference->SetInput(cpu);
+  reference->SetAlpha(4.0);
+  reference->SetBackend(Backend::CPU);
+  reference->Update();
+  int cutFailures = 0;
+  for (int k = 1; k <= 20; ++k)
+  {
+    auto cut = itk::AlphaTreeCutImageFilter<L2>::New();
+    cut->SetInput(cpu);
+    cut->SetAlpha(4.0);
+    cut->SetBackend(Backend::CUDA);
+    chs::testing::FailDeviceAllocationAfter(k);
+    bool threw = false;
+    try
+    {
+      cut->Update();
+    }
+    catch (const itk::ExceptionObject &)
+    {
+      threw = true;
+    }
+    chs::testing::FailDeviceAllocationAfter(0);
+    if (!threw)
+      break;
+    ++cutFailures;
+    EXPECT_EQ(cut->GetOutput()->GetBufferPointer(), nullptr) << "nothing half-written";
+    cut->Modified();
+    cut->Update();
+    EXPECT_TRUE(std::equal(cut->GetOutput()->GetBufferPointer(),
+                           cut->GetOutput()->GetBufferPointer() + 300 * 200,
+                           reference->GetOutput()->GetBufferPointer()));
+  }
+  EXPECT_GE(cutFailures, 5) << "the cut makes at least 5 device allocations";
 }

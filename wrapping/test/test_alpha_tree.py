@@ -119,6 +119,7 @@ def test_cut_at_zero_is_the_flat_zones(name):
     cut = itk.AlphaTreeCutImageFilter[itk.Image[itk.ULL, 2]].New()
     cut.SetInput(tree)
     cut.SetAlpha(0.0)
+    cut.SetBackend(backend(name))
     cut.Update()
     labels = itk.array_from_image(cut.GetOutput())
     expected = np.zeros(image.shape, np.int64)
