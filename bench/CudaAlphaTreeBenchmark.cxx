@@ -5,7 +5,8 @@
 // their 16-bit version, an RGB image, and 8-bit volumes. Checks that every GPU tree equals the CPU tree where the CPU
 // ran, prints a line per case and writes JSON. With --write-inputs DIR it also writes each image as DIR/NAME.raw (with
 // DIR/inputs.txt listing name, type, size, components and connectivity) for bench/at_peers.py (Higra). Where the CPU
-// reference ran, it also times the alpha cut of its tree (alpha 8, itk::AlphaTreeCutImageFilter) on both backends.
+// reference ran, it also times the alpha cut of its tree (alpha 8, itk::AlphaTreeCutImageFilter) and its saliency map
+// (itk::AlphaTreeSaliencyImageFilter) on both backends.
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
 //                          [--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...
@@ -13,6 +14,7 @@
 // v2-skip-redundant, spanning-tree or level-synchronous, only those)
 #include "chsBenchTiming.h"
 #include "itkAlphaTreeCutImageFilter.h"
+#include "itkAlphaTreeSaliencyImageFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "itkImage.h"
 #include "itkVectorImage.h"
@@ -152,7 +154,8 @@ WriteInput(const std::string & dir,
        << connectivity << '\n';
 }
 
-/** The alpha cut of a tree (alpha 8) on both backends, end to end (Update()), and whether the labels agree. */
+/** The alpha cut of a tree (alpha 8) and its saliency map on both backends, end to end (Update()), and whether
+ * they agree. */
 template <unsigned D>
 void
 MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
@@ -195,6 +198,44 @@ MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
               same ? "same labels" : "DIFFERENT labels");
   std::fflush(stdout);
   cutsAgree = cutsAgree && same;
+
+  // The saliency map, the same way.
+  using Map = itk::Image<float, D>;
+  std::vector<typename itk::AlphaTreeSaliencyImageFilter<Map>::Pointer> maps;
+  for (Backend backend : { Backend::CPU, Backend::CUDA })
+  {
+    std::vector<double> times, kernels;
+    for (int rep = 0; rep <= reps; ++rep)
+    {
+      auto map = itk::AlphaTreeSaliencyImageFilter<Map>::New();
+      map->SetInput(tree);
+      map->SetBackend(backend);
+      const double t = WallMs([&] { map->Update(); });
+      if (rep == 0)
+        maps.push_back(map);
+      else
+      {
+        times.push_back(t);
+        kernels.push_back(map->GetKernelMilliseconds());
+      }
+    }
+    ms[backend == Backend::CUDA] = Median(times);
+    if (backend == Backend::CUDA)
+      kernel = Median(kernels);
+  }
+  const uint64_t samples = maps[0]->GetOutput()->GetLargestPossibleRegion().GetNumberOfPixels();
+  const bool     equal   = std::equal(maps[0]->GetOutput()->GetBufferPointer(),
+                                maps[0]->GetOutput()->GetBufferPointer() + samples,
+                                maps[1]->GetOutput()->GetBufferPointer());
+  std::printf("%-22s saliency map, %llu samples: CPU %8.2f ms, CUDA %8.2f ms end to end (kernels %6.2f ms) %s\n",
+              name.c_str(),
+              (unsigned long long)samples,
+              ms[0],
+              ms[1],
+              kernel,
+              equal ? "same values" : "DIFFERENT values");
+  std::fflush(stdout);
+  cutsAgree = cutsAgree && equal;
 }
 
 template <typename TImage>

@@ -135,6 +135,27 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
                  const ExecutionContext & context,
                  RunInfo *                info = nullptr);
 
+/** The saliency map of a tree (the arrays of the definition above) of an image of pixelSize[0..dimension) pixels, on
+ * the interpixel grid of 2 s - 1 samples per axis (x fastest): 0 at the pixels (even coordinates), the level of the
+ * lowest common ancestor of two face neighbours between them, and the largest of the samples beside it where a
+ * sample lies between more pixels (dimension 2 and 3). Writes every sample of `saliency`. The CUDA backend gives the
+ * same values. */
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeSaliencyCPU(const uint32_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency);
+
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeSaliencyCUDA(const uint32_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info = nullptr);
+
 } // namespace chs
 
 #endif

@@ -5,6 +5,7 @@
 #define itkAlphaTreeSaliencyImageFilter_h
 
 #include "itkAlphaTree.h"
+#include "itkCudaSegmentationBackendEnums.h"
 #include "itkImageSource.h"
 
 namespace itk
@@ -19,6 +20,10 @@ namespace itk
  * pixel (x, y) sits at (2x, 2y) with value 0; the sample between two face neighbours holds their merge level; a
  * sample between more pixels (a corner in 2D; an edge or corner between voxels in 3D) holds the largest of the
  * samples beside it. Thresholding it above alpha draws the borders of the alpha-connected components.
+ *
+ * Per sample work: on the GPU (Backend Auto, the default, or CUDA: the tree is uploaded, each sample between two
+ * pixels climbs to their lowest common ancestor) or on the CPU; both give the same values (computed in float, which
+ * holds every level the module's trees have exactly).
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TOutputImage>
@@ -33,6 +38,7 @@ public:
   using ConstPointer                           = SmartPointer<const Self>;
   using OutputImageType                        = TOutputImage;
   using OutputPixelType                        = typename OutputImageType::PixelType;
+  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
   static constexpr unsigned int ImageDimension = OutputImageType::ImageDimension;
 
   itkNewMacro(Self);
@@ -42,6 +48,16 @@ public:
   SetInput(const AlphaTree * tree);
   const AlphaTree *
   GetInput() const;
+
+  /** Auto (default: CUDA when a device is usable, else the CPU), CUDA or CPU. */
+  itkSetMacro(Backend, BackendEnum);
+  itkGetConstMacro(Backend, BackendEnum);
+  itkSetMacro(DeviceId, int);
+  itkGetConstMacro(DeviceId, int);
+  /** The backend the last update ran on. */
+  itkGetConstMacro(LastBackend, BackendEnum);
+  /** CUDA: milliseconds of the last update's kernels (device events). */
+  itkGetConstMacro(KernelMilliseconds, double);
 
 protected:
   AlphaTreeSaliencyImageFilter();
@@ -55,6 +71,12 @@ protected:
   }
   void
   GenerateData() override;
+
+private:
+  BackendEnum m_Backend{ BackendEnum::Auto };
+  BackendEnum m_LastBackend{ BackendEnum::Auto };
+  int         m_DeviceId{ 0 };
+  double      m_KernelMilliseconds{ 0.0 };
 };
 
 } // namespace itk

@@ -4,10 +4,13 @@
 #ifndef itkAlphaTreeSaliencyImageFilter_hxx
 #define itkAlphaTreeSaliencyImageFilter_hxx
 
+#include "chsAlphaTree.h"
 #include "itkAlphaTreeSaliencyImageFilter.h"
+#include "itkCudaSegmentationRun.h"
 #include "itkImageHierarchyGeometry.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace itk
 {
@@ -60,8 +63,6 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
 {
   const AlphaTree * tree         = this->GetInput();
   OutputImageType * out          = this->GetOutput();
-  const auto &      parent       = tree->GetParents()->CastToSTLConstContainer();
-  const auto &      level        = tree->GetLevels()->CastToSTLConstContainer();
   SizeValueType     pixelSize[3] = { 1, 1, 1 }, size[3] = { 1, 1, 1 };
   for (unsigned d = 0; d < ImageDimension; ++d)
   {
@@ -73,47 +74,29 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
     itkExceptionMacro(<< "The alpha-tree has " << tree->GetNumberOfLeaves() << " leaves for an image of "
                       << pixelSize[0] * pixelSize[1] * pixelSize[2] << " pixels.");
   }
+  chs::Grid grid;
+  grid.dimension = ImageDimension;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+    grid.size[d] = pixelSize[d];
+  const SizeValueType      total = size[0] * size[1] * size[2];
+  std::unique_ptr<float[]> map(new float[total]);
+  const uint32_t *         p       = tree->GetParents()->CastToSTLConstContainer().data();
+  const double *           l       = tree->GetLevels()->CastToSTLConstContainer().data();
+  const SizeValueType      nodes   = tree->GetNumberOfNodes();
+  const BackendEnum        backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const chs::RunInfo       info    = RunOnBackend(
+    this,
+    backend,
+    m_DeviceId,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map.get(), context, &run); },
+    [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map.get()); },
+    { out });
+  m_LastBackend        = backend;
+  m_KernelMilliseconds = info.kernelMilliseconds;
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
   out->Allocate();
-  out->FillBuffer(OutputPixelType{});
-  OutputPixelType * s = out->GetBufferPointer();
-  // The merge level of two pixels: climb the smaller id (parents have larger ids) until the paths meet.
-  auto merge = [&](uint32_t a, uint32_t b)
-  {
-    while (a != b)
-      (a < b ? a : b) = parent[a < b ? a : b];
-    return static_cast<OutputPixelType>(level[a]);
-  };
-  const SizeValueType stride[3]  = { 1, size[0], size[0] * size[1] };
-  const SizeValueType pstride[3] = { 1, pixelSize[0], pixelSize[0] * pixelSize[1] };
-  const SizeValueType total      = size[0] * size[1] * size[2];
-  // Samples with k odd coordinates, k = 1 .. dimension: merge levels first, then the largest of the neighbours.
-  for (unsigned k = 1; k <= ImageDimension; ++k)
-    for (SizeValueType i = 0; i < total; ++i)
-    {
-      const SizeValueType c[3] = { i % size[0], (i / size[0]) % size[1], i / (size[0] * size[1]) };
-      unsigned            odd  = 0;
-      for (unsigned d = 0; d < ImageDimension; ++d)
-        odd += unsigned(c[d] & 1);
-      if (odd != k)
-        continue;
-      if (k == 1)
-      {
-        SizeValueType p = 0, q = 0;
-        for (unsigned d = 0; d < ImageDimension; ++d)
-        {
-          p += (c[d] / 2) * pstride[d];
-          q += ((c[d] + 1) / 2) * pstride[d];
-        }
-        s[i] = merge(uint32_t(p), uint32_t(q));
-        continue;
-      }
-      OutputPixelType m = s[i];
-      for (unsigned d = 0; d < ImageDimension; ++d)
-        if (c[d] & 1)
-          m = std::max({ m, s[i - stride[d]], s[i + stride[d]] });
-      s[i] = m;
-    }
+  std::copy(map.get(), map.get() + total, out->GetBufferPointer());
 }
 
 } // namespace itk

@@ -131,6 +131,27 @@ AlphaTreeCutCPU(const uint32_t * parent,
   return next;
 }
 
+void
+AlphaTreeSaliencyCPU(const uint32_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency)
+{
+  const at::SaliencyGrid s(pixels);
+  if (nodes < pixels.NumberOfVoxels())
+    throw std::invalid_argument("a tree of " + std::to_string(nodes) + " nodes for " +
+                                std::to_string(pixels.NumberOfVoxels()) + " pixels");
+  // Samples with k odd coordinates, k = 0 .. dimension: the pixels, the merge levels, then the largest neighbours.
+  for (unsigned k = 0; k <= s.dimension; ++k)
+    for (uint64_t i = 0; i < s.samples; ++i)
+    {
+      uint64_t c[3];
+      if (at::OddCoordinates(s, i, c) == k)
+        saliency[i] = k == 0 ? 0.0f : at::SaliencySample(s, parent, level, saliency, i, c, k);
+    }
+}
+
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
     const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)

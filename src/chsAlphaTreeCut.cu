@@ -1,4 +1,5 @@
-// CUDA alpha-tree cut (include/chsAlphaTree.h, AlphaTreeCutCUDA): the driver of src/at/chsATCut.cuh.
+// CUDA alpha-tree queries (include/chsAlphaTree.h, AlphaTreeCutCUDA and AlphaTreeSaliencyCUDA): the drivers of
+// src/at/chsATCut.cuh.
 #include "at/chsATCanonical.cuh"
 #include "at/chsATCut.cuh"
 #include "chsAlphaTree.h"
@@ -91,6 +92,50 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   if (context.progress)
     context.progress(1.0f);
   return uint64_t(lastRank) + lastFlag;
+}
+
+void
+AlphaTreeSaliencyCUDA(const uint32_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info)
+{
+  const at::SaliencyGrid s(pixels);
+  if (nodes < pixels.NumberOfVoxels())
+    throw std::invalid_argument("a tree of " + std::to_string(nodes) + " nodes for " +
+                                std::to_string(pixels.NumberOfVoxels()) + " pixels");
+  constexpr unsigned    kThreads = 256;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+
+  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
+  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker);
+  detail::DeviceBuffer<float>    dOut(s.samples, stream, &tracker);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
+  if (context.progress)
+    context.progress(0.3f);
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const unsigned blocks = detail::GridStrideBlocks(s.samples, kThreads, context.device);
+  for (unsigned k = 0; k <= s.dimension; ++k)
+  {
+    at::SaliencyKernel<<<blocks, kThreads, 0, stream>>>(s, dParent.get(), dLevel.get(), k, dOut.get());
+    CHS_CUDA_CHECK_LAUNCH("SaliencyKernel");
+  }
+  timer.Stop();
+  detail::CopyToHost(saliency, dOut.get(), s.samples * sizeof(float), stream, context);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes    = tracker.peak;
+  }
+  if (context.progress)
+    context.progress(1.0f);
 }
 
 } // namespace chs

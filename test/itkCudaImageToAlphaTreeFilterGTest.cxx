@@ -315,6 +315,44 @@ TEST(CudaImageToAlphaTreeFilter, CutOnGpuEqualsCutOnCpu)
   ExpectSameCutOnBothBackends<L2>(Build(one.GetPointer(), false, Backend::CPU).GetPointer(), 5.0, inf);
 }
 
+TEST(CudaImageToAlphaTreeFilter, SaliencyOnGpuEqualsSaliencyOnCpu)
+{
+  CHS_REQUIRE_GPU();
+  using I2  = itk::Image<uint8_t, 2>;
+  using U3  = itk::Image<uint16_t, 3>;
+  using F2  = itk::Image<float, 2>;
+  auto same = [](const itk::AlphaTree * tree, auto tag)
+  {
+    using S  = typename decltype(tag)::ObjectType;
+    auto cpu = itk::AlphaTreeSaliencyImageFilter<S>::New();
+    auto gpu = itk::AlphaTreeSaliencyImageFilter<S>::New();
+    cpu->SetInput(tree);
+    gpu->SetInput(tree);
+    cpu->SetBackend(Backend::CPU);
+    gpu->SetBackend(Backend::CUDA);
+    cpu->Update();
+    gpu->Update();
+    EXPECT_EQ(gpu->GetLastBackend(), Backend::CUDA);
+    const auto n = gpu->GetOutput()->GetLargestPossibleRegion().GetNumberOfPixels();
+    EXPECT_TRUE(std::equal(gpu->GetOutput()->GetBufferPointer(),
+                           gpu->GetOutput()->GetBufferPointer() + n,
+                           cpu->GetOutput()->GetBufferPointer()));
+  };
+  using S2 = itk::Image<float, 2>;
+  using S3 = itk::Image<float, 3>;
+  for (bool full : { false, true })
+  {
+    const auto i2 = Noise<uint8_t, 2>(Size<I2>({ 211, 157 }), 21, 40);
+    same(Build(i2.GetPointer(), full, Backend::CPU).GetPointer(), S2::Pointer());
+    const auto u3 = Noise<uint16_t, 3>(Size<U3>({ 29, 23, 19 }), 22, 5000);
+    same(Build(u3.GetPointer(), full, Backend::CPU).GetPointer(), S3::Pointer());
+  }
+  const auto f2 = Noise<float, 2>(Size<F2>({ 64, 1 }), 23, 1.0);
+  same(Build(f2.GetPointer(), false, Backend::CPU).GetPointer(), S2::Pointer());
+  const auto one = MakeImage<I2>(Size<I2>({ 1, 1 }), uint8_t(3));
+  same(Build(one.GetPointer(), false, Backend::CPU).GetPointer(), S2::Pointer());
+}
+
 TEST(CudaImageToAlphaTreeFilter, BadInput)
 {
   using F2                     = itk::Image<float, 2>;

@@ -1,9 +1,13 @@
-// Alpha-tree cut on the device (include/chsAlphaTree.h, AlphaTreeCutCUDA; driver src/chsAlphaTreeCut.cu): every node
-// points at its parent when the parent qualifies (level <= alpha, range <= omega), pointer jumping (JumpKernel of
-// src/at/chsATCanonical.cuh) takes every node to its region, each region's first pixel is found with atomicMin, and
-// an exclusive scan of the first pixels numbers the regions in raster order.
+// Alpha-tree queries on the device (include/chsAlphaTree.h; drivers in src/chsAlphaTreeCut.cu).
+// Cut (AlphaTreeCutCUDA): every node points at its parent when the parent qualifies (level <= alpha, range <=
+// omega), pointer jumping (JumpKernel of src/at/chsATCanonical.cuh) takes every node to its region, each region's
+// first pixel is found with atomicMin, and an exclusive scan of the first pixels numbers the regions in raster order.
+// Saliency (AlphaTreeSaliencyCUDA): one pass per number of odd coordinates of the interpixel samples (the rule of
+// src/chsAlphaTreeRule.h, shared with the CPU): merge levels by climbing to the lowest common ancestor, then maxima.
 #ifndef chsATCut_cuh
 #define chsATCut_cuh
+
+#include "chsAlphaTreeRule.h"
 
 #include <cstdint>
 
@@ -61,6 +65,18 @@ CutLabelKernel(const uint32_t * up, const uint32_t * first, const uint32_t * ran
   CHS_CUT_FOR_EACH(p, leaves)
   {
     labels[p] = rank[first[up[p]]] + 1u;
+  }
+}
+
+/** The samples with k odd coordinates (k = 0: the pixels, 0). */
+static __global__ void
+SaliencyKernel(SaliencyGrid s, const uint32_t * parent, const double * level, unsigned k, float * out)
+{
+  CHS_CUT_FOR_EACH(i, s.samples)
+  {
+    uint64_t c[3];
+    if (OddCoordinates(s, i, c) == k)
+      out[i] = k == 0 ? 0.0f : SaliencySample(s, parent, level, out, i, c, k);
   }
 }
 
