@@ -167,16 +167,11 @@ LevelInitKernel(LevelState st)
   }
 }
 
+/** A load that bypasses L1: the value may have been written by another block since this SM last read it. */
 __device__ __forceinline__ uint32_t
 LoadCg(const uint32_t * p)
 {
   return __ldcg(p);
-}
-
-__device__ __forceinline__ unsigned long long
-LoadCounter(const unsigned long long * p)
-{
-  return *static_cast<const volatile unsigned long long *>(p);
 }
 
 /** Find with path halving by plain stores (a pointer only ever moves to an ancestor, and a root is only linked by
