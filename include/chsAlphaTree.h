@@ -1,10 +1,12 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the alpha-tree (quasi-flat zone hierarchy) of an image, ITK-free API.
  *
- *  Two implementations of one definition: the CUDA backend (src/chsAlphaTree*.cu, src/at/: per-block partial trees
- *  in shared memory, global merges of the tile borders with the lock-free CONNECT, global canonicalisation; Carlinet,
- *  Kaci and Blin) and the sequential CPU reference (src/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a
- *  union-find, then canonicalisation, the paper's algorithm 1). For the same input they write identical arrays.
+ *  Two implementations of one definition: the CUDA backend (src/chsAlphaTree*.cu, src/at/; four constructions, see
+ *  AlphaTreeAlgorithm: the level-synchronous Kruskal, Carlinet, Kaci and Blin's per-block partial trees merged across
+ *  tile borders with the lock-free CONNECT (v1, v2), and the minimum spanning tree with PANDORA) and the sequential
+ *  CPU reference (src/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a union-find, then canonicalisation,
+ *  the paper's algorithm 1). For the same input they write identical arrays. The queries that are per-pixel work,
+ *  the cut and the saliency map, have both backends too (AlphaTreeCut*, AlphaTreeSaliency*, below).
  *
  *  The definition (docs/design-notes.md, "Alpha-tree"):
  *  - The image graph and its edge weights are those of the single-linkage image graphs (include/chsSingleLinkage.h):
