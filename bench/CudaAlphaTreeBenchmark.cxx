@@ -154,37 +154,57 @@ WriteInput(const std::string & dir,
        << connectivity << '\n';
 }
 
-/** The alpha cut of a tree (alpha 8) and its saliency map on both backends, end to end (Update()), and whether
- * they agree. */
-template <unsigned D>
-void
-MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
+/** A tree query on both backends: `make()` returns a configured filter; each backend runs it reps + 1 times (the
+ * first a warm-up whose filter is kept). Returns the two kept filters (CPU, CUDA); writes the median end-to-end ms
+ * of each and the median CUDA kernel ms. */
+template <class FMake>
+auto
+BothBackends(FMake && make, int reps, double (&ms)[2], double & kernel)
 {
-  using Labels = itk::Image<uint32_t, D>;
-  std::vector<typename itk::AlphaTreeCutImageFilter<Labels>::Pointer> cuts;
-  double                                                              ms[2] = { 0, 0 }, kernel = 0;
+  std::vector<decltype(make())> kept;
   for (Backend backend : { Backend::CPU, Backend::CUDA })
   {
     std::vector<double> times, kernels;
     for (int rep = 0; rep <= reps; ++rep)
     {
-      auto cut = itk::AlphaTreeCutImageFilter<Labels>::New();
-      cut->SetInput(tree);
-      cut->SetAlpha(8.0);
-      cut->SetBackend(backend);
-      const double t = WallMs([&] { cut->Update(); });
+      auto filter = make();
+      filter->SetBackend(backend);
+      const double t = WallMs([&] { filter->Update(); });
       if (rep == 0)
-        cuts.push_back(cut);
+        kept.push_back(filter);
       else
       {
         times.push_back(t);
-        kernels.push_back(cut->GetKernelMilliseconds());
+        kernels.push_back(filter->GetKernelMilliseconds());
       }
     }
     ms[backend == Backend::CUDA] = Median(times);
     if (backend == Backend::CUDA)
       kernel = Median(kernels);
   }
+  return kept;
+}
+
+/** The alpha cut of a tree (alpha 8) and its saliency map on both backends, end to end (Update()), and whether
+ * they agree. */
+template <unsigned D>
+void
+MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
+{
+  using Labels     = itk::Image<uint32_t, D>;
+  using Map        = itk::Image<float, D>;
+  double     ms[2] = { 0, 0 }, kernel = 0;
+  const auto cuts = BothBackends(
+    [&]
+    {
+      auto cut = itk::AlphaTreeCutImageFilter<Labels>::New();
+      cut->SetInput(tree);
+      cut->SetAlpha(8.0);
+      return cut;
+    },
+    reps,
+    ms,
+    kernel);
   const uint64_t n    = tree->GetNumberOfLeaves();
   const bool     same = std::equal(cuts[0]->GetOutput()->GetBufferPointer(),
                                cuts[0]->GetOutput()->GetBufferPointer() + n,
@@ -197,32 +217,17 @@ MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
               kernel,
               same ? "same labels" : "DIFFERENT labels");
   std::fflush(stdout);
-  cutsAgree = cutsAgree && same;
 
-  // The saliency map, the same way.
-  using Map = itk::Image<float, D>;
-  std::vector<typename itk::AlphaTreeSaliencyImageFilter<Map>::Pointer> maps;
-  for (Backend backend : { Backend::CPU, Backend::CUDA })
-  {
-    std::vector<double> times, kernels;
-    for (int rep = 0; rep <= reps; ++rep)
+  const auto maps = BothBackends(
+    [&]
     {
       auto map = itk::AlphaTreeSaliencyImageFilter<Map>::New();
       map->SetInput(tree);
-      map->SetBackend(backend);
-      const double t = WallMs([&] { map->Update(); });
-      if (rep == 0)
-        maps.push_back(map);
-      else
-      {
-        times.push_back(t);
-        kernels.push_back(map->GetKernelMilliseconds());
-      }
-    }
-    ms[backend == Backend::CUDA] = Median(times);
-    if (backend == Backend::CUDA)
-      kernel = Median(kernels);
-  }
+      return map;
+    },
+    reps,
+    ms,
+    kernel);
   const uint64_t samples = maps[0]->GetOutput()->GetLargestPossibleRegion().GetNumberOfPixels();
   const bool     equal   = std::equal(maps[0]->GetOutput()->GetBufferPointer(),
                                 maps[0]->GetOutput()->GetBufferPointer() + samples,
@@ -235,7 +240,7 @@ MeasureCut(const std::string & name, const itk::AlphaTree * tree, int reps)
               kernel,
               equal ? "same values" : "DIFFERENT values");
   std::fflush(stdout);
-  cutsAgree = cutsAgree && equal;
+  cutsAgree = cutsAgree && same && equal;
 }
 
 template <typename TImage>
