@@ -10,8 +10,10 @@
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
 //                          [--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...
+//                          [--type uint8|uint16|rgb8]... [--no-queries]
 // (--side/--volume: the image sides and volume sides instead of the defaults; --algorithm: v1-insert-all,
-// v2-skip-redundant, spanning-tree or level-synchronous, only those)
+// v2-skip-redundant, spanning-tree or level-synchronous, only those; --type: only images of these pixel types;
+// --no-queries: no cut and saliency timings)
 #include "chsBenchTiming.h"
 #include "itkAlphaTreeCutImageFilter.h"
 #include "itkAlphaTreeSaliencyImageFilter.h"
@@ -48,6 +50,8 @@ struct Result
 std::vector<Result>      results;
 std::vector<std::string> chosenAlgorithms; // --algorithm: only these (all when empty)
 std::vector<int64_t>     chosenSides, chosenVolumes;
+std::vector<std::string> chosenTypes;      // --type: only images of these pixel types (all when empty)
+bool                     queries   = true; // --no-queries: no cut and saliency timings
 bool                     cutsAgree = true; // the CPU and CUDA cuts of every tree measured
 
 /** Box blur of radius r along one axis of a field of nx x ny x nz values, in place (running sums). */
@@ -253,7 +257,9 @@ Measure(const std::string & name,
         uint64_t            cpuMaxPixels,
         const std::string & inputs)
 {
-  using Filter        = itk::CudaImageToAlphaTreeFilter<TImage>;
+  using Filter = itk::CudaImageToAlphaTreeFilter<TImage>;
+  if (!chosenTypes.empty() && std::find(chosenTypes.begin(), chosenTypes.end(), type) == chosenTypes.end())
+    return;
   const uint64_t n    = image->GetLargestPossibleRegion().GetNumberOfPixels();
   const int      conn = TImage::ImageDimension == 2 ? (full ? 8 : 4) : (full ? 26 : 6);
   WriteInput(inputs, name, image, image->GetNumberOfComponentsPerPixel(), type, conn);
@@ -272,7 +278,7 @@ Measure(const std::string & name,
   }
   const bool levels = std::is_integral<typename itk::NumericTraits<typename TImage::PixelType>::ValueType>::value &&
                       image->GetNumberOfComponentsPerPixel() == 1;
-  if (cpuTree)
+  if (cpuTree && queries)
     MeasureCut<TImage::ImageDimension>(name, cpuTree.GetPointer(), reps);
   for (Algorithm algorithm : { Algorithm::InsertAllEdges,
                                Algorithm::SkipRedundantEdges,
@@ -395,11 +401,16 @@ main(int argc, char * argv[])
       chosenVolumes.push_back(std::stoll(argv[++i]));
     else if (a == "--algorithm" && i + 1 < argc)
       chosenAlgorithms.push_back(argv[++i]);
+    else if (a == "--type" && i + 1 < argc)
+      chosenTypes.push_back(argv[++i]);
+    else if (a == "--no-queries")
+      queries = false;
     else
     {
       std::fprintf(stderr,
                    "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR] "
-                   "[--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...\n",
+                   "[--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]... [--type uint8|uint16|rgb8]... "
+                   "[--no-queries]\n",
                    argv[0]);
       return 2;
     }

@@ -8,6 +8,7 @@
 
 #include "at/chsATBorder.cuh"
 #include "at/chsATLevels.cuh"
+#include "at/chsATTileLevels.cuh"
 #include "at/chsATTile.cuh"
 #include "chsAlphaTree.h"
 #include "chsAlphaTreeDevice.h"
@@ -17,8 +18,10 @@
 #include "chsSingleLinkage.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -134,7 +137,112 @@ LevelSynchronousPixel()
  * on the H200. */
 constexpr uint32_t kSmallLevelEdges = 2048;
 
-/** The level-synchronous construction (src/at/chsATLevels.cuh), then the renumbering; returns the number of nodes. */
+/** Runs the level loop (src/at/chsATLevels.cuh) on items grouped by level: `start[code]` = the first item of each
+ * level, or kNoLevelEdge for absent levels; `lost` has room for every item. */
+template <typename TSource>
+void
+RunLevelLoop(const TSource &         src,
+             uint32_t *              lost,
+             const uint32_t *        start,
+             uint32_t                codes,
+             uint64_t                items,
+             LevelState &            st,
+             cudaStream_t            stream,
+             detail::MemoryTracker & tracker,
+             int                     device)
+{
+  int perSm = 0, sms = 0, cooperative = 0;
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHS_CUDA_CHECK(
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel<TSource>, kLevelThreads, 0));
+  if (!cooperative || perSm < 1)
+    throw std::runtime_error("the level-synchronous alpha-tree construction needs a device with cooperative launch");
+  detail::DeviceBuffer<uint32_t> levels(codes, stream, &tracker), begins(codes + 1, stream, &tracker),
+    levelCount(1, stream, &tracker);
+  LevelListKernel<<<1, 1024, 0, stream>>>(start, codes, items, levels.get(), begins.get(), levelCount.get());
+  CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
+  const uint32_t *levelList = levels.get(), *beginList = begins.get(), *countPtr = levelCount.get();
+  uint32_t        small  = kSmallLevelEdges;
+  TSource         source = src;
+  void *          args[] = { &source, &lost, &levelList, &beginList, &countPtr, &st, &small };
+  CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
+    reinterpret_cast<void *>(LevelLoopKernel<TSource>), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
+  CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
+}
+
+/** Items of the level loop for an 8-bit image: the tile stage's entries (src/at/chsATTileLevels.cuh); at the end
+ * the parents of the pixels the loop did not see. */
+template <typename TPixel>
+void
+TileStageAndLoop(const TPixel *          dPixels,
+                 const sl::ImageGraph &  g,
+                 const TileGrid &        tg,
+                 LevelState &            st,
+                 cudaStream_t            stream,
+                 detail::MemoryTracker & tracker,
+                 int                     device)
+{
+  const uint64_t                 n = g.Pixels(), cells = uint64_t(kTileCodes) * tg.tiles;
+  detail::DeviceBuffer<uint32_t> ref(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> start(kTileCodes, stream, &tracker), total(1, stream, &tracker);
+  std::optional<detail::DeviceBuffer<uint2>> entries;
+  uint32_t                                   items = 0;
+  {
+    detail::DeviceBuffer<uint2>    tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
+    detail::DeviceBuffer<uint32_t> counts(cells, stream, &tracker), offsets(cells, stream, &tracker);
+    static_assert(sizeof(TPixel) == 1, "the tile stage sorts 8-bit level codes");
+    CHS_CUDA_CHECK(
+      cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
+    TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(
+      dPixels, g, tg, tileEntries.get(), counts.get(), ref.get());
+    CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
+    size_t bytes = 0;
+    CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.get(), offsets.get(), cells, stream));
+    {
+      detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+      CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, counts.get(), offsets.get(), cells, stream));
+    }
+    TileLevelStartsKernel<<<1, kTileCodes, 0, stream>>>(offsets.get(), counts.get(), tg.tiles, start.get(), total.get());
+    CHS_CUDA_CHECK_LAUNCH("TileLevelStartsKernel");
+    ReadBack(items, total.get(), stream);
+    entries.emplace(items, stream, &tracker);
+    TileScatterKernel<<<tg.tiles, kTileCodes, 0, stream>>>(
+      tileEntries.get(), tg.cap, counts.get(), offsets.get(), tg.tiles, entries->get());
+    CHS_CUDA_CHECK_LAUNCH("TileScatterKernel");
+    TileRefsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(ref.get(), n, tileEntries.get());
+    CHS_CUDA_CHECK_LAUNCH("TileRefsKernel");
+  }
+  detail::DeviceBuffer<uint32_t> lost(items, stream, &tracker);
+  RunLevelLoop(EntrySource{ entries->get() }, lost.get(), start.get(), kTileCodes, items, st, stream, tracker, device);
+  TileParentsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(
+    ref.get(), n, lost.get(), st.nodeParent);
+  CHS_CUDA_CHECK_LAUNCH("TileParentsKernel");
+}
+
+/** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, tile-buffer indices within
+ * 32 bits, and a block's shared memory within the device's limit (smaller tiles are tried before giving up). Tiles
+ * of 2048 pixels in 2D and 4096 voxels in 3D: the fastest of 1024, 2048 and 4096 measured on the H200
+ * (bench/results/2026-11-23-h200-alpha-tree-tile-stage/). */
+template <typename TPixel>
+std::optional<TileGrid>
+ChooseTileGrid(const sl::ImageGraph & g, int device)
+{
+  if (sizeof(TPixel) != 1 || g.Pixels() < 2)
+    return std::nullopt;
+  int optin = 0;
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  for (uint32_t pixels = g.nz > 1 ? 4096u : 2048u; pixels >= 1024u; pixels /= 2)
+  {
+    const TileGrid tg(g, pixels);
+    if (tg.shared <= size_t(optin) && uint64_t(tg.tiles) * tg.cap < uint64_t(kNoTileRef) && tg.cap <= 0xffffu)
+      return tg;
+  }
+  return std::nullopt;
+}
+
+/** The level-synchronous construction (src/at/chsATLevels.cuh; for 8-bit images with the tile stage of
+ * src/at/chsATTileLevels.cuh), then the renumbering; returns the number of nodes. */
 template <typename TPixel>
 uint64_t
 LevelSynchronousTree(const TPixel *             dPixels,
@@ -147,17 +255,11 @@ LevelSynchronousTree(const TPixel *             dPixels,
                      const ExecutionContext &   context)
 {
   static_assert(LevelSynchronousPixel<TPixel>(), "integer scalar pixels of 8 or 16 bits");
-  using TKey              = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
-  const int      device   = context.device;
-  const uint64_t n        = g.Pixels(), slots = n * g.slots;
-  const uint32_t codes    = uint32_t(1) << (8 * sizeof(TKey));
-  const unsigned blocks   = detail::GridStrideBlocks(n, 256, device);
-  int            perSm = 0, sms = 0, cooperative = 0;
-  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CHS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel, kLevelThreads, 0));
-  if (!cooperative || perSm < 1)
-    throw std::runtime_error("the level-synchronous alpha-tree construction needs a device with cooperative launch");
+  using TKey            = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  const int      device = context.device;
+  const uint64_t n      = g.Pixels(), slots = n * g.slots;
+  const uint32_t codes  = uint32_t(1) << (8 * sizeof(TKey));
+  const unsigned blocks = detail::GridStrideBlocks(n, 256, device);
 
   detail::DeviceBuffer<uint32_t> uf(n, stream, &tracker), current(n, stream, &tracker), stamp(n, stream, &tracker);
   detail::DeviceBuffer<uint32_t> nodeParent(2 * n - 1, stream, &tracker), nodeLevel(n - 1, stream, &tracker),
@@ -168,8 +270,15 @@ LevelSynchronousTree(const TPixel *             dPixels,
                  nodeLevel.get(), nodeMin.get(), made.get(), uint32_t(n) };
   LevelInitKernel<<<blocks, 256, 0, stream>>>(st);
   CHS_CUDA_CHECK_LAUNCH("LevelInitKernel");
+  const std::optional<TileGrid> tg = ChooseTileGrid<TPixel>(g, device);
+  if constexpr (sizeof(TPixel) == 1)
   {
-    // The edges grouped by level.
+    if (tg)
+      TileStageAndLoop(dPixels, g, *tg, st, stream, tracker, device);
+  }
+  if (!tg)
+  {
+    // Every edge, grouped by level.
     detail::DeviceBuffer<TKey>     keys(slots, stream, &tracker), keysAlt(slots, stream, &tracker);
     detail::DeviceBuffer<uint32_t> ids(slots, stream, &tracker), idsAlt(slots, stream, &tracker);
     LevelKeysKernel<TKey><<<blocks, 256, 0, stream>>>(dPixels, g, keys.get(), ids.get());
@@ -183,23 +292,13 @@ LevelSynchronousTree(const TPixel *             dPixels,
       CHS_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
     }
-    detail::DeviceBuffer<uint32_t> start(codes, stream, &tracker), levels(codes, stream, &tracker),
-      begins(codes + 1, stream, &tracker), levelCount(1, stream, &tracker);
+    detail::DeviceBuffer<uint32_t> start(codes, stream, &tracker);
     CHS_CUDA_CHECK(cudaMemsetAsync(start.get(), 0xff, codes * sizeof(uint32_t), stream));
     LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(k.Current(), slots, start.get());
     CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
-    LevelListKernel<<<1, 1024, 0, stream>>>(start.get(), codes, slots, levels.get(), begins.get(), levelCount.get());
-    CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
-
-    at::LevelEdges   graph(g);
-    const uint32_t * sorted = v.Current(), *levelList = levels.get(), *beginList = begins.get(),
-                   *countPtr = levelCount.get();
-    uint32_t *       lost   = v.Alternate(); // free after the sort
-    uint32_t         small  = kSmallLevelEdges;
-    void *           args[] = { &graph, &sorted, &lost, &levelList, &beginList, &countPtr, &st, &small };
-    CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
-      reinterpret_cast<void *>(LevelLoopKernel), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
-    CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
+    // The alternate id buffer is free after the sort: it holds lost[].
+    RunLevelLoop(
+      EdgeIdSource{ LevelEdges(g), v.Current() }, v.Alternate(), start.get(), codes, slots, st, stream, tracker, device);
   }
   unsigned long long internal = 0;
   ReadBack(internal, made.get(), stream);

@@ -148,18 +148,19 @@ FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker
 
 /** A slot in an array that the lanes where `keep` holds append to, with one atomic on `count` per warp; lanes
  * that keep nothing get an unspecified value. */
-__device__ __forceinline__ unsigned long long
-WarpSlot(bool keep, unsigned long long * count)
+template <typename TCount>
+__device__ __forceinline__ TCount
+WarpSlot(bool keep, TCount * count)
 {
   const unsigned active = __activemask();
   const unsigned want   = __ballot_sync(active, keep);
   if (want == 0)
     return 0;
-  const int          lane   = threadIdx.x & 31;
-  const int          leader = __ffs(want) - 1;
-  unsigned long long base   = 0;
+  const int lane   = threadIdx.x & 31;
+  const int leader = __ffs(want) - 1;
+  TCount    base   = 0;
   if (lane == leader)
-    base = atomicAdd(count, (unsigned long long)__popc(want));
+    base = atomicAdd(count, TCount(__popc(want)));
   base = __shfl_sync(active, base, leader);
   return base + __popc(want & ((1u << lane) - 1u));
 }

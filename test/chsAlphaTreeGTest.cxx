@@ -276,7 +276,7 @@ TEST(AlphaTreeCUDA, EqualsReference3D)
 TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
 {
   // Levels with more edges than one block takes (the whole grid runs them) between levels with few (block 0 runs
-  // them alone), in both orders, 2D and 3D, several runs.
+  // them alone), in both orders, 2D and 3D, several runs; 8-bit images through the tile stage, 16-bit ones without.
   if (!chs_test::HasCudaDevice())
     GTEST_SKIP() << "no CUDA device";
   for (bool full : { false, true })
@@ -296,6 +296,22 @@ TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
       {
         const Tree gpu = RunCUDA(image, c, p);
         EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "8" : "4") << "-connected, run " << run;
+        EXPECT_EQ(gpu.level, cpu.level);
+      }
+    }
+    // 8-bit volumes run the tile stage (16^3 tiles, partial ones on three sides).
+    const Case           e{ 70, 45, 37, full };
+    std::vector<uint8_t> b = Values<uint8_t>(e, 54, 8, true);
+    for (size_t i = 0; i < b.size(); i += 31 + rng() % 45)
+      b[i] = uint8_t(b[i] + 10 + rng() % 200);
+    {
+      auto       p   = ParametersOf(e);
+      const Tree cpu = RunCPU(b, e, p);
+      p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+      for (int run = 0; run < 2; ++run)
+      {
+        const Tree gpu = RunCUDA(b, e, p);
+        EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "26" : "6") << "-connected 8-bit volume, run " << run;
         EXPECT_EQ(gpu.level, cpu.level);
       }
     }

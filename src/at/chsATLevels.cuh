@@ -1,9 +1,12 @@
 // Alpha-tree, level-synchronous construction (the module's own; for images whose edge weights take few distinct
 // values: 8-bit and 16-bit scalar images). Kruskal's algorithm run one level at a time, every edge of a level at
 // once, which builds the canonical tree directly: no edge nodes, no runs to collapse, no one-child nodes.
-//  1. LevelKeysKernel writes every edge slot's level code (a slot outside the image gets level 0 and no edge id);
-//     CUB's radix sort groups the edges by level (stable: raster order within a level); LevelStartsKernel and
-//     LevelListKernel list the non-empty levels in ascending order with the start of each one's edges.
+//  1. The work items grouped by level. 8-bit images: the tile stage (src/at/chsATTileLevels.cuh) does the unions
+//     inside tiles in shared memory and leaves pairs of pixels to unite and "force" entries (EntrySource). 16-bit
+//     images: every edge (EdgeIdSource): LevelKeysKernel writes every edge slot's level code (a slot outside the
+//     image gets level 0 and no edge id), CUB's radix sort groups the edges by level (stable: raster order within a
+//     level), LevelStartsKernel marks where each level starts. LevelListKernel lists the non-empty levels in
+//     ascending order with the start of each one's items.
 //  2. LevelLoopKernel, one cooperative launch, runs the levels in order. For a level of code L:
 //     phase A: every edge of L unites its ends' sets (union-find whose root is the smallest pixel of its set, union by
 //              CAS of the larger root under the smaller; find with path halving); a root linked under another is a
@@ -11,7 +14,8 @@
 //     phase B: every loser finds the root R its set has at the end of L and leaves R in its node's parent; the
 //              first loser of R to stamp R with L (read first, then atomicExch) makes R's node (L, R): R's previous
 //              node (a leaf or a node of a lower level) becomes its child, and it becomes R's current node;
-//     phase A of the next level replaces each previous loser's R by R's node of that level.
+//              a force entry {R} finds its set's root the same way and may make its node (see the tile stage);
+//     phase A of the next level replaces each previous loser's R (and each force entry's) by R's node of that level.
 //     A level with many edges runs on the whole grid with a grid barrier after each phase; a level with at most
 //     kSmallLevelEdges edges runs on block 0 alone with block barriers (the other blocks go on to the next level
 //     with many edges and wait there at a grid barrier). Before block 0 takes over, every pixel is pointed at its
@@ -22,8 +26,8 @@
 //  stage (src/chsAlphaTreeCanonical.cu). Work: O(edges) finds plus two barriers per level, which is why the
 //  construction suits 8-bit images (at most 256 levels) and not 16-bit ones with thousands of levels.
 //  Device memory: per pixel 3 x 4 bytes (union-find, current node, stamp) and a 4-byte parent, per possible internal
-//  node (n - 1) 3 x 4 bytes (parent, level, smallest pixel), per edge slot 2 x (code + 4 bytes) for the sort and the
-//  sorted ids (the alternate id buffer then holds lost[]); the renumbering needs less than the edge buffers.
+//  node (n - 1) 3 x 4 bytes (parent, level, smallest pixel); 16-bit images: per edge slot 2 x (code + 4 bytes) for
+//  the sort and the sorted ids (the alternate id buffer then holds lost[]); 8-bit images: see the tile stage.
 #ifndef chsATLevels_cuh
 #define chsATLevels_cuh
 
@@ -202,12 +206,58 @@ LevelFind(uint32_t * P, uint32_t a)
   return a;
 }
 
-/** Phase A: parents of the previous level's losers' nodes (edges [pb, pe)), then the unions of the edges [b, e);
- * lost[i] = the root edge i linked under another, or kNoLevelEdge. Threads `t` of `stride` share the work. */
+/** The level loop's work items as edge ids (every edge slot of the image; kNoLevelEdge outside it). */
+struct EdgeIdSource
+{
+  LevelEdges       g;
+  const uint32_t * ids;
+
+  __device__ __forceinline__ bool
+  Pair(uint64_t i, uint32_t & u, uint32_t & v) const
+  {
+    const uint32_t id = ids[i];
+    if (id == kNoLevelEdge)
+      return false;
+    g.Ends(id, u, v);
+    return true;
+  }
+  __device__ __forceinline__ bool
+  Force(uint64_t, uint32_t &) const
+  {
+    return false;
+  }
+};
+
+/** The level loop's work items as the tile stage's entries (src/at/chsATTileLevels.cuh): pairs of pixels to unite,
+ * and force entries {R, kForceEntry}: the set of R makes a node at the level whatever the unions do. */
+struct EntrySource
+{
+  const uint2 * entries;
+
+  __device__ __forceinline__ bool
+  Pair(uint64_t i, uint32_t & u, uint32_t & v) const
+  {
+    const uint2 e = entries[i];
+    u             = e.x;
+    v             = e.y;
+    return e.y != 0xffffffffu;
+  }
+  __device__ __forceinline__ bool
+  Force(uint64_t i, uint32_t & r) const
+  {
+    const uint2 e = entries[i];
+    r             = e.x;
+    return e.y == 0xffffffffu;
+  }
+};
+
+/** Phase A: parents of the previous level's losers' nodes (items [pb, pe)), then the unions of the items [b, e);
+ * lost[i] = the root item i linked under another, or kNoLevelEdge. A force entry's lost[i] goes from its set's
+ * root (phase B) to that root's node of the level. Threads `t` of `stride` share the work. */
+template <typename TSource>
 static __device__ __forceinline__ void
 PhaseA(const LevelState & st,
-       const LevelEdges & g,
-       const uint32_t *   ids,
+       const TSource &    src,
        uint32_t *         lost,
        uint64_t           pb,
        uint64_t           pe,
@@ -221,18 +271,21 @@ PhaseA(const LevelState & st,
     const uint32_t r = lost[i];
     if (r == kNoLevelEdge)
       continue;
+    uint32_t root;
+    if (src.Force(i, root))
+    {
+      lost[i] = LoadCg(st.current + r);
+      continue;
+    }
     // Phase B left the loser's root in its node's parent.
     const uint32_t c = LoadCg(st.current + r);
     st.nodeParent[c] = LoadCg(st.current + LoadCg(st.nodeParent + c));
   }
   for (uint64_t i = b + t; i < e; i += stride)
   {
-    const uint32_t id    = ids[i];
-    uint32_t       loser = kNoLevelEdge;
-    if (id != kNoLevelEdge)
+    uint32_t loser = kNoLevelEdge, u, v;
+    if (src.Pair(i, u, v))
     {
-      uint32_t u, v;
-      g.Ends(id, u, v);
       for (;;)
       {
         uint32_t       a = LevelFind(st.uf, u);
@@ -259,22 +312,36 @@ PhaseA(const LevelState & st,
   }
 }
 
-/** Phase B, edges [b, e) of level `code`: each loser finds its set's root R at the end of the level and leaves it
- * in the parent of its node (phase A of the next level replaces it by R's node); R's first loser to stamp R with
- * the level makes R's node. */
+/** Phase B, items [b, e) of level `code`: each loser finds its set's root R at the end of the level and leaves it
+ * in the parent of its node (phase A of the next level replaces it by R's node); a force entry finds its root R and
+ * leaves it in lost[i]. R's first loser or force entry to stamp R with the level makes R's node. */
+template <typename TSource>
 static __device__ __forceinline__ void
-PhaseB(const LevelState & st, const uint32_t * lost, uint32_t code, uint64_t b, uint64_t e, uint64_t t, uint64_t stride)
+PhaseB(const LevelState & st,
+       const TSource &    src,
+       uint32_t *         lost,
+       uint32_t           code,
+       uint64_t           b,
+       uint64_t           e,
+       uint64_t           t,
+       uint64_t           stride)
 {
   for (uint64_t i = b + t; i < e; i += stride)
   {
     const uint32_t r    = lost[i];
-    uint32_t       R    = 0;
+    uint32_t       R    = 0, forced;
     bool           make = false;
     if (r != kNoLevelEdge)
     {
       R                                     = LevelFind(st.uf, r);
       st.nodeParent[LoadCg(st.current + r)] = R;
       make                                  = LoadCg(st.stamp + R) != code && atomicExch(st.stamp + R, code) != code;
+    }
+    else if (src.Force(i, forced))
+    {
+      R       = LevelFind(st.uf, forced);
+      lost[i] = R;
+      make    = LoadCg(st.stamp + R) != code && atomicExch(st.stamp + R, code) != code;
     }
     const unsigned long long slot = WarpSlot(make, st.nodes);
     if (make)
@@ -299,9 +366,9 @@ Flatten(const LevelState & st, uint64_t t, uint64_t stride)
 
 /** The levels in ascending order (see the file's comment). Launched cooperatively, kLevelThreads per block;
  * `lost` has room for every edge slot. */
+template <typename TSource>
 static __global__ void
-__launch_bounds__(kLevelThreads, 1) LevelLoopKernel(LevelEdges       g,
-                                                    const uint32_t * ids,
+__launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
                                                     uint32_t *       lost,
                                                     const uint32_t * levels,
                                                     const uint32_t * begins,
@@ -323,9 +390,9 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(LevelEdges       g,
     {
       if (blockIdx.x == 0)
       {
-        PhaseA(st, g, ids, lost, pb, pe, b, e, threadIdx.x, blockDim.x);
+        PhaseA(st, src, lost, pb, pe, b, e, threadIdx.x, blockDim.x);
         __syncthreads();
-        PhaseB(st, lost, code, b, e, threadIdx.x, blockDim.x);
+        PhaseB(st, src, lost, code, b, e, threadIdx.x, blockDim.x);
         __syncthreads();
       }
       blockMode = true;
@@ -338,9 +405,9 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(LevelEdges       g,
       grid.sync();
       blockMode = false;
     }
-    PhaseA(st, g, ids, lost, pb, pe, b, e, gt, gs);
+    PhaseA(st, src, lost, pb, pe, b, e, gt, gs);
     grid.sync();
-    PhaseB(st, lost, code, b, e, gt, gs);
+    PhaseB(st, src, lost, code, b, e, gt, gs);
     // Before levels run by block 0 alone, which would climb long paths one slow step at a time.
     if (j + 1 < count && uint64_t(begins[j + 2]) - begins[j + 1] <= smallLevel)
       Flatten(st, gt, gs);
@@ -350,7 +417,7 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(LevelEdges       g,
   }
   // The last level's losers.
   grid.sync();
-  PhaseA(st, g, ids, lost, pb, pe, 0, 0, gt, gs);
+  PhaseA(st, src, lost, pb, pe, 0, 0, gt, gs);
 }
 
 } // namespace at
