@@ -81,7 +81,8 @@ struct TileGrid
   }
 };
 
-/** Find with path halving in shared memory. */
+/** Find with path halving in shared memory. A parent is always smaller than its child (a root is linked under a
+ * smaller one), so halving is an atomicMin: every write to the union-find is atomic, concurrent finds only read. */
 __device__ __forceinline__ uint32_t
 TileFind(volatile uint32_t * uf, uint32_t a)
 {
@@ -92,7 +93,7 @@ TileFind(volatile uint32_t * uf, uint32_t a)
       return a;
     const uint32_t gp = uf[p];
     if (gp != p)
-      uf[a] = gp;
+      atomicMin(const_cast<uint32_t *>(uf) + a, gp);
     a = gp;
   }
 }
