@@ -223,7 +223,7 @@ TileStageAndLoop(const TPixel *          dPixels,
 /** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, tile-buffer indices within
  * 32 bits, and a block's shared memory within the device's limit (smaller tiles are tried before giving up). Tiles
  * of 2048 pixels in 2D and 4096 voxels in 3D: the fastest of 1024, 2048 and 4096 measured on the H200
- * (bench/results/2026-11-23-h200-alpha-tree-tile-stage/). */
+ * (bench/results/2026-11-23-h200-alpha-tree-tile-stage-1df19f4/). */
 template <typename TPixel>
 std::optional<TileGrid>
 ChooseTileGrid(const sl::ImageGraph & g, int device)
