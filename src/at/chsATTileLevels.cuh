@@ -99,7 +99,7 @@ TileFind(volatile uint32_t * uf, uint32_t a)
 }
 
 /** The tile stage (see the file's comment). One block per tile, TileGrid::threads threads, TileGrid::shared bytes of
- * dynamic shared memory; 8-bit pixels (TPixel: uint8_t or int8_t). Writes the tile's entries to
+ * dynamic shared memory; 8-bit pixels (the library instantiates uint8_t). Writes the tile's entries to
  * entries[tile * cap ...] in level order, their count per level to levelCounts[code * tiles + tile], and for every
  * pixel of the tile ref[pixel] = the tile-buffer index of the force entry whose node is its parent, or kNoTileRef.
  * Every loop runs the same number of rounds on all threads, so that appends take one atomic per warp. */
