@@ -142,7 +142,13 @@ main(int argc, char ** argv)
     std::vector<unsigned> present;
     const auto            volume = PaddedVolume(labels, interior, present);
     if (present.empty())
-      chs_example::Fail(kProgram, positional[0] + " has no label other than 0" + (interior ? " inside" : ""));
+    {
+      // Returned, not std::exit: the reader and the volume are released before the libraries' static teardown
+      // (exiting with them alive crashed about one run in six).
+      std::cerr << kProgram << ": " << positional[0] << " has no label other than 0" << (interior ? " inside" : "")
+                << "\n(run with --help for the usage)\n";
+      return 2;
+    }
 
     // One closed surface per label value; the points carry their label.
     vtkNew<vtkDiscreteFlyingEdges3D> surfaces;
@@ -204,7 +210,10 @@ main(int argc, char ** argv)
     writer->SetFileName(positional[1].c_str());
     writer->SetDataModeToBinary();
     if (!writer->Write())
-      chs_example::Fail(kProgram, "cannot write " + positional[1]);
+    {
+      std::cerr << kProgram << ": cannot write " << positional[1] << '\n';
+      return 1;
+    }
 
     // Off-screen rendering: an oblique view of all the surfaces.
     mesh->GetCellData()->AddArray(colors);
