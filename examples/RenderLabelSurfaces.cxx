@@ -15,6 +15,7 @@
 #include <vtkCamera.h>
 #include <vtkCellData.h>
 #include <vtkDiscreteFlyingEdges3D.h>
+#include <vtkErrorCode.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
 #include <vtkPNGWriter.h>
@@ -209,7 +210,7 @@ main(int argc, char ** argv)
     writer->SetInputData(mesh);
     writer->SetFileName(positional[1].c_str());
     writer->SetDataModeToBinary();
-    if (!writer->Write())
+    if (!writer->Write() || writer->GetErrorCode() != vtkErrorCode::NoError) // Write() returns 1 on some failures
     {
       std::cerr << kProgram << ": cannot write " << positional[1] << '\n';
       return 1;

@@ -69,3 +69,12 @@ def test_bad_input(program, tmp_path):
     nrrd.write(str(tmp_path / "flat.nrrd"), np.zeros((5, 5, 5), np.uint32))
     run = subprocess.run([program, str(tmp_path / "flat.nrrd"), "a.vtp", "a.png"], capture_output=True, text=True)
     assert run.returncode == 2 and "no label other than 0" in run.stderr
+    # A .vtp that cannot be written: a message and a failure, before any rendering.
+    labels = np.zeros((6, 6, 6), np.uint32)
+    labels[2:4, 2:4, 2:4] = 3
+    nrrd.write(str(tmp_path / "box.nrrd"), labels)
+    unwritable = str(tmp_path / "no-such-folder" / "a.vtp")
+    run = subprocess.run([program, str(tmp_path / "box.nrrd"), unwritable, str(tmp_path / "a.png")],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "cannot write " + unwritable in run.stderr
+    assert not (tmp_path / "a.png").exists()
