@@ -7,6 +7,7 @@
 #define chsAlphaTree_cuh
 
 #include "at/chsATBorder.cuh"
+#include "at/chsATLevelTail.cuh"
 #include "at/chsATLevels.cuh"
 #include "at/chsATTileLevels.cuh"
 #include "at/chsATTile.cuh"
@@ -25,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace chs
 {
@@ -137,8 +139,13 @@ LevelSynchronousPixel()
  * on the H200. */
 constexpr uint32_t kSmallLevelEdges = 2048;
 
+/** A tail of at least this many small levels runs in shared memory (src/at/chsATLevelTail.cuh). */
+constexpr uint32_t kTailMinLevels = 8;
+
 /** Runs the level loop (src/at/chsATLevels.cuh) on items grouped by level: `start[code]` = the first item of each
- * level, or kNoLevelEdge for absent levels; `lost` has room for every item. */
+ * level, or kNoLevelEdge for absent levels; `lost` has room for every item. The small levels after the last large
+ * one run in shared memory (src/at/chsATLevelTail.cuh) when they are many and meet few enough sets, else in the
+ * loop. */
 template <typename TSource>
 void
 RunLevelLoop(const TSource &         src,
@@ -151,9 +158,10 @@ RunLevelLoop(const TSource &         src,
              detail::MemoryTracker & tracker,
              int                     device)
 {
-  int perSm = 0, sms = 0, cooperative = 0;
+  int perSm = 0, sms = 0, cooperative = 0, optin = 0;
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   CHS_CUDA_CHECK(
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel<TSource>, kLevelThreads, 0));
   if (!cooperative || perSm < 1)
@@ -162,17 +170,55 @@ RunLevelLoop(const TSource &         src,
     levelCount(1, stream, &tracker);
   LevelListKernel<<<1, 1024, 0, stream>>>(start, codes, items, levels.get(), begins.get(), levelCount.get());
   CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
+  uint32_t count = 0;
+  ReadBack(count, levelCount.get(), stream);
+  if (count == 0)
+    return;
+  std::vector<uint32_t> hostBegins(count + 1);
+  CHS_CUDA_CHECK(cudaMemcpyAsync(
+    hostBegins.data(), begins.get(), (count + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  uint32_t tail = count; // the first level of the tail: every level from there on is small
+  while (tail > 0 && hostBegins[tail] - hostBegins[tail - 1] <= kSmallLevelEdges && count - tail < kTailLevels &&
+         hostBegins[count] - hostBegins[tail - 1] <= kTailItems)
+    --tail;
+  const size_t tailBytes = TailSharedBytes(kSmallLevelEdges);
+  const bool   useTail   = count - tail >= kTailMinLevels && tailBytes <= size_t(optin);
+
   const uint32_t *levelList = levels.get(), *beginList = begins.get(), *countPtr = levelCount.get();
   uint32_t        small  = kSmallLevelEdges;
   TSource         source = src;
-  void *          args[] = { &source, &lost, &levelList, &beginList, &countPtr, &st, &small };
-  CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
-    reinterpret_cast<void *>(LevelLoopKernel<TSource>), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
-  CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
+  auto            loop   = [&](uint32_t first, uint32_t end)
+  {
+    void * args[] = { &source, &lost, &levelList, &beginList, &countPtr, &first, &end, &st, &small };
+    CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
+      reinterpret_cast<void *>(LevelLoopKernel<TSource>), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
+    CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
+  };
+  if (!useTail)
+    return loop(0, count);
+  if (tail > 0)
+    loop(0, tail);
+  const uint32_t                 tailItems = hostBegins[count] - hostBegins[tail];
+  detail::DeviceBuffer<unsigned> overflow(1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> roots(2 * uint64_t(tailItems ? tailItems : 1), stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(unsigned), stream));
+  TailRootsKernel<TSource><<<(tailItems + 255) / 256 + 1, 256, 0, stream>>>(
+    src, beginList, countPtr, tail, st, roots.get());
+  CHS_CUDA_CHECK_LAUNCH("TailRootsKernel");
+  CHS_CUDA_CHECK(
+    cudaFuncSetAttribute(LevelTailKernel<TSource>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tailBytes)));
+  LevelTailKernel<TSource><<<1, kTailThreads, tailBytes, stream>>>(
+    src, lost, levelList, beginList, countPtr, tail, kSmallLevelEdges, roots.get(), st, overflow.get());
+  CHS_CUDA_CHECK_LAUNCH("LevelTailKernel");
+  unsigned overflowed = 0;
+  ReadBack(overflowed, overflow.get(), stream);
+  if (overflowed) // more sets than the shared hash table holds: the loop runs the tail
+    loop(tail, count);
 }
 
-/** Items of the level loop for an 8-bit image: the tile stage's entries (src/at/chsATTileLevels.cuh); at the end
- * the parents of the pixels the loop did not see. */
+/** The tile stage for an 8-bit image (src/at/chsATTileLevels.cuh), then the level loop on its entries and the
+ * parents that refer to force entries. */
 template <typename TPixel>
 void
 TileStageAndLoop(const TPixel *          dPixels,
@@ -184,19 +230,24 @@ TileStageAndLoop(const TPixel *          dPixels,
                  int                     device)
 {
   const uint64_t                 n = g.Pixels(), cells = uint64_t(kTileCodes) * tg.tiles;
-  detail::DeviceBuffer<uint32_t> ref(n, stream, &tracker);
   detail::DeviceBuffer<uint32_t> start(kTileCodes, stream, &tracker), total(1, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
+  // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
+  detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
   std::optional<detail::DeviceBuffer<uint2>> entries;
   uint32_t                                   items = 0;
   {
-    detail::DeviceBuffer<uint2>    tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
-    detail::DeviceBuffer<uint32_t> counts(cells, stream, &tracker), offsets(cells, stream, &tracker);
+    detail::DeviceBuffer<uint32_t> counts(cells, stream, &tracker), offsets(cells, stream, &tracker),
+      crossCounts(cells, stream, &tracker);
     static_assert(sizeof(TPixel) == 1, "the tile stage sorts 8-bit level codes");
     CHS_CUDA_CHECK(
       cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
-    TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(
-      dPixels, g, tg, tileEntries.get(), counts.get(), ref.get());
+    const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel,
+                          st.nodeMin,        st.current,   st.nodes,          st.n };
+    TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);
     CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(tileNodes.get(), st.nodes, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
     size_t bytes = 0;
     CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.get(), offsets.get(), cells, stream));
     {
@@ -206,36 +257,37 @@ TileStageAndLoop(const TPixel *          dPixels,
     TileLevelStartsKernel<<<1, kTileCodes, 0, stream>>>(offsets.get(), counts.get(), tg.tiles, start.get(), total.get());
     CHS_CUDA_CHECK_LAUNCH("TileLevelStartsKernel");
     ReadBack(items, total.get(), stream);
+    if (items == 0) // one tile: the tile stage made the whole tree
+      return;
     entries.emplace(items, stream, &tracker);
     TileScatterKernel<<<tg.tiles, kTileCodes, 0, stream>>>(
-      tileEntries.get(), tg.cap, counts.get(), offsets.get(), tg.tiles, entries->get());
+      tileEntries.get(), tg.cap, counts.get(), crossCounts.get(), offsets.get(), tg.tiles, entries->get());
     CHS_CUDA_CHECK_LAUNCH("TileScatterKernel");
-    TileRefsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(ref.get(), n, tileEntries.get());
-    CHS_CUDA_CHECK_LAUNCH("TileRefsKernel");
   }
   detail::DeviceBuffer<uint32_t> lost(items, stream, &tracker);
   RunLevelLoop(EntrySource{ entries->get() }, lost.get(), start.get(), kTileCodes, items, st, stream, tracker, device);
   TileParentsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(
-    ref.get(), n, lost.get(), st.nodeParent);
+    st.nodeParent, tileNodes.get(), st.n, tileEntries.get(), lost.get());
   CHS_CUDA_CHECK_LAUNCH("TileParentsKernel");
 }
 
-/** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, tile-buffer indices within
- * 32 bits, and a block's shared memory within the device's limit (smaller tiles are tried before giving up). Tiles
- * of 2048 pixels in 2D and 4096 voxels in 3D: the fastest of 1024, 2048 and 4096 measured on the H200
- * (bench/results/2026-11-23-h200-alpha-tree-tile-stage-1df19f4/). */
+/** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, fewer than 2^30 pixels and
+ * tile-buffer indices below 2^31 (kTileRefBit marks references to force entries), and a block's shared memory within
+ * the device's limit (1024-pixel tiles are tried before giving up). Tiles of 2048 pixels: on the H200 4.3 ms on the
+ * natural 4096^2 image (4096: 5.5, 1024: 6.1 before the last changes) and 7.6 ms on the 256^3 volume, 6-connected
+ * (4096: 8.1), three blocks of 60 to 70 KB per SM (bench/results/2026-11-23-h200-alpha-tree-tile-nodes/). */
 template <typename TPixel>
 std::optional<TileGrid>
 ChooseTileGrid(const sl::ImageGraph & g, int device)
 {
-  if (sizeof(TPixel) != 1 || g.Pixels() < 2)
+  if (sizeof(TPixel) != 1 || g.Pixels() < 2 || g.Pixels() >= (uint64_t(1) << 30)) // node ids below kTileRefBit
     return std::nullopt;
   int optin = 0;
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  for (uint32_t pixels = g.nz > 1 ? 4096u : 2048u; pixels >= 1024u; pixels /= 2)
+  for (uint32_t pixels = 2048u; pixels >= 1024u; pixels /= 2)
   {
     const TileGrid tg(g, pixels);
-    if (tg.shared <= size_t(optin) && uint64_t(tg.tiles) * tg.cap < uint64_t(kNoTileRef) && tg.cap <= 0xffffu)
+    if (tg.shared <= size_t(optin) && uint64_t(tg.tiles) * tg.cap < uint64_t(kTileRefBit) && tg.cap < kTileForce)
       return tg;
   }
   return std::nullopt;

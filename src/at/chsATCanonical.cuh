@@ -215,8 +215,8 @@ OutputKernel(GlobalTree                 tree,
 }
 
 /** The output's structure: the last node is the root, every other node's parent is an internal node after it, an
- * internal node's level code (key >> levelShift) is below its parent's; counts children up to 2. Sets *broken on a
- * violation. */
+ * internal node's level code (key >> levelShift) is below its parent's; counts children (up to 2 and a warp). Sets
+ * *broken on a violation. */
 static __global__ void
 CheckParentsKernel(uint32_t                   pixels,
                    uint64_t                   total,
@@ -237,8 +237,12 @@ CheckParentsKernel(uint32_t                   pixels,
             (i >= pixels && (keys[i - pixels] >> levelShift) >= (keys[p - pixels] >> levelShift));
     if (bad)
       *broken = 1;
-    else if (i + 1 < total && static_cast<const volatile uint32_t *>(children)[p] < 2)
-      atomicAdd(children + p, 1u);
+    // Lanes with the same parent (neighbouring pixels often share one) add their count with one atomic.
+    const bool     counts = !bad && i + 1 < total;
+    const unsigned peers  = __match_any_sync(__activemask(), counts ? p : 0xffffffffu);
+    if (counts && (threadIdx.x & 31u) == unsigned(__ffs(peers)) - 1u &&
+        static_cast<const volatile uint32_t *>(children)[p] < 2)
+      atomicAdd(children + p, uint32_t(__popc(peers)));
   }
 }
 

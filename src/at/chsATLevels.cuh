@@ -364,8 +364,8 @@ Flatten(const LevelState & st, uint64_t t, uint64_t stride)
     LevelFind(st.uf, uint32_t(p));
 }
 
-/** The levels in ascending order (see the file's comment). Launched cooperatively, kLevelThreads per block;
- * `lost` has room for every edge slot. */
+/** The levels [firstLevel, endLevel) of the level list, in ascending order (see the file's comment); endLevel at
+ * most *levelCount. Launched cooperatively, kLevelThreads per block; `lost` has room for every item. */
 template <typename TSource>
 static __global__ void
 __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
@@ -373,16 +373,18 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
                                                     const uint32_t * levels,
                                                     const uint32_t * begins,
                                                     const uint32_t * levelCount,
+                                                    uint32_t         firstLevel,
+                                                    uint32_t         endLevel,
                                                     LevelState       st,
                                                     uint32_t         smallLevel)
 {
   namespace cg         = cooperative_groups;
   cg::grid_group grid  = cg::this_grid();
-  const uint32_t count = *levelCount;
+  const uint32_t count = *levelCount < endLevel ? *levelCount : endLevel;
   const uint64_t gt = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x, gs = uint64_t(gridDim.x) * blockDim.x;
   uint64_t       pb = 0, pe = 0;    // the previous level's edges
   bool           blockMode = false; // block 0 has run levels alone since the last grid barrier
-  for (uint32_t j = 0; j < count; ++j)
+  for (uint32_t j = firstLevel; j < count; ++j)
   {
     const uint64_t b = begins[j], e = begins[j + 1];
     const uint32_t code = levels[j];
