@@ -19,7 +19,9 @@
 //     A level with many edges runs on the whole grid with a grid barrier after each phase; a level with at most
 //     kSmallLevelEdges edges runs on block 0 alone with block barriers (the other blocks go on to the next level
 //     with many edges and wait there at a grid barrier). Before block 0 takes over, every pixel is pointed at its
-//     root, so that its finds, one slow global-memory step after another, stay short.
+//     root, so that its finds, one slow global-memory step after another, stay short. The small levels after the
+//     last large one usually run instead in shared memory (src/at/chsATLevelTail.cuh): the kernel takes a range
+//     of the level list.
 //  A node (L, R) is made exactly when at least two components of levels below L join at L (the losers and R), so
 //  every internal node has two children or more and a level above theirs: the tree is canonical by construction.
 //  Internal node ids are n + creation slot; the renumbering by (level, smallest pixel) is the canonicalisation's last

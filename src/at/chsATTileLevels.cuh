@@ -2,9 +2,9 @@
 // node of the tree that lies inside one tile, and hands the level loop (src/at/chsATLevels.cuh) a short list of
 // entries per level for the components that reach other tiles.
 //
-// Each block runs Kruskal one level at a time on the edges inside its tile (2048 pixels, 64 x 32, in 2D; 4096 voxels,
-// 16^3, in 3D): the tile's edges are sorted in shared memory by (level, whether the edge leaves the tile) with a
-// counting sort of 512 keys; per level, the ends of every inner edge of the level are united (shared-memory
+// Each block runs Kruskal one level at a time on the edges inside its tile (2048 pixels: 64 x 32 in 2D, 16 x 16 x 8
+// in 3D): the tile's edges are sorted in shared memory by (whether the edge leaves the tile, level) with a counting
+// sort of 512 keys; per level, the ends of every inner edge of the level are united (shared-memory
 // union-find whose root is the tile's smallest pixel of the set), and the roots linked under others are the level's
 // losers; each loser then finds the root R of its set at the end of the level. A component is "interior" when none of
 // its pixels has a neighbour in another tile: then no edge leaves it, and the tile's component is the image's. At
@@ -26,9 +26,9 @@
 // writes its nodes (parent, level, smallest pixel) and its pixels' parents; a parent that is the node of a force entry
 // is written as kTileRefBit | the entry's tile-buffer index, and after the loop replaced by the loop's node
 // (TileParentsKernel).
-// Shared memory per block: 35 bytes per tile pixel, 2 per edge slot and 6 KB (78 KB in 2D 4-connected, 128 KB for
-// 26-connected volumes of 2048-voxel tiles). Device memory: 8 bytes per entry slot of the tile buffer (about one per
-// pixel), then 12 per entry for the loop.
+// Shared memory per block: 24 bytes per tile pixel, 2 per edge slot and 4 KB (60 KB in 2D 4-connected, 108 KB for
+// 26-connected volumes). Device memory: 8 bytes per entry slot of the tile buffer (about one per pixel), kept until
+// the parents that refer to force entries are resolved, then 12 per entry for the loop.
 #ifndef chsATTileLevels_cuh
 #define chsATTileLevels_cuh
 
