@@ -165,6 +165,33 @@ WarpSlot(bool keep, TCount * count)
   return base + __popc(want & ((1u << lane) - 1u));
 }
 
+/** Unites the sets of u and v in a union-find whose root is the first of its set by `before` (a strict order): the
+ * later of the two roots is linked under the earlier by CAS, and a root linked meanwhile by another thread is united
+ * again from where it went. Returns the root that was linked, or `none` when u and v were in one set already. */
+template <typename TFind, typename TBefore>
+__device__ __forceinline__ uint32_t
+UniteByCas(uint32_t * uf, uint32_t u, uint32_t v, uint32_t none, TFind find, TBefore before)
+{
+  for (;;)
+  {
+    uint32_t       x = find(u);
+    const uint32_t y = find(v);
+    if (x == y)
+      return none;
+    if (before(x, y))
+    {
+      u = x;
+      x = y;
+    }
+    else
+      u = y;
+    // x: the later root, u: the earlier
+    if (atomicCAS(uf + x, x, u) == x)
+      return x;
+    v = x; // x was linked meanwhile: unite its set with u's
+  }
+}
+
 /** Appends `item` to out[*count] for the lanes where `keep` holds, with one atomic per warp. */
 template <typename T>
 __device__ __forceinline__ void

@@ -231,31 +231,14 @@ __launch_bounds__(kTailThreads, 1) LevelTailKernel(TSource          src,
       uint32_t       loser = kTailNone;
       if (ends >> 16 == kTailForce)
         loser = kTailForce;
-      else if (ends != kTailEmpty)
-      {
-        uint32_t u = ends & 0xffffu, v = ends >> 16;
-        for (;;)
-        {
-          uint32_t       x = TailFind(uf, u);
-          const uint32_t y = TailFind(uf, v);
-          if (x == y)
-            break;
-          if (key[x] < key[y])
-          {
-            u = x;
-            x = y;
-          }
-          else
-            u = y;
-          // x: the root with the larger key, u: the smaller
-          if (atomicCAS(uf + x, x, u) == x)
-          {
-            loser = x;
-            break;
-          }
-          v = x;
-        }
-      }
+      else if (ends != kTailEmpty) // roots ordered by their pixels, as in the loop
+        loser = UniteByCas(
+          uf,
+          ends & 0xffffu,
+          ends >> 16,
+          kTailNone,
+          [&](uint32_t a) { return TailFind(uf, a); },
+          [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
       L[t - b] = uint16_t(loser);
       R[t - b] = uint16_t(ends & 0xffffu); // a force entry's slot
     }

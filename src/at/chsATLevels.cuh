@@ -44,6 +44,7 @@ namespace at
 {
 
 constexpr uint32_t kNoLevelEdge  = 0xffffffffu;
+constexpr uint32_t kForceEntry   = 0xffffffffu; // entry.y of a force entry (EntrySource)
 constexpr unsigned kLevelThreads = 1024;
 
 /** An edge id (pixel * slots + slot, always inside the image) to its ends, in 32-bit arithmetic. */
@@ -242,14 +243,14 @@ struct EntrySource
     const uint2 e = entries[i];
     u             = e.x;
     v             = e.y;
-    return e.y != 0xffffffffu;
+    return e.y != kForceEntry;
   }
   __device__ __forceinline__ bool
   Force(uint64_t i, uint32_t & r) const
   {
     const uint2 e = entries[i];
     r             = e.x;
-    return e.y == 0xffffffffu;
+    return e.y == kForceEntry;
   }
 };
 
@@ -287,29 +288,13 @@ PhaseA(const LevelState & st,
   {
     uint32_t loser = kNoLevelEdge, u, v;
     if (src.Pair(i, u, v))
-    {
-      for (;;)
-      {
-        uint32_t       a = LevelFind(st.uf, u);
-        const uint32_t c = LevelFind(st.uf, v);
-        if (a == c)
-          break;
-        if (a < c)
-        {
-          u = a;
-          a = c;
-        }
-        else
-          u = c;
-        // a: the larger root, u: the smaller
-        if (atomicCAS(st.uf + a, a, u) == a)
-        {
-          loser = a;
-          break;
-        }
-        v = a; // a was linked meanwhile: unite its set with u's
-      }
-    }
+      loser = UniteByCas(
+        st.uf,
+        u,
+        v,
+        kNoLevelEdge,
+        [&](uint32_t a) { return LevelFind(st.uf, a); },
+        [](uint32_t a, uint32_t b) { return a < b; });
     lost[i] = loser;
   }
 }

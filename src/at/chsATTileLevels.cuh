@@ -32,6 +32,7 @@
 #ifndef chsATTileLevels_cuh
 #define chsATTileLevels_cuh
 
+#include "at/chsATLevels.cuh"
 #include "chsDeviceHelpers.cuh"
 #include "chsSingleLinkageRule.h"
 
@@ -43,13 +44,12 @@ namespace chs
 namespace at
 {
 
-constexpr unsigned kTilePixels      = 4096; // local pixel index: 12 bits; with a 4-bit slot, one 16-bit edge code
-constexpr unsigned kTileThreads     = 512;  // at most, a thread per four pixels or more
-constexpr unsigned kTileBlocksPerSm = 3;    // the register budget: 2048-pixel tiles of 60 KB in 2D
-constexpr unsigned kTileCodes       = 256;  // 8-bit level codes
-constexpr unsigned kTileKeys        = 2 * kTileCodes; // sort keys: code * 2 + whether the edge leaves the tile
-constexpr uint32_t kForceEntry      = 0xffffffffu;    // entry.y of a force entry
-constexpr uint32_t kTileRefBit      = 0x80000000u;    // a node parent that refers to a force entry
+constexpr unsigned kTilePixels      = 4096;      // local pixel index: 12 bits; with a 4-bit slot, one 16-bit edge code
+constexpr unsigned kTileThreads     = 512;       // at most, a thread per four pixels or more
+constexpr unsigned kTileBlocksPerSm = 3;         // the register budget: 2048-pixel tiles of 60 KB in 2D
+constexpr unsigned kTileCodes       = 256;       // 8-bit level codes
+constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kTileCodes if the edge leaves the tile
+constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry
 
 /** The tiling of an image for the tile stage. */
 struct TileGrid
@@ -356,27 +356,14 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
       uint32_t       loser = kTilePixels;
       if (i < ie)
       {
-        uint32_t u = edges[i] >> 4, v = Far(u, edges[i] & 15u);
-        for (;;)
-        {
-          uint32_t       x = TileFind(uf, u);
-          const uint32_t y = TileFind(uf, v);
-          if (x == y)
-            break;
-          if (x < y)
-          {
-            u = x;
-            x = y;
-          }
-          else
-            u = y;
-          if (atomicCAS(uf + x, x, u) == x)
-          {
-            loser = x;
-            break;
-          }
-          v = x;
-        }
+        const uint32_t u = edges[i] >> 4;
+        loser            = UniteByCas(
+          uf,
+          u,
+          Far(u, edges[i] & 15u),
+          kTilePixels,
+          [&](uint32_t a) { return TileFind(uf, a); },
+          [](uint32_t a, uint32_t b) { return a < b; });
       }
       const uint32_t k = WarpSlot(loser != kTilePixels, &lostTotal);
       if (loser != kTilePixels)
