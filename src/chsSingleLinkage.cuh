@@ -7,6 +7,7 @@
 #include "chsSingleLinkage.h"
 #include "chsSingleLinkageDevice.h"
 #include "sl/chsSLBoruvka.cuh"
+#include "sl/chsSLTileBoruvka.cuh"
 
 #include <cuda_runtime.h>
 
@@ -21,81 +22,124 @@ namespace sl
 
 constexpr unsigned kThreads = 256;
 
-/** Boruvka's rounds on n vertices. The first round is the caller's: firstOffer(best) fills every vertex's lightest
- * incident key, firstKeep(root, out, count) appends the crossing edges with their components; later rounds run on
- * the contracted graph. Writes the n - 1 tree keys to `tree` (in no particular order) and returns the number of
- * rounds; throws when the graph is not connected. */
+/** The arrays of Boruvka's rounds on n vertices, as the first round leaves them: every vertex's component
+ * (`root`, a vertex of the component), `best` cleared (kNoEdge) for every root, the tree keys found (counters[0]),
+ * the live edges between components with their components (`live`, counters[1]) and the components' roots (`roots`,
+ * counters[2]). `link` has room for n vertices. */
+struct BoruvkaArrays
+{
+  uint32_t *           link;
+  uint32_t *           root;
+  unsigned long long * best;
+  unsigned long long * tree;
+  LiveEdge *           live;
+  uint32_t *           roots;
+  unsigned long long * counters;
+};
+
+/** A first round on the vertices, for any edge source: firstOffer(best) fills every vertex's lightest incident key,
+ * firstKeep(root, out, count) appends the crossing edges with their components. */
 template <class E, class FOffer, class FKeep>
+void
+VertexFirstRound(uint64_t              n,
+                 E                     edges,
+                 FOffer &&             firstOffer,
+                 FKeep &&              firstKeep,
+                 const BoruvkaArrays & a,
+                 cudaStream_t          stream,
+                 int                   device)
+{
+  const unsigned blocks = detail::GridStrideBlocks(n, kThreads, device);
+  firstOffer(a.best);
+  HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, a.best, a.link, a.tree, a.counters);
+  CHS_CUDA_CHECK_LAUNCH("HookKernel");
+  CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, a.link, a.root, a.best);
+  CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
+  firstKeep(a.root, a.live, a.counters + 1);
+  ListRootsKernel<<<blocks, kThreads, 0, stream>>>(n, a.root, a.roots, a.counters + 2);
+  CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
+}
+
+/** Boruvka's rounds on n vertices. The first round is the caller's: firstRound(BoruvkaArrays) (VertexFirstRound, or
+ * the image's tile rounds); later rounds run on the contracted graph. Writes the n - 1 tree keys to `tree` (in no
+ * particular order) and returns the number of rounds; throws when the graph is not connected. */
+template <class FFirst>
 unsigned
 BoruvkaOnDevice(uint64_t                n,
-                E                       edges,
                 uint64_t                liveCapacity,
-                FOffer &&               firstOffer,
-                FKeep &&                firstKeep,
+                FFirst &&               firstRound,
                 unsigned long long *    tree,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
                 int                     device)
 {
-  const unsigned                           blocks = detail::GridStrideBlocks(n, kThreads, device);
   detail::DeviceBuffer<uint32_t>           link(n, stream, &tracker), root(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> best(n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker); // tree edges, live edges, roots
   detail::DeviceBuffer<LiveEdge>           liveA(liveCapacity ? liveCapacity : 1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           rootsA(n, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
-
-  // First round, on the vertices.
-  firstOffer(best.get());
-  HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, best.get(), link.get(), tree, counters.get());
-  CHS_CUDA_CHECK_LAUNCH("HookKernel");
-  CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, link.get(), root.get(), best.get());
-  CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
-  firstKeep(root.get(), liveA.get(), counters.get() + 1);
-  detail::DeviceBuffer<uint32_t> rootsA(n, stream, &tracker);
-  ListRootsKernel<<<blocks, kThreads, 0, stream>>>(n, root.get(), rootsA.get(), counters.get() + 2);
-  CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
+  firstRound(BoruvkaArrays{ link.get(), root.get(), best.get(), tree, liveA.get(), rootsA.get(), counters.get() });
   unsigned long long host[3];
-  auto               readCounters = [&]
-  {
-    CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  };
-  readCounters();
+  CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   uint64_t live = host[1], components = host[2];
   unsigned rounds = 1;
 
-  // Later rounds, on the contracted graph.
+  // Later rounds, on the contracted graph. Their kernels read the counts of live edges and roots from the device
+  // (pair j of `counts` is round j's input, pair j + 1 its output), so kQueued rounds go without a synchronisation;
+  // a round whose input has no live edge does nothing. Grids are sized for the counts last read, which only fall.
   if (live > 0)
   {
-    detail::DeviceBuffer<uint32_t> other(n, stream, &tracker);
-    detail::DeviceBuffer<LiveEdge> liveB(live, stream, &tracker);
-    detail::DeviceBuffer<uint32_t> rootsB(components, stream, &tracker);
-    LiveEdge *                     liveIn = liveA.get(), *liveOut = liveB.get();
-    uint32_t *                     rootsIn = rootsA.get(), *rootsOut = rootsB.get();
+    constexpr unsigned                       kQueued = 4;
+    detail::DeviceBuffer<uint32_t>           other(n, stream, &tracker);
+    detail::DeviceBuffer<LiveEdge>           liveB(live, stream, &tracker);
+    detail::DeviceBuffer<uint32_t>           rootsB(components, stream, &tracker);
+    detail::DeviceBuffer<unsigned long long> counts(2 * (kQueued + 1), stream, &tracker);
+    unsigned long long                       hostCounts[2 * (kQueued + 1)];
+    LiveEdge *                               liveIn = liveA.get(), *liveOut = liveB.get();
+    uint32_t *                               rootsIn = rootsA.get(), *rootsOut = rootsB.get();
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      counts.get(), counters.get() + 1, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
     while (live > 0)
     {
       const unsigned eb = detail::GridStrideBlocks(live, kThreads, device);
       const unsigned rb = detail::GridStrideBlocks(components, kThreads, device);
-      OfferLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, best.get());
-      CHS_CUDA_CHECK_LAUNCH("OfferLiveKernel");
-      OtherSideKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, best.get(), other.get());
-      CHS_CUDA_CHECK_LAUNCH("OtherSideKernel");
-      HookRootsKernel<<<rb, kThreads, 0, stream>>>(
-        rootsIn, components, best.get(), other.get(), link.get(), tree, counters.get());
-      CHS_CUDA_CHECK_LAUNCH("HookRootsKernel");
-      CompressRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, link.get(), root.get(), best.get());
-      CHS_CUDA_CHECK_LAUNCH("CompressRootsKernel");
-      CHS_CUDA_CHECK(cudaMemsetAsync(counters.get() + 1, 0, 2 * sizeof(unsigned long long), stream));
-      KeepLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, live, root.get(), liveOut, counters.get() + 1);
-      CHS_CUDA_CHECK_LAUNCH("KeepLiveKernel");
-      KeepRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, components, root.get(), rootsOut, counters.get() + 2);
-      CHS_CUDA_CHECK_LAUNCH("KeepRootsKernel");
-      readCounters();
-      live       = host[1];
-      components = host[2];
-      std::swap(liveIn, liveOut);
-      std::swap(rootsIn, rootsOut);
-      ++rounds;
+      CHS_CUDA_CHECK(cudaMemsetAsync(counts.get() + 2, 0, 2 * kQueued * sizeof(unsigned long long), stream));
+      for (unsigned q = 0; q < kQueued; ++q)
+      {
+        const unsigned long long *liveCount = counts.get() + 2 * q, *rootCount = liveCount + 1;
+        unsigned long long *      liveNext = counts.get() + 2 * q + 2, *rootNext = liveNext + 1;
+        OfferLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, best.get());
+        CHS_CUDA_CHECK_LAUNCH("OfferLiveKernel");
+        OtherSideKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, best.get(), other.get());
+        CHS_CUDA_CHECK_LAUNCH("OtherSideKernel");
+        HookRootsKernel<<<rb, kThreads, 0, stream>>>(
+          rootsIn, rootCount, liveCount, best.get(), other.get(), link.get(), tree, counters.get());
+        CHS_CUDA_CHECK_LAUNCH("HookRootsKernel");
+        CompressRootsKernel<<<rb, kThreads, 0, stream>>>(
+          rootsIn, rootCount, liveCount, link.get(), root.get(), best.get());
+        CHS_CUDA_CHECK_LAUNCH("CompressRootsKernel");
+        KeepLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, root.get(), liveOut, liveNext);
+        CHS_CUDA_CHECK_LAUNCH("KeepLiveKernel");
+        KeepRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, rootCount, liveCount, root.get(), rootsOut, rootNext);
+        CHS_CUDA_CHECK_LAUNCH("KeepRootsKernel");
+        std::swap(liveIn, liveOut);
+        std::swap(rootsIn, rootsOut);
+      }
+      CHS_CUDA_CHECK(
+        cudaMemcpyAsync(hostCounts, counts.get(), sizeof(hostCounts), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (unsigned q = 0; q < kQueued; ++q)
+        rounds += hostCounts[2 * q] > 0 ? 1 : 0;
+      live       = hostCounts[2 * kQueued];
+      components = hostCounts[2 * kQueued + 1];
+      CHS_CUDA_CHECK(cudaMemcpyAsync(counts.get(),
+                                     counts.get() + 2 * kQueued,
+                                     2 * sizeof(unsigned long long),
+                                     cudaMemcpyDeviceToDevice,
+                                     stream));
     }
   }
   if (host[0] + 1 != n)
@@ -103,9 +147,10 @@ BoruvkaOnDevice(uint64_t                n,
   return rounds;
 }
 
-/** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds, then the
- * n - 1 tree keys (weight code << 32 | edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is
- * returned. Shared by the single-linkage and the alpha-tree entries. */
+/** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
+ * ones tile by tile, src/sl/chsSLTileBoruvka.cuh), then the n - 1 tree keys (weight code << 32 | edge index) sorted,
+ * in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the single-linkage and the alpha-tree
+ * entries. */
 template <typename TPixel>
 const unsigned long long *
 ImageSpanningTree(const TPixel *          dPixels,
@@ -119,21 +164,21 @@ ImageSpanningTree(const TPixel *          dPixels,
                   int                     device,
                   unsigned *              rounds = nullptr)
 {
-  const uint64_t n = graph.Pixels(), edges = n - 1;
-  const unsigned blocks = detail::GridStrideBlocks(n, kThreads, device);
-  const unsigned r      = BoruvkaOnDevice(
+  const uint64_t     n = graph.Pixels(), edges = n - 1;
+  const BoruvkaTiles tiles(graph);
+  auto               kernel = TileBoruvkaKernel<TPixel>;
+  CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tiles.shared)));
+  const unsigned r = BoruvkaOnDevice(
     n,
-    ImageEdges{ graph },
     n * graph.slots,
-    [&](unsigned long long * best)
+    [&](const BoruvkaArrays & a)
     {
-      ImageOfferKernel<<<blocks, kThreads, 0, stream>>>(dPixels, graph, components, distance, best);
-      CHS_CUDA_CHECK_LAUNCH("ImageOfferKernel");
-    },
-    [&](const uint32_t * root, LiveEdge * live, unsigned long long * count)
-    {
-      ImageFirstKeepKernel<<<blocks, kThreads, 0, stream>>>(dPixels, graph, components, distance, root, live, count);
-      CHS_CUDA_CHECK_LAUNCH("ImageFirstKeepKernel");
+      kernel<<<tiles.tiles, tiles.threads, tiles.shared, stream>>>(
+        dPixels, graph, components, distance, tiles, a.root, a.best, a.tree, a.live, a.roots, a.counters);
+      CHS_CUDA_CHECK_LAUNCH("TileBoruvkaKernel");
+      RenameFarEndsKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
+        a.live, a.counters + 1, a.root);
+      CHS_CUDA_CHECK_LAUNCH("RenameFarEndsKernel");
     },
     tree,
     stream,

@@ -556,22 +556,29 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
   {
     tree                 = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
     spare                = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
+    const sl::RankedEdges ranked{ su.get(), sv.get() };
     result.boruvkaRounds = sl::BoruvkaOnDevice(
       n,
-      sl::RankedEdges{ su.get(), sv.get() },
       m,
-      [&](unsigned long long * best)
+      [&](const sl::BoruvkaArrays & a)
       {
-        CHS_CUDA_CHECK(cudaMemsetAsync(best, 0xff, n * sizeof(unsigned long long), stream));
-        sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
-          m, sl::RankedEdges{ su.get(), sv.get() }, best);
-        CHS_CUDA_CHECK_LAUNCH("OfferKernel");
-      },
-      [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
-      {
-        sl::FirstKeepKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(
-          m, sl::RankedEdges{ su.get(), sv.get() }, root, live, count);
-        CHS_CUDA_CHECK_LAUNCH("FirstKeepKernel");
+        sl::VertexFirstRound(
+          n,
+          ranked,
+          [&](unsigned long long * best)
+          {
+            CHS_CUDA_CHECK(cudaMemsetAsync(best, 0xff, n * sizeof(unsigned long long), stream));
+            sl::OfferKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(m, ranked, best);
+            CHS_CUDA_CHECK_LAUNCH("OfferKernel");
+          },
+          [&](const uint32_t * root, sl::LiveEdge * live, unsigned long long * count)
+          {
+            sl::FirstKeepKernel<<<sl::Blocks(m, device), sl::kThreads, 0, stream>>>(m, ranked, root, live, count);
+            CHS_CUDA_CHECK_LAUNCH("FirstKeepKernel");
+          },
+          a,
+          stream,
+          device);
       },
       tree->get(),
       stream,

@@ -7,9 +7,11 @@
 //      same edge; in such a pair the smaller root stays a root, and the edge is recorded once;
 //   3. the hook trees are compressed (path halving from every root) into each component's new root;
 //   4. the edges inside one component are dropped, the others keep their key and their two components' new roots.
-// The first round runs on the vertices and the input's edges (for images, read from the image). Later rounds run on
-// the contracted graph: live edges carry their components, and only the list of current roots is visited, so a
-// round costs time in the live edges and the components left, not in the vertices.
+// For graphs the first round runs on the vertices and the input's edges; images start with rounds inside tiles in
+// shared memory (src/sl/chsSLTileBoruvka.cuh), which leave each tile's components and the edges between them. Later
+// rounds run on the contracted graph: live edges carry their components, and only the list of current roots is
+// visited, so a round costs time in the live edges and the components left, not in the vertices. Their kernels read
+// the counts of live edges and roots from the device, so that several rounds are queued between two reads of them.
 // The set of tree edges is the unique minimum spanning tree whatever the order of the atomics, so the result does
 // not depend on the run.
 #ifndef chsSLBoruvka_cuh
@@ -81,44 +83,6 @@ OfferKernel(uint64_t count, E edges, unsigned long long * best)
       atomicMin(best + a, (unsigned long long)i);
     if (i < best[b])
       atomicMin(best + b, (unsigned long long)i);
-  }
-}
-
-/** Step 1 of an image's first round: every pixel's lightest incident edge, read from the image (no atomics). */
-template <typename T>
-static __global__ void
-ImageOfferKernel(const T *            pixels,
-                 ImageGraph           g,
-                 unsigned             components,
-                 VectorDistance       distance,
-                 unsigned long long * best)
-{
-  const uint64_t n = g.Pixels();
-  for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < n; p += uint64_t(gridDim.x) * blockDim.x)
-  {
-    const int64_t      x = int64_t(p % uint64_t(g.nx)), rest = int64_t(p / uint64_t(g.nx));
-    const int64_t      y = rest % g.ny, z = rest / g.ny;
-    unsigned long long m = kNoEdge;
-    for (unsigned s = 0; s < g.slots; ++s)
-    {
-      const int64_t q = g.Neighbour(x, y, z, s);
-      if (q >= 0)
-      {
-        const uint32_t code =
-          EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
-        const unsigned long long key = (uint64_t(code) << 32) | (p * g.slots + s);
-        m                            = key < m ? key : m;
-      }
-      const int64_t r = g.Backward(x, y, z, s);
-      if (r >= 0)
-      {
-        const uint32_t code =
-          EdgeCode(pixels + uint64_t(r) * components, pixels + p * components, components, distance);
-        const unsigned long long key = (uint64_t(code) << 32) | (uint64_t(r) * g.slots + s);
-        m                            = key < m ? key : m;
-      }
-    }
-    best[p] = m;
   }
 }
 
@@ -206,8 +170,9 @@ ListRootsKernel(uint64_t n, const uint32_t * root, uint32_t * roots, unsigned lo
 
 /** Contracted rounds, step 1: every live edge offers its key to its two components. */
 static __global__ void
-OfferLiveKernel(const LiveEdge * live, uint64_t count, unsigned long long * best)
+OfferLiveKernel(const LiveEdge * live, const unsigned long long * liveCount, unsigned long long * best)
 {
+  const uint64_t count = *liveCount;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const LiveEdge e = live[i];
@@ -220,8 +185,12 @@ OfferLiveKernel(const LiveEdge * live, uint64_t count, unsigned long long * best
 
 /** Contracted rounds: the component across each component's best edge (keys are unique: one writer each). */
 static __global__ void
-OtherSideKernel(const LiveEdge * live, uint64_t count, const unsigned long long * best, uint32_t * other)
+OtherSideKernel(const LiveEdge *           live,
+                const unsigned long long * liveCount,
+                const unsigned long long * best,
+                uint32_t *                 other)
 {
+  const uint64_t count = *liveCount;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const LiveEdge e = live[i];
@@ -235,13 +204,17 @@ OtherSideKernel(const LiveEdge * live, uint64_t count, const unsigned long long 
 /** Contracted rounds, step 2, over the list of roots. */
 static __global__ void
 HookRootsKernel(const uint32_t *           roots,
-                uint64_t                   count,
+                const unsigned long long * rootCount,
+                const unsigned long long * liveCount,
                 const unsigned long long * best,
                 const uint32_t *           other,
                 uint32_t *                 link,
                 unsigned long long *       tree,
                 unsigned long long *       treeCount)
 {
+  if (*liveCount == 0)
+    return; // a round queued after the last one
+  const uint64_t count   = *rootCount;
   const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
@@ -268,8 +241,16 @@ HookRootsKernel(const uint32_t *           roots,
 
 /** Contracted rounds, step 3, over the list of roots: as CompressHooksKernel (only roots have links and offers). */
 static __global__ void
-CompressRootsKernel(const uint32_t * roots, uint64_t count, uint32_t * link, uint32_t * root, unsigned long long * best)
+CompressRootsKernel(const uint32_t *           roots,
+                    const unsigned long long * rootCount,
+                    const unsigned long long * liveCount,
+                    uint32_t *                 link,
+                    uint32_t *                 root,
+                    unsigned long long *       best)
 {
+  if (*liveCount == 0)
+    return;
+  const uint64_t count = *rootCount;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t x = roots[i];
@@ -280,12 +261,13 @@ CompressRootsKernel(const uint32_t * roots, uint64_t count, uint32_t * link, uin
 
 /** Contracted rounds, step 4: live edges between two new components, renamed; and the new list of roots. */
 static __global__ void
-KeepLiveKernel(const LiveEdge *     live,
-               uint64_t             count,
-               const uint32_t *     root,
-               LiveEdge *           out,
-               unsigned long long * outCount)
+KeepLiveKernel(const LiveEdge *           live,
+               const unsigned long long * liveCount,
+               const uint32_t *           root,
+               LiveEdge *                 out,
+               unsigned long long *       outCount)
 {
+  const uint64_t count   = *liveCount;
   const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
@@ -304,59 +286,22 @@ KeepLiveKernel(const LiveEdge *     live,
 }
 
 static __global__ void
-KeepRootsKernel(const uint32_t *     roots,
-                uint64_t             count,
-                const uint32_t *     root,
-                uint32_t *           out,
-                unsigned long long * outCount)
+KeepRootsKernel(const uint32_t *           roots,
+                const unsigned long long * rootCount,
+                const unsigned long long * liveCount,
+                const uint32_t *           root,
+                uint32_t *                 out,
+                unsigned long long *       outCount)
 {
+  if (*liveCount == 0)
+    return;
+  const uint64_t count   = *rootCount;
   const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
   const uint64_t rounded = (count + 31) / 32 * 32;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
   {
     const uint32_t x = i < count ? roots[i] : 0;
     WarpAppend(i < count && root[x] == x, x, out, outCount);
-  }
-}
-
-/** Step 4 of an image's first round: the crossing edges, read from the image, with their components' new roots. */
-template <typename T>
-static __global__ void
-ImageFirstKeepKernel(const T *            pixels,
-                     ImageGraph           g,
-                     unsigned             components,
-                     VectorDistance       distance,
-                     const uint32_t *     root,
-                     LiveEdge *           out,
-                     unsigned long long * outCount)
-{
-  const uint64_t n       = g.Pixels();
-  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
-  const uint64_t rounded = (n + 31) / 32 * 32;
-  for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < rounded; p += stride)
-  {
-    const bool     inside = p < n;
-    const int64_t  x = inside ? int64_t(p % uint64_t(g.nx)) : 0, rest = inside ? int64_t(p / uint64_t(g.nx)) : 0;
-    const int64_t  y = rest % g.ny, z = rest / g.ny;
-    const uint32_t rp = inside ? root[p] : 0;
-    for (unsigned s = 0; s < g.slots; ++s)
-    {
-      const int64_t q = inside ? g.Neighbour(x, y, z, s) : -1;
-      LiveEdge      e{ 0, rp, 0 };
-      bool          keep = false;
-      if (q >= 0)
-      {
-        e.b = root[q];
-        if (e.b != rp)
-        {
-          const uint32_t code =
-            EdgeCode(pixels + p * components, pixels + uint64_t(q) * components, components, distance);
-          e.key = (uint64_t(code) << 32) | (p * g.slots + s);
-          keep  = true;
-        }
-      }
-      WarpAppend(keep, e, out, outCount);
-    }
   }
 }
 
