@@ -154,16 +154,8 @@ CanonicaliseOnDevice(uint64_t                   pixels,
 
   RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
-  // Pointer jumping until every node points at its run's top: one flag read back per round.
-  detail::DeviceBuffer<unsigned> changed(1, stream, &tracker);
-  for (unsigned flag = 1; flag;)
-  {
-    CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
-    JumpKernel<<<blocks, kThreads, 0, stream>>>(nodes, up.get(), changed.get());
-    CHS_CUDA_CHECK_LAUNCH("JumpKernel");
-    CHS_CUDA_CHECK(cudaMemcpyAsync(&flag, changed.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
+  // Pointer jumping until every node points at its run's top.
+  JumpUntilStill(nodes, up.get(), blocks, kThreads, stream, tracker);
   CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
   CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
   KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());

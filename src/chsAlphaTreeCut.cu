@@ -52,15 +52,8 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   at::CutUpKernel<<<blocks, kThreads, 0, stream>>>(
     dParent.get(), dLevel.get(), constrained ? dRange.get() : nullptr, nodes, alpha, omega, up.get());
   CHS_CUDA_CHECK_LAUNCH("CutUpKernel");
-  // Pointer jumping until every node points at its region: one flag read back per round.
-  detail::DeviceBuffer<unsigned> changed(1, stream, &tracker);
-  for (unsigned flag = 1; flag;)
-  {
-    CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
-    at::JumpKernel<<<blocks, kThreads, 0, stream>>>(nodes, up.get(), changed.get());
-    CHS_CUDA_CHECK_LAUNCH("JumpKernel");
-    ReadBack(flag, changed.get(), stream);
-  }
+  // Pointer jumping until every node points at its region.
+  at::JumpUntilStill(nodes, up.get(), blocks, kThreads, stream, tracker);
   // dParent is free now: the regions' first pixels.
   uint32_t * first = dParent.get();
   CHS_CUDA_CHECK(cudaMemsetAsync(first, 0xff, nodes * sizeof(uint32_t), stream));

@@ -4,7 +4,8 @@
 //  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x;
 //     then JumpKernel rounds (up[x] = up[up[x]]) until every node points at the top of its run of equal levels
 //     (a number of rounds logarithmic in the longest run: the binary tree of the spanning-tree construction has
-//     deep runs in large flat zones, which threads following the pointers one by one would climb concurrently).
+//     deep runs in large flat zones, which threads following the pointers one by one would climb concurrently);
+//     rounds are queued four at a time, and one flag is read back per four.
 //  2. CanonicalParentKernel: every leaf and every top of a run takes the top of its parent's run as parent, and
 //     counts as a child of it (a count that stops at 2: only "at least two" matters, and big flat zones would make
 //     every leaf add to the same counter).
@@ -43,10 +44,13 @@ RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
 }
 
 /** One round of pointer jumping; sets *changed when a pointer moved. Pointers only move up their run, so the
- * rounds may read values other threads are writing. */
+ * rounds may read values other threads are writing. Does nothing when the previous round (*previous, if given)
+ * moved nothing, so that rounds can be queued before their flags are read. */
 static __global__ void
-JumpKernel(uint64_t nodes, uint32_t * up, unsigned * changed)
+JumpKernel(uint64_t nodes, uint32_t * up, const unsigned * previous, unsigned * changed)
 {
+  if (previous && *previous == 0)
+    return;
   const volatile uint32_t * U     = up;
   bool                      moved = false;
   CHS_AT_FOR_EACH(i, nodes)
@@ -60,6 +64,27 @@ JumpKernel(uint64_t nodes, uint32_t * up, unsigned * changed)
   }
   if (__syncthreads_or(moved) && threadIdx.x == 0)
     *changed = 1;
+}
+
+/** JumpKernel rounds on up[0 .. nodes) until a round moves nothing. Rounds are queued four at a time (a round
+ * after one that moved nothing does nothing) and the last one's flag is read back: one synchronisation per four
+ * rounds. */
+inline void
+JumpUntilStill(uint64_t nodes, uint32_t * up, unsigned blocks, unsigned threads, cudaStream_t stream,
+               detail::MemoryTracker & tracker)
+{
+  constexpr unsigned             kQueued = 4;
+  detail::DeviceBuffer<unsigned> changed(kQueued, stream, &tracker);
+  for (unsigned flag = 1; flag;)
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, kQueued * sizeof(unsigned), stream));
+    for (unsigned q = 0; q < kQueued; ++q)
+    {
+      JumpKernel<<<blocks, threads, 0, stream>>>(nodes, up, q ? changed.get() + q - 1 : nullptr, changed.get() + q);
+      CHS_CUDA_CHECK_LAUNCH("JumpKernel");
+    }
+    ReadBack(flag, changed.get() + kQueued - 1, stream);
+  }
 }
 
 /** Rewrites the parents of leaves and tops in place (no thread reads another node's parent here). */
@@ -127,9 +152,12 @@ SmallestPixelKernel(GlobalTree tree, uint32_t * smallest)
       continue;
     for (;;)
     {
-      if (static_cast<const volatile uint32_t *>(smallest)[c] < v || atomicMin(smallest + c, v) <= v)
+      // The parent and the node's current smallest pixel are read together, and the atomic's result is not waited
+      // for. A pixel that passes a node while a smaller one lowers it climbs a little too far and changes nothing.
+      const uint32_t up = __ldg(tree.parent + c);
+      if (static_cast<const volatile uint32_t *>(smallest)[c] < v)
         break; // a smaller pixel has been or is being carried further up
-      const uint32_t up = tree.parent[c];
+      atomicMin(smallest + c, v);
       if (up == c)
         break;
       c = up;
