@@ -143,16 +143,16 @@ constexpr uint32_t kSmallLevelEdges = 2048;
 constexpr uint32_t kTailMinLevels = 8;
 
 /** Runs the level loop (src/at/chsATLevels.cuh) on items grouped by level: `start[code]` = the first item of each
- * level, or kNoLevelEdge for absent levels; `lost` has room for every item. The small levels after the last large
- * one run in shared memory (src/at/chsATLevelTail.cuh) when they are many and meet few enough sets, else in the
- * loop. */
+ * level, or kNoLevelEdge for absent levels; `*items` (on the device) = their number; `lost` has room for every item.
+ * The small levels after the last large one run in shared memory (src/at/chsATLevelTail.cuh) when they are many and
+ * meet few enough sets, else in the loop. One synchronisation, to read the level list. */
 template <typename TSource>
 void
 RunLevelLoop(const TSource &         src,
              uint32_t *              lost,
              const uint32_t *        start,
              uint32_t                codes,
-             uint64_t                items,
+             const uint32_t *        items,
              LevelState &            st,
              cudaStream_t            stream,
              detail::MemoryTracker & tracker,
@@ -170,14 +170,15 @@ RunLevelLoop(const TSource &         src,
     levelCount(1, stream, &tracker);
   LevelListKernel<<<1, 1024, 0, stream>>>(start, codes, items, levels.get(), begins.get(), levelCount.get());
   CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
-  uint32_t count = 0;
-  ReadBack(count, levelCount.get(), stream);
+  // The level count and the levels' starts with one synchronisation (all codes + 1 starts: at most 256 KB).
+  uint32_t              count = 0;
+  std::vector<uint32_t> hostBegins(codes + 1);
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&count, levelCount.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(
+    hostBegins.data(), begins.get(), (codes + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (count == 0)
     return;
-  std::vector<uint32_t> hostBegins(count + 1);
-  CHS_CUDA_CHECK(cudaMemcpyAsync(
-    hostBegins.data(), begins.get(), (count + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   uint32_t tail = count; // the first level of the tail: every level from there on is small
   while (tail > 0 && hostBegins[tail] - hostBegins[tail - 1] <= kSmallLevelEdges && count - tail < kTailLevels &&
          hostBegins[count] - hostBegins[tail - 1] <= kTailItems)
@@ -188,17 +189,17 @@ RunLevelLoop(const TSource &         src,
   const uint32_t *levelList = levels.get(), *beginList = begins.get(), *countPtr = levelCount.get();
   uint32_t        small  = kSmallLevelEdges;
   TSource         source = src;
-  auto            loop   = [&](uint32_t first, uint32_t end)
+  auto            loop   = [&](uint32_t first, uint32_t end, const unsigned * onlyIf)
   {
-    void * args[] = { &source, &lost, &levelList, &beginList, &countPtr, &first, &end, &st, &small };
+    void * args[] = { &source, &lost, &levelList, &beginList, &countPtr, &first, &end, &st, &small, &onlyIf };
     CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
       reinterpret_cast<void *>(LevelLoopKernel<TSource>), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
     CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
   };
   if (!useTail)
-    return loop(0, count);
+    return loop(0, count, nullptr);
   if (tail > 0)
-    loop(0, tail);
+    loop(0, tail, nullptr);
   const uint32_t                 tailItems = hostBegins[count] - hostBegins[tail];
   detail::DeviceBuffer<unsigned> overflow(1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> roots(2 * uint64_t(tailItems ? tailItems : 1), stream, &tracker);
@@ -211,10 +212,9 @@ RunLevelLoop(const TSource &         src,
   LevelTailKernel<TSource><<<1, kTailThreads, tailBytes, stream>>>(
     src, lost, levelList, beginList, countPtr, tail, kSmallLevelEdges, roots.get(), st, overflow.get());
   CHS_CUDA_CHECK_LAUNCH("LevelTailKernel");
-  unsigned overflowed = 0;
-  ReadBack(overflowed, overflow.get(), stream);
-  if (overflowed) // more sets than the shared hash table holds: the loop runs the tail
-    loop(tail, count);
+  // With more sets than the shared hash table holds, the loop runs the tail: queued without reading the flag back,
+  // it returns at once when the tail kernel did the work.
+  loop(tail, count, overflow.get());
 }
 
 /** The tile stage for an 8-bit image (src/at/chsATTileLevels.cuh), then the level loop on its entries and the
@@ -234,8 +234,11 @@ TileStageAndLoop(const TPixel *          dPixels,
   detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
   // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
   detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
-  std::optional<detail::DeviceBuffer<uint2>> entries;
-  uint32_t                                   items = 0;
+  // The entries for the loop and their losers are allocated for as many as the tile buffer holds, so that their
+  // number is not read back: the level list reads it from `total`.
+  const uint64_t                 room = uint64_t(tg.tiles) * tg.cap;
+  detail::DeviceBuffer<uint2>    entries(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> lost(room, stream, &tracker);
   {
     detail::DeviceBuffer<uint32_t> counts(cells, stream, &tracker), offsets(cells, stream, &tracker),
       crossCounts(cells, stream, &tracker);
@@ -243,7 +246,8 @@ TileStageAndLoop(const TPixel *          dPixels,
     CHS_CUDA_CHECK(
       cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
     const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel,
-                          st.nodeMin,        st.current,   st.nodes,          st.n };
+                          st.nodeMin,        st.current,   st.uf,             st.stamp,      st.nodes,
+                          st.n };
     TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);
     CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
     CHS_CUDA_CHECK(
@@ -256,16 +260,13 @@ TileStageAndLoop(const TPixel *          dPixels,
     }
     TileLevelStartsKernel<<<1, kTileCodes, 0, stream>>>(offsets.get(), counts.get(), tg.tiles, start.get(), total.get());
     CHS_CUDA_CHECK_LAUNCH("TileLevelStartsKernel");
-    ReadBack(items, total.get(), stream);
-    if (items == 0) // one tile: the tile stage made the whole tree
-      return;
-    entries.emplace(items, stream, &tracker);
     TileScatterKernel<<<tg.tiles, kTileCodes, 0, stream>>>(
-      tileEntries.get(), tg.cap, counts.get(), crossCounts.get(), offsets.get(), tg.tiles, entries->get());
+      tileEntries.get(), tg.cap, counts.get(), crossCounts.get(), offsets.get(), tg.tiles, entries.get());
     CHS_CUDA_CHECK_LAUNCH("TileScatterKernel");
   }
-  detail::DeviceBuffer<uint32_t> lost(items, stream, &tracker);
-  RunLevelLoop(EntrySource{ entries->get() }, lost.get(), start.get(), kTileCodes, items, st, stream, tracker, device);
+  // With one tile there are no entries: the level list is empty and the loop does nothing.
+  RunLevelLoop(
+    EntrySource{ entries.get() }, lost.get(), start.get(), kTileCodes, total.get(), st, stream, tracker, device);
   TileParentsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(
     st.nodeParent, tileNodes.get(), st.n, tileEntries.get(), lost.get());
   CHS_CUDA_CHECK_LAUNCH("TileParentsKernel");
@@ -320,16 +321,16 @@ LevelSynchronousTree(const TPixel *             dPixels,
   CHS_CUDA_CHECK(cudaMemsetAsync(made.get(), 0, sizeof(unsigned long long), stream));
   LevelState st{ uf.get(),        current.get(), stamp.get(),    nodeParent.get(),
                  nodeLevel.get(), nodeMin.get(), made.get(), uint32_t(n) };
-  LevelInitKernel<<<blocks, 256, 0, stream>>>(st);
-  CHS_CUDA_CHECK_LAUNCH("LevelInitKernel");
   const std::optional<TileGrid> tg = ChooseTileGrid<TPixel>(g, device);
   if constexpr (sizeof(TPixel) == 1)
   {
-    if (tg)
+    if (tg) // the tile stage initialises the pixels' state
       TileStageAndLoop(dPixels, g, *tg, st, stream, tracker, device);
   }
   if (!tg)
   {
+    LevelInitKernel<<<blocks, 256, 0, stream>>>(st);
+    CHS_CUDA_CHECK_LAUNCH("LevelInitKernel");
     // Every edge, grouped by level.
     detail::DeviceBuffer<TKey>     keys(slots, stream, &tracker), keysAlt(slots, stream, &tracker);
     detail::DeviceBuffer<uint32_t> ids(slots, stream, &tracker), idsAlt(slots, stream, &tracker);
@@ -349,8 +350,18 @@ LevelSynchronousTree(const TPixel *             dPixels,
     LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(k.Current(), slots, start.get());
     CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
     // The alternate id buffer is free after the sort: it holds lost[].
-    RunLevelLoop(
-      EdgeIdSource{ LevelEdges(g), v.Current() }, v.Alternate(), start.get(), codes, slots, st, stream, tracker, device);
+    detail::DeviceBuffer<uint32_t> items(1, stream, &tracker);
+    const uint32_t                 itemCount = uint32_t(slots);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(items.get(), &itemCount, sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
+    RunLevelLoop(EdgeIdSource{ LevelEdges(g), v.Current() },
+                 v.Alternate(),
+                 start.get(),
+                 codes,
+                 items.get(),
+                 st,
+                 stream,
+                 tracker,
+                 device);
   }
   unsigned long long internal = 0;
   ReadBack(internal, made.get(), stream);

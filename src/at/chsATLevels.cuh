@@ -114,12 +114,12 @@ LevelStartsKernel(const TKey * keys, uint64_t count, uint32_t * start)
   }
 }
 
-/** One block: the present levels in ascending order (levels[j], begins[j]; begins[count] = total) and their
+/** One block: the present levels in ascending order (levels[j], begins[j]; begins[count] = *total) and their
  * number in *count. `start` holds kNoLevelEdge for absent codes. */
 static __global__ void
 LevelListKernel(const uint32_t * start,
                 uint32_t         codes,
-                uint64_t         total,
+                const uint32_t * total,
                 uint32_t *       levels,
                 uint32_t *       begins,
                 uint32_t *       count)
@@ -157,7 +157,7 @@ LevelListKernel(const uint32_t * start,
   }
   if (threadIdx.x == 0)
   {
-    begins[base] = uint32_t(total);
+    begins[base] = *total;
     *count       = base;
   }
 }
@@ -363,8 +363,11 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
                                                     uint32_t         firstLevel,
                                                     uint32_t         endLevel,
                                                     LevelState       st,
-                                                    uint32_t         smallLevel)
+                                                    uint32_t         smallLevel,
+                                                    const unsigned * onlyIf)
 {
+  if (onlyIf && *onlyIf == 0)
+    return; // queued for a case that did not arise (every block returns: no grid barrier is left waiting)
   namespace cg         = cooperative_groups;
   cg::grid_group grid  = cg::this_grid();
   const uint32_t count = *levelCount < endLevel ? *levelCount : endLevel;

@@ -129,6 +129,8 @@ struct TileOutput
   uint32_t *           nodeLevel;
   uint32_t *           nodeMin;
   uint32_t *           current;
+  uint32_t *           uf;
+  uint32_t *           stamp;
   unsigned long long * nodes;
   uint32_t             n;
 };
@@ -418,12 +420,19 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   const uint32_t ids    = out.n + uint32_t(nodeBase); // the id of tile node 0
   auto           Parent = [&](uint32_t r)
   { return (r & kTileForce) ? kTileRefBit | uint32_t(base + (r & ~uint32_t(kTileForce))) : ids + r; };
+  // The pixels' state for the level loop is initialised here (LevelInitKernel's work, done while other tiles
+  // compute): union-find root and current node the pixel itself, no stamp.
   for (uint32_t l = tid; l < T; l += blockDim.x)
   {
-    const uint32_t r = parentRef[l];
-    if (r != kTileNoParent)
-      out.nodeParent[Global(l)] = Parent(r);
+    if (!Active(l))
+      continue;
+    const uint32_t r = parentRef[l], gl = Global(l);
+    out.nodeParent[gl] = r != kTileNoParent ? Parent(r) : gl;
+    out.uf[gl]         = gl;
+    out.current[gl]    = gl;
+    out.stamp[gl]      = 0xffffffffu;
   }
+  __syncthreads(); // the exported nodes' current[] below comes after
   for (uint32_t k = tid; k < nodeCount; k += blockDim.x)
   {
     const uint32_t info = nodeInfo[k], r = parentRef[T + k], id = ids + k, R = Global(info & 0xffffu);
