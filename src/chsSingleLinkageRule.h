@@ -85,6 +85,48 @@ struct ImageGraph
   }
 };
 
+/** A tiling of an image into tiles of tx x ty x tz pixels (powers of two), numbered in raster order; a pixel's local
+ * index in its tile is (z << (sx + sy)) | (y << sx) | x. The tile stages of the alpha-tree and of the minimum spanning
+ * tree use it. */
+struct TileLayout
+{
+  int32_t  tx = 1, ty = 1, tz = 1;
+  uint32_t sx = 0, sy = 0;         // log2 of tx and ty
+  uint32_t cx = 1, cy = 1, cz = 1; // tiles along each axis
+  uint32_t tiles = 1;
+
+  TileLayout() = default;
+  TileLayout(const ImageGraph & g, int32_t x, int32_t y, int32_t z)
+    : tx(x)
+    , ty(y)
+    , tz(z)
+    , sx(uint32_t(__builtin_ctz(uint32_t(x))))
+    , sy(uint32_t(__builtin_ctz(uint32_t(y))))
+    , cx(uint32_t((g.nx + x - 1) / x))
+    , cy(uint32_t((g.ny + y - 1) / y))
+    , cz(uint32_t((g.nz + z - 1) / z))
+    , tiles(cx * cy * cz)
+  {}
+  /** Tile t's first pixel (x0, y0, z0) and its extents, smaller than the tile's at the image's far sides. */
+  CHS_HOST_DEVICE void
+  Box(uint32_t           t,
+      const ImageGraph & g,
+      int64_t &          x0,
+      int64_t &          y0,
+      int64_t &          z0,
+      int32_t &          ex,
+      int32_t &          ey,
+      int32_t &          ez) const
+  {
+    x0 = int64_t(t % cx) * tx;
+    y0 = int64_t((t / cx) % cy) * ty;
+    z0 = int64_t(t / (cx * cy)) * tz;
+    ex = int32_t(g.nx - x0 < tx ? g.nx - x0 : tx);
+    ey = int32_t(g.ny - y0 < ty ? g.ny - y0 : ty);
+    ez = int32_t(g.nz - z0 < tz ? g.nz - z0 : tz);
+  }
+};
+
 /** Order-preserving 32-bit code of a non-negative weight: the value for integers, the bits for floats (-0 coded as
  * +0), as the Image Foresting Transform codes its weights. */
 CHS_HOST_DEVICE uint32_t

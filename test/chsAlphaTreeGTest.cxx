@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace
@@ -279,6 +280,19 @@ TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
   // them alone), in both orders, 2D and 3D, several runs; 8-bit images through the tile stage, 16-bit ones without.
   if (!chs_test::HasCudaDevice())
     GTEST_SKIP() << "no CUDA device";
+  // The level-synchronous tree equals the CPU reference's, run after run.
+  auto Check = [](const auto & image, const Case & c, int runs, const std::string & what)
+  {
+    auto       p   = ParametersOf(c);
+    const Tree cpu = RunCPU(image, c, p);
+    p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+    for (int run = 0; run < runs; ++run)
+    {
+      const Tree gpu = RunCUDA(image, c, p);
+      EXPECT_EQ(gpu.parent, cpu.parent) << what << ", run " << run;
+      EXPECT_EQ(gpu.level, cpu.level) << what << ", run " << run;
+    }
+  };
   for (bool full : { false, true })
   {
     const Case           c{ 301, 257, 1, full };
@@ -288,43 +302,18 @@ TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
     for (size_t i = 0; i < w.size(); i += 37 + rng() % 50)
       w[i] = uint8_t(w[i] + 10 + rng() % 200); // isolated peaks: many levels with a few edges each
     for (const auto & image : { v, w })
-    {
-      auto       p   = ParametersOf(c);
-      const Tree cpu = RunCPU(image, c, p);
-      p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
-      for (int run = 0; run < 3; ++run)
-      {
-        const Tree gpu = RunCUDA(image, c, p);
-        EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "8" : "4") << "-connected, run " << run;
-        EXPECT_EQ(gpu.level, cpu.level);
-      }
-    }
-    // 8-bit volumes run the tile stage (16^3 tiles, partial ones on three sides).
+      Check(image, c, 3, full ? "8-connected" : "4-connected");
+    // 8-bit volumes run the tile stage (16 x 16 x 8 tiles, partial ones on three sides).
     const Case           e{ 70, 45, 37, full };
     std::vector<uint8_t> b = Values<uint8_t>(e, 54, 8, true);
     for (size_t i = 0; i < b.size(); i += 31 + rng() % 45)
       b[i] = uint8_t(b[i] + 10 + rng() % 200);
-    {
-      auto       p   = ParametersOf(e);
-      const Tree cpu = RunCPU(b, e, p);
-      p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
-      for (int run = 0; run < 2; ++run)
-      {
-        const Tree gpu = RunCUDA(b, e, p);
-        EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "26" : "6") << "-connected 8-bit volume, run " << run;
-        EXPECT_EQ(gpu.level, cpu.level);
-      }
-    }
+    Check(b, e, 2, full ? "26-connected 8-bit volume" : "6-connected 8-bit volume");
     const Case d{ 41, 37, 29, full };
     auto       u = Values<uint16_t>(d, 53, 5, true);
     for (size_t i = 0; i < u.size(); i += 29 + rng() % 40)
       u[i] = uint16_t(u[i] + 100 + rng() % 60000);
-    auto       p   = ParametersOf(d);
-    const Tree cpu = RunCPU(u, d, p);
-    p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
-    const Tree gpu = RunCUDA(u, d, p);
-    EXPECT_EQ(gpu.parent, cpu.parent) << (full ? "26" : "6") << "-connected volume";
-    EXPECT_EQ(gpu.level, cpu.level);
+    Check(u, d, 1, full ? "26-connected 16-bit volume" : "6-connected 16-bit volume");
   }
 }
 

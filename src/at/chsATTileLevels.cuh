@@ -52,12 +52,8 @@ constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kT
 constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry
 
 /** The tiling of an image for the tile stage. */
-struct TileGrid
+struct TileGrid : sl::TileLayout
 {
-  int32_t  tx = 64, ty = 64, tz = 1; // tile extents, powers of two (tx * ty * tz = kTilePixels, or tz = 1 in 2D)
-  uint32_t sx = 6, sy = 6;           // log2 of tx and ty
-  uint32_t cx = 1, cy = 1, cz = 1;   // tiles along each axis
-  uint32_t tiles  = 1;
   uint32_t cap    = 0; // entries one tile may append: losers plus edges that cross the tile's sides
   size_t   shared = 0;
 
@@ -68,21 +64,17 @@ struct TileGrid
     : pixels(tilePixels)
     , threads(std::min(tilePixels / 4, kTileThreads))
   {
+    // Tile extents, powers of two (tz = 1 in 2D).
     const bool volume = g.nz > 1;
+    int32_t    x = 32, y = 32, z = 1;
     if (tilePixels == 4096)
-      volume ? (tx = ty = tz = 16) : (tx = ty = 64);
+      volume ? (x = y = z = 16) : (x = y = 64);
     else if (tilePixels == 2048)
-      volume ? (tx = ty = 16, tz = 8) : (tx = 64, ty = 32);
+      volume ? (x = y = 16, z = 8) : (x = 64, y = 32);
     else
-      volume ? (tx = 16, ty = tz = 8) : (tx = ty = 32);
-    tz              = volume ? tz : 1;
-    sx              = uint32_t(__builtin_ctz(uint32_t(tx)));
-    sy              = uint32_t(__builtin_ctz(uint32_t(ty)));
-    cx              = uint32_t((g.nx + tx - 1) / tx);
-    cy              = uint32_t((g.ny + ty - 1) / ty);
-    cz              = uint32_t((g.nz + tz - 1) / tz);
-    tiles           = cx * cy * cz;
-    const int32_t t = tx * ty * tz;
+      volume ? (x = 16, y = z = 8) : (x = y = 32);
+    static_cast<sl::TileLayout &>(*this) = sl::TileLayout(g, x, y, z);
+    const int32_t t                      = tx * ty * tz;
     cap             = uint32_t(t);
     for (unsigned s = 0; s < g.slots; ++s) // pixels of a tile whose slot s leaves the tile
       cap += uint32_t(t - (tx - std::abs(int(g.dx[s]))) * (ty - std::abs(int(g.dy[s]))) * (tz - int(g.dz[s])));
@@ -163,11 +155,9 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   __shared__ unsigned long long nodeBase;
 
   const uint32_t tile = blockIdx.x;
-  const int64_t  x0 = int64_t(tile % tg.cx) * tg.tx, y0 = int64_t((tile / tg.cx) % tg.cy) * tg.ty,
-                z0   = int64_t(tile / (tg.cx * tg.cy)) * tg.tz;
-  const int32_t ex   = int32_t(g.nx - x0 < tg.tx ? g.nx - x0 : tg.tx),
-                ey   = int32_t(g.ny - y0 < tg.ty ? g.ny - y0 : tg.ty),
-                ez   = int32_t(g.nz - z0 < tg.tz ? g.nz - z0 : tg.tz);
+  int64_t        x0, y0, z0;
+  int32_t        ex, ey, ez;
+  tg.Box(tile, g, x0, y0, z0, ex, ey, ez);
   const unsigned tid = threadIdx.x, lane = tid & 31u;
   const uint64_t base  = uint64_t(tile) * tg.cap;
   const int64_t  first = (z0 * g.ny + y0) * g.nx + x0; // the tile's first pixel

@@ -37,28 +37,14 @@ constexpr unsigned kBoruvkaTileThreads = 512;
 constexpr unsigned kBoruvkaTilePerLane = 4; // pixels a thread
 
 /** The tiling of an image for the tile rounds. */
-struct BoruvkaTiles
+struct BoruvkaTiles : TileLayout
 {
-  int32_t  tx = 64, ty = 32, tz = 1; // tile extents, powers of two
-  uint32_t sx = 6, sy = 5;           // log2 of tx and ty
-  uint32_t cx = 1, cy = 1, cz = 1;   // tiles along each axis
-  uint32_t tiles = 1, pixels = 2048, threads = 512;
+  uint32_t pixels = 2048, threads = 512;
   size_t   shared = 0;
 
   explicit BoruvkaTiles(const ImageGraph & g)
+    : TileLayout(g, g.nz > 1 ? 16 : 64, g.nz > 1 ? (g.slots > 4 ? 8 : 16) : 32, g.nz > 1 ? 8 : 1)
   {
-    if (g.nz > 1)
-    {
-      tx = 16;
-      ty = g.slots > 4 ? 8 : 16;
-      tz = 8;
-    }
-    sx      = uint32_t(__builtin_ctz(uint32_t(tx)));
-    sy      = uint32_t(__builtin_ctz(uint32_t(ty)));
-    cx      = uint32_t((g.nx + tx - 1) / tx);
-    cy      = uint32_t((g.ny + ty - 1) / ty);
-    cz      = uint32_t((g.nz + tz - 1) / tz);
-    tiles   = cx * cy * cz;
     pixels  = uint32_t(tx * ty * tz);
     threads = pixels / kBoruvkaTilePerLane;
     shared  = size_t(pixels) * (3 * 8 + 3 * 4 + 2 + 4 * g.slots);
@@ -101,11 +87,9 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
   __shared__ unsigned long long treeBase, liveBase, rootBase;
 
   const uint32_t tile = blockIdx.x;
-  const int64_t  x0 = int64_t(tile % tg.cx) * tg.tx, y0 = int64_t((tile / tg.cx) % tg.cy) * tg.ty,
-                z0   = int64_t(tile / (tg.cx * tg.cy)) * tg.tz;
-  const int32_t ex   = int32_t(g.nx - x0 < tg.tx ? g.nx - x0 : tg.tx),
-                ey   = int32_t(g.ny - y0 < tg.ty ? g.ny - y0 : tg.ty),
-                ez   = int32_t(g.nz - z0 < tg.tz ? g.nz - z0 : tg.tz);
+  int64_t        x0, y0, z0;
+  int32_t        ex, ey, ez;
+  tg.Box(tile, g, x0, y0, z0, ex, ey, ez);
   const unsigned tid = threadIdx.x, T = blockDim.x;
 
   auto X      = [&](uint32_t l) { return int32_t(l & uint32_t(tg.tx - 1)); };
