@@ -22,6 +22,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -102,7 +103,9 @@ SpanningTreeEdgesKernel(uint64_t                   edges,
 }
 
 /** The binary partition tree by the spanning-tree construction: dParent (2n - 1 nodes, leaves first, the tree edge
- * of rank r as node n + r) and dLevel (the n - 1 internal nodes' level codes, non-decreasing). */
+ * of rank r as node n + r) and dLevel (the n - 1 internal nodes' level codes, non-decreasing). Edges of equal level
+ * are ranked in the order Boruvka found them: the binary tree then differs from run to run, its canonical form, the
+ * alpha-tree, does not. */
 template <typename TPixel>
 void
 SpanningTreeConstruction(const TPixel *          dPixels,
@@ -111,6 +114,7 @@ SpanningTreeConstruction(const TPixel *          dPixels,
                          VectorDistance          distance,
                          uint32_t *              dParent,
                          uint32_t *              dLevel,
+                         int                     levelBits,
                          cudaStream_t            stream,
                          detail::MemoryTracker & tracker,
                          int                     device)
@@ -118,7 +122,8 @@ SpanningTreeConstruction(const TPixel *          dPixels,
   const uint64_t                           n = g.Pixels(), edges = n - 1;
   detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
   const unsigned long long *               sorted =
-    sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device);
+    sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device, nullptr,
+                          std::min(levelBits, 32));
   detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker);
   SpanningTreeEdgesKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, device), sl::kThreads, 0, stream>>>(
     edges, sorted, g, dU.get(), dV.get(), dLevel);
@@ -453,9 +458,19 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(dInserted.get(), 0, sizeof(unsigned long long), stream));
+  const bool isFloat   = sl::FloatWeights<TPixel>(c);
+  const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   if (spanning)
-    at::SpanningTreeConstruction(
-      dPixels.get(), g, c, parameters.graph.distance, dParent.get(), dLevel.get(), stream, tracker, context.device);
+    at::SpanningTreeConstruction(dPixels.get(),
+                                 g,
+                                 c,
+                                 parameters.graph.distance,
+                                 dParent.get(),
+                                 dLevel.get(),
+                                 levelBits,
+                                 stream,
+                                 tracker,
+                                 context.device);
   else
     (algorithm == AlphaTreeAlgorithm::InsertAllEdges ? at::LaunchConstruction<TPixel, true>
                                                      : at::LaunchConstruction<TPixel, false>)(
@@ -463,10 +478,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       context.device);
   build.Stop();
   canonical.Start();
-  const bool isFloat   = sl::FloatWeights<TPixel>(c);
-  const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   result.nodes         = at::CanonicaliseOnDevice(
-    n, nodes, dParent.get(), dLevel.get(), isFloat, levelBits, allocate, canonical, stream, tracker, context);
+    n, nodes, dParent.get(), dLevel.get(), spanning, isFloat, levelBits, allocate, canonical, stream, tracker, context);
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
   result.insertedEdges            = spanning ? n - 1 : inserted;

@@ -134,6 +134,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
                      uint64_t                   nodes,
                      uint32_t *                 dParent,
                      const uint32_t *           dLevel,
+                     bool                       binary,
                      bool                       isFloat,
                      int                        levelBits,
                      const AlphaTreeAllocator & allocate,
@@ -146,24 +147,33 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
   const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
 
-  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), children(nodes, stream, &tracker);
-  detail::DeviceBuffer<uint8_t>            kept(nodes, stream, &tracker);
+  // `smallest` first counts children (the general case), then holds the nodes' smallest pixels.
+  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), smallest(nodes, stream, &tracker);
+  detail::DeviceBuffer<uint8_t>            kept(binary ? 1 : nodes, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> counters(2, stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, nodes * sizeof(uint32_t), stream));
   CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(unsigned long long), stream));
 
   RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
-  // Pointer jumping until every node points at its run's top.
-  JumpUntilStill(nodes, up.get(), blocks, kThreads, stream, tracker);
-  CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
-  CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
-  KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());
-  CHS_CUDA_CHECK_LAUNCH("KeepKernel");
-  KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
-  CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
+  // Pointer jumping until every internal node points at its run's top.
+  JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
+  if (binary)
+  {
+    TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), counters.get());
+    CHS_CUDA_CHECK_LAUNCH("TopParentKernel");
+  }
+  else
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(smallest.get(), 0, nodes * sizeof(uint32_t), stream));
+    CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get());
+    CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
+    KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), kept.get(), counters.get());
+    CHS_CUDA_CHECK_LAUNCH("KeepKernel");
+    KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
+    CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
+  }
   SmallestPixelKernel<<<detail::GridStrideBlocks(pixels, kThreads, device), kThreads, 0, stream>>>(tree,
-                                                                                                   children.get());
+                                                                                                   smallest.get());
   CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
   unsigned long long internal = 0;
   CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
@@ -174,7 +184,8 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
   GatherKernel<<<detail::GridStrideBlocks(nodes - pixels, kThreads, device), kThreads, 0, stream>>>(
-    tree, nodes, kept.get(), children.get(), shift, keys.get(), ids.get(), counters.get() + 1);
+    tree, nodes, binary ? nullptr : kept.get(), up.get(), smallest.get(), shift, keys.get(), ids.get(),
+    counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
   return SortAndWrite(
     tree, internal, keys, ids, up.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);

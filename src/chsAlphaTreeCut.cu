@@ -53,7 +53,7 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
     dParent.get(), dLevel.get(), constrained ? dRange.get() : nullptr, nodes, alpha, omega, up.get());
   CHS_CUDA_CHECK_LAUNCH("CutUpKernel");
   // Pointer jumping until every node points at its region.
-  at::JumpUntilStill(nodes, up.get(), blocks, kThreads, stream, tracker);
+  at::JumpUntilStill(0, nodes, up.get(), blocks, kThreads, stream, tracker);
   // dParent is free now: the regions' first pixels.
   uint32_t * first = dParent.get();
   CHS_CUDA_CHECK(cudaMemsetAsync(first, 0xff, nodes * sizeof(uint32_t), stream));

@@ -15,13 +15,15 @@ namespace at
 
 /** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
  * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
- * in (level, id) order), checks it, stops `timer`, asks `allocate` for the arrays, downloads the tree into them and
- * returns the number of nodes. dParent is overwritten. */
+ * in (level, id) order; no pixel is a parent), checks it, stops `timer`, asks `allocate` for the arrays, downloads
+ * the tree into them and returns the number of nodes. `binary`: every internal node has exactly two children (the
+ * spanning-tree construction), which spares counting children. dParent is overwritten. */
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
                      uint64_t                   nodes,
                      uint32_t *                 dParent,
                      const uint32_t *           dLevel,
+                     bool                       binary,
                      bool                       isFloat,
                      int                        levelBits,
                      const AlphaTreeAllocator & allocate,

@@ -150,7 +150,9 @@ BoruvkaOnDevice(uint64_t                n,
 /** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
  * ones tile by tile, src/sl/chsSLTileBoruvka.cuh), then the n - 1 tree keys (weight code << 32 | edge index) sorted,
  * in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the single-linkage and the alpha-tree
- * entries. */
+ * entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most codeBits bits), and keys of
+ * equal code stay in the order Boruvka found them, which differs from run to run (two radix passes instead of six
+ * for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of equal levels. */
 template <typename TPixel>
 const unsigned long long *
 ImageSpanningTree(const TPixel *          dPixels,
@@ -162,7 +164,8 @@ ImageSpanningTree(const TPixel *          dPixels,
                   cudaStream_t            stream,
                   detail::MemoryTracker & tracker,
                   int                     device,
-                  unsigned *              rounds = nullptr)
+                  unsigned *              rounds   = nullptr,
+                  int                     codeBits = 0)
 {
   const uint64_t     n = graph.Pixels(), edges = n - 1;
   const BoruvkaTiles tiles(graph);
@@ -186,6 +189,8 @@ ImageSpanningTree(const TPixel *          dPixels,
     device);
   if (rounds)
     *rounds = r;
+  if (codeBits > 0)
+    return SortKeys(tree, spare, edges, 32 + codeBits, stream, tracker, 32);
   return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
 }
 

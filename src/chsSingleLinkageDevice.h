@@ -53,15 +53,16 @@ CheckDendrogramOnDevice(uint64_t                n,
                         detail::MemoryTracker & tracker,
                         int                     device);
 
-/** Sorts `count` keys ascending on their low `endBit` bits (CUB radix sort); returns where the sorted keys are
- * (`keys` or `spare`, a buffer of the same size). */
+/** Sorts `count` keys ascending on their bits beginBit .. endBit - 1 (CUB radix sort, stable); returns where the
+ * sorted keys are (`keys` or `spare`, a buffer of the same size). */
 unsigned long long *
 SortKeys(unsigned long long *    keys,
          unsigned long long *    spare,
          uint64_t                count,
          int                     endBit,
          cudaStream_t            stream,
-         detail::MemoryTracker & tracker);
+         detail::MemoryTracker & tracker,
+         int                     beginBit = 0);
 
 /** Number of significant bits of the largest of `count` keys (a device reduction). */
 int

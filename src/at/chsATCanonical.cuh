@@ -1,7 +1,8 @@
 // Alpha-tree, stage 3: canonicalisation and renumbering of the constructed tree (pixels and edge slots, parent
 // chains sorted by (level, id)) into the definition of include/chsAlphaTree.h. Every kernel is a grid-stride loop
 // over the nodes; the tree does not change inside a kernel except where a comment says so.
-//  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x;
+//  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x
+//     (internal nodes only: a pixel is never a parent);
 //     then JumpKernel rounds (up[x] = up[up[x]]) until every node points at the top of its run of equal levels
 //     (a number of rounds logarithmic in the longest run: the binary tree of the spanning-tree construction has
 //     deep runs in large flat zones, which threads following the pointers one by one would climb concurrently);
@@ -14,6 +15,8 @@
 //     the skip forest: a top that is not kept points to its parent.
 //  4. KeptParentKernel: every kept node takes its nearest kept ancestor as parent (a kept node under a discarded
 //     root becomes the root).
+//     Steps 2 to 4 are TopParentKernel alone for the spanning-tree construction's binary tree: there every top of a
+//     run has at least two children.
 //  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin).
 //  6. GatherKernel lists the kept internal nodes with their keys (level code << levelShift | smallest pixel, where
 //     levelShift is the bit width of the largest pixel index); CUB sorts them.
@@ -33,13 +36,14 @@ namespace at
 #define CHS_AT_FOR_EACH(i, count)                                                                                      \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
+/** up[x] for the internal nodes x (a pixel is never a parent, so leaves take no part in the runs). */
 static __global__ void
 RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
 {
-  CHS_AT_FOR_EACH(i, nodes)
+  CHS_AT_FOR_EACH(i, nodes - tree.pixels)
   {
-    const uint32_t x = uint32_t(i), p = tree.parent[x];
-    up[x] = (x >= tree.pixels && p != x && tree.Level(p) == tree.Level(x)) ? p : x;
+    const uint32_t x = uint32_t(tree.pixels + i), p = tree.parent[x];
+    up[x] = (p != x && tree.Level(p) == tree.Level(x)) ? p : x;
   }
 }
 
@@ -47,14 +51,15 @@ RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
  * rounds may read values other threads are writing. Does nothing when the previous round (*previous, if given)
  * moved nothing, so that rounds can be queued before their flags are read. */
 static __global__ void
-JumpKernel(uint64_t nodes, uint32_t * up, const unsigned * previous, unsigned * changed)
+JumpKernel(uint64_t first, uint64_t nodes, uint32_t * up, const unsigned * previous, unsigned * changed)
 {
   if (previous && *previous == 0)
     return;
   const volatile uint32_t * U     = up;
   bool                      moved = false;
-  CHS_AT_FOR_EACH(i, nodes)
+  CHS_AT_FOR_EACH(j, nodes - first)
   {
+    const uint64_t i = first + j;
     const uint32_t a = U[i], b = U[a];
     if (a != b)
     {
@@ -66,11 +71,16 @@ JumpKernel(uint64_t nodes, uint32_t * up, const unsigned * previous, unsigned * 
     *changed = 1;
 }
 
-/** JumpKernel rounds on up[0 .. nodes) until a round moves nothing. Rounds are queued four at a time (a round
- * after one that moved nothing does nothing) and the last one's flag is read back: one synchronisation per four
- * rounds. */
+/** JumpKernel rounds on up[first .. nodes) (pointers into that range) until a round moves nothing. Rounds are
+ * queued four at a time (a round after one that moved nothing does nothing) and the last one's flag is read back:
+ * one synchronisation per four rounds. */
 inline void
-JumpUntilStill(uint64_t nodes, uint32_t * up, unsigned blocks, unsigned threads, cudaStream_t stream,
+JumpUntilStill(uint64_t                first,
+               uint64_t                nodes,
+               uint32_t *              up,
+               unsigned                blocks,
+               unsigned                threads,
+               cudaStream_t            stream,
                detail::MemoryTracker & tracker)
 {
   constexpr unsigned             kQueued = 4;
@@ -80,7 +90,8 @@ JumpUntilStill(uint64_t nodes, uint32_t * up, unsigned blocks, unsigned threads,
     CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, kQueued * sizeof(unsigned), stream));
     for (unsigned q = 0; q < kQueued; ++q)
     {
-      JumpKernel<<<blocks, threads, 0, stream>>>(nodes, up, q ? changed.get() + q - 1 : nullptr, changed.get() + q);
+      JumpKernel<<<blocks, threads, 0, stream>>>(
+        first, nodes, up, q ? changed.get() + q - 1 : nullptr, changed.get() + q);
       CHS_CUDA_CHECK_LAUNCH("JumpKernel");
     }
     ReadBack(flag, changed.get() + kQueued - 1, stream);
@@ -117,7 +128,7 @@ KeepKernel(GlobalTree           tree,
   CHS_AT_FOR_EACH(i, nodes)
   {
     const uint32_t x    = uint32_t(i);
-    const bool     top  = up[x] == x;
+    const bool     top  = x < tree.pixels || up[x] == x;
     const bool     keep = x < tree.pixels || (top && children[x] >= 2);
     kept[x]             = keep;
     up[x]               = (top && !keep && tree.parent[x] != x) ? tree.parent[x] : x;
@@ -138,6 +149,29 @@ KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t *
       continue;
     const uint32_t a = FollowToRoot(up, p);
     tree.parent[x]   = kept[a] ? a : x;
+  }
+}
+
+/** Steps 2 to 4 for a binary tree (the spanning-tree construction's binary partition tree, every internal node
+ * with two children): a run of k nodes has k + 1 children outside it, so every top is kept. Leaves and tops take
+ * the top of their parent's run as parent (in place: no thread reads another node's parent), the tops are counted
+ * and their smallest pixel reset. */
+static __global__ void
+TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t * smallest, unsigned long long * count)
+{
+  CHS_AT_FOR_EACH(i, nodes)
+  {
+    const uint32_t x        = uint32_t(i);
+    const bool     internal = x >= tree.pixels;
+    const bool     top      = !internal || up[x] == x;
+    WarpSlot(internal && top, count);
+    if (!top)
+      continue;
+    if (internal)
+      smallest[x] = 0xffffffffu;
+    const uint32_t p = tree.parent[x];
+    if (p != x)
+      tree.parent[x] = up[p];
   }
 }
 
@@ -165,10 +199,12 @@ SmallestPixelKernel(GlobalTree tree, uint32_t * smallest)
   }
 }
 
+/** Lists the kept internal nodes: kept[x] when `kept` is given, else the tops of runs (up[x] == x). */
 static __global__ void
 GatherKernel(GlobalTree           tree,
              uint64_t             nodes,
              const uint8_t *      kept,
+             const uint32_t *     up,
              const uint32_t *     smallest,
              int                  levelShift,
              unsigned long long * keys,
@@ -178,7 +214,7 @@ GatherKernel(GlobalTree           tree,
   CHS_AT_FOR_EACH(i, nodes - tree.pixels)
   {
     const uint32_t           x    = uint32_t(tree.pixels + i);
-    const bool               keep = kept[x] != 0;
+    const bool               keep = kept ? kept[x] != 0 : up[x] == x;
     const unsigned long long slot = WarpSlot(keep, count);
     if (keep)
     {

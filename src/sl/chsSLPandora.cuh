@@ -38,10 +38,19 @@ struct LevelOffsets
   uint32_t offset[kMaximumLevels + 1];
 };
 
+/** A contraction level's vertex and edge counts, on the device: levels are queued before the host reads their
+ * sizes back, with bounds (each level has fewer than half the edges of the one before) for the grids and scans.
+ * A level after the last has no vertex. */
+struct LevelSize
+{
+  uint32_t m, k;
+};
+
 /** Lightest incident edge (its position in the level's list) of every vertex. */
 __global__ void
-MinimumIncidentKernel(uint64_t k, const uint32_t * U, const uint32_t * V, uint32_t * minPos)
+MinimumIncidentKernel(const LevelSize * size, const uint32_t * U, const uint32_t * V, uint32_t * minPos)
 {
+  const uint64_t k = size->k;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
   {
     // Read first: on a star every edge meets the centre, and most offers are already beaten.
@@ -56,14 +65,15 @@ MinimumIncidentKernel(uint64_t k, const uint32_t * U, const uint32_t * V, uint32
 /** Records every vertex's lightest edge as a rank (R null: positions are ranks, level 0), and points the vertex
  * across it; the smaller end of an edge that is the lightest of both its ends becomes a root. */
 __global__ void
-PointAcrossKernel(uint64_t         m,
-                  const uint32_t * minPos,
+PointAcrossKernel(const LevelSize * size,
+                  const uint32_t *  minPos,
                   const uint32_t * R,
                   const uint32_t * U,
                   const uint32_t * V,
                   uint32_t *       minRank,
                   uint32_t *       ptr)
 {
+  const uint64_t m = size->m;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t i = minPos[x];
@@ -81,12 +91,18 @@ PointAcrossKernel(uint64_t         m,
 
 /** Every vertex finds its root (path halving on a forest that does not change here) and writes it to `root` (not
  * into `ptr`, where a slower thread's halving store may later put back an intermediate ancestor); roots are
- * flagged. */
+ * flagged, and the flags from the level's vertex count up to `bound` cleared (the scan runs over the bound). */
 __global__ void
-FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag)
+FindRootsKernel(const LevelSize * size, uint64_t bound, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag)
 {
-  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
+  const uint64_t m = size->m;
+  for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < bound; x += uint64_t(gridDim.x) * blockDim.x)
   {
+    if (x >= m)
+    {
+      rootFlag[x] = 0;
+      continue;
+    }
     const uint32_t r = FollowToRoot(ptr, uint32_t(x));
     root[x]          = r;
     rootFlag[x]      = r == x ? 1u : 0u;
@@ -95,16 +111,19 @@ FindRootsKernel(uint64_t m, uint32_t * ptr, uint32_t * root, uint32_t * rootFlag
 
 /** The vertex of the next level that every vertex is contracted into. */
 __global__ void
-NameSupervertexKernel(uint64_t m, const uint32_t * root, const uint32_t * newId, uint32_t * up)
+NameSupervertexKernel(const LevelSize * size, const uint32_t * root, const uint32_t * newId, uint32_t * up)
 {
+  const uint64_t m = size->m;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
     up[x] = newId[root[x]];
 }
 
-/** Flags the alpha-edges; a contracted edge records its level and the next level's vertex it lies in. */
+/** Flags the alpha-edges (flags cleared from the level's edge count up to `bound`); a contracted edge records its
+ * level and the next level's vertex it lies in. */
 __global__ void
-ClassifyEdgesKernel(uint64_t         k,
-                    const uint32_t * R,
+ClassifyEdgesKernel(const LevelSize * size,
+                    uint64_t          bound,
+                    const uint32_t *  R,
                     const uint32_t * U,
                     const uint32_t * V,
                     const uint32_t * minPos,
@@ -114,8 +133,14 @@ ClassifyEdgesKernel(uint64_t         k,
                     uint8_t *        edgeLevel,
                     uint32_t *       edgeVertex)
 {
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
+  const uint64_t k = size->k;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < bound; i += uint64_t(gridDim.x) * blockDim.x)
   {
+    if (i >= k)
+    {
+      alphaFlag[i] = 0;
+      continue;
+    }
     const uint32_t a = U[i], b = V[i];
     const bool     alpha = minPos[a] != i && minPos[b] != i;
     alphaFlag[i]         = alpha ? 1u : 0u;
@@ -130,8 +155,8 @@ ClassifyEdgesKernel(uint64_t         k,
 
 /** Writes the alpha-edges, renamed, as the next level's tree (in rank order: the scan keeps the order). */
 __global__ void
-GatherAlphaKernel(uint64_t         k,
-                  const uint32_t * R,
+GatherAlphaKernel(const LevelSize * size,
+                  const uint32_t *  R,
                   const uint32_t * U,
                   const uint32_t * V,
                   const uint32_t * alphaFlag,
@@ -141,6 +166,7 @@ GatherAlphaKernel(uint64_t         k,
                   uint32_t *       nU,
                   uint32_t *       nV)
 {
+  const uint64_t k = size->k;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)
   {
     if (!alphaFlag[i])
@@ -149,6 +175,41 @@ GatherAlphaKernel(uint64_t         k,
     nR[j]            = R ? R[i] : uint32_t(i);
     nU[j]            = up[U[i]];
     nV[j]            = up[V[i]];
+  }
+}
+
+__global__ void
+FirstLevelKernel(LevelSize * size, uint32_t m, uint32_t k)
+{
+  *size = LevelSize{ m, k };
+}
+
+/** The next level's size from the scans' totals, with the check that it is a tree with fewer edges; after the last
+ * level (no edge: it must have one vertex), levels have no vertex. A violation is recorded in broken[0 .. 2]
+ * (level + 1, vertices, edges) by the first thread that finds one. */
+__global__ void
+NextLevelKernel(const LevelSize * size,
+                const uint32_t *  vertexTotal,
+                const uint32_t *  edgeTotal,
+                uint32_t          level,
+                LevelSize *       next,
+                uint32_t *        broken)
+{
+  const LevelSize s = *size;
+  LevelSize       n{ 0, 0 };
+  bool            bad = false;
+  if (s.k == 0)
+    bad = s.m > 1;
+  else
+  {
+    n   = LevelSize{ *vertexTotal, *edgeTotal };
+    bad = n.m != n.k + 1 || n.k >= s.k;
+  }
+  *next = n;
+  if (bad && atomicCAS(broken, 0u, level + 1) == 0)
+  {
+    broken[1] = s.k == 0 ? s.m : n.m;
+    broken[2] = n.k;
   }
 }
 
