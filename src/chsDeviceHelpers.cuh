@@ -202,6 +202,52 @@ WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
     out[slot] = item;
 }
 
+/** WarpSlot with one atomic on `count` per block instead of per warp (one counter that every warp of a large grid
+ * appends to is a point of contention: 500,000 atomics on one address take about 0.3 ms). Every thread of the block
+ * must call it (blockDim.x a multiple of 32); lanes that keep nothing get an unspecified value. */
+template <typename TCount>
+__device__ __forceinline__ TCount
+BlockSlot(bool keep, TCount * count)
+{
+  __shared__ TCount   sBase;
+  __shared__ unsigned sWarp[32];
+  const unsigned      lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const unsigned      want = __ballot_sync(0xffffffffu, keep);
+  if (lane == 0)
+    sWarp[warp] = unsigned(__popc(want));
+  __syncthreads();
+  if (warp == 0)
+  {
+    // Warp 0 turns the warps' counts into offsets and reserves the block's slots.
+    const unsigned own       = lane < warps ? sWarp[lane] : 0u;
+    unsigned       inclusive = own;
+    for (int o = 1; o < 32; o <<= 1)
+    {
+      const unsigned t = __shfl_up_sync(0xffffffffu, inclusive, o);
+      if (int(lane) >= o)
+        inclusive += t;
+    }
+    if (lane < warps)
+      sWarp[lane] = inclusive - own;
+    if (lane == 31)
+      sBase = inclusive ? atomicAdd(count, TCount(inclusive)) : TCount(0);
+  }
+  __syncthreads();
+  const TCount slot = sBase + sWarp[warp] + unsigned(__popc(want & ((1u << lane) - 1u)));
+  __syncthreads(); // the shared values serve the next call
+  return slot;
+}
+
+/** Appends `item` where `keep` holds, with BlockSlot: every thread of the block calls it. */
+template <typename T>
+__device__ __forceinline__ void
+BlockAppend(bool keep, const T & item, T * out, unsigned long long * count)
+{
+  const unsigned long long slot = BlockSlot(keep, count);
+  if (keep)
+    out[slot] = item;
+}
+
 /** A warp's queue of work items in shared memory, run 32 at a time so that every lane has one: unions are wanted by
  * a few lanes of each row or face segment, and a warp running them where they arise would run mostly idle lanes.
  * Push is called by all lanes; the items of the lanes where `wanted` holds are appended, and whenever 32 are

@@ -159,20 +159,26 @@ KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t *
 static __global__ void
 TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t * smallest, unsigned long long * count)
 {
+  unsigned tops = 0; // counted per thread, added once per warp
   CHS_AT_FOR_EACH(i, nodes)
   {
     const uint32_t x        = uint32_t(i);
     const bool     internal = x >= tree.pixels;
     const bool     top      = !internal || up[x] == x;
-    WarpSlot(internal && top, count);
     if (!top)
       continue;
     if (internal)
+    {
       smallest[x] = 0xffffffffu;
+      ++tops;
+    }
     const uint32_t p = tree.parent[x];
     if (p != x)
       tree.parent[x] = up[p];
   }
+  tops = __reduce_add_sync(0xffffffffu, tops);
+  if ((threadIdx.x & 31u) == 0 && tops)
+    atomicAdd(count, (unsigned long long)tops);
 }
 
 static __global__ void
@@ -211,11 +217,14 @@ GatherKernel(GlobalTree           tree,
              uint32_t *           ids,
              unsigned long long * count)
 {
-  CHS_AT_FOR_EACH(i, nodes - tree.pixels)
+  // Block-uniform iterations: one atomic per block for the slots.
+  const uint64_t internal = nodes - tree.pixels, stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t start = blockIdx.x * uint64_t(blockDim.x); start < internal; start += stride)
   {
+    const uint64_t           i    = start + threadIdx.x;
     const uint32_t           x    = uint32_t(tree.pixels + i);
-    const bool               keep = kept ? kept[x] != 0 : up[x] == x;
-    const unsigned long long slot = WarpSlot(keep, count);
+    const bool               keep = i < internal && (kept ? kept[x] != 0 : up[x] == x);
+    const unsigned long long slot = BlockSlot(keep, count);
     if (keep)
     {
       keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | smallest[x];

@@ -267,13 +267,14 @@ KeepLiveKernel(const LiveEdge *           live,
                LiveEdge *                 out,
                unsigned long long *       outCount)
 {
-  const uint64_t count   = *liveCount;
-  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
-  const uint64_t rounded = (count + 31) / 32 * 32;
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
+  const uint64_t count  = *liveCount;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  // Block-uniform iterations: the appends take one atomic per block.
+  for (uint64_t start = blockIdx.x * uint64_t(blockDim.x); start < count; start += stride)
   {
-    LiveEdge e{ 0, 0, 0 };
-    bool     keep = false;
+    const uint64_t i = start + threadIdx.x;
+    LiveEdge       e{ 0, 0, 0 };
+    bool           keep = false;
     if (i < count)
     {
       e    = live[i];
@@ -281,7 +282,7 @@ KeepLiveKernel(const LiveEdge *           live,
       e.b  = root[e.b];
       keep = e.a != e.b;
     }
-    WarpAppend(keep, e, out, outCount);
+    BlockAppend(keep, e, out, outCount);
   }
 }
 
@@ -295,13 +296,13 @@ KeepRootsKernel(const uint32_t *           roots,
 {
   if (*liveCount == 0)
     return;
-  const uint64_t count   = *rootCount;
-  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
-  const uint64_t rounded = (count + 31) / 32 * 32;
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < rounded; i += stride)
+  const uint64_t count  = *rootCount;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t start = blockIdx.x * uint64_t(blockDim.x); start < count; start += stride)
   {
+    const uint64_t i = start + threadIdx.x;
     const uint32_t x = i < count ? roots[i] : 0;
-    WarpAppend(i < count && root[x] == x, x, out, outCount);
+    BlockAppend(i < count && root[x] == x, x, out, outCount);
   }
 }
 
