@@ -202,6 +202,15 @@ WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
     out[slot] = item;
 }
 
+/** Adds the warp's values to *count with one atomic (every lane of the warp calls it). */
+__device__ __forceinline__ void
+WarpAdd(unsigned value, unsigned long long * count)
+{
+  value = __reduce_add_sync(0xffffffffu, value);
+  if ((threadIdx.x & 31u) == 0 && value)
+    atomicAdd(count, (unsigned long long)value);
+}
+
 /** WarpSlot with one atomic on `count` per block instead of per warp (one counter that every warp of a large grid
  * appends to is a point of contention: 500,000 atomics on one address take about 0.3 ms). Every thread of the block
  * must call it (blockDim.x a multiple of 32); lanes that keep nothing get an unspecified value. */

@@ -125,6 +125,7 @@ KeepKernel(GlobalTree           tree,
            uint8_t *            kept,
            unsigned long long * count)
 {
+  unsigned keptInternal = 0; // counted per thread, added once per warp
   CHS_AT_FOR_EACH(i, nodes)
   {
     const uint32_t x    = uint32_t(i);
@@ -133,8 +134,9 @@ KeepKernel(GlobalTree           tree,
     kept[x]             = keep;
     up[x]               = (top && !keep && tree.parent[x] != x) ? tree.parent[x] : x;
     children[x]         = 0xffffffffu; // becomes the smallest pixel of the node
-    WarpSlot(keep && x >= tree.pixels, count);
+    keptInternal += keep && x >= tree.pixels;
   }
+  WarpAdd(keptInternal, count);
 }
 
 /** Rewrites the parents of kept nodes in place (the skip forest `up` is what threads follow). */
@@ -176,9 +178,7 @@ TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t *
     if (p != x)
       tree.parent[x] = up[p];
   }
-  tops = __reduce_add_sync(0xffffffffu, tops);
-  if ((threadIdx.x & 31u) == 0 && tops)
-    atomicAdd(count, (unsigned long long)tops);
+  WarpAdd(tops, count);
 }
 
 static __global__ void
