@@ -313,24 +313,28 @@ PhaseB(const LevelState & st,
        uint64_t           t,
        uint64_t           stride)
 {
-  for (uint64_t i = b + t; i < e; i += stride)
+  // Block-uniform iterations (t - threadIdx.x and stride are the same in a block): node slots with one atomic per
+  // block.
+  for (uint64_t base = b + t - threadIdx.x; base < e; base += stride)
   {
-    const uint32_t r    = lost[i];
-    uint32_t       R    = 0, forced;
-    bool           make = false;
-    if (r != kNoLevelEdge)
+    const uint64_t i     = base + threadIdx.x;
+    const bool     valid = i < e;
+    const uint32_t r     = valid ? lost[i] : kNoLevelEdge;
+    uint32_t       R     = 0, forced;
+    bool           make  = false;
+    if (valid && r != kNoLevelEdge)
     {
       R                                     = LevelFind(st.uf, r);
       st.nodeParent[LoadCg(st.current + r)] = R;
       make                                  = LoadCg(st.stamp + R) != code && atomicExch(st.stamp + R, code) != code;
     }
-    else if (src.Force(i, forced))
+    else if (valid && src.Force(i, forced))
     {
       R       = LevelFind(st.uf, forced);
       lost[i] = R;
       make    = LoadCg(st.stamp + R) != code && atomicExch(st.stamp + R, code) != code;
     }
-    const unsigned long long slot = WarpSlot(make, st.nodes);
+    const unsigned long long slot = BlockSlot(make, st.nodes);
     if (make)
     {
       const uint32_t node                   = st.n + uint32_t(slot);
