@@ -67,20 +67,19 @@ SortAndWrite(const GlobalTree &                         tree,
   const uint64_t                 total = pixels + internal;
   detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
   detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
+  detail::DeviceBuffer<uint2>    record(room, stream, &tracker); // (level code, children) for the check
   OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
-    tree, internal, v.Current(), k.Current(), newId, shift, isFloat, outParent.get(), outLevel.get());
+    tree, internal, v.Current(), k.Current(), newId, shift, isFloat, outParent.get(), outLevel.get(), record.get());
   CHS_CUDA_CHECK_LAUNCH("OutputKernel");
 
   // The check of the definition's structure, on the device.
-  detail::DeviceBuffer<uint32_t> children(total, stream, &tracker);
   detail::DeviceBuffer<unsigned> broken(1, stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, total * sizeof(uint32_t), stream));
   CHS_CUDA_CHECK(cudaMemsetAsync(broken.get(), 0, sizeof(unsigned), stream));
-  const unsigned tb = detail::GridStrideBlocks(total, kThreads, device);
-  CheckParentsKernel<<<tb, kThreads, 0, stream>>>(
-    pixels, total, outParent.get(), k.Current(), shift, children.get(), broken.get());
+  CheckParentsKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+    uint32_t(pixels), total, outParent.get(), record.get(), broken.get());
   CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
-  CheckChildrenKernel<<<tb, kThreads, 0, stream>>>(pixels, total, children.get(), broken.get());
+  CheckChildrenKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
+    internal, record.get(), broken.get());
   CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");
   unsigned bad = 0;
   CHS_CUDA_CHECK(cudaMemcpyAsync(&bad, broken.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
@@ -147,11 +146,13 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
   const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
 
-  // `smallest` first counts children (the general case), then holds the nodes' smallest pixels.
-  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), smallest(nodes, stream, &tracker);
+  // Internal nodes' (parent, smallest pixel) pairs for the smallest-pixel climb; counters: kept internal nodes,
+  // gathered nodes, pixels taken by the climb.
+  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker);
+  detail::DeviceBuffer<uint2>              pair(nodes - pixels, stream, &tracker);
   detail::DeviceBuffer<uint8_t>            kept(binary ? 1 : nodes, stream, &tracker);
-  detail::DeviceBuffer<unsigned long long> counters(2, stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(unsigned long long), stream));
+  detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
 
   RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
@@ -159,21 +160,26 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
   if (binary)
   {
-    TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), counters.get());
+    TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), pair.get(), counters.get());
     CHS_CUDA_CHECK_LAUNCH("TopParentKernel");
   }
   else
   {
-    CHS_CUDA_CHECK(cudaMemsetAsync(smallest.get(), 0, nodes * sizeof(uint32_t), stream));
-    CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get());
-    CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
-    KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), kept.get(), counters.get());
-    CHS_CUDA_CHECK_LAUNCH("KeepKernel");
+    {
+      detail::DeviceBuffer<uint32_t> children(nodes, stream, &tracker);
+      CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, nodes * sizeof(uint32_t), stream));
+      CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
+      CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
+      KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());
+      CHS_CUDA_CHECK_LAUNCH("KeepKernel");
+    }
     KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
     CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
+    KeptPairKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, kept.get(), pair.get());
+    CHS_CUDA_CHECK_LAUNCH("KeptPairKernel");
   }
-  SmallestPixelKernel<<<detail::GridStrideBlocks(pixels, kThreads, device), kThreads, 0, stream>>>(tree,
-                                                                                                   smallest.get());
+  SmallestPixelKernel<<<detail::GridStrideBlocks(pixels, kThreads, device), kThreads, 0, stream>>>(
+    uint32_t(pixels), dParent, pair.get(), counters.get() + 2);
   CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
   unsigned long long internal = 0;
   CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
@@ -184,7 +190,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
   GatherKernel<<<detail::GridStrideBlocks(nodes - pixels, kThreads, device), kThreads, 0, stream>>>(
-    tree, nodes, binary ? nullptr : kept.get(), up.get(), smallest.get(), shift, keys.get(), ids.get(),
+    tree, nodes, binary ? nullptr : kept.get(), up.get(), pair.get(), shift, keys.get(), ids.get(),
     counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
   return SortAndWrite(

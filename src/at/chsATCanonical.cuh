@@ -17,7 +17,8 @@
 //     root becomes the root).
 //     Steps 2 to 4 are TopParentKernel alone for the spanning-tree construction's binary tree: there every top of a
 //     run has at least two children.
-//  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin).
+//  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin), on
+//     (parent, smallest pixel) pairs of the kept internal nodes that TopParentKernel or KeptPairKernel write.
 //  6. GatherKernel lists the kept internal nodes with their keys (level code << levelShift | smallest pixel, where
 //     levelShift is the bit width of the largest pixel index); CUB sorts them.
 //  7. IdKernel and OutputKernel write the renumbered parents and the levels.
@@ -121,7 +122,7 @@ static __global__ void
 KeepKernel(GlobalTree           tree,
            uint64_t             nodes,
            uint32_t *           up,
-           uint32_t *           children,
+           const uint32_t *     children,
            uint8_t *            kept,
            unsigned long long * count)
 {
@@ -133,7 +134,6 @@ KeepKernel(GlobalTree           tree,
     const bool     keep = x < tree.pixels || (top && children[x] >= 2);
     kept[x]             = keep;
     up[x]               = (top && !keep && tree.parent[x] != x) ? tree.parent[x] : x;
-    children[x]         = 0xffffffffu; // becomes the smallest pixel of the node
     keptInternal += keep && x >= tree.pixels;
   }
   WarpAdd(keptInternal, count);
@@ -157,9 +157,9 @@ KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t *
 /** Steps 2 to 4 for a binary tree (the spanning-tree construction's binary partition tree, every internal node
  * with two children): a run of k nodes has k + 1 children outside it, so every top is kept. Leaves and tops take
  * the top of their parent's run as parent (in place: no thread reads another node's parent), the tops are counted
- * and their smallest pixel reset. */
+ * and get their (parent, smallest pixel) pair for step 5. */
 static __global__ void
-TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t * smallest, unsigned long long * count)
+TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint2 * pair, unsigned long long * count)
 {
   unsigned tops = 0; // counted per thread, added once per warp
   CHS_AT_FOR_EACH(i, nodes)
@@ -169,38 +169,79 @@ TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t *
     const bool     top      = !internal || up[x] == x;
     if (!top)
       continue;
+    const uint32_t p = tree.parent[x];
+    const uint32_t q = p != x ? up[p] : x;
+    if (p != x)
+      tree.parent[x] = q;
     if (internal)
     {
-      smallest[x] = 0xffffffffu;
+      pair[x - tree.pixels] = make_uint2(q, 0xffffffffu);
       ++tops;
     }
-    const uint32_t p = tree.parent[x];
-    if (p != x)
-      tree.parent[x] = up[p];
   }
   WarpAdd(tops, count);
 }
 
+/** The general path's (parent, smallest pixel) pairs of the kept internal nodes, for step 5. */
 static __global__ void
-SmallestPixelKernel(GlobalTree tree, uint32_t * smallest)
+KeptPairKernel(GlobalTree tree, uint64_t nodes, const uint8_t * kept, uint2 * pair)
 {
-  CHS_AT_FOR_EACH(i, tree.pixels)
+  CHS_AT_FOR_EACH(i, nodes - tree.pixels)
   {
-    const uint32_t v = uint32_t(i);
-    uint32_t       c = tree.parent[v];
-    if (c == v)
-      continue;
-    for (;;)
+    const uint32_t x = uint32_t(tree.pixels + i);
+    if (kept[x])
+      pair[i] = make_uint2(tree.parent[x], 0xffffffffu);
+  }
+}
+
+/** Step 5. Every leaf carries its index up its ancestors with an atomicMin on their smallest pixel, and stops at
+ * the first that already holds a smaller one (the holder carries it further). A node's parent and smallest pixel
+ * are one 8-byte pair (pair[x - pixels]): one sector a step. Climbs too far, past nodes whose smaller pixels have
+ * not arrived yet, are kept few: warps take runs of consecutive pixels in increasing order from `next` (pixels far
+ * apart are never in flight together, as they were in a grid-stride loop whose warps drift apart), and of the lanes
+ * of a warp at one node only the smallest pixel goes on (the others are the smallest of neither that node nor any
+ * ancestor). */
+static __global__ void
+SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, uint2 * pair, unsigned long long * next)
+{
+  constexpr unsigned kRun = 256; // pixels a warp takes at a time
+  const unsigned     lane = threadIdx.x & 31u;
+  for (;;)
+  {
+    unsigned long long base = 0;
+    if (lane == 0)
+      base = atomicAdd(next, kRun);
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (base >= pixels)
+      return;
+    for (unsigned k = 0; k < kRun; k += 32)
     {
-      // The parent and the node's current smallest pixel are read together, and the atomic's result is not waited
-      // for. A pixel that passes a node while a smaller one lowers it climbs a little too far and changes nothing.
-      const uint32_t up = __ldg(tree.parent + c);
-      if (static_cast<const volatile uint32_t *>(smallest)[c] < v)
-        break; // a smaller pixel has been or is being carried further up
-      atomicMin(smallest + c, v);
-      if (up == c)
-        break;
-      c = up;
+      const uint64_t i        = base + k + lane;
+      const uint32_t v        = uint32_t(i);
+      uint32_t       c        = i < pixels ? parent[i] : v;
+      bool           climbing = i < pixels && c != v;
+      for (;;)
+      {
+        const unsigned active = __ballot_sync(0xffffffffu, climbing);
+        if (active == 0)
+          break;
+        const unsigned peers = __match_any_sync(0xffffffffu, climbing ? c : 0xffffffffu) & active;
+        if (climbing && lane != unsigned(__ffs(peers)) - 1u)
+          climbing = false; // a smaller pixel of this warp is at the same node
+        if (!climbing)
+          continue;
+        // The pair is read from L2, where the atomics land; the atomic's result is not waited for.
+        const uint2 e = __ldcg(pair + (c - pixels));
+        if (e.y < v)
+        {
+          climbing = false; // a smaller pixel has been or is being carried further up
+          continue;
+        }
+        atomicMin(reinterpret_cast<unsigned *>(pair + (c - pixels)) + 1, v);
+        if (e.x == c)
+          climbing = false;
+        c = e.x;
+      }
     }
   }
 }
@@ -211,7 +252,7 @@ GatherKernel(GlobalTree           tree,
              uint64_t             nodes,
              const uint8_t *      kept,
              const uint32_t *     up,
-             const uint32_t *     smallest,
+             const uint2 *        pair,
              int                  levelShift,
              unsigned long long * keys,
              uint32_t *           ids,
@@ -227,7 +268,7 @@ GatherKernel(GlobalTree           tree,
     const unsigned long long slot = BlockSlot(keep, count);
     if (keep)
     {
-      keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | smallest[x];
+      keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | pair[i].y;
       ids[slot]  = x;
     }
   }
@@ -261,6 +302,9 @@ IdKernel(uint64_t internal, uint32_t pixels, const uint32_t * ids, uint32_t * ne
   }
 }
 
+/** Writes the renumbered parents and the levels, and for the check every internal node's (level code, children)
+ * record with the count at 0: one 8-byte record, so that the check reads a parent's level and counts its child in
+ * one sector. */
 static __global__ void
 OutputKernel(GlobalTree                 tree,
              uint64_t                   internal,
@@ -270,7 +314,8 @@ OutputKernel(GlobalTree                 tree,
              int                        levelShift,
              bool                       isFloat,
              uint32_t *                 outParent,
-             double *                   outLevel)
+             double *                   outLevel,
+             uint2 *                    record)
 {
   const uint64_t total = tree.pixels + internal;
   CHS_AT_FOR_EACH(i, total)
@@ -281,50 +326,51 @@ OutputKernel(GlobalTree                 tree,
       continue;
     }
     const uint64_t r = i - tree.pixels;
-    const uint32_t x = ids[r], p = tree.parent[x];
+    const uint32_t x = ids[r], p = tree.parent[x], code = uint32_t(keys[r] >> levelShift);
     outParent[i] = p == x ? uint32_t(i) : newId[p];
-    outLevel[r]  = sl::WeightOf(uint32_t(keys[r] >> levelShift), isFloat);
+    outLevel[r]  = sl::WeightOf(code, isFloat);
+    record[r]    = make_uint2(code, 0u);
   }
 }
 
 /** The output's structure: the last node is the root, every other node's parent is an internal node after it, an
- * internal node's level code (key >> levelShift) is below its parent's; counts children (up to 2 and a warp). Sets
+ * internal node's level code is below its parent's; counts children in the records (up to 2 and a warp). Sets
  * *broken on a violation. */
 static __global__ void
-CheckParentsKernel(uint32_t                   pixels,
-                   uint64_t                   total,
-                   const uint32_t *           parent,
-                   const unsigned long long * keys,
-                   int                        levelShift,
-                   uint32_t *                 children,
-                   unsigned *                 broken)
+CheckParentsKernel(uint32_t pixels, uint64_t total, const uint32_t * parent, uint2 * record, unsigned * broken)
 {
   CHS_AT_FOR_EACH(i, total)
   {
     const uint32_t p = parent[i];
     bool           bad;
+    uint2          rp = make_uint2(0u, 2u);
     if (i + 1 == total)
       bad = p != i;
     else
-      bad = p <= i || p >= total || p < pixels ||
-            (i >= pixels && (keys[i - pixels] >> levelShift) >= (keys[p - pixels] >> levelShift));
+    {
+      bad = p <= i || p >= total || p < pixels;
+      if (!bad)
+      {
+        rp  = __ldcg(record + (p - pixels)); // from L2, where the counts are added
+        bad = i >= pixels && record[i - pixels].x >= rp.x;
+      }
+    }
     if (bad)
       *broken = 1;
     // Lanes with the same parent (neighbouring pixels often share one) add their count with one atomic.
     const bool     counts = !bad && i + 1 < total;
     const unsigned peers  = __match_any_sync(__activemask(), counts ? p : 0xffffffffu);
-    if (counts && (threadIdx.x & 31u) == unsigned(__ffs(peers)) - 1u &&
-        static_cast<const volatile uint32_t *>(children)[p] < 2)
-      atomicAdd(children + p, uint32_t(__popc(peers)));
+    if (counts && (threadIdx.x & 31u) == unsigned(__ffs(peers)) - 1u && rp.y < 2)
+      atomicAdd(reinterpret_cast<unsigned *>(record + (p - pixels)) + 1, uint32_t(__popc(peers)));
   }
 }
 
 static __global__ void
-CheckChildrenKernel(uint32_t pixels, uint64_t total, const uint32_t * children, unsigned * broken)
+CheckChildrenKernel(uint64_t internal, const uint2 * record, unsigned * broken)
 {
-  CHS_AT_FOR_EACH(i, total - pixels)
+  CHS_AT_FOR_EACH(i, internal)
   {
-    if (children[pixels + i] < 2)
+    if (record[i].y < 2)
       *broken = 1;
   }
 }
