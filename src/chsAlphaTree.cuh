@@ -85,27 +85,47 @@ LaunchConstruction(const TPixel *       dPixels,
   CHS_CUDA_CHECK_LAUNCH("BorderMergeKernel");
 }
 
-/** The image's minimum spanning tree by ranks: ends and level codes. */
+/** The image's minimum spanning tree by ranks: ends and level codes, and (edgeAt, rankAt, if given) each rank's
+ * edge index and the rank itself, for PANDORA's first level. */
 static __global__ void
 SpanningTreeEdgesKernel(uint64_t                   edges,
                         const unsigned long long * sorted,
                         sl::ImageGraph             g,
                         uint32_t *                 U,
                         uint32_t *                 V,
-                        uint32_t *                 level)
+                        uint32_t *                 level,
+                        uint32_t *                 edgeAt,
+                        uint32_t *                 rankAt)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
     const unsigned long long key = sorted[r];
     g.Ends(key & 0xffffffffull, U[r], V[r]);
     level[r] = uint32_t(key >> 32);
+    if (edgeAt)
+    {
+      edgeAt[r] = uint32_t(key);
+      rankAt[r] = uint32_t(r);
+    }
   }
+}
+
+/** slotRank[edge[j]] = rank[j]: the ranks of the tree edges at their indices (edges sorted by index: nearby writes). */
+static __global__ void
+SlotRankKernel(uint64_t edges, const uint32_t * edge, const uint32_t * rank, uint32_t * slotRank)
+{
+  for (uint64_t j = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; j < edges; j += uint64_t(gridDim.x) * blockDim.x)
+    slotRank[edge[j]] = rank[j];
 }
 
 /** The binary partition tree by the spanning-tree construction: dParent (2n - 1 nodes, leaves first, the tree edge
  * of rank r as node n + r) and dLevel (the n - 1 internal nodes' level codes, non-decreasing). Edges of equal level
  * are ranked in the order Boruvka found them: the binary tree then differs from run to run, its canonical form, the
- * alpha-tree, does not. */
+ * alpha-tree, does not. PANDORA's first level takes every pixel's lightest tree edge from the ranks of its edge
+ * slots: the ranks reach the slots through a radix sort of the tree edges by index (writing them from the rank order
+ * straight to the slots, one random 4-byte store each, cost 4 ms on a 8192^2 image, more than the atomics it saves),
+ * which needs 4 bytes a slot while it runs: up to 4 slots a pixel (2D, and 6-connected volumes); 26-connected
+ * volumes keep PANDORA's atomics. */
 template <typename TPixel>
 void
 SpanningTreeConstruction(const TPixel *          dPixels,
@@ -119,16 +139,44 @@ SpanningTreeConstruction(const TPixel *          dPixels,
                          detail::MemoryTracker & tracker,
                          int                     device)
 {
-  const uint64_t                           n = g.Pixels(), edges = n - 1;
-  detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
-  const unsigned long long *               sorted =
-    sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device, nullptr,
-                          std::min(levelBits, 32));
-  detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker);
-  SpanningTreeEdgesKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, device), sl::kThreads, 0, stream>>>(
-    edges, sorted, g, dU.get(), dV.get(), dLevel);
-  CHS_CUDA_CHECK_LAUNCH("SpanningTreeEdgesKernel");
-  sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device);
+  const uint64_t                 n = g.Pixels(), edges = n - 1, slots = n * g.slots;
+  const bool                     bySlots = g.slots <= 4;
+  const unsigned                 eb      = detail::GridStrideBlocks(edges, sl::kThreads, device);
+  detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker),
+    firstMinimum(bySlots ? n : 1, stream, &tracker);
+  {
+    detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
+    const unsigned long long *               sorted =
+      sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device,
+                            nullptr, levelBits);
+    // The tree keys' other buffer holds the (edge index, rank) pairs, the sorted keys' buffer their sort's output.
+    uint32_t * const edgeAt = reinterpret_cast<uint32_t *>(sorted == tree.get() ? spare.get() : tree.get());
+    uint32_t * const edgeAlt = reinterpret_cast<uint32_t *>(const_cast<unsigned long long *>(sorted));
+    SpanningTreeEdgesKernel<<<eb, sl::kThreads, 0, stream>>>(
+      edges, sorted, g, dU.get(), dV.get(), dLevel, bySlots ? edgeAt : nullptr, edgeAt + edges);
+    CHS_CUDA_CHECK_LAUNCH("SpanningTreeEdgesKernel");
+    if (bySlots)
+    {
+      int bits = 1;
+      while (bits < 32 && (uint64_t(1) << bits) < slots)
+        ++bits;
+      cub::DoubleBuffer<uint32_t> k(edgeAt, edgeAlt), v(edgeAt + edges, edgeAlt + edges);
+      size_t                      bytes = 0;
+      CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, edges, 0, bits, stream));
+      {
+        detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+        CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, edges, 0, bits, stream));
+      }
+      detail::DeviceBuffer<uint32_t> slotRank(slots, stream, &tracker);
+      CHS_CUDA_CHECK(cudaMemsetAsync(slotRank.get(), 0xff, slots * sizeof(uint32_t), stream));
+      SlotRankKernel<<<eb, sl::kThreads, 0, stream>>>(edges, k.Current(), v.Current(), slotRank.get());
+      CHS_CUDA_CHECK_LAUNCH("SlotRankKernel");
+      sl::ImageMinimumIncidentKernel<<<detail::GridStrideBlocks(n, sl::kThreads, device), sl::kThreads, 0, stream>>>(
+        g, slotRank.get(), firstMinimum.get());
+      CHS_CUDA_CHECK_LAUNCH("ImageMinimumIncidentKernel");
+    }
+  }
+  sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device, bySlots ? firstMinimum.get() : nullptr);
 }
 
 

@@ -194,6 +194,29 @@ ImageSpanningTree(const TPixel *          dPixels,
   return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
 }
 
+/** PANDORA's first level for an image's minimum spanning tree: every pixel's lightest tree edge (its rank), read
+ * from the ranks of the edge slots around it (`slotRank`: the rank of each tree edge at its index, 0xffffffff at
+ * the others), so that the level needs no atomics on randomly placed vertices. */
+static __global__ void
+ImageMinimumIncidentKernel(ImageGraph g, const uint32_t * slotRank, uint32_t * minimum)
+{
+  const uint32_t nx = uint32_t(g.nx), ny = uint32_t(g.ny);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < g.Pixels();
+       i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint32_t x = uint32_t(i) % nx, rest = uint32_t(i) / nx, y = rest % ny, z = rest / ny;
+    uint32_t       m = 0xffffffffu;
+    for (unsigned s = 0; s < g.slots; ++s)
+    {
+      m               = min(m, slotRank[i * g.slots + s]); // a slot leaving the image is never a tree edge
+      const int64_t b = g.Backward(x, y, z, s);
+      if (b >= 0)
+        m = min(m, slotRank[uint64_t(b) * g.slots + s]);
+    }
+    minimum[i] = m;
+  }
+}
+
 /** The tree's ends, edge indices and weights by rank, from the image's tree keys sorted by (code, index). */
 static __global__ void
 ImageTreeKernel(uint64_t                   edges,

@@ -15,7 +15,9 @@ namespace sl
 {
 
 /** PANDORA: the dendrogram of the tree on n vertices whose edges, in rank order, are (dU[r], dV[r]); writes the
- * 2n - 1 parents to dParent. Returns the number of contraction levels. */
+ * 2n - 1 parents to dParent. Returns the number of contraction levels. `firstMinimum`, when given, is every
+ * vertex's lightest edge (its rank), which the first level then does not compute with atomics (an image's tree
+ * finds it from its edge slots: ImageMinimumIncidentKernel). */
 unsigned
 PandoraOnDevice(const uint32_t *        dU,
                 const uint32_t *        dV,
@@ -23,7 +25,8 @@ PandoraOnDevice(const uint32_t *        dU,
                 uint32_t *              dParent,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
-                int                     device);
+                int                     device,
+                const uint32_t *        firstMinimum = nullptr);
 
 /** After the minimum spanning tree (its ends, edge ids and weights by rank on the device, `mstTimer` stopped): runs
  * PANDORA, checks the dendrogram, downloads it and fills the result's and `info`'s timings. */

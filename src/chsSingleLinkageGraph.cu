@@ -82,7 +82,8 @@ PandoraOnDevice(const uint32_t *        dU,
                 uint32_t *              dParent,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
-                int                     device)
+                int                     device,
+                const uint32_t *        firstMinimum)
 {
   const uint64_t edges = n - 1;
   if (edges == 0)
@@ -130,13 +131,18 @@ PandoraOnDevice(const uint32_t *        dU,
     levels.offset[level]   = uint32_t(offset);
     const LevelSize * size = sizes.get() + level;
     const unsigned    vb = Blocks(mb, device), eb = Blocks(kb, device);
-    CHS_CUDA_CHECK(cudaMemsetAsync(minPos.get(), 0xff, mb * sizeof(uint32_t), stream));
-    if (kb > 0)
+    const bool       given  = level == 0 && firstMinimum;
+    const uint32_t * lowest = given ? firstMinimum : minPos.get();
+    if (!given)
     {
-      MinimumIncidentKernel<<<eb, kThreads, 0, stream>>>(size, U, V, minPos.get());
-      CHS_CUDA_CHECK_LAUNCH("MinimumIncidentKernel");
+      CHS_CUDA_CHECK(cudaMemsetAsync(minPos.get(), 0xff, mb * sizeof(uint32_t), stream));
+      if (kb > 0)
+      {
+        MinimumIncidentKernel<<<eb, kThreads, 0, stream>>>(size, U, V, minPos.get());
+        CHS_CUDA_CHECK_LAUNCH("MinimumIncidentKernel");
+      }
     }
-    PointAcrossKernel<<<vb, kThreads, 0, stream>>>(size, minPos.get(), R, U, V, minRank.get() + offset, ptr.get());
+    PointAcrossKernel<<<vb, kThreads, 0, stream>>>(size, lowest, R, U, V, minRank.get() + offset, ptr.get());
     CHS_CUDA_CHECK_LAUNCH("PointAcrossKernel");
     FindRootsKernel<<<vb, kThreads, 0, stream>>>(size, mb, ptr.get(), root.get(), vertexFlag.get());
     CHS_CUDA_CHECK_LAUNCH("FindRootsKernel");
@@ -152,7 +158,7 @@ PandoraOnDevice(const uint32_t *        dU,
                                                        R,
                                                        U,
                                                        V,
-                                                       minPos.get(),
+                                                       lowest,
                                                        up.get() + offset,
                                                        uint32_t(level + 1),
                                                        edgeFlag.get(),
