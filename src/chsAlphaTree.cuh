@@ -143,7 +143,7 @@ SpanningTreeConstruction(const TPixel *          dPixels,
   const bool                     bySlots = g.slots <= 4;
   const unsigned                 eb      = detail::GridStrideBlocks(edges, sl::kThreads, device);
   detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker),
-    firstMinimum(bySlots ? n : 1, stream, &tracker);
+    firstMinimum(bySlots ? n : 1, stream, &tracker), firstFar(bySlots ? n : 1, stream, &tracker);
   {
     detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
     const unsigned long long *               sorted =
@@ -172,11 +172,14 @@ SpanningTreeConstruction(const TPixel *          dPixels,
       SlotRankKernel<<<eb, sl::kThreads, 0, stream>>>(edges, k.Current(), v.Current(), slotRank.get());
       CHS_CUDA_CHECK_LAUNCH("SlotRankKernel");
       sl::ImageMinimumIncidentKernel<<<detail::GridStrideBlocks(n, sl::kThreads, device), sl::kThreads, 0, stream>>>(
-        g, slotRank.get(), firstMinimum.get());
+        g, slotRank.get(), firstMinimum.get(), firstFar.get());
       CHS_CUDA_CHECK_LAUNCH("ImageMinimumIncidentKernel");
     }
   }
-  sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device, bySlots ? firstMinimum.get() : nullptr);
+  sl::FirstLevel first;
+  if (bySlots)
+    first = sl::FirstLevel{ firstMinimum.get(), firstFar.get() };
+  sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device, first);
 }
 
 

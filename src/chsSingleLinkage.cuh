@@ -194,26 +194,35 @@ ImageSpanningTree(const TPixel *          dPixels,
   return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
 }
 
-/** PANDORA's first level for an image's minimum spanning tree: every pixel's lightest tree edge (its rank), read
- * from the ranks of the edge slots around it (`slotRank`: the rank of each tree edge at its index, 0xffffffff at
- * the others), so that the level needs no atomics on randomly placed vertices. */
+/** PANDORA's first level for an image's minimum spanning tree: every pixel's lightest tree edge (its rank) and that
+ * edge's other end, read from the ranks of the edge slots around it (`slotRank`: the rank of each tree edge at its
+ * index, 0xffffffff at the others), so that the level needs no atomics on randomly placed vertices. */
 static __global__ void
-ImageMinimumIncidentKernel(ImageGraph g, const uint32_t * slotRank, uint32_t * minimum)
+ImageMinimumIncidentKernel(ImageGraph g, const uint32_t * slotRank, uint32_t * minimum, uint32_t * far)
 {
   const uint32_t nx = uint32_t(g.nx), ny = uint32_t(g.ny);
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < g.Pixels();
        i += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint32_t x = uint32_t(i) % nx, rest = uint32_t(i) / nx, y = rest % ny, z = rest / ny;
-    uint32_t       m = 0xffffffffu;
+    uint32_t       m = 0xffffffffu, end = uint32_t(i);
     for (unsigned s = 0; s < g.slots; ++s)
     {
-      m               = min(m, slotRank[i * g.slots + s]); // a slot leaving the image is never a tree edge
+      const uint32_t forward = slotRank[i * g.slots + s]; // a slot leaving the image is never a tree edge
+      if (forward < m)
+      {
+        m   = forward;
+        end = uint32_t(g.Neighbour(x, y, z, s));
+      }
       const int64_t b = g.Backward(x, y, z, s);
-      if (b >= 0)
-        m = min(m, slotRank[uint64_t(b) * g.slots + s]);
+      if (b >= 0 && slotRank[uint64_t(b) * g.slots + s] < m)
+      {
+        m   = slotRank[uint64_t(b) * g.slots + s];
+        end = uint32_t(b);
+      }
     }
     minimum[i] = m;
+    far[i]     = end;
   }
 }
 

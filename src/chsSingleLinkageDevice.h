@@ -14,10 +14,17 @@ namespace chs
 namespace sl
 {
 
+/** PANDORA's first level when the caller knows it: every vertex's lightest edge (its rank) and that edge's other
+ * end (an image's tree finds both from its edge slots: ImageMinimumIncidentKernel). */
+struct FirstLevel
+{
+  const uint32_t * minimum = nullptr;
+  const uint32_t * far     = nullptr;
+};
+
 /** PANDORA: the dendrogram of the tree on n vertices whose edges, in rank order, are (dU[r], dV[r]); writes the
- * 2n - 1 parents to dParent. Returns the number of contraction levels. `firstMinimum`, when given, is every
- * vertex's lightest edge (its rank), which the first level then does not compute with atomics (an image's tree
- * finds it from its edge slots: ImageMinimumIncidentKernel). */
+ * 2n - 1 parents to dParent. Returns the number of contraction levels. With `first` given, the first level takes
+ * the vertices' lightest edges from it instead of atomics on randomly placed vertices. */
 unsigned
 PandoraOnDevice(const uint32_t *        dU,
                 const uint32_t *        dV,
@@ -26,7 +33,7 @@ PandoraOnDevice(const uint32_t *        dU,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
                 int                     device,
-                const uint32_t *        firstMinimum = nullptr);
+                const FirstLevel &      first = FirstLevel());
 
 /** After the minimum spanning tree (its ends, edge ids and weights by rank on the device, `mstTimer` stopped): runs
  * PANDORA, checks the dendrogram, downloads it and fills the result's and `info`'s timings. */

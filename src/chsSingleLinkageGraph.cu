@@ -83,7 +83,7 @@ PandoraOnDevice(const uint32_t *        dU,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
                 int                     device,
-                const uint32_t *        firstMinimum)
+                const FirstLevel &      first)
 {
   const uint64_t edges = n - 1;
   if (edges == 0)
@@ -98,7 +98,11 @@ PandoraOnDevice(const uint32_t *        dU,
   detail::DeviceBuffer<uint32_t> minRank(allVertices, stream, &tracker), up(allVertices, stream, &tracker);
   detail::DeviceBuffer<uint8_t>  edgeLevel(edges, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeVertex(edges, stream, &tracker);
-  detail::DeviceBuffer<uint32_t> minPos(n, stream, &tracker), ptr(n, stream, &tracker), root(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> minPos(n, stream, &tracker), root(n, stream, &tracker);
+  // A level's vertices' (lightest edge, next level's vertex), written once the pointers `ptr` are no longer needed:
+  // they share the buffer.
+  detail::DeviceBuffer<uint2> vertex(n, stream, &tracker);
+  uint32_t * const            ptr = reinterpret_cast<uint32_t *>(vertex.get());
   detail::DeviceBuffer<uint32_t> vertexFlag(n + 1, stream, &tracker), vertexSum(n + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeFlag(edges + 1, stream, &tracker), edgeSum(edges + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> levelR0(half, stream, &tracker), levelU0(half, stream, &tracker),
@@ -131,8 +135,8 @@ PandoraOnDevice(const uint32_t *        dU,
     levels.offset[level]   = uint32_t(offset);
     const LevelSize * size = sizes.get() + level;
     const unsigned    vb = Blocks(mb, device), eb = Blocks(kb, device);
-    const bool       given  = level == 0 && firstMinimum;
-    const uint32_t * lowest = given ? firstMinimum : minPos.get();
+    const bool       given  = level == 0 && first.minimum;
+    const uint32_t * lowest = given ? first.minimum : minPos.get();
     if (!given)
     {
       CHS_CUDA_CHECK(cudaMemsetAsync(minPos.get(), 0xff, mb * sizeof(uint32_t), stream));
@@ -142,13 +146,15 @@ PandoraOnDevice(const uint32_t *        dU,
         CHS_CUDA_CHECK_LAUNCH("MinimumIncidentKernel");
       }
     }
-    PointAcrossKernel<<<vb, kThreads, 0, stream>>>(size, lowest, R, U, V, minRank.get() + offset, ptr.get());
+    PointAcrossKernel<<<vb, kThreads, 0, stream>>>(
+      size, lowest, R, U, V, given ? first.far : nullptr, minRank.get() + offset, ptr);
     CHS_CUDA_CHECK_LAUNCH("PointAcrossKernel");
-    FindRootsKernel<<<vb, kThreads, 0, stream>>>(size, mb, ptr.get(), root.get(), vertexFlag.get());
+    FindRootsKernel<<<vb, kThreads, 0, stream>>>(size, mb, ptr, root.get(), vertexFlag.get());
     CHS_CUDA_CHECK_LAUNCH("FindRootsKernel");
     CHS_CUDA_CHECK(cudaMemsetAsync(vertexFlag.get() + mb, 0, sizeof(uint32_t), stream));
     ExclusiveSum(vertexFlag.get(), vertexSum.get(), mb, stream, tracker);
-    NameSupervertexKernel<<<vb, kThreads, 0, stream>>>(size, root.get(), vertexSum.get(), up.get() + offset);
+    NameSupervertexKernel<<<vb, kThreads, 0, stream>>>(
+      size, root.get(), vertexSum.get(), lowest, up.get() + offset, vertex.get());
     CHS_CUDA_CHECK_LAUNCH("NameSupervertexKernel");
     const int next = level & 1;
     if (kb > 0)
@@ -158,8 +164,7 @@ PandoraOnDevice(const uint32_t *        dU,
                                                        R,
                                                        U,
                                                        V,
-                                                       lowest,
-                                                       up.get() + offset,
+                                                       vertex.get(),
                                                        uint32_t(level + 1),
                                                        edgeFlag.get(),
                                                        edgeLevel.get(),
@@ -171,7 +176,7 @@ PandoraOnDevice(const uint32_t *        dU,
     if (kb > 0)
     {
       GatherAlphaKernel<<<eb, kThreads, 0, stream>>>(
-        size, R, U, V, edgeFlag.get(), edgeSum.get(), up.get() + offset, nextR[next], nextU[next], nextV[next]);
+        size, R, U, V, edgeFlag.get(), edgeSum.get(), vertex.get(), nextR[next], nextU[next], nextV[next]);
       CHS_CUDA_CHECK_LAUNCH("GatherAlphaKernel");
     }
     NextLevelKernel<<<1, 1, 0, stream>>>(

@@ -63,13 +63,15 @@ MinimumIncidentKernel(const LevelSize * size, const uint32_t * U, const uint32_t
 }
 
 /** Records every vertex's lightest edge as a rank (R null: positions are ranks, level 0), and points the vertex
- * across it; the smaller end of an edge that is the lightest of both its ends becomes a root. */
+ * across it (to far[x] where given: its other end); the smaller end of an edge that is the lightest of both its ends
+ * becomes a root. */
 __global__ void
 PointAcrossKernel(const LevelSize * size,
                   const uint32_t *  minPos,
                   const uint32_t * R,
                   const uint32_t * U,
                   const uint32_t * V,
+                  const uint32_t * far,
                   uint32_t *       minRank,
                   uint32_t *       ptr)
 {
@@ -84,7 +86,7 @@ PointAcrossKernel(const LevelSize * size,
       continue;
     }
     minRank[x]       = R ? R[i] : i;
-    const uint32_t y = U[i] == x ? V[i] : U[i];
+    const uint32_t y = far ? far[x] : U[i] == x ? V[i] : U[i];
     ptr[x]           = (minPos[y] == i && x < y) ? uint32_t(x) : y;
   }
 }
@@ -109,25 +111,34 @@ FindRootsKernel(const LevelSize * size, uint64_t bound, uint32_t * ptr, uint32_t
   }
 }
 
-/** The vertex of the next level that every vertex is contracted into. */
+/** The vertex of the next level that every vertex is contracted into, also kept with the vertex's lightest edge
+ * in `vertex` (one 8-byte record: the edge kernels read both for an end in one sector). */
 __global__ void
-NameSupervertexKernel(const LevelSize * size, const uint32_t * root, const uint32_t * newId, uint32_t * up)
+NameSupervertexKernel(const LevelSize * size,
+                      const uint32_t *  root,
+                      const uint32_t *  newId,
+                      const uint32_t *  minPos,
+                      uint32_t *        up,
+                      uint2 *           vertex)
 {
   const uint64_t m = size->m;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
-    up[x] = newId[root[x]];
+  {
+    const uint32_t u = newId[root[x]];
+    up[x]            = u;
+    vertex[x]        = make_uint2(minPos[x], u);
+  }
 }
 
 /** Flags the alpha-edges (flags cleared from the level's edge count up to `bound`); a contracted edge records its
- * level and the next level's vertex it lies in. */
+ * level and the next level's vertex it lies in. `vertex`: each vertex's (lightest edge, next level's vertex). */
 __global__ void
 ClassifyEdgesKernel(const LevelSize * size,
                     uint64_t          bound,
                     const uint32_t *  R,
                     const uint32_t * U,
                     const uint32_t * V,
-                    const uint32_t * minPos,
-                    const uint32_t * up,
+                    const uint2 *    vertex,
                     uint32_t         nextLevel,
                     uint32_t *       alphaFlag,
                     uint8_t *        edgeLevel,
@@ -141,14 +152,14 @@ ClassifyEdgesKernel(const LevelSize * size,
       alphaFlag[i] = 0;
       continue;
     }
-    const uint32_t a = U[i], b = V[i];
-    const bool     alpha = minPos[a] != i && minPos[b] != i;
-    alphaFlag[i]         = alpha ? 1u : 0u;
+    const uint2 a     = vertex[U[i]];
+    const bool  alpha = a.x != i && vertex[V[i]].x != i;
+    alphaFlag[i]      = alpha ? 1u : 0u;
     if (!alpha)
     {
       const uint32_t r = R ? R[i] : uint32_t(i);
       edgeLevel[r]     = uint8_t(nextLevel);
-      edgeVertex[r]    = up[a];
+      edgeVertex[r]    = a.y;
     }
   }
 }
@@ -161,7 +172,7 @@ GatherAlphaKernel(const LevelSize * size,
                   const uint32_t * V,
                   const uint32_t * alphaFlag,
                   const uint32_t * position,
-                  const uint32_t * up,
+                  const uint2 *    vertex,
                   uint32_t *       nR,
                   uint32_t *       nU,
                   uint32_t *       nV)
@@ -173,8 +184,8 @@ GatherAlphaKernel(const LevelSize * size,
       continue;
     const uint32_t j = position[i];
     nR[j]            = R ? R[i] : uint32_t(i);
-    nU[j]            = up[U[i]];
-    nV[j]            = up[V[i]];
+    nU[j]            = vertex[U[i]].y;
+    nV[j]            = vertex[V[i]].y;
   }
 }
 
