@@ -146,10 +146,11 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
   const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
 
-  // Internal nodes' (parent, smallest pixel) pairs for the smallest-pixel climb; counters: kept internal nodes,
-  // gathered nodes, pixels taken by the climb.
-  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker);
-  detail::DeviceBuffer<uint2>              pair(nodes - pixels, stream, &tracker);
+  // The tops' (parent, smallest pixel) pairs for the binary tree; in the general case `smallest` first counts
+  // children, then holds the nodes' smallest pixels. Counters: kept internal nodes, gathered nodes, pixels taken by
+  // the smallest-pixel climb.
+  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), smallest(binary ? 1 : nodes, stream, &tracker);
+  detail::DeviceBuffer<uint2>              pair(binary ? nodes - pixels : 1, stream, &tracker);
   detail::DeviceBuffer<uint8_t>            kept(binary ? 1 : nodes, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
@@ -158,28 +159,26 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
   // Pointer jumping until every internal node points at its run's top.
   JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
+  const unsigned climbBlocks = detail::GridStrideBlocks(pixels, kThreads, device);
+  const PairNodes  pairs{ pair.get(), uint32_t(pixels) };
+  const SplitNodes split{ dParent, smallest.get() };
   if (binary)
   {
     TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), pair.get(), counters.get());
     CHS_CUDA_CHECK_LAUNCH("TopParentKernel");
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, pairs, counters.get() + 2);
   }
   else
   {
-    {
-      detail::DeviceBuffer<uint32_t> children(nodes, stream, &tracker);
-      CHS_CUDA_CHECK(cudaMemsetAsync(children.get(), 0, nodes * sizeof(uint32_t), stream));
-      CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get());
-      CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
-      KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), children.get(), kept.get(), counters.get());
-      CHS_CUDA_CHECK_LAUNCH("KeepKernel");
-    }
+    CHS_CUDA_CHECK(cudaMemsetAsync(smallest.get(), 0, nodes * sizeof(uint32_t), stream));
+    CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get());
+    CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
+    KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), kept.get(), counters.get());
+    CHS_CUDA_CHECK_LAUNCH("KeepKernel");
     KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
     CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
-    KeptPairKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, kept.get(), pair.get());
-    CHS_CUDA_CHECK_LAUNCH("KeptPairKernel");
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, split, counters.get() + 2);
   }
-  SmallestPixelKernel<<<detail::GridStrideBlocks(pixels, kThreads, device), kThreads, 0, stream>>>(
-    uint32_t(pixels), dParent, pair.get(), counters.get() + 2);
   CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
   unsigned long long internal = 0;
   CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
@@ -189,9 +188,13 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const int                                shift = LevelShift(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
-  GatherKernel<<<detail::GridStrideBlocks(nodes - pixels, kThreads, device), kThreads, 0, stream>>>(
-    tree, nodes, binary ? nullptr : kept.get(), up.get(), pair.get(), shift, keys.get(), ids.get(),
-    counters.get() + 1);
+  const unsigned gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);
+  if (binary)
+    GatherKernel<<<gb, kThreads, 0, stream>>>(
+      tree, nodes, nullptr, up.get(), pairs, shift, keys.get(), ids.get(), counters.get() + 1);
+  else
+    GatherKernel<<<gb, kThreads, 0, stream>>>(
+      tree, nodes, kept.get(), up.get(), split, shift, keys.get(), ids.get(), counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
   return SortAndWrite(
     tree, internal, keys, ids, up.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);

@@ -17,8 +17,9 @@
 //     root becomes the root).
 //     Steps 2 to 4 are TopParentKernel alone for the spanning-tree construction's binary tree: there every top of a
 //     run has at least two children.
-//  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin), on
-//     (parent, smallest pixel) pairs of the kept internal nodes that TopParentKernel or KeptPairKernel write.
+//  5. SmallestPixelKernel: each leaf climbs while it lowers its ancestors' smallest pixel (atomicMin): on
+//     (parent, smallest pixel) pairs of the tops that TopParentKernel writes, or on the parents and a smallest-pixel
+//     array (the child counts' buffer, reset by KeepKernel) in the general case.
 //  6. GatherKernel lists the kept internal nodes with their keys (level code << levelShift | smallest pixel, where
 //     levelShift is the bit width of the largest pixel index); CUB sorts them.
 //  7. IdKernel and OutputKernel write the renumbered parents and the levels.
@@ -122,7 +123,7 @@ static __global__ void
 KeepKernel(GlobalTree           tree,
            uint64_t             nodes,
            uint32_t *           up,
-           const uint32_t *     children,
+           uint32_t *           children,
            uint8_t *            kept,
            unsigned long long * count)
 {
@@ -134,6 +135,7 @@ KeepKernel(GlobalTree           tree,
     const bool     keep = x < tree.pixels || (top && children[x] >= 2);
     kept[x]             = keep;
     up[x]               = (top && !keep && tree.parent[x] != x) ? tree.parent[x] : x;
+    children[x]         = 0xffffffffu; // becomes the smallest pixel of the node
     keptInternal += keep && x >= tree.pixels;
   }
   WarpAdd(keptInternal, count);
@@ -182,27 +184,62 @@ TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint2 * pa
   WarpAdd(tops, count);
 }
 
-/** The general path's (parent, smallest pixel) pairs of the kept internal nodes, for step 5. */
-static __global__ void
-KeptPairKernel(GlobalTree tree, uint64_t nodes, const uint8_t * kept, uint2 * pair)
+/** Step 5's view of the nodes: each kept internal node's parent and smallest pixel. PairNodes: one 8-byte pair per
+ * internal node (the spanning-tree construction's tops, written by TopParentKernel), so that a climb reads one
+ * sector a step. SplitNodes: the parent array and a smallest-pixel array over all nodes (the general path, in the
+ * child counts' buffer: v1 and v2 have K + 1 nodes a pixel, for which pairs would cost 8 bytes each). */
+struct PairNodes
 {
-  CHS_AT_FOR_EACH(i, nodes - tree.pixels)
+  uint2 *  pair;
+  uint32_t pixels;
+  __device__ __forceinline__ uint2
+  Load(uint32_t c) const
   {
-    const uint32_t x = uint32_t(tree.pixels + i);
-    if (kept[x])
-      pair[i] = make_uint2(tree.parent[x], 0xffffffffu);
+    return __ldcg(pair + (c - pixels)); // from L2, where the atomics land
   }
-}
+  __device__ __forceinline__ void
+  Lower(uint32_t c, uint32_t v) const
+  {
+    atomicMin(reinterpret_cast<unsigned *>(pair + (c - pixels)) + 1, v);
+  }
+  __device__ __forceinline__ uint32_t
+  Smallest(uint32_t c) const
+  {
+    return pair[c - pixels].y;
+  }
+};
+
+struct SplitNodes
+{
+  const uint32_t * parent;
+  uint32_t *       smallest;
+  __device__ __forceinline__ uint2
+  Load(uint32_t c) const
+  {
+    return make_uint2(__ldg(parent + c), __ldcg(smallest + c));
+  }
+  __device__ __forceinline__ void
+  Lower(uint32_t c, uint32_t v) const
+  {
+    atomicMin(smallest + c, v);
+  }
+  __device__ __forceinline__ uint32_t
+  Smallest(uint32_t c) const
+  {
+    return smallest[c];
+  }
+};
 
 /** Step 5. Every leaf carries its index up its ancestors with an atomicMin on their smallest pixel, and stops at
- * the first that already holds a smaller one (the holder carries it further). A node's parent and smallest pixel
- * are one 8-byte pair (pair[x - pixels]): one sector a step. Climbs too far, past nodes whose smaller pixels have
+ * the first that already holds a smaller one (the holder carries it further), on the nodes' view TNodes. Climbs too
+ * far, past nodes whose smaller pixels have
  * not arrived yet, are kept few: warps take runs of consecutive pixels in increasing order from `next` (pixels far
  * apart are never in flight together, as they were in a grid-stride loop whose warps drift apart), and of the lanes
  * of a warp at one node only the smallest pixel goes on (the others are the smallest of neither that node nor any
  * ancestor). */
+template <class TNodes>
 static __global__ void
-SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, uint2 * pair, unsigned long long * next)
+SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, TNodes nodes, unsigned long long * next)
 {
   constexpr unsigned kRun = 256; // pixels a warp takes at a time
   const unsigned     lane = threadIdx.x & 31u;
@@ -230,14 +267,14 @@ SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, uint2 * pair, unsi
           climbing = false; // a smaller pixel of this warp is at the same node
         if (!climbing)
           continue;
-        // The pair is read from L2, where the atomics land; the atomic's result is not waited for.
-        const uint2 e = __ldcg(pair + (c - pixels));
+        // The atomic's result is not waited for.
+        const uint2 e = nodes.Load(c);
         if (e.y < v)
         {
           climbing = false; // a smaller pixel has been or is being carried further up
           continue;
         }
-        atomicMin(reinterpret_cast<unsigned *>(pair + (c - pixels)) + 1, v);
+        nodes.Lower(c, v);
         if (e.x == c)
           climbing = false;
         c = e.x;
@@ -247,12 +284,13 @@ SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, uint2 * pair, unsi
 }
 
 /** Lists the kept internal nodes: kept[x] when `kept` is given, else the tops of runs (up[x] == x). */
+template <class TNodes>
 static __global__ void
 GatherKernel(GlobalTree           tree,
              uint64_t             nodes,
              const uint8_t *      kept,
              const uint32_t *     up,
-             const uint2 *        pair,
+             TNodes               smallest,
              int                  levelShift,
              unsigned long long * keys,
              uint32_t *           ids,
@@ -268,7 +306,7 @@ GatherKernel(GlobalTree           tree,
     const unsigned long long slot = BlockSlot(keep, count);
     if (keep)
     {
-      keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | pair[i].y;
+      keys[slot] = (uint64_t(tree.Level(x)) << levelShift) | smallest.Smallest(x);
       ids[slot]  = x;
     }
   }
