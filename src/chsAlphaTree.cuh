@@ -151,7 +151,7 @@ SpanningTreeConstruction(const TPixel *          dPixels,
       sl::ImageSpanningTree(dPixels, g, components, distance, tree.get(), spare.get(), stream, tracker, device,
                             nullptr, levelBits);
     // The tree keys' other buffer holds the (edge index, rank) pairs, the sorted keys' buffer their sort's output.
-    uint32_t * const edgeAt = reinterpret_cast<uint32_t *>(sorted == tree.get() ? spare.get() : tree.get());
+    uint32_t * const edgeAt  = reinterpret_cast<uint32_t *>(sorted == tree.get() ? spare.get() : tree.get());
     uint32_t * const edgeAlt = reinterpret_cast<uint32_t *>(const_cast<unsigned long long *>(sorted));
     SpanningTreeEdgesKernel<<<eb, sl::kThreads, 0, stream>>>(
       edges, sorted, g, dU.get(), dV.get(), dLevel, bySlots ? edgeAt : nullptr, edgeAt + edges);

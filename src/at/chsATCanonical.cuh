@@ -232,11 +232,10 @@ struct SplitNodes
 
 /** Step 5. Every leaf carries its index up its ancestors with an atomicMin on their smallest pixel, and stops at
  * the first that already holds a smaller one (the holder carries it further), on the nodes' view TNodes. Climbs too
- * far, past nodes whose smaller pixels have
- * not arrived yet, are kept few: warps take runs of consecutive pixels in increasing order from `next` (pixels far
- * apart are never in flight together, as they were in a grid-stride loop whose warps drift apart), and of the lanes
- * of a warp at one node only the smallest pixel goes on (the others are the smallest of neither that node nor any
- * ancestor). */
+ * far, past nodes whose smaller pixels have not arrived yet, are kept few: warps take runs of consecutive pixels in
+ * increasing order from `next` (pixels far apart are never in flight together, as they were in a grid-stride loop
+ * whose warps drift apart), and of the lanes of a warp at one node only the smallest pixel goes on (the others are
+ * the smallest of neither that node nor any ancestor). */
 template <class TNodes>
 static __global__ void
 SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, TNodes nodes, unsigned long long * next)
