@@ -162,10 +162,7 @@ SpanningTreeConstruction(const TPixel *          dPixels,
       // 2^(bits - 24) slots, 16 (64 bytes) on a 8192^2 8-connected image. On the top 16 bits only (two passes),
       // the stores into windows of 4096 slots cost more than the pass saved (8192^2: 0.6 -> 1.9 ms, 4 -> 3 ms for
       // 4- and 8-connected images).
-      int bits = 1;
-      while (bits < 32 && (uint64_t(1) << bits) < slots)
-        ++bits;
-      const int                   low = std::max(bits - 24, 0);
+      const int                   bits = IndexBits(slots), low = std::max(bits - 24, 0);
       cub::DoubleBuffer<uint32_t> k(edgeAt, edgeAlt), v(edgeAt + edges, edgeAlt + edges);
       size_t                      bytes = 0;
       CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, edges, low, bits, stream));

@@ -18,16 +18,6 @@ namespace
 
 constexpr unsigned kThreads = 256;
 
-/** Bits of the largest pixel index: the smallest pixel's field in the sort keys. */
-int
-LevelShift(uint64_t pixels)
-{
-  int bits = 1;
-  while (bits < 32 && (uint64_t(1) << bits) < pixels)
-    ++bits;
-  return bits;
-}
-
 /** The last stage of both paths: sorts the internal nodes' keys (level code << shift | smallest pixel; `ids`: their
  * construction ids, which index tree.parent), writes the renumbered parents and levels, checks them on the device,
  * stops `timer`, allocates through `allocate` and downloads. `newId` has room for every construction id. */
@@ -117,7 +107,7 @@ RenumberOnDevice(uint64_t                   pixels,
                  const ExecutionContext &   context)
 {
   const uint64_t                           room  = internal ? internal : 1;
-  const int                                shift = LevelShift(pixels);
+  const int                                shift = IndexBits(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), newId(pixels + room, stream, &tracker);
   LevelNodeKeysKernel<<<detail::GridStrideBlocks(room, kThreads, context.device), kThreads, 0, stream>>>(
@@ -185,7 +175,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   const uint64_t                           room  = internal ? internal : 1;
-  const int                                shift = LevelShift(pixels);
+  const int                                shift = IndexBits(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
   const unsigned gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);

@@ -13,6 +13,17 @@ namespace chs
 namespace at
 {
 
+/** The number of bits that hold every index below `count` (at least 1, at most 32): the smallest pixel's field in
+ * the renumbering's sort keys, the edge index's bits in the sort of the slot ranks. */
+inline int
+IndexBits(uint64_t count)
+{
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) < count)
+    ++bits;
+  return bits;
+}
+
 /** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
  * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
  * in (level, id) order; no pixel is a parent), checks it, stops `timer`, asks `allocate` for the arrays, downloads

@@ -215,9 +215,12 @@ ImageMinimumIncidentKernel(ImageGraph g, const uint32_t * slotRank, uint32_t * m
         end = uint32_t(g.Neighbour(x, y, z, s));
       }
       const int64_t b = g.Backward(x, y, z, s);
-      if (b >= 0 && slotRank[uint64_t(b) * g.slots + s] < m)
+      if (b < 0)
+        continue;
+      const uint32_t backward = slotRank[uint64_t(b) * g.slots + s];
+      if (backward < m)
       {
-        m   = slotRank[uint64_t(b) * g.slots + s];
+        m   = backward;
         end = uint32_t(b);
       }
     }
