@@ -277,6 +277,28 @@ TEST(AlphaTreeCUDA, EqualsReference3D)
   }
 }
 
+TEST(AlphaTreeCUDA, SpanningTreeOnWholeTiles)
+{
+  // The spanning tree's tile rounds on whole tiles (64 x 32 pixels, 16 x 16 x 8 voxels) of 16-bit noise, where each
+  // tile ends with many components and parallel edges between them, run after run; small enough for racecheck.
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (const Case & c : { Case{ 128, 64, 1, false }, Case{ 128, 64, 1, true }, Case{ 32, 32, 16, false } })
+  {
+    const auto v   = Values<uint16_t>(c, 61 + unsigned(c.full), 65536, false);
+    auto       p   = ParametersOf(c);
+    const Tree cpu = RunCPU(v, c, p);
+    p.algorithm    = chs::AlphaTreeAlgorithm::SpanningTree;
+    for (int run = 0; run < 2; ++run)
+    {
+      const Tree gpu = RunCUDA(v, c, p);
+      EXPECT_EQ(gpu.parent, cpu.parent) << c.nx << "x" << c.ny << "x" << c.nz << (c.full ? " full" : "") << ", run "
+                                        << run;
+      EXPECT_EQ(gpu.level, cpu.level);
+    }
+  }
+}
+
 TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
 {
   // Levels with more edges than one block takes (the whole grid runs them) between levels with few (block 0 runs
