@@ -357,12 +357,12 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
     uint32_t written = nxt[l];
     if (pairTable)
     {
-      const uint64_t pk = GlobalOf(l) * K;
+      const uint64_t p = GlobalOf(l);
       for (uint32_t left = written; left; left &= left - 1)
       {
         const unsigned s = unsigned(__ffs(int(left))) - 1u;
         const uint32_t h = Probe(PairTag(l, s), false);
-        if (h != kEmpty && sBest[h] != ((uint64_t(code[s * P + l]) << 32) | (pk + s)))
+        if (h != kEmpty && sBest[h] != Key(code[s * P + l], p, s))
           written &= ~(1u << s);
       }
       nxt[l] = written;
