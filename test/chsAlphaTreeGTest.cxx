@@ -271,8 +271,8 @@ TEST(AlphaTreeCUDA, EqualsReference3D)
     CheckCudaEqualsCPU(std::vector<uint16_t>(9 * 10 * 11, 300), { 9, 10, 11, full });
     const Case c{ 14, 13, 9, full, 4, 2 };
     CheckCudaEqualsCPU(Values<uint8_t>(c, 35, 256, true), c);
-    // Whole tiles of 16-bit noise (16 x 16 x 8 voxels, 16 x 8 x 8 26-connected), partial ones on three sides: many
-    // components and parallel edges per tile after the spanning tree's tile rounds.
+    // Whole and partial tiles of 16-bit noise (16 x 16 x 8 voxels, 16 x 8 x 8 26-connected): many components and
+    // parallel edges per tile after the spanning tree's tile rounds.
     CheckCudaEqualsCPU(Values<uint16_t>({ 48, 40, 27, full }, 36, 65536, false), { 48, 40, 27, full });
   }
 }
