@@ -1,14 +1,14 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the alpha-tree (quasi-flat zone hierarchy) of an image, ITK-free API.
  *
- *  Two implementations of one definition: the CUDA backend (src/chsAlphaTree*.cu, src/at/; four constructions, see
+ *  Two implementations of one definition: the CUDA backend (src/AlphaTree/; four constructions, see
  *  AlphaTreeAlgorithm: the level-synchronous Kruskal, Carlinet, Kaci and Blin's per-block partial trees merged across
  *  tile borders with the lock-free CONNECT (v1, v2), and the minimum spanning tree with PANDORA) and the sequential
- *  CPU reference (src/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a union-find, then canonicalisation,
- *  the paper's algorithm 1). For the same input they write identical arrays. The queries that are per-pixel work,
- *  the cut and the saliency map, have both backends too (AlphaTreeCut*, AlphaTreeSaliency*, below).
+ *  CPU reference (src/AlphaTree/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a union-find, then
+ *  canonicalisation, the paper's algorithm 1). For the same input they write identical arrays. The queries that are
+ *  per-pixel work, the cut and the saliency map, have both backends too (AlphaTreeCut*, AlphaTreeSaliency*, below).
  *
- *  The definition (docs/design-notes.md, "Alpha-tree"):
+ *  The definition (docs/alpha-tree.md):
  *  - The image graph and its edge weights are those of the single-linkage image graphs (include/chsSingleLinkage.h):
  *    4/8-connectivity in 2D, 6/26 in 3D; |a - b| for scalars, the L1, L2 or L-infinity norm for vectors.
  *  - An alpha-connected component is a set of pixels joined by paths whose edges weigh at most alpha. The tree's
@@ -46,9 +46,9 @@ enum class AlphaTreeAlgorithm
    * backend's construction: its work does not grow with the number of distinct levels on a branch, which is what
    * slows the paper's merges down on high-dynamic-range images (16-bit, float, vectors). */
   SpanningTree,
-  /** Kruskal's union-find one level at a time, every edge of a level at once (src/at/chsATLevels.cuh): builds the
-   * canonical tree directly, with two grid barriers per level. For 8-bit and 16-bit integer scalar images only
-   * (std::invalid_argument otherwise); its time grows with the number of distinct edge weights. */
+  /** Kruskal's union-find one level at a time, every edge of a level at once (src/AlphaTree/chsAlphaTreeLevels.cuh):
+   * builds the canonical tree directly, with two grid barriers per level. For 8-bit and 16-bit integer scalar images
+   * only (std::invalid_argument otherwise); its time grows with the number of distinct edge weights. */
   LevelSynchronous
 };
 

@@ -1,9 +1,9 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: connected-components labeling, ITK-free API.
  *
- *  Two implementations of one definition: LabelConnectedComponentsCUDA (src/chsConnectedComponents.cu) and the
- *  sequential reference LabelConnectedComponentsCPU (src/chsConnectedComponentsCPU.cxx). For the same input they
- *  return identical label arrays, counts and statistics.
+ *  Two implementations of one definition: LabelConnectedComponentsCUDA (src/ConnectedComponents/) and the
+ *  sequential reference LabelConnectedComponentsCPU (src/ConnectedComponents/chsConnectedComponentsCPU.cxx). For the
+ *  same input they return identical label arrays, counts and statistics.
  *=========================================================================*/
 #ifndef chsConnectedComponents_h
 #define chsConnectedComponents_h

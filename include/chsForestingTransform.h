@@ -1,11 +1,12 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the Image Foresting Transform by seed competition, ITK-free API.
  *
- *  Two implementations of one definition: ImageForestingTransformCUDA (src/chsForestingTransform.cu, block-local
- *  relaxation rounds) and the sequential reference ImageForestingTransformCPU (src/chsForestingTransformCPU.cxx,
- *  Dijkstra with a binary heap). For the same input they return identical labels, costs and predecessors.
+ *  Two implementations of one definition: ImageForestingTransformCUDA (src/ForestingTransform/, block-local
+ *  relaxation rounds) and the sequential reference ImageForestingTransformCPU
+ *  (src/ForestingTransform/chsForestingTransformCPU.cxx, Dijkstra with a binary heap). For the same input they return
+ *  identical labels, costs and predecessors.
  *
- *  The definition (docs/design-notes.md, "Image Foresting Transform"):
+ *  The definition (docs/image-foresting-transform.md):
  *  - Arc weight w(p, q) from the weight image B: B(q) (Target, the paper's), max(B(p), B(q)) or |B(p) - B(q)|.
  *  - Path cost f_max: 0 for the trivial path of a seed, the largest arc weight along any other path. V(q) is the
  *    smallest f_max over all paths from any seed to q.

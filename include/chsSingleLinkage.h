@@ -2,12 +2,12 @@
  *  CudaHierarchicalSegmentation: single-linkage dendrograms (minimum spanning tree, then the dendrogram of the
  *  tree), ITK-free API.
  *
- *  Two implementations of one definition: the CUDA backend (src/chsSingleLinkage*.cu: Boruvka minimum spanning
+ *  Two implementations of one definition: the CUDA backend (src/SingleLinkage/: Boruvka minimum spanning
  *  tree with a concurrent union-find, then PANDORA, Sao et al., ICPP 2024) and the sequential CPU reference
- *  (src/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's algorithm 2). For
- *  the same input they write identical arrays.
+ *  (src/SingleLinkage/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's algorithm
+ *  2). For the same input they write identical arrays.
  *
- *  The definition (docs/design-notes.md, "Single-linkage dendrograms"):
+ *  The definition (docs/single-linkage.md):
  *  - Edges are ordered by (weight, edge index). The order is total, so the minimum spanning tree and its
  *    dendrogram are unique.
  *  - The minimum spanning tree's edges, in that order, get ranks 0 .. n-2 (n vertices). Node ids: the vertices are

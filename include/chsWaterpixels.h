@@ -1,10 +1,10 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: Waterpixels (Machairas et al.), ITK-free API.
  *
- *  Two implementations of one definition: WaterpixelsCUDA (src/chsWaterpixels.cu: the border image and the seeds
- *  on the GPU, then the CUDA Image Foresting Transform) and the sequential reference WaterpixelsCPU
- *  (src/chsWaterpixelsCPU.cxx). For the same input they return identical labels and border images: every float
- *  operation of the border image is the same correctly rounded operation, in the same order, on both.
+ *  Two implementations of one definition: WaterpixelsCUDA (src/Waterpixels/chsWaterpixels.cu: the border image and the
+ *  seeds on the GPU, then the CUDA Image Foresting Transform) and the sequential reference WaterpixelsCPU
+ *  (src/Waterpixels/chsWaterpixelsCPU.cxx). For the same input they return identical labels and border images: every
+ *  float operation of the border image is the same correctly rounded operation, in the same order, on both.
  *
  *  The definition:
  *  - Grid: the image is cut into cells of gridStep[d] pixels along axis d (the last cell of an axis may be shorter).

@@ -1,11 +1,11 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the watershed (PRUF, APRUF, PRW) and the waterfall hierarchy, ITK-free API.
  *
- *  Two implementations of one definition: WatershedCUDA / WaterfallCUDA (src/chsWatershed.cuh and src/ws/, after
+ *  Two implementations of one definition: WatershedCUDA / WaterfallCUDA (src/Watershed/, after
  *  Yeghiazaryan, Gabrielyan and Voiculescu, "Parallel Watershed Partitioning: GPU-Based Hierarchical Image
- *  Segmentation") and the sequential references WatershedCPU / WaterfallCPU (src/chsWatershedCPU.cxx).
+ *  Segmentation") and the sequential references WatershedCPU / WaterfallCPU (src/Watershed/chsWatershedCPU.cxx).
  *
- *  The watershed, exactly (docs/design-notes.md, "Watershed"). Pixels are ordered by raster index (x fastest);
+ *  The watershed, exactly (docs/watershed.md). Pixels are ordered by raster index (x fastest);
  *  N(p) is the neighbourhood of the connectivity (4/8 in 2D, 6/26 in 3D). A plateau is a connected set of pixels
  *  of equal value (connected through N).
  *  - Lowest neighbour. low(p) is the neighbour of smallest value; among several, the one of largest raster index

@@ -1,0 +1,164 @@
+// The sequential reference of the alpha-tree (include/chsAlphaTree.h), the paper's algorithm 1: Kruskal over the
+// edges sorted by (weight, edge index) with a union-find builds the binary partition tree (the single-linkage
+// dendrogram of the image graph, src/SingleLinkage/chsSingleLinkageCPU.cxx), then canonicalisation removes every node
+// whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
+#include "chsAlphaTree.h"
+#include "chsAlphaTreeRule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace chs
+{
+
+template <typename TPixel>
+AlphaTreeResult
+ImageAlphaTreeCPU(const TPixel *              pixels,
+                  const Grid &                grid,
+                  const AlphaTreeParameters & parameters,
+                  const AlphaTreeAllocator &  allocate)
+{
+  at::CheckedGraph(grid, parameters);
+  const uint64_t n = grid.NumberOfVoxels();
+  if (!allocate)
+    throw std::invalid_argument("no allocator for the tree");
+  AlphaTreeResult result;
+  if (n == 1)
+  {
+    if (parameters.graph.components == 0)
+      throw std::invalid_argument("pixels have no component");
+    for (unsigned c = 0; c < parameters.graph.components; ++c)
+      if (pixels[c] != pixels[c])
+        throw std::invalid_argument("pixel 0 is NaN");
+    return at::SinglePixelTree(allocate);
+  }
+
+  // The binary partition tree: node n + r is the minimum spanning tree's edge of rank r.
+  const uint64_t        total = 2 * n - 1;
+  std::vector<uint32_t> parent(total);
+  std::vector<double>   weight(n - 1);
+  DendrogramArrays      bpt;
+  bpt.parent = parent.data();
+  bpt.weight = weight.data();
+  ImageSingleLinkageCPU(pixels, grid, parameters.graph, bpt);
+  auto levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };
+
+  // Canonicalisation, from the root down: top[x] is the highest node of x's run of equal levels.
+  std::vector<uint32_t> top(total);
+  for (uint64_t x = total; x-- > n;)
+  {
+    const uint32_t p = parent[x];
+    top[x]           = (p != x && weight[p - n] == weight[x - n]) ? top[p] : uint32_t(x);
+  }
+  auto kept = [&](uint64_t x) { return x < n || top[x] == x; };
+
+  // Smallest pixel of every kept node, children before parents (ids grow towards the root).
+  std::vector<uint32_t> smallest(total, std::numeric_limits<uint32_t>::max());
+  for (uint64_t x = 0; x < total; ++x)
+  {
+    if (!kept(x))
+      continue;
+    if (x < n)
+      smallest[x] = uint32_t(x);
+    if (parent[x] != x)
+    {
+      const uint32_t p = top[parent[x]];
+      smallest[p]      = std::min(smallest[p], smallest[x]);
+    }
+  }
+
+  // Renumbering of the internal nodes by (level, smallest pixel).
+  std::vector<uint32_t> internal;
+  for (uint64_t x = n; x < total; ++x)
+    if (kept(x))
+      internal.push_back(uint32_t(x));
+  std::sort(internal.begin(),
+            internal.end(),
+            [&](uint32_t a, uint32_t b)
+            {
+              const double la = levelOf(a), lb = levelOf(b);
+              return la < lb || (la == lb && smallest[a] < smallest[b]);
+            });
+  std::vector<uint32_t> id(total);
+  std::iota(id.begin(), id.begin() + n, 0u);
+  for (size_t r = 0; r < internal.size(); ++r)
+    id[internal[r]] = uint32_t(n + r);
+
+  result.nodes              = n + internal.size();
+  const AlphaTreeArrays out = at::Allocated(allocate, result.nodes);
+  for (uint64_t x = 0; x < total; ++x)
+  {
+    if (!kept(x))
+      continue;
+    const uint32_t me = id[x];
+    out.parent[me]    = parent[x] == x ? me : id[top[parent[x]]];
+    if (out.level)
+      out.level[me] = levelOf(x);
+  }
+  return result;
+}
+
+uint64_t
+AlphaTreeCutCPU(const uint32_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint32_t *       labels)
+{
+  at::CheckCut(range, alpha, omega);
+  const bool constrained = omega < std::numeric_limits<double>::infinity();
+  auto qualifies = [&](uint64_t x) { return x < leaves || (level[x] <= alpha && (!constrained || range[x] <= omega)); };
+  // From the root down (parents come after their children): the region of a node is its parent's region when the
+  // parent qualifies (a qualifying node's children qualify: levels and ranges grow towards the root).
+  std::vector<uint32_t> region(nodes);
+  for (uint64_t x = nodes; x-- > 0;)
+    region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : uint32_t(x);
+  std::vector<uint32_t> label(nodes, 0);
+  uint32_t              next = 0;
+  for (uint64_t p = 0; p < leaves; ++p)
+  {
+    uint32_t & l = label[region[p]];
+    if (l == 0)
+      l = ++next;
+    labels[p] = l;
+  }
+  return next;
+}
+
+void
+AlphaTreeSaliencyCPU(const uint32_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency)
+{
+  const at::SaliencyGrid s(pixels);
+  if (nodes < pixels.NumberOfVoxels())
+    throw std::invalid_argument("a tree of " + std::to_string(nodes) + " nodes for " +
+                                std::to_string(pixels.NumberOfVoxels()) + " pixels");
+  // Samples with k odd coordinates, k = 0 .. dimension: the pixels, the merge levels, then the largest neighbours.
+  for (unsigned k = 0; k <= s.dimension; ++k)
+    for (uint64_t i = 0; i < s.samples; ++i)
+    {
+      uint64_t c[3];
+      if (at::OddCoordinates(s, i, c) == k)
+        saliency[i] = k == 0 ? 0.0f : at::SaliencySample(s, parent, level, saliency, i, c, k);
+    }
+}
+
+#define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
+  template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
+    const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)
+CHS_INSTANTIATE_ALPHA_TREE_CPU(uint8_t);
+CHS_INSTANTIATE_ALPHA_TREE_CPU(uint16_t);
+CHS_INSTANTIATE_ALPHA_TREE_CPU(int16_t);
+CHS_INSTANTIATE_ALPHA_TREE_CPU(float);
+#undef CHS_INSTANTIATE_ALPHA_TREE_CPU
+
+} // namespace chs

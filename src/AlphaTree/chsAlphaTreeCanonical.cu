@@ -1,0 +1,194 @@
+// CUDA alpha-tree: the canonicalisation and renumbering driver (kernels in
+// src/AlphaTree/chsAlphaTreeCanonicalKernels.cuh), shared by every pixel type.
+#include "chsAlphaTreeCanonicalKernels.cuh"
+#include "chsAlphaTreeDevice.h"
+#include "chsAlphaTreeRule.h"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace chs
+{
+namespace at
+{
+namespace
+{
+
+constexpr unsigned kThreads = 256;
+
+/** The last stage of both paths: sorts the internal nodes' keys (level code << shift | smallest pixel; `ids`: their
+ * construction ids, which index tree.parent), writes the renumbered parents and levels, checks them on the device,
+ * stops `timer`, allocates through `allocate` and downloads. `newId` has room for every construction id. */
+uint64_t
+SortAndWrite(const GlobalTree &                         tree,
+             uint64_t                                   internal,
+             detail::DeviceBuffer<unsigned long long> & keys,
+             detail::DeviceBuffer<uint32_t> &           ids,
+             uint32_t *                                 newId,
+             int                                        shift,
+             int                                        levelBits,
+             bool                                       isFloat,
+             const AlphaTreeAllocator &                 allocate,
+             detail::EventTimer &                       timer,
+             cudaStream_t                               stream,
+             detail::MemoryTracker &                    tracker,
+             const ExecutionContext &                   context)
+{
+  const int                                device = context.device;
+  const uint64_t                           pixels = tree.pixels;
+  const uint64_t                           room   = internal ? internal : 1;
+  detail::DeviceBuffer<unsigned long long> keysAlt(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           idsAlt(room, stream, &tracker);
+  cub::DoubleBuffer<unsigned long long>    k(keys.get(), keysAlt.get());
+  cub::DoubleBuffer<uint32_t>              v(ids.get(), idsAlt.get());
+  // Keys are (level code, smallest pixel): sort on the pixel bits and the level code's significant bits.
+  const int endBit = shift + levelBits;
+  size_t    bytes  = 0;
+  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, internal, 0, endBit, stream));
+  {
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, internal, 0, endBit, stream));
+  }
+  IdKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
+    internal, uint32_t(pixels), v.Current(), newId);
+  CHS_CUDA_CHECK_LAUNCH("IdKernel");
+  const uint64_t                 total = pixels + internal;
+  detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
+  detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
+  detail::DeviceBuffer<uint2>    record(room, stream, &tracker); // (level code, children) for the check
+  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+    tree, internal, v.Current(), k.Current(), newId, shift, isFloat, outParent.get(), outLevel.get(), record.get());
+  CHS_CUDA_CHECK_LAUNCH("OutputKernel");
+
+  // The check of the definition's structure, on the device.
+  detail::DeviceBuffer<unsigned> broken(1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(broken.get(), 0, sizeof(unsigned), stream));
+  CheckParentsKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+    uint32_t(pixels), total, outParent.get(), record.get(), broken.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
+  CheckChildrenKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
+    internal, record.get(), broken.get());
+  CHS_CUDA_CHECK_LAUNCH("CheckChildrenKernel");
+  unsigned bad = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&bad, broken.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (bad)
+    throw std::logic_error("the CUDA alpha-tree is not a canonical tree (internal error: please report it)");
+  timer.Stop();
+
+  const AlphaTreeArrays out = Allocated(allocate, total);
+  detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+  if (out.level)
+  {
+    if (!out.leafLevelsZero)
+      std::fill(out.level, out.level + pixels, 0.0);
+    if (internal)
+      detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
+  }
+  return total;
+}
+
+} // namespace
+
+uint64_t
+RenumberOnDevice(uint64_t                   pixels,
+                 uint64_t                   internal,
+                 uint32_t *                 dNodeParent,
+                 const uint32_t *           dNodeLevel,
+                 const uint32_t *           dNodeMin,
+                 int                        levelBits,
+                 bool                       isFloat,
+                 const AlphaTreeAllocator & allocate,
+                 detail::EventTimer &       timer,
+                 cudaStream_t               stream,
+                 detail::MemoryTracker &    tracker,
+                 const ExecutionContext &   context)
+{
+  const uint64_t                           room  = internal ? internal : 1;
+  const int                                shift = IndexBits(pixels);
+  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), newId(pixels + room, stream, &tracker);
+  LevelNodeKeysKernel<<<detail::GridStrideBlocks(room, kThreads, context.device), kThreads, 0, stream>>>(
+    internal, uint32_t(pixels), dNodeLevel, dNodeMin, shift, keys.get(), ids.get());
+  CHS_CUDA_CHECK_LAUNCH("LevelNodeKeysKernel");
+  const GlobalTree tree{ dNodeParent, nullptr, uint32_t(pixels) };
+  return SortAndWrite(
+    tree, internal, keys, ids, newId.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
+}
+
+uint64_t
+CanonicaliseOnDevice(uint64_t                   pixels,
+                     uint64_t                   nodes,
+                     uint32_t *                 dParent,
+                     const uint32_t *           dLevel,
+                     bool                       binary,
+                     bool                       isFloat,
+                     int                        levelBits,
+                     const AlphaTreeAllocator & allocate,
+                     detail::EventTimer &       timer,
+                     cudaStream_t               stream,
+                     detail::MemoryTracker &    tracker,
+                     const ExecutionContext &   context)
+{
+  const int        device = context.device;
+  const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
+  const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
+
+  // The tops' (parent, smallest pixel) pairs for the binary tree; in the general case `smallest` first counts
+  // children, then holds the nodes' smallest pixels. Counters: kept internal nodes, gathered nodes, pixels taken by
+  // the smallest-pixel climb.
+  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), smallest(binary ? 1 : nodes, stream, &tracker);
+  detail::DeviceBuffer<uint2>              pair(binary ? nodes - pixels : 1, stream, &tracker);
+  detail::DeviceBuffer<uint8_t>            kept(binary ? 1 : nodes, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
+
+  RunKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get());
+  CHS_CUDA_CHECK_LAUNCH("RunKernel");
+  // Pointer jumping until every internal node points at its run's top.
+  JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
+  const unsigned climbBlocks = detail::GridStrideBlocks(pixels, kThreads, device);
+  const PairNodes  pairs{ pair.get(), uint32_t(pixels) };
+  const SplitNodes split{ dParent, smallest.get() };
+  if (binary)
+  {
+    TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), pair.get(), counters.get());
+    CHS_CUDA_CHECK_LAUNCH("TopParentKernel");
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, pairs, counters.get() + 2);
+  }
+  else
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(smallest.get(), 0, nodes * sizeof(uint32_t), stream));
+    CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get());
+    CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
+    KeepKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get(), kept.get(), counters.get());
+    CHS_CUDA_CHECK_LAUNCH("KeepKernel");
+    KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
+    CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, split, counters.get() + 2);
+  }
+  CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
+  unsigned long long internal = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&internal, counters.get(), sizeof(internal), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  const uint64_t                           room  = internal ? internal : 1;
+  const int                                shift = IndexBits(pixels);
+  detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
+  const unsigned gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);
+  if (binary)
+    GatherKernel<<<gb, kThreads, 0, stream>>>(
+      tree, nodes, nullptr, up.get(), pairs, shift, keys.get(), ids.get(), counters.get() + 1);
+  else
+    GatherKernel<<<gb, kThreads, 0, stream>>>(
+      tree, nodes, kept.get(), up.get(), split, shift, keys.get(), ids.get(), counters.get() + 1);
+  CHS_CUDA_CHECK_LAUNCH("GatherKernel");
+  return SortAndWrite(
+    tree, internal, keys, ids, up.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
+}
+
+} // namespace at
+} // namespace chs

@@ -1,0 +1,134 @@
+// CUDA alpha-tree queries (include/chsAlphaTree.h, AlphaTreeCutCUDA and AlphaTreeSaliencyCUDA): the drivers of
+// src/AlphaTree/chsAlphaTreeCutKernels.cuh.
+#include "chsAlphaTreeCanonicalKernels.cuh"
+#include "chsAlphaTreeCutKernels.cuh"
+#include "chsAlphaTree.h"
+#include "chsAlphaTreeRule.h"
+#include "Common/chsCudaCommon.cuh"
+#include "Common/chsDeviceHelpers.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <limits>
+
+namespace chs
+{
+
+uint64_t
+AlphaTreeCutCUDA(const uint32_t *         parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 uint32_t *               labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info)
+{
+  at::CheckCut(range, alpha, omega);
+  if (leaves == 0 || nodes < leaves)
+    throw std::invalid_argument("a tree of " + std::to_string(leaves) + " leaves and " + std::to_string(nodes) +
+                                " nodes");
+  const bool            constrained = omega < std::numeric_limits<double>::infinity();
+  constexpr unsigned    kThreads    = 256;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  const int             device = context.device;
+  detail::MemoryTracker tracker;
+
+  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
+  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dRange(constrained ? nodes : 1, stream, &tracker);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
+  if (constrained)
+    detail::CopyToDevice(dRange.get(), range, nodes * sizeof(double), stream, context);
+  if (context.progress)
+    context.progress(0.3f);
+
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const unsigned blocks = detail::GridStrideBlocks(nodes, kThreads, device);
+  at::CutUpKernel<<<blocks, kThreads, 0, stream>>>(
+    dParent.get(), dLevel.get(), constrained ? dRange.get() : nullptr, nodes, alpha, omega, up.get());
+  CHS_CUDA_CHECK_LAUNCH("CutUpKernel");
+  // Pointer jumping until every node points at its region.
+  at::JumpUntilStill(0, nodes, up.get(), blocks, kThreads, stream, tracker);
+  // dParent is free now: the regions' first pixels.
+  uint32_t * first = dParent.get();
+  CHS_CUDA_CHECK(cudaMemsetAsync(first, 0xff, nodes * sizeof(uint32_t), stream));
+  const unsigned lb = detail::GridStrideBlocks(leaves, kThreads, device);
+  at::CutFirstKernel<<<lb, kThreads, 0, stream>>>(up.get(), leaves, first);
+  CHS_CUDA_CHECK_LAUNCH("CutFirstKernel");
+  detail::DeviceBuffer<uint32_t> flag(leaves, stream, &tracker), rank(leaves, stream, &tracker),
+    dLabels(leaves, stream, &tracker);
+  at::CutFlagKernel<<<lb, kThreads, 0, stream>>>(up.get(), first, leaves, flag.get());
+  CHS_CUDA_CHECK_LAUNCH("CutFlagKernel");
+  size_t bytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flag.get(), rank.get(), leaves, stream));
+  {
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, flag.get(), rank.get(), leaves, stream));
+  }
+  at::CutLabelKernel<<<lb, kThreads, 0, stream>>>(up.get(), first, rank.get(), leaves, dLabels.get());
+  CHS_CUDA_CHECK_LAUNCH("CutLabelKernel");
+  uint32_t lastRank = 0, lastFlag = 0;
+  ReadBack(lastRank, rank.get() + leaves - 1, stream);
+  ReadBack(lastFlag, flag.get() + leaves - 1, stream);
+  timer.Stop();
+  detail::CopyToHost(labels, dLabels.get(), leaves * sizeof(uint32_t), stream, context);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes    = tracker.peak;
+  }
+  if (context.progress)
+    context.progress(1.0f);
+  return uint64_t(lastRank) + lastFlag;
+}
+
+void
+AlphaTreeSaliencyCUDA(const uint32_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info)
+{
+  const at::SaliencyGrid s(pixels);
+  if (nodes < pixels.NumberOfVoxels())
+    throw std::invalid_argument("a tree of " + std::to_string(nodes) + " nodes for " +
+                                std::to_string(pixels.NumberOfVoxels()) + " pixels");
+  constexpr unsigned    kThreads = 256;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+
+  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
+  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker);
+  detail::DeviceBuffer<float>    dOut(s.samples, stream, &tracker);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
+  if (context.progress)
+    context.progress(0.3f);
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const unsigned blocks = detail::GridStrideBlocks(s.samples, kThreads, context.device);
+  for (unsigned k = 0; k <= s.dimension; ++k)
+  {
+    at::SaliencyKernel<<<blocks, kThreads, 0, stream>>>(s, dParent.get(), dLevel.get(), k, dOut.get());
+    CHS_CUDA_CHECK_LAUNCH("SaliencyKernel");
+  }
+  timer.Stop();
+  detail::CopyToHost(saliency, dOut.get(), s.samples * sizeof(float), stream, context);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes    = tracker.peak;
+  }
+  if (context.progress)
+    context.progress(1.0f);
+}
+
+} // namespace chs

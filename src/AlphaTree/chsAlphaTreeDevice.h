@@ -1,0 +1,67 @@
+// Internal to the .cu files: what the alpha-tree's image entry (one translation unit per pixel type,
+// the generated chsAlphaTree_<pixel>.cu) calls after the construction. Implemented once, in
+// src/AlphaTree/chsAlphaTreeCanonical.cu.
+#ifndef chsAlphaTreeDevice_h
+#define chsAlphaTreeDevice_h
+
+#include "chsAlphaTree.h"
+#include "Common/chsCudaCommon.cuh"
+
+#include <cuda_runtime.h>
+
+namespace chs
+{
+namespace at
+{
+
+/** The number of bits that hold every index below `count` (at least 1, at most 32): the smallest pixel's field in
+ * the renumbering's sort keys, the edge index's bits in the sort of the slot ranks. */
+inline int
+IndexBits(uint64_t count)
+{
+  int bits = 1;
+  while (bits < 32 && (uint64_t(1) << bits) < count)
+    ++bits;
+  return bits;
+}
+
+/** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
+ * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
+ * in (level, id) order; no pixel is a parent), checks it, stops `timer`, asks `allocate` for the arrays, downloads
+ * the tree into them and returns the number of nodes. `binary`: every internal node has exactly two children (the
+ * spanning-tree construction), which spares counting children. dParent is overwritten. */
+uint64_t
+CanonicaliseOnDevice(uint64_t                   pixels,
+                     uint64_t                   nodes,
+                     uint32_t *                 dParent,
+                     const uint32_t *           dLevel,
+                     bool                       binary,
+                     bool                       isFloat,
+                     int                        levelBits,
+                     const AlphaTreeAllocator & allocate,
+                     detail::EventTimer &       timer,
+                     cudaStream_t               stream,
+                     detail::MemoryTracker &    tracker,
+                     const ExecutionContext &   context);
+
+/** The same last stage for a tree that is canonical already (the level-synchronous construction): `internal`
+ * internal nodes with ids pixels + slot, dNodeParent over all nodes, dNodeLevel and dNodeMin (level code and smallest
+ * pixel) by slot. Renumbers by (level, smallest pixel), checks, stops `timer`, allocates, downloads. */
+uint64_t
+RenumberOnDevice(uint64_t                   pixels,
+                 uint64_t                   internal,
+                 uint32_t *                 dNodeParent,
+                 const uint32_t *           dNodeLevel,
+                 const uint32_t *           dNodeMin,
+                 int                        levelBits,
+                 bool                       isFloat,
+                 const AlphaTreeAllocator & allocate,
+                 detail::EventTimer &       timer,
+                 cudaStream_t               stream,
+                 detail::MemoryTracker &    tracker,
+                 const ExecutionContext &   context);
+
+} // namespace at
+} // namespace chs
+
+#endif

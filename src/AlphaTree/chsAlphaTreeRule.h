@@ -1,0 +1,150 @@
+// The alpha-tree's checks that both backends make (include/chsAlphaTree.h states the definition).
+#ifndef chsAlphaTreeRule_h
+#define chsAlphaTreeRule_h
+
+#include "chsAlphaTree.h"
+#include "SingleLinkage/chsSingleLinkageRule.h"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace chs
+{
+namespace at
+{
+
+/** The image graph of the tree, after the size checks: node ids of the CUDA construction (pixels, then K edge slots
+ * per pixel) must fit in 32 bits, one value kept free. */
+inline sl::ImageGraph
+CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
+{
+  const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
+  sl::CheckImageGraph(grid, parameters.graph, graph);
+  const uint64_t nodes = grid.NumberOfVoxels() * (graph.slots + 1);
+  if (nodes >= (uint64_t(1) << 32) - 1)
+    throw std::invalid_argument("the image has " + std::to_string(grid.NumberOfVoxels()) + " pixels and " +
+                                std::to_string(grid.NumberOfVoxels() * graph.slots) +
+                                " edge slots; their sum must stay below 2^32 - 1");
+  return graph;
+}
+
+/** The arrays of a tree of `nodes` nodes, from the caller's allocator. */
+inline AlphaTreeArrays
+Allocated(const AlphaTreeAllocator & allocate, uint64_t nodes)
+{
+  const AlphaTreeArrays out = allocate(nodes);
+  if (out.parent == nullptr)
+    throw std::invalid_argument("the allocator gave no parent array for the tree");
+  return out;
+}
+
+/** The tree of a 1-pixel image: one leaf, its own root. */
+inline AlphaTreeResult
+SinglePixelTree(const AlphaTreeAllocator & allocate)
+{
+  const AlphaTreeArrays out = Allocated(allocate, 1);
+  out.parent[0]             = 0;
+  if (out.level)
+    out.level[0] = 0.0;
+  AlphaTreeResult result;
+  result.nodes = 1;
+  return result;
+}
+
+/** The checks of a cut's parameters that both backends make. */
+inline void
+CheckCut(const double * range, double alpha, double omega)
+{
+  if (alpha != alpha || omega != omega)
+    throw std::invalid_argument("alpha and omega must not be NaN");
+  if (omega < std::numeric_limits<double>::infinity() && range == nullptr)
+    throw std::invalid_argument("an alpha-omega cut needs the nodes' value ranges");
+}
+
+/** The interpixel grid of a saliency map: sizes 2 s - 1 and strides, of samples and of pixels. */
+struct SaliencyGrid
+{
+  uint64_t size[3] = { 1, 1, 1 }, stride[3] = { 1, 1, 1 };
+  uint64_t pixels[3] = { 1, 1, 1 }, pixelStride[3] = { 1, 1, 1 };
+  unsigned dimension = 2;
+  uint64_t samples   = 1;
+
+  explicit SaliencyGrid(const Grid & g)
+    : dimension(g.dimension)
+  {
+    for (unsigned d = 0; d < g.dimension; ++d)
+    {
+      pixels[d] = g.size[d];
+      size[d]   = 2 * g.size[d] - 1;
+    }
+    for (unsigned d = 1; d < 3; ++d)
+    {
+      stride[d]      = stride[d - 1] * size[d - 1];
+      pixelStride[d] = pixelStride[d - 1] * pixels[d - 1];
+    }
+    samples = size[0] * size[1] * size[2];
+  }
+};
+
+/** The merge level of pixels a and b: climb the smaller id (parents have larger ids) until the paths meet. */
+CHS_HOST_DEVICE float
+MergeLevel(const uint32_t * parent, const double * level, uint32_t a, uint32_t b)
+{
+  while (a != b)
+  {
+    if (a < b)
+      a = parent[a];
+    else
+      b = parent[b];
+  }
+  return float(level[a]);
+}
+
+/** Sample i of the grid: the number of odd coordinates (k), and for k = 1 the two pixels it lies between; for k > 1,
+ * the largest of the samples beside it along its odd axes (those have k - 1 odd coordinates). */
+CHS_HOST_DEVICE unsigned
+OddCoordinates(const SaliencyGrid & s, uint64_t i, uint64_t * c)
+{
+  c[0]         = i % s.size[0];
+  c[1]         = (i / s.size[0]) % s.size[1];
+  c[2]         = i / (s.size[0] * s.size[1]);
+  unsigned odd = 0;
+  for (unsigned d = 0; d < 3; ++d)
+    odd += unsigned(c[d] & 1);
+  return odd;
+}
+
+CHS_HOST_DEVICE float
+SaliencySample(const SaliencyGrid & s,
+               const uint32_t *     parent,
+               const double *       level,
+               const float *        out,
+               uint64_t             i,
+               const uint64_t *     c,
+               unsigned             k)
+{
+  if (k == 1)
+  {
+    uint64_t p = 0, q = 0;
+    for (unsigned d = 0; d < 3; ++d)
+    {
+      p += (c[d] / 2) * s.pixelStride[d];
+      q += ((c[d] + 1) / 2) * s.pixelStride[d];
+    }
+    return MergeLevel(parent, level, uint32_t(p), uint32_t(q));
+  }
+  float m = 0.0f;
+  for (unsigned d = 0; d < 3; ++d)
+    if (c[d] & 1)
+    {
+      m = out[i - s.stride[d]] > m ? out[i - s.stride[d]] : m;
+      m = out[i + s.stride[d]] > m ? out[i + s.stride[d]] : m;
+    }
+  return m;
+}
+
+} // namespace at
+} // namespace chs
+
+#endif

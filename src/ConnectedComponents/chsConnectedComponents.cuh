@@ -1,0 +1,593 @@
+// CUDA connected-components labeling (Chen et al., "An Optimized Union-Find Algorithm for Connected Components
+// Labeling Using GPUs"), extended to 8-connectivity in 2D, 6- and 26-connectivity in 3D, to flat zones and to
+// volumes of more than 2^32 voxels, followed by a relabeling to ITK's numbering.
+//
+// Union-find invariant used by every kernel: parent[i] <= i and a root is the smallest raster index of its set.
+// Unions link the larger root under the smaller one with atomicMin, so the final root of every component is its
+// first voxel in raster order whatever order the threads run in: the result is deterministic by construction.
+//
+// Kernels:
+//  1. LocalMergeKernel: one 32 x TY x TZ tile per block in shared memory. Coarse labeling with the warp: each
+//     tile row is one warp, and a ballot finds the start of every run of connected voxels (the paper's row scan);
+//     then a shared-memory union-find over the remaining backward neighbours inside the tile (the column scan and
+//     local union-find). Writes the global index of each voxel's local root and counts the local roots per chunk
+//     of 4096 voxels in raster order.
+//  2. BoundaryMergeKernel (one launch for all axes): threads only for voxels on the low faces of tiles; each unites
+//     with its neighbours in the tile behind that face. Every successful link removes one root from the counts.
+//  3. An exclusive scan of the chunk counts (CUB) gives the total, read back and checked against the label type
+//     before anything reaches the caller's memory; RootLabelKernel gives each root its rank, and the final link
+//     (the paper's) gives every voxel its root's label: FinalizeKernel with per-label statistics, otherwise
+//     FinalizeNarrowKernel, which writes the labels in the narrowest unsigned type that holds them (1, 2 or 4
+//     bytes) for the download; the host widens them back (detail::CopyToHostWidened).
+//  4. NarrowLabelsKernel: the same narrowing after FinalizeKernel (statistics) or FinalizeVectorKernel (more than
+//     2^31 voxels with 32-bit indices), written over the parents.
+// Binary images with rows of 32 voxels or more (RunNodes) take the same steps on the runs of the tile rows instead
+// of the voxels (see kNodesPerRow): BinaryLocalMergeKernel, BinaryBoundaryKernel, NodeRootLabelKernel and
+// NodeFinalizeKernel.
+//
+// Files: one a stage, in src/ConnectedComponents/: chsConnectedComponentsCommon.cuh (what the stages share),
+// chsConnectedComponentsLocalMerge.cuh (1), chsConnectedComponentsBoundaryMerge.cuh (2),
+// chsConnectedComponentsRootNumbering.cuh (3), chsConnectedComponentsFinalLink.cuh (4, with the narrow, range and
+// in-place label writers), chsConnectedComponentsRuns.cuh (the runs path's four kernels). The union-find and the warp
+// queue that other algorithms share are in src/Common/chsDeviceHelpers.cuh. This file holds the launchers and the
+// host-side driver (RunNodes, Run, LabelConnectedComponentsCUDA).
+#ifndef chsConnectedComponents_cuh
+#define chsConnectedComponents_cuh
+
+#include "chsConnectedComponents.h"
+#include "Common/chsCudaCommon.cuh"
+#include "chsConnectedComponentsBoundaryMerge.cuh"
+#include "chsConnectedComponentsCommon.cuh"
+#include "chsConnectedComponentsFinalLink.cuh"
+#include "chsConnectedComponentsLocalMerge.cuh"
+#include "chsConnectedComponentsRootNumbering.cuh"
+#include "chsConnectedComponentsRuns.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace chs
+{
+namespace cc
+{
+
+template <int Axis, class TileT, typename I>
+dim3
+FaceGrid(const Extent<I> & e)
+{
+  const auto     cap = [](uint64_t v) { return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(v, 65535))); };
+  const uint64_t threads = kBoundaryThreads;
+  if (Axis == 0)
+    return dim3(static_cast<unsigned>(std::min<uint64_t>((uint64_t(e.ny) * e.nz + threads - 1) / threads, 1u << 20)),
+                cap((e.nx - 1) / kTileX), 1);
+  if (Axis == 1)
+    return dim3(static_cast<unsigned>((e.nx + threads - 1) / threads), cap((e.ny - 1) / TileT::Y), cap(e.nz));
+  return dim3(static_cast<unsigned>((e.nx + threads - 1) / threads), cap(e.ny), cap((e.nz - 1) / TileT::Z));
+}
+
+template <int Axis, class TileT, typename I>
+bool
+HasFaces(const Extent<I> & e)
+{
+  return Axis == 0 ? e.nx > kTileX : Axis == 1 ? e.ny > I(TileT::Y) : e.nz > I(TileT::Z);
+}
+
+/** The tile grid of an extent; throws past CUDA's grid limits. */
+template <class TileT, typename I>
+dim3
+TileGrid(const Extent<I> & e)
+{
+  const uint64_t tilesX = (uint64_t(e.nx) + kTileX - 1) / kTileX;
+  const uint64_t tilesY = (uint64_t(e.ny) + TileT::Y - 1) / TileT::Y;
+  const uint64_t tilesZ = (uint64_t(e.nz) + TileT::Z - 1) / TileT::Z;
+  if (tilesX > 0x7fffffffull || tilesY > 65535 || tilesZ > 65535)
+    throw std::invalid_argument("chs: image extent beyond the CUDA grid limits (rows > 2097120 in 2D, or more than "
+                                "524280 rows or slices in 3D)");
+  return dim3{ unsigned(tilesX), unsigned(tilesY), unsigned(tilesZ) };
+}
+
+template <class Op, bool Full, typename I, class TileT>
+void
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
+{
+  LocalMergeKernel<Op, Full, I, TileT><<<TileGrid<TileT>(e), kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
+  CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
+  FaceLaunch     launch{};
+  const dim3     grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
+  const bool     faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
+  uint64_t       total = 0;
+  for (int a = 0; a < 3; ++a)
+  {
+    launch.grid[a] = grids[a];
+    launch.first[a] = static_cast<unsigned>(total);
+    if (faces[a])
+      total += uint64_t(grids[a].x) * grids[a].y * grids[a].z;
+  }
+  if (total == 0)
+    return;
+  if (total > 0x7fffffffull)
+    throw std::invalid_argument("chs: too many tile faces for one boundary launch");
+  launch.first[3] = static_cast<unsigned>(total);
+  BoundaryMergeKernel<Op, Full, I, TileT><<<static_cast<unsigned>(total), kBoundaryThreads, 0, stream>>>(
+    op, parent, e, chunkRoots, launch);
+  CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
+}
+
+template <class Op, bool Full, typename I>
+void
+LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cudaStream_t stream)
+{
+  if (e.nz == 1)
+    LaunchMerge<Op, Full, I, Tile2D>(op, parent, e, chunkRoots, stream);
+  else
+    LaunchMerge<Op, Full, I, Tile3D>(op, parent, e, chunkRoots, stream);
+}
+
+/** The merge of the runs' union-find (binary images, ChooseNodePath): local merge and boundary pass. */
+template <typename TPixel, bool Full, typename I, typename V, class TileT>
+void
+LaunchNodeMerge(const BinaryOp<TPixel> & op, I * slots, unsigned * masks, const Extent<I> & e, I * chunkRoots,
+                unsigned words, int device, cudaStream_t stream)
+{
+  const I half = I(words) * kHalfRow;
+  BinaryLocalMergeKernel<TPixel, Full, I, V, TileT>
+    <<<TileGrid<TileT>(e), kLocalThreads, 0, stream>>>(op, slots, half, masks, e, chunkRoots);
+  CHS_CUDA_CHECK_LAUNCH("BinaryLocalMergeKernel");
+  if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
+    return;
+  BinaryBoundaryKernel<Full, I, TileT><<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads,
+                                         0, stream>>>(masks, slots, half, e, chunkRoots);
+  CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
+}
+
+/** Exclusive scan of the chunks' root counts (CUB), with its temporary storage. */
+template <typename I>
+void
+ScanChunkCounts(const I * counts, I * offsets, uint64_t chunks, cudaStream_t stream, detail::MemoryTracker & tracker)
+{
+  size_t tempBytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, counts, offsets, chunks, stream));
+  detail::DeviceBuffer<uint8_t> temp(tempBytes, stream, &tracker);
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, counts, offsets, chunks, stream));
+}
+
+/** The number of objects, the last offset plus the last count, read back and checked against the label type
+ * before anything reaches the caller's memory. (A copy into pageable memory returns only when it is done.) */
+template <typename I>
+unsigned long long
+ReadObjectCount(const I * offsets, const I * counts, uint64_t chunks, uint64_t maximumLabel, cudaStream_t stream)
+{
+  I last[2] = { 0, 0 };
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last, offsets + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, counts + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned long long count = static_cast<unsigned long long>(last[0]) + last[1];
+  if (count > maximumLabel)
+    throw LabelOverflowError(count, maximumLabel);
+  return count;
+}
+
+/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
+struct StatisticsBuffers
+{
+  detail::DeviceBuffer<unsigned long long> voxels;
+  detail::DeviceBuffer<unsigned>           minimum, maximum;
+  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
+    : voxels(count, stream, &tracker)
+    , minimum(3 * count, stream, &tracker)
+    , maximum(3 * count, stream, &tracker)
+  {
+    if (count == 0)
+      return;
+    CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
+  }
+  StatisticsPointers
+  Pointers() const
+  {
+    return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get() };
+  }
+  /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
+  void
+  Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
+  {
+    statistics.voxelCount.resize(count);
+    statistics.minimum.resize(3 * count);
+    statistics.maximum.resize(3 * count);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost, stream));
+  }
+};
+
+inline uint64_t
+TileRows(const Grid & grid)
+{
+  return uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + kTileX - 1) / kTileX);
+}
+
+/** Whether a binary image is labelled on its runs (RunNodes), with nodes of `nodeBytes`: rows of at least a tile's
+ * 32 voxels (narrower ones would give more node slots than voxels), fewer than 2^31 tile rows, and a peak within the
+ * input, the labels and one label-sized buffer. The input is freed after the merge and the labels are allocated
+ * after it, so the peak is the slots and the masks plus the larger of the input and the labels. */
+inline bool
+NodePathFits(const Grid & grid, unsigned pixelBytes, unsigned labelBytes, unsigned nodeBytes)
+{
+  const uint64_t n = grid.NumberOfVoxels();
+  const uint64_t words = TileRows(grid);
+  const uint64_t work = words * (kNodesPerRow * nodeBytes + sizeof(unsigned));
+  return grid.size[0] >= kTileX && words < (uint64_t(1) << 31) &&
+         work <= n * labelBytes + std::min<uint64_t>(n * labelBytes, n * pixelBytes);
+}
+
+/** Thrown by RunNodes when the labels do not fit above the node count (32-bit nodes from 2^31 on, LabelBase); the
+ * caller runs again with 64-bit nodes. Only an image of more than about 2^31 objects does that. */
+struct NodeLabelsDoNotFit
+{};
+
+/** Binary images (NodePathFits): the union-find on the tile rows' runs (kNodesPerRow), with nodes of type I and voxel
+ * indices of type V. A root's slot takes its label plus `base`: values from `base` up are labels, below it
+ * parents. base = 2^31 (2^63) with 32-bit (64-bit) nodes below it; with 32-bit nodes from 2^31 on (`offsetLabels`:
+ * volumes of 2^32 voxels and more) base is the node count, which leaves 2^32 - 1 - base labels. The labels are
+ * written in their transfer width, into a buffer of sizeof(TLabel) a voxel allocated first where the slots and
+ * masks take no more (labelsFirst); otherwise into one allocated after the merge in the place of the input and
+ * mask, which are freed then: of the transfer width where the count is read before the final link (statistics,
+ * offset labels, 64-bit nodes), else of sizeof(TLabel). (Freeing the input in the timed part where nothing takes
+ * its place cost the 4.6e9-voxel volume 5 ms: the memory pool gives freed memory back at the next
+ * synchronisation.) */
+template <typename TPixel, typename TLabel, typename I, typename V>
+uint64_t
+RunNodes(const TPixel *                       input,
+         const uint8_t *                      mask,
+         TLabel *                             labels,
+         const Grid &                         grid,
+         const ConnectedComponentParameters & parameters,
+         ConnectedComponentStatistics *       statistics,
+         const ExecutionContext &             context,
+         RunInfo *                            info,
+         bool                                 offsetLabels)
+{
+  using detail::DeviceBuffer;
+  const uint64_t        n = grid.NumberOfVoxels();
+  const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
+  const int             device = context.device;
+  const auto            progress = [&](float f) {
+    if (context.progress)
+      context.progress(f);
+  };
+  detail::MemoryTracker tracker;
+  const unsigned        words = static_cast<unsigned>(TileRows(grid));
+  const uint64_t        chunks = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
+  const I               half = I(words) * kHalfRow;
+  const I               base = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
+  const bool            wantStats = parameters.computeStatistics && statistics != nullptr;
+  const bool            countFirst = wantStats || offsetLabels || sizeof(I) == 8;
+  // The labels' buffer comes first, outside the timed kernels, where the slots and masks fit in a label-sized buffer.
+  const bool            labelsFirst = uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) <= n * sizeof(TLabel);
+
+  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
+  auto                   dInput = std::make_unique<DeviceBuffer<TPixel>>(n, stream, &tracker);
+  auto                   dMask = std::make_unique<DeviceBuffer<uint8_t>>(mask ? n : 0, stream, &tracker);
+  DeviceBuffer<I>        dSlots(uint64_t(words) * kNodesPerRow, stream, &tracker);
+  DeviceBuffer<unsigned> dMasks(words, stream, &tracker);
+  DeviceBuffer<I>        dChunkCount(chunks, stream, &tracker);
+  DeviceBuffer<I>        dChunkOffset(chunks, stream, &tracker);
+  std::unique_ptr<detail::RawDeviceBuffer> dLabels;
+  if (labelsFirst)
+    dLabels = std::make_unique<detail::RawDeviceBuffer>(n * sizeof(TLabel), stream, &tracker);
+  detail::CopyToDevice(dInput->get(), input, n * sizeof(TPixel), stream, context);
+  if (mask)
+    detail::CopyToDevice(dMask->get(), mask, n, stream, context);
+  CHS_CUDA_CHECK(cudaMemsetAsync(dChunkCount.get(), 0, chunks * sizeof(I), stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.25f);
+
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const Extent<I>        e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
+  const BinaryOp<TPixel> op{ dInput->get(), mask ? dMask->get() : nullptr };
+  const auto             merge = [&](auto full, auto tile) {
+    LaunchNodeMerge<TPixel, decltype(full)::value, I, V, decltype(tile)>(op, dSlots.get(), dMasks.get(), e,
+                                                                          dChunkCount.get(), words, device, stream);
+  };
+  if (e.nz == 1)
+    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile2D{}) : merge(std::false_type{}, BinaryTile2D{});
+  else
+    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile3D{}) : merge(std::false_type{}, BinaryTile3D{});
+  if (!labelsFirst)
+  {
+    dInput.reset(); // stream-ordered: the memory is free for the labels once the merge is done
+    dMask.reset();
+  }
+  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
+  unsigned long long count = 0;
+  if (countFirst)
+  {
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
+    if (count + 2 > static_cast<unsigned long long>(Sentinel<I>() - base)) // labels up to count + 1 below the sentinel
+      throw NodeLabelsDoNotFit{};
+  }
+  if (!labelsFirst)
+    dLabels = std::make_unique<detail::RawDeviceBuffer>(
+      n * (countFirst ? TransferWidth<TLabel>(count, parameters.backgroundLabel) : sizeof(TLabel)), stream, &tracker);
+  NodeRootLabelKernel<I><<<static_cast<unsigned>(chunks), kNodeRootLabelThreads, 0, stream>>>(
+    dSlots.get(), half, base, dChunkOffset.get(), words, parameters.backgroundLabel);
+  CHS_CUDA_CHECK_LAUNCH("NodeRootLabelKernel");
+  StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
+  const uint64_t    segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
+  const unsigned    blocks = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
+  const I *         lastOffset = dChunkOffset.get() + chunks - 1;
+  const I *         lastCount = dChunkCount.get() + chunks - 1;
+  if (wantStats)
+    NodeFinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
+      stats.Pointers());
+  else
+    NodeFinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
+      StatisticsPointers{});
+  CHS_CUDA_CHECK_LAUNCH("NodeFinalizeKernel");
+  timer.Stop();
+  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
+  if (!countFirst)
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.75f);
+
+  if (wantStats)
+    stats.Download(*statistics, count, stream);
+  const unsigned width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  if (width < sizeof(TLabel))
+    detail::CopyToHostWidened(labels, sizeof(TLabel), dLabels->get(), width, n, stream, context);
+  else
+    detail::CopyToHost(labels, dLabels->get(), n * sizeof(TLabel), stream, context);
+  progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes = tracker.peak;
+  }
+  return count;
+}
+
+template <typename TPixel, typename TLabel, typename I>
+uint64_t
+Run(const TPixel *                       input,
+    const uint8_t *                      mask,
+    TLabel *                             labels,
+    const Grid &                         grid,
+    const ConnectedComponentParameters & parameters,
+    ConnectedComponentStatistics *       statistics,
+    const ExecutionContext &             context,
+    RunInfo *                            info)
+{
+  using detail::DeviceBuffer;
+  const uint64_t       n = grid.NumberOfVoxels();
+  const cudaStream_t   stream = static_cast<cudaStream_t>(context.stream);
+  const int            device = context.device;
+  detail::MemoryTracker tracker;
+  auto                 progress = [&](float f) {
+    if (context.progress)
+      context.progress(f);
+  };
+
+  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
+  DeviceBuffer<TPixel> dInput(n, stream, &tracker);
+  DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
+  DeviceBuffer<I>       dParent(n, stream, &tracker);
+  // Labels narrower than the index type are written in place over the parents (one working buffer instead of
+  // two); indices must then leave the top bit free for the tag.
+  constexpr bool        narrowLabels = sizeof(TLabel) < sizeof(I);
+  const bool            inPlace = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  DeviceBuffer<TLabel>  dLabels(inPlace ? 0 : n, stream, &tracker);
+  const uint64_t                   chunks = (n + kChunk - 1) >> kChunkShift;
+  DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
+  DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
+  detail::CopyToDevice(dInput.get(), input, n * sizeof(TPixel), stream, context);
+  if (mask)
+    detail::CopyToDevice(dMask.get(), mask, n, stream, context);
+  CHS_CUDA_CHECK(cudaMemsetAsync(dChunkCount.get(), 0, chunks * sizeof(I), stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.25f);
+
+  detail::EventTimer timer(stream);
+  timer.Start();
+  const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
+  const uint8_t *  dm = mask ? dMask.get() : nullptr;
+  if (parameters.mode == ConnectedComponentMode::Binary)
+  {
+    const BinaryOp<TPixel> op{ dInput.get(), dm };
+    if (parameters.fullyConnected)
+      LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+    else
+      LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+  }
+  else
+  {
+    const FlatOp<TPixel> op{ dInput.get(), dm };
+    if (parameters.fullyConnected)
+      LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+    else
+      LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+  }
+  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
+  if (chunks > 0x7fffffffull)
+    throw std::invalid_argument("chs: image too large for the root numbering grid");
+  // Statistics need the count to size their arrays, so it is read back at once; without them the labels are
+  // computed in the device buffers first and the count is read with them, which saves the GPU a wait for a host
+  // round trip.
+  unsigned long long count = 0;
+  const auto         readCount = [&] {
+    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
+  };
+  const bool wantStats = parameters.computeStatistics && statistics != nullptr;
+  if (wantStats || inPlace)
+    readCount();
+  // In place without statistics, the final link writes the labels in their transfer width into ranges of free
+  // memory (PlanLabelRanges); with statistics, or on a tiny image, it resolves over the parents and packs.
+  unsigned                width = TransferWidth<TLabel>(count, parameters.backgroundLabel); // once count is read
+  std::vector<LabelRange> ranges;
+  if (inPlace && !wantStats)
+    ranges = PlanLabelRanges<I>(dParent.get(), dInput.get(), n * sizeof(TPixel), n, width);
+  // Roots take tagged labels over their parents (the top bit of an index must be free) in place and without
+  // statistics; then the final link writes the labels in their transfer width (FinalizeNarrowKernel).
+  const bool tagged = inPlace || (!wantStats && (sizeof(I) == 8 || n <= (uint64_t(1) << 31)));
+  if (tagged)
+    RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+      dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
+  else
+    RootLabelKernel<I, TLabel, false><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
+      dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
+  CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
+
+  StatisticsBuffers statsBuffers(wantStats ? count : 0, stream, tracker);
+  const StatisticsPointers sp = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
+  const unsigned blocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
+  const auto finalize = [&](auto stats) {
+    constexpr bool S = decltype(stats)::value;
+    if constexpr (narrowLabels)
+      if (inPlace)
+      {
+        if (!ranges.empty())
+          LaunchLabelRanges<I, TLabel>(ranges, dParent.get(), width, parameters.backgroundLabel, blocks, stream);
+        else
+          ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+            dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+        return;
+      }
+    if constexpr (S)
+      FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
+    else if (tagged)
+      FinalizeNarrowKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
+        parameters.backgroundLabel);
+    else
+      FinalizeVectorKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+        dParent.get(), dLabels.get(), n, parameters.backgroundLabel);
+  };
+  if (wantStats)
+    finalize(std::true_type{});
+  else
+    finalize(std::false_type{});
+  CHS_CUDA_CHECK_LAUNCH("FinalizeKernel");
+  TLabel * dOut = dLabels.get();
+  if constexpr (narrowLabels)
+    if (inPlace && ranges.empty())
+    {
+      PackLabelsInPlace<I, TLabel>(dParent.get(), n, static_cast<TLabel>(parameters.backgroundLabel), device, stream);
+      dOut = reinterpret_cast<TLabel *>(dParent.get());
+    }
+  timer.Stop();
+  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
+  if (!tagged)
+  {
+    NarrowLabelsKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
+      dLabels.get(), dParent.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
+      parameters.backgroundLabel);
+    CHS_CUDA_CHECK_LAUNCH("NarrowLabelsKernel");
+  }
+  if (!wantStats && !inPlace)
+  {
+    readCount();
+    width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
+  }
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  progress(0.75f);
+
+  if (wantStats)
+    statsBuffers.Download(*statistics, count, stream);
+  // Narrow labels are in ranges (in place), in the labels buffer (FinalizeNarrowKernel) or over the parents
+  // (NarrowLabelsKernel); packed ones (in place, with statistics) have the labels' own width.
+  const void * narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
+  if (!ranges.empty())
+  {
+    for (const LabelRange & r : ranges)
+      if (width < sizeof(TLabel))
+        detail::CopyToHostWidened(labels + r.begin, sizeof(TLabel), r.device, width, r.end - r.begin, stream, context);
+      else
+        detail::CopyToHost(labels + r.begin, r.device, (r.end - r.begin) * sizeof(TLabel), stream, context);
+  }
+  else if (width < sizeof(TLabel) && !inPlace)
+    detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, width, n, stream, context);
+  else
+    detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
+  progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes = tracker.peak;
+  }
+  return count;
+}
+
+} // namespace cc
+
+template <typename TPixel, typename TLabel>
+uint64_t
+LabelConnectedComponentsCUDA(const TPixel *                       input,
+                             const uint8_t *                      mask,
+                             TLabel *                             labels,
+                             const Grid &                         grid,
+                             const ConnectedComponentParameters & parameters,
+                             ConnectedComponentStatistics *       statistics,
+                             const ExecutionContext &             context,
+                             RunInfo *                            info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  const uint64_t n = grid.NumberOfVoxels();
+  if (n == 0)
+    throw std::invalid_argument("chs: the image has no voxels");
+  if (grid.size[0] > 0xffffffffull || grid.size[1] > 0xffffffffull || grid.size[2] > 0xffffffffull)
+    throw std::invalid_argument("chs: an image dimension exceeds 2^32 - 1 voxels");
+  detail::DeviceScope scope(context.device);
+  if (parameters.mode == ConnectedComponentMode::Binary)
+  {
+    // Nodes: 32-bit below 2^31 (labels above the tag bit), 32-bit with offset labels below 2^32 (the voxel indices
+    // are 64-bit there), else 64-bit; forceWideIndex and forceOffsetLabels take the wider ones on small images.
+    const uint64_t nodes = cc::TileRows(grid) * cc::kNodesPerRow;
+    const bool     wide = nodes > 0xffffffffull - 64 || parameters.forceWideIndex;
+    const bool     offset = !wide && (nodes > (uint64_t(1) << 31) - 64 || parameters.forceOffsetLabels);
+    const auto     run = [&](auto node, auto voxel, bool offsetLabels) {
+      return cc::RunNodes<TPixel, TLabel, decltype(node), decltype(voxel)>(input, mask, labels, grid, parameters,
+                                                                           statistics, context, info, offsetLabels);
+    };
+    if (!wide && cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 4))
+    {
+      if (!offset)
+        return run(uint32_t{}, uint32_t{}, false);
+      try
+      {
+        return run(uint32_t{}, uint64_t{}, true);
+      }
+      catch (const cc::NodeLabelsDoNotFit &)
+      {} // too many objects for offset labels: 64-bit nodes
+    }
+    if (cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 8))
+      return run((unsigned long long){}, uint64_t{}, false);
+  }
+  if (n < 0xffffffffull && !parameters.forceWideIndex)
+    return cc::Run<TPixel, TLabel, uint32_t>(input, mask, labels, grid, parameters, statistics, context, info);
+  return cc::Run<TPixel, TLabel, unsigned long long>(input, mask, labels, grid, parameters, statistics, context,
+                                                       info);
+}
+
+} // namespace chs
+
+#define CHS_INSTANTIATE_CC_CUDA(TPixel, TLabel)                                                                     \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t chs::LabelConnectedComponentsCUDA<TPixel, TLabel>(        \
+    const TPixel *, const uint8_t *, TLabel *, const chs::Grid &, const chs::ConnectedComponentParameters &,       \
+    chs::ConnectedComponentStatistics *, const chs::ExecutionContext &, chs::RunInfo *)
+
+#endif

@@ -1,0 +1,144 @@
+// Image Foresting Transform, stage 2: the forest from the final keys. ForestKernel chooses every pixel's
+// predecessor by the definition's local rule (the neighbour whose offer equals the pixel's key, with the smallest
+// key, then the smallest index) and writes the cost and predecessor maps; ShortcutKernel shortens the paths inside
+// tiles, and LabelKernel follows the shortened paths to the seed at the root (a find with path halving) and writes
+// its label.
+#ifndef chsIFTForest_cuh
+#define chsIFTForest_cuh
+
+#include "chsForestingTransformCommon.cuh"
+
+namespace chs
+{
+namespace ift
+{
+
+template <ArcWeightFunction F, bool Full, int ZR, typename TW, typename TCost>
+__global__ void
+ForestKernel(const TW * B, const uint64_t * K, Extent e, uint32_t * parent, TCost * cost, int64_t * predecessor)
+{
+  const uint64_t n = uint64_t(e.nx) * e.ny * e.nz;
+  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint64_t k    = K[q];
+    uint32_t       best = uint32_t(q);
+    if (k != 0) // 0 is a seed's key and no other pixel's (every offer is larger than the key that makes it)
+    {
+      const int x = int(q % e.nx), y = int(q / e.nx % e.ny), z = int(q / (uint64_t(e.nx) * e.ny));
+      const TW  bq      = B[q];
+      uint64_t  bestKey = kUnreached;
+      ForNeighbours<Full, ZR>(
+        [&](int dx, int dy, int dz)
+        {
+          const int px = x + dx, py = y + dy, pz = z + dz;
+          if (px < 0 || py < 0 || pz < 0 || px >= int(e.nx) || py >= int(e.ny) || pz >= int(e.nz))
+            return;
+          const uint64_t p  = (uint64_t(pz) * e.ny + unsigned(py)) * e.nx + unsigned(px);
+          const uint64_t kp = K[p];
+          // Neighbours come in raster order, so the first of equal keys has the smallest index.
+          if (kp != kUnreached && kp < bestKey && Offer(kp, ArcWeight<F>(B[p], bq)) == k)
+          {
+            bestKey = kp;
+            best    = uint32_t(p);
+          }
+        });
+    }
+    parent[q] = best;
+    if (cost)
+      cost[q] = DecodeOrdered<TCost>(uint32_t(k >> 32));
+    if (predecessor)
+      predecessor[q] = k == 0 ? int64_t(-1) : int64_t(best);
+  }
+}
+
+/** Shortens the predecessor paths inside each tile of TX x TY x TZ (4096) pixels before the global find: every pixel
+ * gets the parent of the last pixel of its path that lies in its tile (the seed itself at a seed). Pointer jumping
+ * in shared memory, until nothing changes (at most 12 jumps): the global finds then hop a tile at a time. */
+template <int TX, int TY, int TZ>
+__global__ void __launch_bounds__(1024) ShortcutKernel(const uint32_t * parent, uint32_t * root, Extent e)
+{
+  constexpr int N = TX * TY * TZ;
+  static_assert(N % 1024 == 0 && N <= 32768, "whole pixels a thread, 16-bit local indices");
+  __shared__ int16_t next[N]; // local index of the parent inside the tile; itself at a seed or where the path leaves
+  const int          ox = int(blockIdx.x) * TX, oy = int(blockIdx.y) * TY, oz = int(blockIdx.z) * TZ;
+  const auto         global = [&](int i, uint64_t & g)
+  {
+    const int x = ox + i % TX, y = oy + i / TX % TY, z = oz + i / (TX * TY);
+    g = (uint64_t(z) * e.ny + unsigned(y)) * e.nx + unsigned(x);
+    return x < int(e.nx) && y < int(e.ny) && z < int(e.nz);
+  };
+  for (int i = threadIdx.x; i < N; i += 1024)
+  {
+    uint64_t g;
+    int      n = i;
+    if (global(i, g))
+    {
+      const uint32_t p  = parent[g];
+      const int      px = int(p % e.nx), py = int(p / e.nx % e.ny), pz = int(p / (e.nx * e.ny));
+      if (px >= ox && px < ox + TX && py >= oy && py < oy + TY && pz >= oz && pz < oz + TZ)
+        n = ((pz - oz) * TY + (py - oy)) * TX + (px - ox);
+    }
+    next[i] = int16_t(n);
+  }
+  __syncthreads();
+  for (bool changed = true; changed;)
+  {
+    int16_t jumped[N / 1024];
+    bool    moved = false;
+#pragma unroll
+    for (int j = 0; j < N / 1024; ++j)
+    {
+      const int i = threadIdx.x + 1024 * j;
+      jumped[j]   = next[next[i]];
+      moved       = moved || jumped[j] != next[i];
+    }
+    changed = __syncthreads_or(moved);
+#pragma unroll
+    for (int j = 0; j < N / 1024; ++j)
+      next[threadIdx.x + 1024 * j] = jumped[j];
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < N; i += 1024)
+  {
+    uint64_t g, last;
+    if (global(i, g))
+    {
+      global(next[i], last);
+      root[g] = parent[last];
+    }
+  }
+}
+
+/** Labels every pixel with its root's seed label. `root` starts as the shortcuts of ShortcutKernel (seeds point to
+ * themselves); the finds shorten it further as they go. Concurrent halving stores only ever write an ancestor, so every
+ * find still ends at the root. */
+template <typename TLabel>
+__global__ void
+LabelKernel(uint32_t * root, const TLabel * seeds, TLabel * labels, uint64_t n)
+{
+  const volatile uint32_t * R = root;
+  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
+  {
+    uint32_t a = uint32_t(q);
+    for (;;)
+    {
+      const uint32_t p = R[a];
+      if (p == a)
+        break;
+      const uint32_t gp = R[p];
+      if (gp == p)
+      {
+        a = p;
+        break;
+      }
+      root[a] = gp;
+      a       = gp;
+    }
+    labels[q] = seeds[a];
+  }
+}
+
+} // namespace ift
+} // namespace chs
+
+#endif

@@ -1,0 +1,102 @@
+// The Image Foresting Transform's definition in the few functions both backends call (include/
+// chsForestingTransform.h states it): the arc weight (as its order-preserving code, Common/chsOrderedCode.h) and
+// the offer a pixel makes to its neighbour. Compiled by nvcc for the CUDA backend and by the host compiler for the CPU
+// reference, so the two cannot drift apart.
+#ifndef chsForestingTransformRule_h
+#define chsForestingTransformRule_h
+
+#include "chsForestingTransform.h"
+#include "Common/chsHostDevice.h"
+#include "Common/chsOrderedCode.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace chs
+{
+namespace ift
+{
+
+/** Key of a pixel no seed has reached yet: larger than every real key (a real D is below 2^32 - 1). */
+constexpr uint64_t kUnreached = ~uint64_t(0);
+
+/** Whether a weight may enter the transform: not negative and not NaN. */
+template <typename T>
+CHS_HOST_DEVICE bool
+ValidWeight(T v)
+{
+  if constexpr (std::is_floating_point<T>::value)
+    return v >= 0; // false for NaN
+  else if constexpr (std::is_signed<T>::value)
+    return v >= 0;
+  else
+    return true;
+}
+
+/** The code of w(p, q) for weights bp = B(p), bq = B(q). */
+template <ArcWeightFunction F, typename T>
+CHS_HOST_DEVICE uint32_t
+ArcWeight(T bp, T bq)
+{
+  if constexpr (F == ArcWeightFunction::Target)
+    return EncodeOrdered(bq);
+  else if constexpr (F == ArcWeightFunction::Maximum)
+    return EncodeOrdered(bp > bq ? bp : bq);
+  else if constexpr (std::is_floating_point<T>::value)
+    return EncodeOrdered(bp > bq ? bp - bq : bq - bp);
+  else
+    return static_cast<uint32_t>(bp > bq ? int64_t(bp) - int64_t(bq) : int64_t(bq) - int64_t(bp));
+}
+
+/** The key p (key kp, reached) offers its neighbour q over an arc of code w: (w, 0) when the arc rises above V(p),
+ * else (V(p), D(p) + 1). Always larger than kp. */
+CHS_HOST_DEVICE uint64_t
+Offer(uint64_t kp, uint32_t w)
+{
+  return w > static_cast<uint32_t>(kp >> 32) ? uint64_t(w) << 32 : kp + 1;
+}
+
+/** The voxel count, after the checks both backends make first: not empty, fewer than 2^32 - 1 voxels (pixel
+ * indices and hop counts are 32-bit). */
+inline uint64_t
+CheckedVoxelCount(const Grid & grid)
+{
+  const uint64_t n = grid.NumberOfVoxels();
+  if (n == 0)
+    throw std::invalid_argument("chs: the image has no voxels");
+  if (n >= 0xffffffffull)
+    throw std::invalid_argument(
+      "chs: the Image Foresting Transform takes images of fewer than 2^32 - 1 voxels; this one has " +
+      std::to_string(n));
+  return n;
+}
+
+/** The error for the first pixel (raster order) whose weight is negative or NaN. */
+inline std::invalid_argument
+InvalidWeightError(const Grid & grid, uint64_t index)
+{
+  const uint64_t x = index % grid.size[0], y = index / grid.size[0] % grid.size[1],
+                 z  = index / (grid.size[0] * grid.size[1]);
+  std::string where = "(" + std::to_string(x) + ", " + std::to_string(y);
+  if (grid.dimension == 3)
+    where += ", " + std::to_string(z);
+  where += ")";
+  return std::invalid_argument("chs: the weight image has a negative or NaN value at pixel " + where +
+                               "; the Image Foresting Transform needs non-negative weights");
+}
+
+inline std::invalid_argument
+NoSeedError()
+{
+  return std::invalid_argument("chs: the seed image has no seed (no non-zero pixel); the Image Foresting Transform "
+                               "needs at least one");
+}
+
+} // namespace ift
+} // namespace chs
+
+#endif

@@ -1,0 +1,321 @@
+// CUDA single-linkage dendrograms: the host-side driver of the minimum spanning tree
+// (src/SingleLinkage/chsSingleLinkageBoruvka.cuh) and the image entry. The graph entry and PANDORA
+// (src/SingleLinkage/chsSingleLinkagePandora.cuh) are in src/SingleLinkage/chsSingleLinkageGraph.cu.
+#ifndef chsSingleLinkage_cuh
+#define chsSingleLinkage_cuh
+
+#include "Common/chsCudaCommon.cuh"
+#include "chsSingleLinkage.h"
+#include "chsSingleLinkageDevice.h"
+#include "chsSingleLinkageBoruvka.cuh"
+#include "chsSingleLinkageTileBoruvka.cuh"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace chs
+{
+namespace sl
+{
+
+constexpr unsigned kThreads = 256;
+
+/** The arrays of Boruvka's rounds on n vertices, as the first round leaves them: every vertex's component
+ * (`root`, a vertex of the component), `best` cleared (kNoEdge) for every root, the tree keys found (counters[0]),
+ * the live edges between components with their components (`live`, counters[1]) and the components' roots (`roots`,
+ * counters[2]). `link` has room for n vertices. */
+struct BoruvkaArrays
+{
+  uint32_t *           link;
+  uint32_t *           root;
+  unsigned long long * best;
+  unsigned long long * tree;
+  LiveEdge *           live;
+  uint32_t *           roots;
+  unsigned long long * counters;
+};
+
+/** A first round on the vertices, for any edge source: firstOffer(best) fills every vertex's lightest incident key,
+ * firstKeep(root, out, count) appends the crossing edges with their components. */
+template <class E, class FOffer, class FKeep>
+void
+VertexFirstRound(uint64_t              n,
+                 E                     edges,
+                 FOffer &&             firstOffer,
+                 FKeep &&              firstKeep,
+                 const BoruvkaArrays & a,
+                 cudaStream_t          stream,
+                 int                   device)
+{
+  const unsigned blocks = detail::GridStrideBlocks(n, kThreads, device);
+  firstOffer(a.best);
+  HookKernel<<<blocks, kThreads, 0, stream>>>(n, edges, a.best, a.link, a.tree, a.counters);
+  CHS_CUDA_CHECK_LAUNCH("HookKernel");
+  CompressHooksKernel<<<blocks, kThreads, 0, stream>>>(n, a.link, a.root, a.best);
+  CHS_CUDA_CHECK_LAUNCH("CompressHooksKernel");
+  firstKeep(a.root, a.live, a.counters + 1);
+  ListRootsKernel<<<blocks, kThreads, 0, stream>>>(n, a.root, a.roots, a.counters + 2);
+  CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
+}
+
+/** Boruvka's rounds on n vertices. The first round is the caller's: firstRound(BoruvkaArrays) (VertexFirstRound, or
+ * the image's tile rounds); later rounds run on the contracted graph. Writes the n - 1 tree keys to `tree` (in no
+ * particular order) and returns the number of rounds; throws when the graph is not connected. */
+template <class FFirst>
+unsigned
+BoruvkaOnDevice(uint64_t                n,
+                uint64_t                liveCapacity,
+                FFirst &&               firstRound,
+                unsigned long long *    tree,
+                cudaStream_t            stream,
+                detail::MemoryTracker & tracker,
+                int                     device)
+{
+  detail::DeviceBuffer<uint32_t>           link(n, stream, &tracker), root(n, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> best(n, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker); // tree edges, live edges, roots
+  detail::DeviceBuffer<LiveEdge>           liveA(liveCapacity ? liveCapacity : 1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           rootsA(n, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
+  firstRound(BoruvkaArrays{ link.get(), root.get(), best.get(), tree, liveA.get(), rootsA.get(), counters.get() });
+  unsigned long long host[3];
+  CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  uint64_t live = host[1], components = host[2];
+  unsigned rounds = 1;
+
+  // Later rounds, on the contracted graph. Their kernels read the counts of live edges and roots from the device
+  // (pair j of `counts` is round j's input, pair j + 1 its output), so kQueued rounds go without a synchronisation;
+  // a round whose input has no live edge does nothing. Grids are sized for the counts last read, which only fall.
+  if (live > 0)
+  {
+    constexpr unsigned                       kQueued = 4;
+    detail::DeviceBuffer<uint32_t>           other(n, stream, &tracker);
+    detail::DeviceBuffer<LiveEdge>           liveB(live, stream, &tracker);
+    detail::DeviceBuffer<uint32_t>           rootsB(components, stream, &tracker);
+    detail::DeviceBuffer<unsigned long long> counts(2 * (kQueued + 1), stream, &tracker);
+    unsigned long long                       hostCounts[2 * (kQueued + 1)];
+    LiveEdge *                               liveIn = liveA.get(), *liveOut = liveB.get();
+    uint32_t *                               rootsIn = rootsA.get(), *rootsOut = rootsB.get();
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      counts.get(), counters.get() + 1, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
+    while (live > 0)
+    {
+      const unsigned eb = detail::GridStrideBlocks(live, kThreads, device);
+      const unsigned rb = detail::GridStrideBlocks(components, kThreads, device);
+      CHS_CUDA_CHECK(cudaMemsetAsync(counts.get() + 2, 0, 2 * kQueued * sizeof(unsigned long long), stream));
+      for (unsigned q = 0; q < kQueued; ++q)
+      {
+        const unsigned long long *liveCount = counts.get() + 2 * q, *rootCount = liveCount + 1;
+        unsigned long long *      liveNext = counts.get() + 2 * q + 2, *rootNext = liveNext + 1;
+        OfferLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, best.get());
+        CHS_CUDA_CHECK_LAUNCH("OfferLiveKernel");
+        OtherSideKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, best.get(), other.get());
+        CHS_CUDA_CHECK_LAUNCH("OtherSideKernel");
+        HookRootsKernel<<<rb, kThreads, 0, stream>>>(
+          rootsIn, rootCount, liveCount, best.get(), other.get(), link.get(), tree, counters.get());
+        CHS_CUDA_CHECK_LAUNCH("HookRootsKernel");
+        CompressRootsKernel<<<rb, kThreads, 0, stream>>>(
+          rootsIn, rootCount, liveCount, link.get(), root.get(), best.get());
+        CHS_CUDA_CHECK_LAUNCH("CompressRootsKernel");
+        KeepLiveKernel<<<eb, kThreads, 0, stream>>>(liveIn, liveCount, root.get(), liveOut, liveNext);
+        CHS_CUDA_CHECK_LAUNCH("KeepLiveKernel");
+        KeepRootsKernel<<<rb, kThreads, 0, stream>>>(rootsIn, rootCount, liveCount, root.get(), rootsOut, rootNext);
+        CHS_CUDA_CHECK_LAUNCH("KeepRootsKernel");
+        std::swap(liveIn, liveOut);
+        std::swap(rootsIn, rootsOut);
+      }
+      CHS_CUDA_CHECK(
+        cudaMemcpyAsync(hostCounts, counts.get(), sizeof(hostCounts), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (unsigned q = 0; q < kQueued; ++q)
+        rounds += hostCounts[2 * q] > 0 ? 1 : 0;
+      live       = hostCounts[2 * kQueued];
+      components = hostCounts[2 * kQueued + 1];
+      CHS_CUDA_CHECK(cudaMemcpyAsync(counts.get(),
+                                     counts.get() + 2 * kQueued,
+                                     2 * sizeof(unsigned long long),
+                                     cudaMemcpyDeviceToDevice,
+                                     stream));
+    }
+  }
+  if (host[0] + 1 != n)
+    throw std::invalid_argument(NotConnectedMessage(n - host[0], false));
+  return rounds;
+}
+
+/** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
+ * ones tile by tile, src/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), then the n - 1 tree keys (weight code << 32 |
+ * edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the single-linkage and
+ * the alpha-tree entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most codeBits bits),
+ * and keys of equal code stay in the order Boruvka found them, which differs from run to run (two radix passes instead
+ * of six for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of equal levels. */
+template <typename TPixel>
+const unsigned long long *
+ImageSpanningTree(const TPixel *          dPixels,
+                  const ImageGraph &      graph,
+                  unsigned                components,
+                  VectorDistance          distance,
+                  unsigned long long *    tree,
+                  unsigned long long *    spare,
+                  cudaStream_t            stream,
+                  detail::MemoryTracker & tracker,
+                  int                     device,
+                  unsigned *              rounds   = nullptr,
+                  int                     codeBits = 0)
+{
+  const uint64_t     n = graph.Pixels(), edges = n - 1;
+  const BoruvkaTiles tiles(graph);
+  auto               kernel = TileBoruvkaKernel<TPixel>;
+  CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tiles.shared)));
+  const unsigned r = BoruvkaOnDevice(
+    n,
+    n * graph.slots,
+    [&](const BoruvkaArrays & a)
+    {
+      kernel<<<tiles.tiles, tiles.threads, tiles.shared, stream>>>(
+        dPixels, graph, components, distance, tiles, a.root, a.best, a.tree, a.live, a.roots, a.counters);
+      CHS_CUDA_CHECK_LAUNCH("TileBoruvkaKernel");
+      RenameFarEndsKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
+        a.live, a.counters + 1, a.root);
+      CHS_CUDA_CHECK_LAUNCH("RenameFarEndsKernel");
+    },
+    tree,
+    stream,
+    tracker,
+    device);
+  if (rounds)
+    *rounds = r;
+  if (codeBits > 0)
+    return SortKeys(tree, spare, edges, 32 + codeBits, stream, tracker, 32);
+  return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
+}
+
+/** PANDORA's first level for an image's minimum spanning tree: every pixel's lightest tree edge (its rank) and that
+ * edge's other end, read from the ranks of the edge slots around it (`slotRank`: the rank of each tree edge at its
+ * index, 0xffffffff at the others), so that the level needs no atomics on randomly placed vertices. */
+static __global__ void
+ImageMinimumIncidentKernel(ImageGraph g, const uint32_t * slotRank, uint32_t * minimum, uint32_t * far)
+{
+  const uint32_t nx = uint32_t(g.nx), ny = uint32_t(g.ny);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < g.Pixels();
+       i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint32_t x = uint32_t(i) % nx, rest = uint32_t(i) / nx, y = rest % ny, z = rest / ny;
+    uint32_t       m = 0xffffffffu, end = uint32_t(i);
+    for (unsigned s = 0; s < g.slots; ++s)
+    {
+      const uint32_t forward = slotRank[i * g.slots + s]; // a slot leaving the image is never a tree edge
+      if (forward < m)
+      {
+        m   = forward;
+        end = uint32_t(g.Neighbour(x, y, z, s));
+      }
+      const int64_t b = g.Backward(x, y, z, s);
+      if (b < 0)
+        continue;
+      const uint32_t backward = slotRank[uint64_t(b) * g.slots + s];
+      if (backward < m)
+      {
+        m   = backward;
+        end = uint32_t(b);
+      }
+    }
+    minimum[i] = m;
+    far[i]     = end;
+  }
+}
+
+/** The tree's ends, edge indices and weights by rank, from the image's tree keys sorted by (code, index). */
+static __global__ void
+ImageTreeKernel(uint64_t                   edges,
+                const unsigned long long * sorted,
+                ImageGraph                 g,
+                bool                       isFloat,
+                uint32_t *                 U,
+                uint32_t *                 V,
+                uint64_t *                 edge,
+                double *                   weight)
+{
+  for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const unsigned long long key = sorted[r];
+    uint32_t                 a, b;
+    g.Ends(key & 0xffffffffull, a, b);
+    U[r]      = a;
+    V[r]      = b;
+    edge[r]   = key & 0xffffffffull;
+    weight[r] = WeightOf(uint32_t(key >> 32), isFloat);
+  }
+}
+
+} // namespace sl
+
+template <typename TPixel>
+SingleLinkageResult
+ImageSingleLinkageCUDA(const TPixel *               pixels,
+                       const Grid &                 grid,
+                       const ImageGraphParameters & parameters,
+                       const DendrogramArrays &     out,
+                       const ExecutionContext &     context,
+                       RunInfo *                    info)
+{
+  const sl::ImageGraph graph(grid, parameters.fullyConnected);
+  sl::CheckImageGraph(grid, parameters, graph);
+  const uint64_t        n = graph.Pixels(), edges = n - 1;
+  const unsigned        c        = parameters.components;
+  const VectorDistance  distance = parameters.distance;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+  SingleLinkageResult   result;
+
+  detail::DeviceBuffer<TPixel> dPixels(n * c, stream, &tracker);
+  detail::CopyToDevice(dPixels.get(), pixels, n * c * sizeof(TPixel), stream, context);
+  if constexpr (std::is_floating_point<TPixel>::value)
+  {
+    const uint64_t nan = FirstNaN(dPixels.get(), n * c, stream, tracker, context.device);
+    if (nan < n * c)
+      throw std::invalid_argument("pixel " + std::to_string(nan / c) + " is NaN");
+  }
+  if (context.progress)
+    context.progress(0.1f);
+
+  detail::EventTimer mstTimer(stream);
+  mstTimer.Start();
+  detail::DeviceBuffer<unsigned long long> tree(edges ? edges : 1, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> spare(edges ? edges : 1, stream, &tracker);
+  const unsigned long long *               sorted =
+    edges ? sl::ImageSpanningTree(dPixels.get(), graph, c, distance, tree.get(), spare.get(), stream, tracker,
+                                  context.device, &result.boruvkaRounds)
+          : tree.get();
+  detail::DeviceBuffer<uint32_t> dU(edges ? edges : 1, stream, &tracker), dV(edges ? edges : 1, stream, &tracker);
+  detail::DeviceBuffer<uint64_t> dEdge(edges ? edges : 1, stream, &tracker);
+  detail::DeviceBuffer<double>   dWeight(edges ? edges : 1, stream, &tracker);
+  if (edges > 0)
+  {
+    sl::ImageTreeKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, context.device), sl::kThreads, 0, stream>>>(
+      edges, sorted, graph, sl::FloatWeights<TPixel>(c), dU.get(), dV.get(), dEdge.get(), dWeight.get());
+    CHS_CUDA_CHECK_LAUNCH("ImageTreeKernel");
+  }
+  mstTimer.Stop();
+  sl::FinishOnDevice(n, dU.get(), dV.get(), dEdge.get(), dWeight.get(), out, mstTimer, result, info, tracker, context);
+  return result;
+}
+
+} // namespace chs
+
+#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA(TPixel)                                                              \
+  template CudaHierarchicalSegmentation_EXPORT chs::SingleLinkageResult chs::ImageSingleLinkageCUDA<TPixel>(           \
+    const TPixel *,                                                                                                    \
+    const chs::Grid &,                                                                                                 \
+    const chs::ImageGraphParameters &,                                                                                 \
+    const chs::DendrogramArrays &,                                                                                     \
+    const chs::ExecutionContext &,                                                                                     \
+    chs::RunInfo *)
+
+#endif

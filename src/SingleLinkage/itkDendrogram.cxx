@@ -1,0 +1,243 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#include "itkDendrogram.h"
+
+#include "Common/chsHostMemory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace itk
+{
+
+Dendrogram::Dendrogram()
+  : m_Parents(IndexContainerType::New())
+  , m_Weights(WeightContainerType::New())
+  , m_EdgeU(IndexContainerType::New())
+  , m_EdgeV(IndexContainerType::New())
+  , m_EdgeIds(EdgeContainerType::New())
+{
+}
+
+void
+Dendrogram::Allocate(SizeValueType numberOfVertices)
+{
+  if (numberOfVertices == 0 || numberOfVertices > (SizeValueType(1) << 31) - 1)
+  {
+    itkExceptionMacro(<< "A dendrogram has between 1 and 2^31 - 1 vertices, not " << numberOfVertices << '.');
+  }
+  m_NumberOfVertices        = numberOfVertices;
+  const SizeValueType edges = numberOfVertices - 1;
+  chs::ResizeZeroed(m_Parents->CastToSTLContainer(), 2 * numberOfVertices - 1);
+  chs::ResizeZeroed(m_Weights->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeU->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeV->CastToSTLContainer(), edges);
+  chs::ResizeZeroed(m_EdgeIds->CastToSTLContainer(), edges);
+  this->Modified();
+}
+
+void
+Dendrogram::Initialize()
+{
+  Superclass::Initialize();
+  m_NumberOfVertices = 0;
+  for (auto * c : { m_Parents.GetPointer(), m_EdgeU.GetPointer(), m_EdgeV.GetPointer() })
+  {
+    c->clear();
+    c->shrink_to_fit();
+  }
+  m_Weights->clear();
+  m_Weights->shrink_to_fit();
+  m_EdgeIds->clear();
+  m_EdgeIds->shrink_to_fit();
+}
+
+void
+Dendrogram::CheckInvariants() const
+{
+  const SizeValueType n = m_NumberOfVertices;
+  std::ostringstream  why;
+  if (n == 0)
+    why << "it has no vertex";
+  else if (m_Parents->size() != 2 * n - 1 || m_Weights->size() != n - 1 || m_EdgeU->size() != n - 1 ||
+           m_EdgeV->size() != n - 1 || m_EdgeIds->size() != n - 1)
+    why << "its arrays do not have 2n-1 parents and n-1 weights, ends and edge ids for n = " << n;
+  else
+  {
+    const SizeValueType        root = 2 * n - 2;
+    std::vector<uint8_t>       children(2 * n - 1, 0);
+    const IndexContainerType & P = *m_Parents;
+    for (SizeValueType x = 0; x < root && why.str().empty(); ++x)
+    {
+      if (P[x] <= x || P[x] > root || P[x] < n)
+        why << "node " << x << " has parent " << P[x] << " (parents are internal nodes after their children)";
+      else if (++children[P[x]] > 2)
+        why << "node " << P[x] << " has more than two children";
+    }
+    if (why.str().empty() && P[root] != root)
+      why << "the root " << root << " has parent " << P[root] << " instead of itself";
+    for (SizeValueType r = 0; r + 1 < n && why.str().empty(); ++r)
+    {
+      const double w = (*m_Weights)[r];
+      if (children[n + r] != 2)
+        why << "node " << n + r << " has " << int(children[n + r]) << " children instead of two";
+      else if (std::isnan(w))
+        why << "the weight of node " << n + r << " is NaN";
+      else if (r > 0 && w < (*m_Weights)[r - 1])
+        why << "the weight of node " << n + r << " (" << w << ") is below the previous node's (" << (*m_Weights)[r - 1]
+            << ")";
+      else if ((*m_EdgeU)[r] >= n || (*m_EdgeV)[r] >= n)
+        why << "the edge of node " << n + r << " has an end vertex out of range";
+    }
+  }
+  if (!why.str().empty())
+  {
+    itkExceptionMacro(<< "Not a dendrogram: " << why.str() << '.');
+  }
+}
+
+double
+Dendrogram::GetNodeWeight(SizeValueType node) const
+{
+  if (node >= this->GetNumberOfNodes())
+  {
+    itkExceptionMacro(<< "Node " << node << " is out of range (" << this->GetNumberOfNodes() << " nodes).");
+  }
+  return node < m_NumberOfVertices ? 0.0 : (*m_Weights)[node - m_NumberOfVertices];
+}
+
+auto
+Dendrogram::ComputeNodeSizes() const -> IndexContainerType::Pointer
+{
+  auto                sizes = IndexContainerType::New();
+  const SizeValueType nodes = this->GetNumberOfNodes();
+  sizes->assign(nodes, 0);
+  for (SizeValueType x = 0; x < nodes; ++x)
+  {
+    if (x < m_NumberOfVertices)
+      (*sizes)[x] = 1;
+    if (x + 1 < nodes)
+      (*sizes)[(*m_Parents)[x]] += (*sizes)[x];
+  }
+  return sizes;
+}
+
+auto
+Dendrogram::CutLabels(SizeValueType applied) const -> IndexContainerType::Pointer
+{
+  // Top down (parents have larger ids): a node under an applied parent belongs to the parent's cluster. Applied
+  // internal nodes are those of rank below `applied`; their children are lighter, hence applied too.
+  const SizeValueType   n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
+  std::vector<uint32_t> cluster(nodes);
+  for (SizeValueType i = nodes; i-- > 0;)
+  {
+    const SizeValueType p             = (*m_Parents)[i];
+    const bool          parentApplied = i + 1 < nodes && p - n < applied;
+    cluster[i]                        = parentApplied ? cluster[p] : uint32_t(i);
+  }
+  auto labels = IndexContainerType::New();
+  labels->resize(n);
+  std::vector<uint32_t> number(nodes, 0);
+  uint32_t              next = 0;
+  for (SizeValueType v = 0; v < n; ++v)
+  {
+    uint32_t & l = number[cluster[v]];
+    if (l == 0)
+      l = ++next;
+    (*labels)[v] = l;
+  }
+  return labels;
+}
+
+auto
+Dendrogram::ComputeClustersAtDistance(double distance) const -> IndexContainerType::Pointer
+{
+  if (std::isnan(distance))
+  {
+    itkExceptionMacro(<< "The cut distance is NaN.");
+  }
+  const SizeValueType applied =
+    SizeValueType(std::upper_bound(m_Weights->begin(), m_Weights->end(), distance) - m_Weights->begin());
+  return this->CutLabels(applied);
+}
+
+auto
+Dendrogram::ComputeClusters(SizeValueType numberOfClusters) const -> IndexContainerType::Pointer
+{
+  if (numberOfClusters < 1 || numberOfClusters > m_NumberOfVertices)
+  {
+    itkExceptionMacro(<< "The number of clusters must be between 1 and the number of vertices (" << m_NumberOfVertices
+                      << "), not " << numberOfClusters << '.');
+  }
+  return this->CutLabels(m_NumberOfVertices - numberOfClusters);
+}
+
+auto
+Dendrogram::ComputeLinkageMatrix() const -> WeightContainerType::Pointer
+{
+  const SizeValueType        n     = m_NumberOfVertices;
+  auto                       sizes = this->ComputeNodeSizes();
+  std::vector<SizeValueType> first(n > 0 ? n - 1 : 0, ~SizeValueType(0)), second(first);
+  for (SizeValueType x = 0; x + 1 < this->GetNumberOfNodes(); ++x)
+  {
+    const SizeValueType r                                  = (*m_Parents)[x] - n;
+    (first[r] == ~SizeValueType(0) ? first[r] : second[r]) = x; // children in increasing order
+  }
+  auto z = WeightContainerType::New();
+  z->resize(4 * first.size());
+  for (SizeValueType r = 0; r < first.size(); ++r)
+  {
+    (*z)[4 * r]     = double(first[r]);
+    (*z)[4 * r + 1] = double(second[r]);
+    (*z)[4 * r + 2] = (*m_Weights)[r];
+    (*z)[4 * r + 3] = double((*sizes)[n + r]);
+  }
+  return z;
+}
+
+void
+Dendrogram::ComputeCanonicalTree(IndexContainerType * parents, WeightContainerType * levels) const
+{
+  if (parents == nullptr || levels == nullptr)
+  {
+    itkExceptionMacro(<< "ComputeCanonicalTree needs a parents and a levels container.");
+  }
+  const SizeValueType   n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
+  std::vector<uint32_t> kept(nodes); // the node each node is merged into
+  for (SizeValueType i = nodes; i-- > 0;)
+  {
+    const SizeValueType p      = (*m_Parents)[i];
+    const bool          merged = i >= n && i + 1 < nodes && (*m_Weights)[i - n] == (*m_Weights)[p - n];
+    kept[i]                    = merged ? kept[p] : uint32_t(i);
+  }
+  std::vector<uint32_t> id(nodes, 0);
+  uint32_t              next = 0;
+  for (SizeValueType i = 0; i < nodes; ++i)
+    if (kept[i] == i)
+      id[i] = next++;
+  parents->assign(next, 0);
+  levels->assign(next, 0.0);
+  for (SizeValueType i = 0; i < nodes; ++i)
+  {
+    if (kept[i] != i)
+      continue;
+    (*parents)[id[i]] = i + 1 < nodes ? id[kept[(*m_Parents)[i]]] : id[i];
+    (*levels)[id[i]]  = i < n ? 0.0 : (*m_Weights)[i - n];
+  }
+}
+
+void
+Dendrogram::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "NumberOfVertices: " << m_NumberOfVertices << std::endl;
+  if (m_NumberOfVertices > 1)
+  {
+    os << indent << "Weights: " << m_Weights->front() << " .. " << m_Weights->back() << std::endl;
+  }
+}
+
+} // namespace itk

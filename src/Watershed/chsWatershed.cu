@@ -1,0 +1,233 @@
+// The CUDA watershed and waterfall entry points: checks, upload, the NaN check, the order-preserving coding of the
+// pixels in place (src/Watershed/chsWatershedRule.h), the device pipeline of the code's width
+// (src/Watershed/chsWatershed.cuh), and the download of the labels.
+#include "Common/chsDeviceHelpers.cuh"
+#include "chsWatershedDevice.h"
+#include "chsWatershedRule.h"
+
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+namespace chs
+{
+namespace ws
+{
+namespace
+{
+
+template <typename T>
+__global__ void
+EncodeKernel(T * values, uint64_t n)
+{
+  using C = typename Code<T>::Type;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const C c                        = Encode(values[i]);
+    reinterpret_cast<C *>(values)[i] = c;
+  }
+}
+
+template <typename TLabel>
+__global__ void
+NarrowKernel(const uint32_t * in, uint64_t count, TLabel * out)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+    out[i] = TLabel(in[i]);
+}
+
+/** A run's device state: the codes (uploaded as pixels, checked for NaN, coded in place) and the three arrays. */
+template <typename T>
+class Run
+{
+public:
+  using C = typename Code<T>::Type;
+
+  Run(const T * image, const Grid & grid, const ExecutionContext & context)
+    : m_N(grid.NumberOfVoxels())
+    , m_Stream(static_cast<cudaStream_t>(context.stream))
+    , m_Pixels(m_N, m_Stream, &tracker)
+    , m_B0(m_N, m_Stream, &tracker)
+    , m_B1(m_N, m_Stream, &tracker)
+    , m_B2(m_N + 4, m_Stream, &tracker)
+    , timer(m_Stream)
+    , m_Device(context.device)
+  {
+    detail::CopyToDevice(m_Pixels.get(), image, m_N * sizeof(T), m_Stream, context);
+    if (context.progress)
+      context.progress(0.2f);
+    timer.Start();
+    if constexpr (std::is_floating_point<T>::value)
+    {
+      const uint64_t nan = FirstNaN(m_Pixels.get(), m_N, m_Stream, tracker, m_Device);
+      if (nan < m_N)
+        throw NaNError(grid, nan);
+    }
+    EncodeKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(m_Pixels.get(), m_N);
+    CHS_CUDA_CHECK_LAUNCH("EncodeKernel");
+  }
+
+  const C *
+  Codes() const
+  {
+    return reinterpret_cast<const C *>(m_Pixels.get());
+  }
+  Arrays
+  Buffers() const
+  {
+    return Arrays{ m_B0.get(), m_B1.get(), m_B2.get() };
+  }
+
+  /** Copies n labels from the device array `from` to the host, as TLabel; `spare` (another array) takes the
+   * narrowed labels of 8- and 16-bit label types. */
+  template <typename TLabel>
+  void
+  Download(TLabel * labels, const uint32_t * from, uint32_t * spare, const ExecutionContext & context)
+  {
+    if constexpr (sizeof(TLabel) >= sizeof(uint32_t))
+      detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(uint32_t), m_N, m_Stream, context);
+    else
+    {
+      auto * narrow = reinterpret_cast<TLabel *>(spare);
+      NarrowKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(from, m_N, narrow);
+      CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
+      detail::CopyToHost(labels, narrow, m_N * sizeof(TLabel), m_Stream, context);
+    }
+  }
+
+  detail::MemoryTracker tracker;
+
+private:
+  uint64_t                       m_N;
+  cudaStream_t                   m_Stream;
+  detail::DeviceBuffer<T>        m_Pixels;
+  detail::DeviceBuffer<uint32_t> m_B0, m_B1, m_B2;
+
+public:
+  detail::EventTimer timer;
+
+private:
+  int m_Device;
+};
+
+} // namespace
+} // namespace ws
+
+template <typename T, typename TLabel>
+WatershedResult
+WatershedCUDA(const T *                   image,
+              const Grid &                grid,
+              const WatershedParameters & parameters,
+              TLabel *                    labels,
+              const ExecutionContext &    context,
+              RunInfo *                   info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  ws::CheckedVoxelCount(grid);
+  ws::CheckParameters(grid, parameters);
+  detail::DeviceScope scope(context.device);
+  const auto          stream = static_cast<cudaStream_t>(context.stream);
+  ws::Run<T>          run(image, grid, context);
+  const ws::Arrays    a = run.Buffers();
+  WatershedResult     result;
+  result.basinCount =
+    ws::WatershedOnDevice(run.Codes(), grid, parameters, a, context.device, stream, run.tracker, result.plateauRounds);
+  ws::CheckLabelCapacity<TLabel>(result.basinCount);
+  const uint32_t * out = a.b1;
+  if (parameters.markLines)
+  {
+    ws::LinesOnDevice(run.Codes(), grid, parameters.fullyConnected, a, context.device, stream);
+    out = a.b2;
+  }
+  run.timer.Stop();
+  if (context.progress)
+    context.progress(0.8f);
+  run.Download(labels, out, a.b0, context);
+  if (context.progress)
+    context.progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = run.timer.Milliseconds();
+    info->peakDeviceBytes    = run.tracker.peak;
+  }
+  return result;
+}
+
+template <typename T, typename TLabel>
+WaterfallResult
+WaterfallCUDA(const T *                          image,
+              const Grid &                       grid,
+              const WaterfallParameters &        parameters,
+              const WaterfallLevelSink<TLabel> & sink,
+              const ExecutionContext &           context,
+              RunInfo *                          info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  ws::CheckedVoxelCount(grid);
+  ws::CheckWaterfallParameters(grid, parameters);
+  detail::DeviceScope scope(context.device);
+  const auto          stream = static_cast<cudaStream_t>(context.stream);
+  ws::Run<T>          run(image, grid, context);
+  const ws::Arrays    a = run.Buffers();
+  WaterfallResult     result;
+  uint64_t            rounds = 0;
+  uint64_t            regions =
+    ws::WatershedOnDevice(run.Codes(), grid, parameters.watershed, a, context.device, stream, run.tracker, rounds);
+  ws::CheckLabelCapacity<TLabel>(regions);
+  run.timer.Stop();
+  result.watershedMilliseconds = run.timer.Milliseconds();
+  const bool full              = parameters.watershed.fullyConnected;
+  for (unsigned level = 0;; ++level)
+  {
+    result.regionCounts.push_back(regions);
+    run.Download(sink(level, regions), a.b1, a.b0, context);
+    if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
+      break;
+    run.timer.Start();
+    const uint32_t next =
+      ws::WaterfallLevelOnDevice(run.Codes(), grid, full, uint32_t(regions), a, context.device, stream, run.tracker);
+    run.timer.Stop();
+    std::vector<uint32_t> parents(regions);
+    detail::CopyToHost(parents.data(), a.b0 + 1, regions * sizeof(uint32_t), stream, context);
+    result.levelsMilliseconds += run.timer.Milliseconds();
+    result.parents.push_back(std::move(parents));
+    regions = next;
+    if (context.progress)
+      context.progress(0.2f + 0.8f * float(level + 1) / float(level + 2));
+  }
+  if (context.progress)
+    context.progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds = result.watershedMilliseconds + result.levelsMilliseconds;
+    info->peakDeviceBytes    = run.tracker.peak;
+  }
+  return result;
+}
+
+#define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                           \
+  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                    \
+    const T *, const Grid &, const WatershedParameters &, L *, const ExecutionContext &, RunInfo *);                   \
+  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCUDA<T, L>(const T *,                          \
+                                                                                   const Grid &,                       \
+                                                                                   const WaterfallParameters &,        \
+                                                                                   const WaterfallLevelSink<L> &,      \
+                                                                                   const ExecutionContext &,           \
+                                                                                   RunInfo *)
+#define CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(T)                                                                       \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint8_t);                                                                          \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint16_t);                                                                         \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint32_t);                                                                         \
+  CHS_INSTANTIATE_WATERSHED_CUDA(T, uint64_t)
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(uint8_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(int8_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(uint16_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(int16_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(uint32_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(int32_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(uint64_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(int64_t);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(float);
+CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(double);
+
+} // namespace chs

@@ -1,0 +1,399 @@
+// Tests of the alpha-tree backends (include/chsAlphaTree.h): the CPU reference against oracles written from the
+// definition (thresholded components of the test's own pixel graph at every level, the canonical structure), the
+// CUDA backend against the CPU reference on many images, both construction algorithms, several tile shapes and
+// repeated runs, and bad input.
+#include "chsAlphaTree.h"
+#include "AlphaTree/chsAlphaTreeOracles.h"
+#include "Common/chsTestImages.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+const chs::AlphaTreeAlgorithm kAlgorithms[] = { chs::AlphaTreeAlgorithm::Auto,
+                                                chs::AlphaTreeAlgorithm::InsertAllEdges,
+                                                chs::AlphaTreeAlgorithm::SkipRedundantEdges,
+                                                chs::AlphaTreeAlgorithm::SpanningTree,
+                                                chs::AlphaTreeAlgorithm::LevelSynchronous };
+
+/** Whether the algorithm builds trees of these pixels (LevelSynchronous: integer scalars of 8 or 16 bits). */
+template <typename T>
+bool
+Supports(chs::AlphaTreeAlgorithm algorithm, unsigned components)
+{
+  return algorithm != chs::AlphaTreeAlgorithm::LevelSynchronous ||
+         (std::is_integral<T>::value && sizeof(T) <= 2 && components == 1);
+}
+
+struct Tree
+{
+  std::vector<uint32_t> parent;
+  std::vector<double>   level;
+};
+
+struct Case
+{
+  int64_t  nx, ny, nz;
+  bool     full;
+  unsigned components = 1;
+  int      norm       = 2; // 1, 2 or 0 (L-infinity) for vectors
+};
+
+/** An allocator that sizes the tree's vectors. */
+chs::AlphaTreeAllocator
+Into(Tree & t)
+{
+  return [&t](uint64_t nodes)
+  {
+    t.parent.assign(nodes, 0);
+    t.level.assign(nodes, -1.0);
+    return chs::AlphaTreeArrays{ t.parent.data(), t.level.data() };
+  };
+}
+
+/** An allocator that must not be called (the run fails before). */
+chs::AlphaTreeAllocator
+NotCalled()
+{
+  return [](uint64_t) -> chs::AlphaTreeArrays
+  {
+    ADD_FAILURE() << "the allocator was called although the run fails";
+    return {};
+  };
+}
+
+chs::Grid
+GridOf(const Case & c)
+{
+  chs::Grid g;
+  g.size[0]   = uint64_t(c.nx);
+  g.size[1]   = uint64_t(c.ny);
+  g.size[2]   = uint64_t(c.nz);
+  g.dimension = c.nz > 1 ? 3 : 2;
+  return g;
+}
+
+chs::AlphaTreeParameters
+ParametersOf(const Case & c)
+{
+  chs::AlphaTreeParameters p;
+  p.graph.fullyConnected = c.full;
+  p.graph.components     = c.components;
+  p.graph.distance       = c.norm == 1   ? chs::VectorDistance::L1
+                           : c.norm == 2 ? chs::VectorDistance::L2
+                                         : chs::VectorDistance::LInfinity;
+  return p;
+}
+
+template <typename T>
+Tree
+RunCPU(const std::vector<T> & v, const Case & c, const chs::AlphaTreeParameters & p)
+{
+  Tree       t;
+  const auto r = chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, Into(t));
+  EXPECT_EQ(r.nodes, t.parent.size());
+  return t;
+}
+
+template <typename T>
+Tree
+RunCUDA(const std::vector<T> & v, const Case & c, const chs::AlphaTreeParameters & p)
+{
+  Tree       t;
+  const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(t), {});
+  EXPECT_EQ(r.nodes, t.parent.size());
+  return t;
+}
+
+/** Values with `levels` distinct grey levels (few: large flat zones), smoothed when `smooth`. */
+template <typename T>
+std::vector<T>
+Values(const Case & c, unsigned seed, double levels, bool smooth)
+{
+  const uint64_t                         n = uint64_t(c.nx * c.ny * c.nz) * c.components;
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double>                    raw(n);
+  for (auto & r : raw)
+    r = u(rng);
+  if (smooth)
+    for (int pass = 0; pass < 3; ++pass)
+      for (uint64_t i = c.components; i + c.components < n; ++i)
+        raw[i] = (raw[i - c.components] + 2 * raw[i] + raw[i + c.components]) / 4;
+  std::vector<T> v(n);
+  for (uint64_t i = 0; i < n; ++i)
+    v[i] = std::is_floating_point<T>::value ? T(raw[i] * levels) : T(std::floor(raw[i] * levels * 0.9999));
+  return v;
+}
+
+template <typename T>
+void
+CheckReference(const std::vector<T> & v, const Case & c)
+{
+  const auto     p = ParametersOf(c);
+  const Tree     t = RunCPU(v, c, p);
+  const uint64_t n = uint64_t(c.nx * c.ny * c.nz);
+  chs_test::ExpectCanonicalStructure(t.parent, t.level, n);
+  chs_test::ExpectAlphaPartitions(
+    t.parent, t.level, n, chs_test::ImageEdges(v, c.nx, c.ny, c.nz, c.components, c.full, c.norm));
+}
+
+template <typename T>
+void
+CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
+{
+  auto       p   = ParametersOf(c);
+  const Tree cpu = RunCPU(v, c, p);
+  for (auto algorithm : kAlgorithms)
+  {
+    p.algorithm = algorithm;
+    if (!Supports<T>(algorithm, c.components))
+    {
+      EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
+      continue;
+    }
+    const Tree gpu = RunCUDA(v, c, p);
+    ASSERT_EQ(gpu.parent.size(), cpu.parent.size()) << "algorithm " << int(algorithm);
+    EXPECT_EQ(gpu.parent, cpu.parent) << "algorithm " << int(algorithm);
+    EXPECT_EQ(gpu.level, cpu.level) << "algorithm " << int(algorithm);
+  }
+}
+
+} // namespace
+
+TEST(AlphaTreeReference, HandMadeImage)
+{
+  // 4 x 1 image 0 0 2 5, 4-connected: flat zone {0, 1} at level 0, then {0, 1, 2} at 2, then everything at 3.
+  const std::vector<uint8_t> v{ 0, 0, 2, 5 };
+  const Case                 c{ 4, 1, 1, false };
+  const Tree                 t = RunCPU(v, c, ParametersOf(c));
+  EXPECT_EQ(t.parent, (std::vector<uint32_t>{ 4, 4, 5, 6, 5, 6, 6 }));
+  EXPECT_EQ(t.level, (std::vector<double>{ 0, 0, 0, 0, 0, 2, 3 }));
+}
+
+TEST(AlphaTreeReference, ConstantAndSinglePixelImages)
+{
+  const Case                 c{ 5, 3, 1, true };
+  const std::vector<uint8_t> v(15, 7);
+  const Tree                 t = RunCPU(v, c, ParametersOf(c));
+  ASSERT_EQ(t.parent.size(), 16u) << "a constant image has one node above its leaves";
+  for (uint32_t x = 0; x < 16; ++x)
+    EXPECT_EQ(t.parent[x], 15u);
+  EXPECT_EQ(t.level[15], 0.0);
+
+  const Case                 one{ 1, 1, 1, false };
+  const std::vector<uint8_t> w{ 3 };
+  const Tree                 single = RunCPU(w, one, ParametersOf(one));
+  EXPECT_EQ(single.parent, (std::vector<uint32_t>{ 0 }));
+}
+
+TEST(AlphaTreeReference, MatchesThresholdedComponents)
+{
+  for (bool full : { false, true })
+  {
+    SCOPED_TRACE(full ? "full" : "face");
+    CheckReference(Values<uint8_t>({ 17, 13, 1, full }, 1, 6, false), { 17, 13, 1, full });
+    CheckReference(Values<uint8_t>({ 19, 11, 1, full }, 2, 256, true), { 19, 11, 1, full });
+    CheckReference(Values<uint16_t>({ 15, 12, 1, full }, 3, 65536, true), { 15, 12, 1, full });
+    CheckReference(Values<float>({ 14, 9, 1, full }, 4, 1.0, true), { 14, 9, 1, full });
+    CheckReference(Values<uint8_t>({ 7, 6, 5, full }, 5, 5, false), { 7, 6, 5, full });
+    CheckReference(Values<float>({ 6, 5, 4, full }, 6, 3.0, true), { 6, 5, 4, full });
+    for (int norm : { 0, 1, 2 })
+    {
+      const Case c{ 11, 10, 1, full, 3, norm };
+      CheckReference(Values<uint8_t>(c, 7 + norm, 8, false), c);
+      const Case d{ 5, 4, 3, full, 2, norm };
+      CheckReference(Values<float>(d, 9 + norm, 2.0, true), d);
+    }
+  }
+}
+
+TEST(AlphaTreeReference, BadInput)
+{
+  const Case               c{ 3, 3, 1, false };
+  const std::vector<float> nan{ 0, 1, 2, 3, std::numeric_limits<float>::quiet_NaN(), 5, 6, 7, 8 };
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(nan.data(), GridOf(c), ParametersOf(c), NotCalled()), std::invalid_argument);
+  chs::Grid empty;
+  empty.size[0] = 0;
+  const std::vector<uint8_t> v(9, 0);
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), empty, ParametersOf(c), NotCalled()), std::invalid_argument);
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), ParametersOf(c), {}), std::invalid_argument);
+  auto p             = ParametersOf(c);
+  p.graph.components = 0;
+  EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, NotCalled()), std::invalid_argument);
+}
+
+TEST(AlphaTreeCUDA, EqualsReference2D)
+{
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (bool full : { false, true })
+  {
+    SCOPED_TRACE(full ? "8-connected" : "4-connected");
+    CheckCudaEqualsCPU(Values<uint8_t>({ 70, 45, 1, full }, 11, 256, false), { 70, 45, 1, full });
+    CheckCudaEqualsCPU(Values<uint8_t>({ 101, 67, 1, full }, 12, 256, true), { 101, 67, 1, full });
+    CheckCudaEqualsCPU(Values<uint8_t>({ 64, 64, 1, full }, 13, 4, false), { 64, 64, 1, full });
+    CheckCudaEqualsCPU(Values<uint16_t>({ 77, 50, 1, full }, 14, 65536, true), { 77, 50, 1, full });
+    CheckCudaEqualsCPU(Values<uint16_t>({ 300, 260, 1, full }, 15, 65536, false), { 300, 260, 1, full });
+    CheckCudaEqualsCPU(Values<float>({ 93, 41, 1, full }, 16, 10.0, true), { 93, 41, 1, full });
+    CheckCudaEqualsCPU(Values<uint8_t>({ 513, 1, 1, full }, 17, 3, false), { 513, 1, 1, full });
+    CheckCudaEqualsCPU(Values<uint8_t>({ 1, 300, 1, full }, 18, 3, false), { 1, 300, 1, full });
+    CheckCudaEqualsCPU(std::vector<uint8_t>(40 * 33, 9), { 40, 33, 1, full });
+    CheckCudaEqualsCPU(std::vector<float>(1, 2.5f), { 1, 1, 1, full });
+    for (int norm : { 0, 1, 2 })
+    {
+      const Case c{ 45, 38, 1, full, 3, norm };
+      CheckCudaEqualsCPU(Values<uint8_t>(c, 19 + norm, 256, true), c);
+      CheckCudaEqualsCPU(Values<float>(c, 22 + norm, 1.0, false), c);
+    }
+  }
+}
+
+TEST(AlphaTreeCUDA, EqualsReference3D)
+{
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (bool full : { false, true })
+  {
+    SCOPED_TRACE(full ? "26-connected" : "6-connected");
+    CheckCudaEqualsCPU(Values<uint8_t>({ 19, 17, 13, full }, 31, 256, true), { 19, 17, 13, full });
+    CheckCudaEqualsCPU(Values<uint8_t>({ 20, 16, 9, full }, 32, 3, false), { 20, 16, 9, full });
+    CheckCudaEqualsCPU(Values<uint16_t>({ 23, 21, 10, full }, 33, 65536, false), { 23, 21, 10, full });
+    CheckCudaEqualsCPU(Values<float>({ 12, 11, 17, full }, 34, 5.0, true), { 12, 11, 17, full });
+    CheckCudaEqualsCPU(std::vector<uint16_t>(9 * 10 * 11, 300), { 9, 10, 11, full });
+    const Case c{ 14, 13, 9, full, 4, 2 };
+    CheckCudaEqualsCPU(Values<uint8_t>(c, 35, 256, true), c);
+    // Whole and partial tiles of 16-bit noise (16 x 16 x 8 voxels, 16 x 8 x 8 26-connected): many components and
+    // parallel edges per tile after the spanning tree's tile rounds.
+    CheckCudaEqualsCPU(Values<uint16_t>({ 48, 40, 27, full }, 36, 65536, false), { 48, 40, 27, full });
+  }
+}
+
+TEST(AlphaTreeCUDA, SpanningTreeOnWholeTiles)
+{
+  // The spanning tree's tile rounds on whole tiles (64 x 32 pixels, 16 x 16 x 8 voxels) of 16-bit noise, where each
+  // tile ends with many components and parallel edges between them, run after run; small enough for racecheck.
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  for (const Case & c : { Case{ 128, 64, 1, false }, Case{ 128, 64, 1, true }, Case{ 32, 32, 16, false } })
+  {
+    const auto v   = Values<uint16_t>(c, 61 + unsigned(c.full), 65536, false);
+    auto       p   = ParametersOf(c);
+    const Tree cpu = RunCPU(v, c, p);
+    p.algorithm    = chs::AlphaTreeAlgorithm::SpanningTree;
+    for (int run = 0; run < 2; ++run)
+    {
+      const Tree gpu = RunCUDA(v, c, p);
+      EXPECT_EQ(gpu.parent, cpu.parent) << c.nx << "x" << c.ny << "x" << c.nz << (c.full ? " full" : "") << ", run "
+                                        << run;
+      EXPECT_EQ(gpu.level, cpu.level);
+    }
+  }
+}
+
+TEST(AlphaTreeCUDA, LevelSynchronousGridAndBlockLevels)
+{
+  // Levels with more edges than one block takes (the whole grid runs them) between levels with few (block 0 runs
+  // them alone), in both orders, 2D and 3D, several runs; 8-bit images through the tile stage, 16-bit ones without.
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  // The level-synchronous tree equals the CPU reference's, run after run.
+  auto Check = [](const auto & image, const Case & c, int runs, const std::string & what)
+  {
+    auto       p   = ParametersOf(c);
+    const Tree cpu = RunCPU(image, c, p);
+    p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+    for (int run = 0; run < runs; ++run)
+    {
+      const Tree gpu = RunCUDA(image, c, p);
+      EXPECT_EQ(gpu.parent, cpu.parent) << what << ", run " << run;
+      EXPECT_EQ(gpu.level, cpu.level) << what << ", run " << run;
+    }
+  };
+  for (bool full : { false, true })
+  {
+    const Case           c{ 301, 257, 1, full };
+    auto                 v = Values<uint8_t>(c, 51, 6, true);
+    std::mt19937         rng(52);
+    std::vector<uint8_t> w = v;
+    for (size_t i = 0; i < w.size(); i += 37 + rng() % 50)
+      w[i] = uint8_t(w[i] + 10 + rng() % 200); // isolated peaks: many levels with a few edges each
+    for (const auto & image : { v, w })
+      Check(image, c, 3, full ? "8-connected" : "4-connected");
+    // 8-bit volumes run the tile stage (16 x 16 x 8 tiles, partial ones on three sides).
+    const Case           e{ 70, 45, 37, full };
+    std::vector<uint8_t> b = Values<uint8_t>(e, 54, 8, true);
+    for (size_t i = 0; i < b.size(); i += 31 + rng() % 45)
+      b[i] = uint8_t(b[i] + 10 + rng() % 200);
+    Check(b, e, 2, full ? "26-connected 8-bit volume" : "6-connected 8-bit volume");
+    const Case d{ 41, 37, 29, full };
+    auto       u = Values<uint16_t>(d, 53, 5, true);
+    for (size_t i = 0; i < u.size(); i += 29 + rng() % 40)
+      u[i] = uint16_t(u[i] + 100 + rng() % 60000);
+    Check(u, d, 1, full ? "26-connected 16-bit volume" : "6-connected 16-bit volume");
+  }
+}
+
+TEST(AlphaTreeCUDA, SameTreeForEveryTileAndRun)
+{
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  const Case c2{ 150, 97, 1, true };
+  const auto v2  = Values<uint16_t>(c2, 41, 4096, true);
+  auto       p   = ParametersOf(c2);
+  const Tree cpu = RunCPU(v2, c2, p);
+  for (auto algorithm : kAlgorithms)
+    for (auto tile : { std::vector<unsigned>{ 8, 8, 1 }, { 16, 16, 1 }, { 32, 32, 1 }, { 64, 4, 1 }, { 5, 7, 1 } })
+      for (int run = 0; run < 3; ++run)
+      {
+        p.algorithm    = algorithm;
+        p.tileX        = tile[0];
+        p.tileY        = tile[1];
+        p.tileZ        = tile[2];
+        const Tree gpu = RunCUDA(v2, c2, p);
+        EXPECT_EQ(gpu.parent, cpu.parent) << "tile " << tile[0] << "x" << tile[1] << " run " << run;
+        EXPECT_EQ(gpu.level, cpu.level);
+      }
+  const Case c3{ 21, 18, 17, false };
+  const auto v3   = Values<uint8_t>(c3, 42, 256, true);
+  auto       p3   = ParametersOf(c3);
+  const Tree cpu3 = RunCPU(v3, c3, p3);
+  for (auto tile : { std::vector<unsigned>{ 4, 4, 4 }, { 8, 8, 8 }, { 16, 8, 8 }, { 3, 5, 7 } })
+  {
+    p3.tileX       = tile[0];
+    p3.tileY       = tile[1];
+    p3.tileZ       = tile[2];
+    const Tree gpu = RunCUDA(v3, c3, p3);
+    EXPECT_EQ(gpu.parent, cpu3.parent) << "tile " << tile[0] << "x" << tile[1] << "x" << tile[2];
+  }
+}
+
+TEST(AlphaTreeCUDA, BadInput)
+{
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  const Case               c{ 3, 3, 1, false };
+  const std::vector<float> nan{ 0, 1, 2, 3, 4, 5, 6, std::numeric_limits<float>::quiet_NaN(), 8 };
+  try
+  {
+    chs::ImageAlphaTreeCUDA(nan.data(), GridOf(c), ParametersOf(c), NotCalled(), {});
+    ADD_FAILURE() << "no exception for a NaN pixel";
+  }
+  catch (const std::invalid_argument & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("pixel 7 is NaN"), std::string::npos) << e.what();
+  }
+  auto p  = ParametersOf(c);
+  p.tileX = 64;
+  p.tileY = 64;
+  const std::vector<uint8_t> v(9, 0);
+  EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
+}

@@ -1,0 +1,750 @@
+// Tests of the watershed and waterfall backends (include/chsWatershed.h): the CPU reference against oracles
+// independent of both backends (the paper's worked 1D examples, a 6x2 image worked out by hand, brute-force
+// steepest descent on images without plateaux, regional minima counted by flood fill, a waterfall worked out by
+// hand, the hierarchy's properties), the CUDA backend against the CPU reference on many images, every algorithm,
+// plateau resolution, connectivity, several pixel and label types, block shapes and repeated runs; bad input.
+#include "chsWatershed.h"
+#include "Common/chsTestImages.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace
+{
+
+chs::Grid
+MakeGrid(uint64_t nx, uint64_t ny, uint64_t nz = 1)
+{
+  chs::Grid g;
+  g.size[0]   = nx;
+  g.size[1]   = ny;
+  g.size[2]   = nz;
+  g.dimension = nz > 1 ? 3 : 2;
+  return g;
+}
+
+template <typename T>
+std::vector<uint32_t>
+CPU(const std::vector<T> &           image,
+    const chs::Grid &                grid,
+    const chs::WatershedParameters & p     = {},
+    uint64_t *                       count = nullptr)
+{
+  std::vector<uint32_t> labels(image.size(), 12345);
+  const auto            r = chs::WatershedCPU(image.data(), grid, p, labels.data());
+  if (count)
+    *count = r.basinCount;
+  return labels;
+}
+
+template <typename T>
+std::vector<uint32_t>
+GPU(const std::vector<T> &           image,
+    const chs::Grid &                grid,
+    const chs::WatershedParameters & p     = {},
+    uint64_t *                       count = nullptr)
+{
+  std::vector<uint32_t> labels(image.size(), 12345);
+  const auto            r = chs::WatershedCUDA(image.data(), grid, p, labels.data(), chs::ExecutionContext{});
+  if (count)
+    *count = r.basinCount;
+  return labels;
+}
+
+/** The neighbours of p, for the oracles (written again here, not shared with the backends). */
+std::vector<uint64_t>
+Neighbours(const chs::Grid & g, uint64_t p, bool full)
+{
+  std::vector<uint64_t> out;
+  const int64_t         nx = g.size[0], ny = g.size[1], nz = g.size[2];
+  const int64_t         x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+      {
+        const int m = std::abs(dx) + std::abs(dy) + std::abs(dz);
+        if (m == 0 || (!full && m > 1))
+          continue;
+        const int64_t a = x + dx, b = y + dy, c = z + dz;
+        if (a >= 0 && b >= 0 && c >= 0 && a < nx && b < ny && c < nz)
+          out.push_back(uint64_t(a + nx * (b + ny * c)));
+      }
+  return out;
+}
+
+/** Renumbers labels 1, 2, ... by first occurrence. */
+std::vector<uint32_t>
+ByFirstPixel(const std::vector<uint64_t> & id)
+{
+  std::map<uint64_t, uint32_t> number;
+  std::vector<uint32_t>        out(id.size());
+  for (size_t i = 0; i < id.size(); ++i)
+  {
+    auto it = number.find(id[i]);
+    if (it == number.end())
+      it = number.emplace(id[i], uint32_t(number.size() + 1)).first;
+    out[i] = it->second;
+  }
+  return out;
+}
+
+/** Plateau of every pixel (flood fill) and whether it is a minimal plateau (no pixel with a lower neighbour). */
+template <typename T>
+void
+Plateaus(const std::vector<T> &  I,
+         const chs::Grid &       g,
+         bool                    full,
+         std::vector<uint64_t> & plateau,
+         std::vector<bool> &     minimal)
+{
+  const uint64_t n = I.size();
+  plateau.assign(n, ~uint64_t(0));
+  std::vector<bool>     isMin;
+  std::vector<uint64_t> stack;
+  for (uint64_t s = 0; s < n; ++s)
+  {
+    if (plateau[s] != ~uint64_t(0))
+      continue;
+    const uint64_t id     = isMin.size();
+    bool           lowest = true;
+    plateau[s]            = id;
+    stack.push_back(s);
+    while (!stack.empty())
+    {
+      const uint64_t p = stack.back();
+      stack.pop_back();
+      for (uint64_t q : Neighbours(g, p, full))
+      {
+        if (I[q] < I[p])
+          lowest = false;
+        if (I[q] == I[p] && plateau[q] == ~uint64_t(0))
+        {
+          plateau[q] = id;
+          stack.push_back(q);
+        }
+      }
+    }
+    isMin.push_back(lowest);
+  }
+  minimal.resize(n);
+  for (uint64_t p = 0; p < n; ++p)
+    minimal[p] = isMin[plateau[p]];
+}
+
+template <typename T>
+uint64_t
+CountRegionalMinima(const std::vector<T> & I, const chs::Grid & g, bool full)
+{
+  std::vector<uint64_t> plateau;
+  std::vector<bool>     minimal;
+  Plateaus(I, g, full, plateau, minimal);
+  std::vector<uint64_t> ids;
+  for (uint64_t p = 0; p < I.size(); ++p)
+    if (minimal[p])
+      ids.push_back(plateau[p]);
+  std::sort(ids.begin(), ids.end());
+  return uint64_t(std::unique(ids.begin(), ids.end()) - ids.begin());
+}
+
+/** Brute-force steepest descent for images whose neighbouring pixels all differ: follow the lowest neighbour down
+ * to a local minimum. */
+template <typename T>
+std::vector<uint32_t>
+SteepestDescent(const std::vector<T> & I, const chs::Grid & g, bool full)
+{
+  std::vector<uint64_t> end(I.size());
+  for (uint64_t p = 0; p < I.size(); ++p)
+  {
+    uint64_t a = p;
+    for (;;)
+    {
+      uint64_t low = a;
+      for (uint64_t q : Neighbours(g, a, full))
+        if (I[q] < I[low])
+          low = q;
+      if (low == a)
+        break;
+      a = low;
+    }
+    end[p] = a;
+  }
+  return ByFirstPixel(end);
+}
+
+template <typename T>
+std::vector<T>
+Noise(uint64_t n, unsigned seed, double lo, double hi)
+{
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<T>                         v(n);
+  for (auto & x : v)
+    x = static_cast<T>(u(rng));
+  return v;
+}
+
+/** Box-smoothed noise (3 passes of a 3-wide box along each axis), quantised to `levels` values when non-zero. */
+template <typename T>
+std::vector<T>
+SmoothNoise(const chs::Grid & g, unsigned seed, int levels, double scale)
+{
+  const uint64_t      nx = g.size[0], ny = g.size[1], nz = g.size[2], n = nx * ny * nz;
+  std::vector<double> a         = Noise<double>(n, seed, 0.0, 1.0), b(n);
+  const uint64_t      stride[3] = { 1, nx, nx * ny }, extent[3] = { nx, ny, nz };
+  for (int pass = 0; pass < 3; ++pass)
+    for (int d = 0; d < int(g.dimension); ++d)
+    {
+      for (uint64_t p = 0; p < n; ++p)
+      {
+        const uint64_t c = p / stride[d] % extent[d];
+        double         s = a[p], w = 1;
+        if (c > 0)
+          s += a[p - stride[d]], ++w;
+        if (c + 1 < extent[d])
+          s += a[p + stride[d]], ++w;
+        b[p] = s / w;
+      }
+      a.swap(b);
+    }
+  double         lo = *std::min_element(a.begin(), a.end()), hi = *std::max_element(a.begin(), a.end());
+  std::vector<T> out(n);
+  for (uint64_t p = 0; p < n; ++p)
+  {
+    const double t = (a[p] - lo) / (hi - lo + 1e-12);
+    out[p]         = levels ? static_cast<T>(std::floor(t * (levels - 1) + 0.5) * scale) : static_cast<T>(t * scale);
+  }
+  return out;
+}
+
+chs::WatershedParameters
+Params(bool                    full,
+       chs::WatershedAlgorithm a = chs::WatershedAlgorithm::PRUF,
+       chs::PlateauResolution  r = chs::PlateauResolution::Balanced)
+{
+  chs::WatershedParameters p;
+  p.fullyConnected = full;
+  p.algorithm      = a;
+  p.plateaus       = r;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The CPU reference against oracles.
+
+TEST(WatershedReference, PaperFourteenPixelExample)
+{
+  // Section 3.4: 75 89 ... 89 81; the balanced resolution ends with distances 0 1 2 3 4 5 5 4 3 2 1 0 on the
+  // plateau, so pixels 0..6 drain left and 7..13 right.
+  const std::vector<uint8_t> I     = { 75, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 89, 81 };
+  const chs::Grid            g     = MakeGrid(14, 1);
+  uint64_t                   count = 0;
+  EXPECT_EQ(CPU(I, g, {}, &count), (std::vector<uint32_t>{ 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2 }));
+  EXPECT_EQ(count, 2u);
+  auto withLines      = Params(false);
+  withLines.markLines = true;
+  // The pair (6, 7) has equal values: the later pixel, 7, is the line.
+  EXPECT_EQ(CPU(I, g, withLines), (std::vector<uint32_t>{ 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 2, 2, 2, 2 }));
+}
+
+TEST(WatershedReference, PaperLongPlateauExample)
+{
+  // Section 3.3: 75, then 2n pixels of 89, then 81: the plateau splits in its middle, n + 1 pixels to each side.
+  for (int n : { 1, 2, 5, 50, 301 })
+  {
+    std::vector<uint8_t> I(2 * n + 2, 89);
+    I.front() = 75;
+    I.back()  = 81;
+    std::vector<uint32_t> expected(2 * n + 2, 2);
+    std::fill(expected.begin(), expected.begin() + n + 1, 1u);
+    EXPECT_EQ(CPU(I, MakeGrid(I.size(), 1)), expected) << "n = " << n;
+    // The same along y and z.
+    EXPECT_EQ(CPU(I, MakeGrid(1, I.size())), expected) << "n = " << n;
+    EXPECT_EQ(CPU(I, MakeGrid(1, 1, I.size())), expected) << "n = " << n;
+  }
+}
+
+TEST(WatershedReference, SixByTwoImageWorkedByHand)
+{
+  // A minimal plateau of value 1 with two state-3 pixels (2 and 7) that step IV must merge, a non-minimal plateau of
+  // value 3 whose inner pixel (4) has distance 1 and points to pixel 10, and a ridge of 9s split between the basins.
+  const std::vector<int16_t> I     = { 5, 1, 1, 9, 3, 3, //
+                                       1, 1, 7, 9, 3, 2 };
+  const chs::Grid            g     = MakeGrid(6, 2);
+  uint64_t                   count = 0;
+  EXPECT_EQ(CPU(I, g, {}, &count), (std::vector<uint32_t>{ 1, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2, 2 }));
+  EXPECT_EQ(count, 2u);
+  auto withLines      = Params(false);
+  withLines.markLines = true;
+  EXPECT_EQ(CPU(I, g, withLines), (std::vector<uint32_t>{ 1, 1, 1, 0, 2, 2, 1, 1, 1, 0, 2, 2 }));
+}
+
+TEST(WatershedReference, SteepestDescentWithoutPlateaus)
+{
+  // A random permutation: no two pixels are equal, so the watershed is plain steepest descent.
+  for (const auto & g : { MakeGrid(37, 23), MakeGrid(9, 11, 7) })
+    for (bool full : { false, true })
+    {
+      std::vector<int32_t> I(g.NumberOfVoxels());
+      for (size_t i = 0; i < I.size(); ++i)
+        I[i] = int32_t(i) - 100;
+      std::shuffle(I.begin(), I.end(), std::mt19937(g.size[2] * 7 + full));
+      uint64_t count = 0;
+      EXPECT_EQ(CPU(I, g, Params(full), &count), SteepestDescent(I, g, full));
+      EXPECT_EQ(count, CountRegionalMinima(I, g, full));
+    }
+}
+
+TEST(WatershedReference, OneBasinPerRegionalMinimum)
+{
+  for (const auto & g : { MakeGrid(40, 31), MakeGrid(13, 10, 9) })
+    for (bool full : { false, true })
+      for (int levels : { 3, 8, 0 })
+      {
+        const auto I      = SmoothNoise<float>(g, 11 + levels, levels, 1.0);
+        uint64_t   count  = 0;
+        const auto labels = CPU(I, g, Params(full), &count);
+        EXPECT_EQ(count, CountRegionalMinima(I, g, full));
+        EXPECT_EQ(*std::max_element(labels.begin(), labels.end()), count);
+        // Labels by first pixel: each label's first pixel comes after the previous label's.
+        uint32_t seen = 0;
+        for (uint32_t l : labels)
+        {
+          ASSERT_LE(l, seen + 1);
+          seen = std::max(seen, l);
+        }
+        // Every minimal plateau lies in one basin, and different ones in different basins.
+        std::vector<uint64_t> plateau;
+        std::vector<bool>     minimal;
+        Plateaus(I, g, full, plateau, minimal);
+        std::map<uint64_t, uint32_t> basinOf;
+        std::map<uint32_t, uint64_t> plateauOf;
+        for (uint64_t p = 0; p < I.size(); ++p)
+          if (minimal[p])
+          {
+            EXPECT_EQ(basinOf.emplace(plateau[p], labels[p]).first->second, labels[p]);
+            EXPECT_EQ(plateauOf.emplace(labels[p], plateau[p]).first->second, plateau[p]);
+          }
+      }
+}
+
+TEST(WatershedReference, ConstantRampAndSinglePixel)
+{
+  uint64_t count = 0;
+  EXPECT_EQ(CPU(std::vector<float>(35, 2.5f), MakeGrid(7, 5), {}, &count), std::vector<uint32_t>(35, 1));
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(CPU(std::vector<uint8_t>{ 9 }, MakeGrid(1, 1), {}, &count), std::vector<uint32_t>{ 1 });
+  std::vector<double> ramp(6 * 4);
+  for (int i = 0; i < 24; ++i)
+    ramp[i] = (i % 6) * 0.5 + (i / 6);
+  EXPECT_EQ(CPU(ramp, MakeGrid(6, 4), Params(true), &count), std::vector<uint32_t>(24, 1));
+}
+
+TEST(WatershedReference, SignedAndFloatingPointOrder)
+{
+  // Negative values, -0 against +0, and the extremes of each type order as numbers.
+  const std::vector<double> d = { 3, -0.0, 0.0, 7, -1e300, 5, std::numeric_limits<double>::infinity(), 2 };
+  const std::vector<int8_t> c = { 3, -128, 0, 7, -100, 5, 127, 2 };
+  const chs::Grid           g = MakeGrid(8, 1);
+  EXPECT_EQ(CPU(d, g), (std::vector<uint32_t>{ 1, 1, 1, 2, 2, 2, 3, 3 }));
+  EXPECT_EQ(CPU(c, g), (std::vector<uint32_t>{ 1, 1, 1, 2, 2, 2, 3, 3 }));
+}
+
+// The waterfall.
+
+template <typename T>
+chs::WaterfallResult
+Waterfall(bool                                 gpu,
+          const std::vector<T> &               I,
+          const chs::Grid &                    g,
+          const chs::WaterfallParameters &     p,
+          std::vector<std::vector<uint32_t>> & levels)
+{
+  levels.clear();
+  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t)
+  {
+    EXPECT_EQ(level, levels.size());
+    levels.emplace_back(I.size(), 0);
+    return levels.back().data();
+  };
+  return gpu ? chs::WaterfallCUDA(I.data(), g, p, sink, chs::ExecutionContext{})
+             : chs::WaterfallCPU(I.data(), g, p, sink);
+}
+
+TEST(WaterfallReference, OneDimensionalExampleWorkedByHand)
+{
+  // Basins A {0,1} B {2,3} C {4} D {5,6} E {7,8}; passes A|B 5, B|C 3, C|D 9, D|E 1; lowest passes A 5, B 3, C 3,
+  // D 1, E 1: level 1 joins A, B, C and D, E; level 2 joins the two across 9.
+  const std::vector<uint8_t>         I = { 0, 5, 1, 3, 2, 9, 0, 1, 0 };
+  std::vector<std::vector<uint32_t>> levels;
+  const auto                         r = Waterfall(false, I, MakeGrid(9, 1), {}, levels);
+  ASSERT_EQ(levels.size(), 3u);
+  EXPECT_EQ(levels[0], (std::vector<uint32_t>{ 1, 1, 2, 2, 3, 4, 4, 5, 5 }));
+  EXPECT_EQ(levels[1], (std::vector<uint32_t>{ 1, 1, 1, 1, 1, 2, 2, 2, 2 }));
+  EXPECT_EQ(levels[2], std::vector<uint32_t>(9, 1));
+  EXPECT_EQ(r.regionCounts, (std::vector<uint64_t>{ 5, 2, 1 }));
+  ASSERT_EQ(r.parents.size(), 2u);
+  EXPECT_EQ(r.parents[0], (std::vector<uint32_t>{ 1, 1, 1, 2, 2 }));
+  EXPECT_EQ(r.parents[1], (std::vector<uint32_t>{ 1, 1 }));
+}
+
+TEST(WaterfallReference, RaisedBasinJoinsEveryNeighbourAtItsPass)
+{
+  // Basins D {0,1} B {2,3} A {4..8} C {9,10} E {11,12}, lowest passes 3 3 6 3 3. Raised to its pass, A would be a
+  // plateau that a second pixel watershed splits between B and C (docs/watershed.md); here it joins both.
+  const std::vector<uint8_t>         I = { 0, 3, 1, 6, 2, 2, 2, 2, 2, 6, 1, 3, 0 };
+  std::vector<std::vector<uint32_t>> levels;
+  const auto                         r = Waterfall(false, I, MakeGrid(13, 1), {}, levels);
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0], (std::vector<uint32_t>{ 1, 1, 2, 2, 3, 3, 3, 3, 3, 4, 4, 5, 5 }));
+  EXPECT_EQ(levels[1], std::vector<uint32_t>(13, 1));
+  EXPECT_EQ(r.parents[0], (std::vector<uint32_t>{ 1, 1, 1, 1, 1 }));
+}
+
+/** The hierarchy's properties: level 0 is the watershed, every level's regions are unions of the previous level's
+ * (the parents say which), counts fall, labels are by first pixel, the last level is one region. */
+template <typename T>
+void
+CheckHierarchy(const std::vector<T> &                     I,
+               const chs::Grid &                          g,
+               const chs::WaterfallParameters &           p,
+               const chs::WaterfallResult &               r,
+               const std::vector<std::vector<uint32_t>> & levels,
+               bool                                       complete)
+{
+  ASSERT_EQ(levels.size(), r.regionCounts.size());
+  ASSERT_EQ(r.parents.size() + 1, levels.size());
+  EXPECT_EQ(levels[0], CPU(I, g, p.watershed));
+  for (size_t k = 0; k < levels.size(); ++k)
+  {
+    EXPECT_EQ(*std::max_element(levels[k].begin(), levels[k].end()), r.regionCounts[k]);
+    uint32_t seen = 0;
+    for (uint32_t l : levels[k])
+    {
+      ASSERT_LE(l, seen + 1);
+      seen = std::max(seen, l);
+    }
+    if (k == 0)
+      continue;
+    EXPECT_LT(r.regionCounts[k], r.regionCounts[k - 1]);
+    ASSERT_EQ(r.parents[k - 1].size(), r.regionCounts[k - 1]);
+    for (size_t i = 0; i < I.size(); ++i)
+      ASSERT_EQ(levels[k][i], r.parents[k - 1][levels[k - 1][i] - 1]) << "level " << k << " pixel " << i;
+  }
+  if (complete)
+    EXPECT_EQ(r.regionCounts.back(), 1u);
+}
+
+TEST(WaterfallReference, NestedLevelsDownToOneRegion)
+{
+  for (const auto & g : { MakeGrid(64, 48), MakeGrid(16, 12, 10) })
+    for (bool full : { false, true })
+    {
+      const auto               I = SmoothNoise<float>(g, 5, 0, 1.0);
+      chs::WaterfallParameters p;
+      p.watershed.fullyConnected = full;
+      std::vector<std::vector<uint32_t>> levels;
+      const auto                         r = Waterfall(false, I, g, p, levels);
+      CheckHierarchy(I, g, p, r, levels, true);
+      EXPECT_GE(levels.size(), 3u);
+      // A limited number of levels gives the first levels of the full hierarchy.
+      p.numberOfLevels = 2;
+      std::vector<std::vector<uint32_t>> two;
+      Waterfall(false, I, g, p, two);
+      ASSERT_EQ(two.size(), 2u);
+      EXPECT_EQ(two[1], levels[1]);
+    }
+}
+
+TEST(WatershedReference, BadInput)
+{
+  std::vector<float>    I(12, 1.0f);
+  std::vector<uint32_t> L(12, 7);
+  I[7] = std::nanf("");
+  EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(4, 3), {}, L.data()), std::invalid_argument);
+  EXPECT_EQ(L, std::vector<uint32_t>(12, 7)) << "nothing is written on failure";
+  I[7] = 1.0f;
+  EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(0, 3), {}, L.data()), std::invalid_argument);
+  chs::WatershedParameters p;
+  p.reductionRate = 0;
+  EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(4, 3), p, L.data()), std::invalid_argument);
+  p              = {};
+  p.blockSize[0] = 64;
+  p.blockSize[1] = 32;
+  p.blockSize[2] = 1;
+  EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(4, 3), p, L.data()), std::invalid_argument);
+  // More basins than 8-bit labels hold: a checkerboard of 600 pixels has 300 minima.
+  std::vector<uint8_t> board(600);
+  for (int i = 0; i < 600; ++i)
+    board[i] = uint8_t(((i % 30) + (i / 30)) % 2);
+  std::vector<uint8_t> small(600, 7);
+  EXPECT_THROW(chs::WatershedCPU(board.data(), MakeGrid(30, 20), {}, small.data()), std::invalid_argument);
+  EXPECT_EQ(small, std::vector<uint8_t>(600, 7));
+  chs::WaterfallParameters wp;
+  wp.watershed.markLines                       = true;
+  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return L.data(); };
+  EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(4, 3), wp, sink), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The CUDA backend against the CPU reference.
+
+struct Input
+{
+  const char *       name;
+  chs::Grid          grid;
+  std::vector<float> f;
+};
+
+std::vector<Input>
+Inputs()
+{
+  std::vector<Input> in;
+  for (const auto & g : { MakeGrid(97, 61), MakeGrid(256, 128), MakeGrid(33, 29, 17) })
+  {
+    in.push_back({ "noise", g, Noise<float>(g.NumberOfVoxels(), 3, 0, 255) });
+    in.push_back({ "smooth", g, SmoothNoise<float>(g, 4, 0, 1000.0) });
+    in.push_back({ "quantised", g, SmoothNoise<float>(g, 5, 6, 1.0) });
+    std::vector<float> checker(g.NumberOfVoxels()), ramp(g.NumberOfVoxels());
+    for (uint64_t p = 0; p < checker.size(); ++p)
+    {
+      const uint64_t x = p % g.size[0], y = p / g.size[0] % g.size[1], z = p / (g.size[0] * g.size[1]);
+      checker[p] = float((x + y + z) % 2);
+      ramp[p]    = float(x + 2 * y + 3 * z);
+    }
+    in.push_back({ "checkerboard", g, checker });
+    in.push_back({ "ramp", g, ramp });
+    in.push_back({ "constant", g, std::vector<float>(g.NumberOfVoxels(), 4.0f) });
+  }
+  // The paper's worst case: one long non-minimal plateau.
+  std::vector<float> line(4098, 89.0f);
+  line.front() = 75;
+  line.back()  = 81;
+  in.push_back({ "long plateau", MakeGrid(4098, 1), line });
+  std::vector<float> band(300 * 40, 89.0f);
+  for (int y = 0; y < 40; ++y)
+  {
+    band[300 * y]       = 75;
+    band[300 * y + 299] = 81;
+  }
+  in.push_back({ "long plateau band", MakeGrid(300, 40), band });
+  return in;
+}
+
+template <typename T>
+std::vector<T>
+Cast(const std::vector<float> & f)
+{
+  std::vector<T> out(f.size());
+  for (size_t i = 0; i < f.size(); ++i)
+    out[i] = static_cast<T>(f[i]);
+  return out;
+}
+
+TEST(WatershedCUDA, EqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & in : Inputs())
+    for (bool full : { false, true })
+    {
+      const auto expected = CPU(in.f, in.grid, Params(full));
+      for (auto a : { chs::WatershedAlgorithm::PRUF, chs::WatershedAlgorithm::APRUF, chs::WatershedAlgorithm::PRW })
+        for (auto r : { chs::PlateauResolution::Balanced, chs::PlateauResolution::Synchronous })
+        {
+          uint64_t count = 0;
+          EXPECT_EQ(GPU(in.f, in.grid, Params(full, a, r), &count), expected)
+            << in.name << " " << in.grid.size[0] << "x" << in.grid.size[1] << "x" << in.grid.size[2] << " full " << full
+            << " algorithm " << int(a) << " resolution " << int(r);
+          EXPECT_EQ(count, *std::max_element(expected.begin(), expected.end()));
+        }
+    }
+}
+
+TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
+{
+  CHS_REQUIRE_GPU();
+  const chs::Grid g = MakeGrid(70, 45);
+  const auto      f = SmoothNoise<float>(g, 9, 40, 1.0);
+  for (bool full : { false, true })
+  {
+    const auto p = Params(full);
+    // f holds 0 .. 39: values -20 .. 19 in every signed type, 0 .. 39 in the unsigned ones.
+    std::vector<float> s(f.size()), u(f.size());
+    for (size_t i = 0; i < f.size(); ++i)
+    {
+      s[i] = f[i] - 20.0f;
+      u[i] = f[i];
+    }
+    const auto expected = CPU(s, g, p);
+    EXPECT_EQ(GPU(Cast<int8_t>(s), g, p), expected);
+    EXPECT_EQ(GPU(Cast<int16_t>(s), g, p), expected);
+    EXPECT_EQ(GPU(Cast<int32_t>(s), g, p), expected);
+    EXPECT_EQ(GPU(Cast<int64_t>(s), g, p), expected);
+    EXPECT_EQ(GPU(Cast<double>(s), g, p), expected);
+    EXPECT_EQ(GPU(Cast<uint8_t>(u), g, p), expected);
+    EXPECT_EQ(GPU(Cast<uint16_t>(u), g, p), expected);
+    EXPECT_EQ(GPU(Cast<uint32_t>(u), g, p), expected);
+    EXPECT_EQ(GPU(Cast<uint64_t>(u), g, p), expected);
+    // Doubles that differ below float precision stay distinct.
+    std::vector<double> fine(f.size());
+    for (size_t i = 0; i < f.size(); ++i)
+      fine[i] = 1.0 + double(f[i]) * 1e-14;
+    EXPECT_EQ(GPU(fine, g, p), CPU(fine, g, p));
+    // 8- and 16-bit labels.
+    std::vector<uint16_t> l16(f.size());
+    std::vector<uint8_t>  l8(f.size());
+    chs::WatershedCUDA(s.data(), g, p, l16.data(), chs::ExecutionContext{});
+    EXPECT_TRUE(std::equal(l16.begin(), l16.end(), expected.begin()));
+    if (*std::max_element(expected.begin(), expected.end()) <= 255)
+    {
+      chs::WatershedCUDA(s.data(), g, p, l8.data(), chs::ExecutionContext{});
+      EXPECT_TRUE(std::equal(l8.begin(), l8.end(), expected.begin()));
+    }
+  }
+}
+
+TEST(WatershedCUDA, LinesEqualReference)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & in : Inputs())
+    for (bool full : { false, true })
+    {
+      auto p      = Params(full);
+      p.markLines = true;
+      EXPECT_EQ(GPU(in.f, in.grid, p), CPU(in.f, in.grid, p)) << in.name;
+    }
+}
+
+TEST(WatershedCUDA, SameResultForEveryBlockRateAndRun)
+{
+  CHS_REQUIRE_GPU();
+  const chs::Grid g2 = MakeGrid(203, 150), g3 = MakeGrid(41, 37, 29);
+  for (const auto & g : { g2, g3 })
+  {
+    const auto I = SmoothNoise<uint8_t>(g, 21, 5, 1.0);
+    for (bool full : { false, true })
+    {
+      const auto                                 expected = CPU(I, g, Params(full));
+      const std::vector<std::array<unsigned, 3>> blocks =
+        g.dimension == 2
+          ? std::vector<std::array<unsigned, 3>>{ { 16, 16, 1 }, { 32, 32, 1 }, { 7, 5, 1 }, { 64, 2, 1 } }
+          : std::vector<std::array<unsigned, 3>>{ { 8, 8, 8 }, { 4, 4, 4 }, { 16, 8, 4 }, { 3, 5, 7 } };
+      for (const auto & b : blocks)
+        for (unsigned rr : { 1u, 2u, 6u })
+          for (int run = 0; run < 2; ++run)
+          {
+            auto p          = Params(full);
+            p.blockSize[0]  = b[0];
+            p.blockSize[1]  = b[1];
+            p.blockSize[2]  = b[2];
+            p.reductionRate = rr;
+            EXPECT_EQ(GPU(I, g, p), expected) << b[0] << "x" << b[1] << "x" << b[2] << " RR " << rr;
+          }
+    }
+  }
+}
+
+TEST(WatershedCUDA, AsynchronousFindsTheSameMinima)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & in : Inputs())
+    for (bool full : { false, true })
+    {
+      uint64_t   expectedCount = 0, count = 0;
+      const auto expected = CPU(in.f, in.grid, Params(full), &expectedCount);
+      const auto labels   = GPU(
+        in.f, in.grid, Params(full, chs::WatershedAlgorithm::PRUF, chs::PlateauResolution::BlockAsynchronous), &count);
+      EXPECT_EQ(count, expectedCount) << in.name;
+      // On the minimal plateaux the two partitions are the same (a one-to-one map between labels).
+      std::vector<uint64_t> plateau;
+      std::vector<bool>     minimal;
+      Plateaus(in.f, in.grid, full, plateau, minimal);
+      std::map<uint32_t, uint32_t> forward, backward;
+      for (size_t p = 0; p < labels.size(); ++p)
+        if (minimal[p])
+        {
+          EXPECT_EQ(forward.emplace(expected[p], labels[p]).first->second, labels[p]) << in.name;
+          EXPECT_EQ(backward.emplace(labels[p], expected[p]).first->second, expected[p]) << in.name;
+        }
+      // Every pixel still drains into a basin: labels 1 .. count, by first pixel.
+      uint32_t seen = 0;
+      for (uint32_t l : labels)
+      {
+        ASSERT_GE(l, 1u);
+        ASSERT_LE(l, seen + 1);
+        seen = std::max(seen, l);
+      }
+      // Repeated runs agree (the asynchronous tiles read the previous round's distances).
+      EXPECT_EQ(
+        GPU(in.f, in.grid, Params(full, chs::WatershedAlgorithm::APRUF, chs::PlateauResolution::BlockAsynchronous)),
+        labels)
+        << in.name;
+    }
+}
+
+TEST(WaterfallCUDA, EqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & in : Inputs())
+    for (bool full : { false, true })
+    {
+      chs::WaterfallParameters p;
+      p.watershed.fullyConnected = full;
+      std::vector<std::vector<uint32_t>> cpu, gpu;
+      const auto                         rc = Waterfall(false, in.f, in.grid, p, cpu);
+      const auto                         rg = Waterfall(true, in.f, in.grid, p, gpu);
+      EXPECT_EQ(gpu, cpu) << in.name;
+      EXPECT_EQ(rg.regionCounts, rc.regionCounts) << in.name;
+      EXPECT_EQ(rg.parents, rc.parents) << in.name;
+      CheckHierarchy(in.f, in.grid, p, rg, gpu, true);
+    }
+  // Double pixels take the 64-bit lowest passes.
+  const chs::Grid                    g = MakeGrid(50, 40);
+  const auto                         d = SmoothNoise<double>(g, 8, 0, 1e-9);
+  std::vector<std::vector<uint32_t>> cpu, gpu;
+  Waterfall(false, d, g, {}, cpu);
+  Waterfall(true, d, g, {}, gpu);
+  EXPECT_EQ(gpu, cpu);
+}
+
+TEST(WatershedCUDA, BadInput)
+{
+  CHS_REQUIRE_GPU();
+  std::vector<double>   I(12, 1.0);
+  std::vector<uint32_t> L(12, 7);
+  I[5] = std::nan("");
+  EXPECT_THROW(chs::WatershedCUDA(I.data(), MakeGrid(4, 3), {}, L.data(), chs::ExecutionContext{}),
+               std::invalid_argument);
+  EXPECT_EQ(L, std::vector<uint32_t>(12, 7));
+  I[5] = 1.0;
+  chs::WatershedParameters p;
+  p.blockSize[0] = 1024;
+  p.blockSize[1] = 1;
+  p.blockSize[2] = 1;
+  std::vector<float>    V(8 * 8 * 8, 1.0f);
+  std::vector<uint32_t> LV(V.size(), 7);
+  EXPECT_THROW(chs::WatershedCUDA(V.data(), MakeGrid(8, 8, 8), p, LV.data(), chs::ExecutionContext{}),
+               std::invalid_argument); // 3D block with z = 1 and 1024 x 3 x 3 halo cells: too much shared memory
+  std::vector<uint8_t> board(600);
+  for (int i = 0; i < 600; ++i)
+    board[i] = uint8_t(((i % 30) + (i / 30)) % 2);
+  std::vector<uint8_t> small(600, 7);
+  EXPECT_THROW(chs::WatershedCUDA(board.data(), MakeGrid(30, 20), {}, small.data(), chs::ExecutionContext{}),
+               std::invalid_argument);
+  EXPECT_EQ(small, std::vector<uint8_t>(600, 7));
+  // A failed device allocation surfaces as an error, and the next run works.
+  chs::testing::FailDeviceAllocationAfter(2);
+  EXPECT_THROW(chs::WatershedCUDA(I.data(), MakeGrid(4, 3), {}, L.data(), chs::ExecutionContext{}), chs::CudaError);
+  chs::testing::FailDeviceAllocationAfter(0);
+  EXPECT_EQ(GPU(I, MakeGrid(4, 3)), std::vector<uint32_t>(12, 1));
+}
+
+} // namespace
