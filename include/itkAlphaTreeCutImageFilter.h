@@ -5,7 +5,7 @@
 #define itkAlphaTreeCutImageFilter_h
 
 #include "itkAlphaTree.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 #include "itkImageSource.h"
 
 #include <limits>
@@ -25,18 +25,18 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TOutputImage>
-class ITK_TEMPLATE_EXPORT AlphaTreeCutImageFilter : public ImageSource<TOutputImage>
+class ITK_TEMPLATE_EXPORT AlphaTreeCutImageFilter : public CudaSegmentationFilter<ImageSource<TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(AlphaTreeCutImageFilter);
 
   using Self                                   = AlphaTreeCutImageFilter;
-  using Superclass                             = ImageSource<TOutputImage>;
+  using Superclass                             = CudaSegmentationFilter<ImageSource<TOutputImage>>;
   using Pointer                                = SmartPointer<Self>;
   using ConstPointer                           = SmartPointer<const Self>;
   using OutputImageType                        = TOutputImage;
   using LabelType                              = typename OutputImageType::PixelType;
-  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum                            = typename Superclass::BackendEnum;
   static constexpr unsigned int ImageDimension = OutputImageType::ImageDimension;
 
   itkNewMacro(Self);
@@ -54,15 +54,6 @@ public:
   itkGetConstMacro(Omega, double);
   /** Regions of the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
-  /** Auto (default: CUDA when a device is usable, else the CPU), CUDA or CPU. */
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-  /** The backend the last update ran on. */
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** CUDA: milliseconds of the last update's kernels (device events). */
-  itkGetConstMacro(KernelMilliseconds, double);
 
 protected:
   AlphaTreeCutImageFilter();
@@ -72,21 +63,12 @@ protected:
   void
   GenerateOutputInformation() override;
   void
-  EnlargeOutputRequestedRegion(DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override;
 
 private:
   double        m_Alpha{ 0.0 };
   double        m_Omega{ std::numeric_limits<double>::infinity() };
   SizeValueType m_ObjectCount{ 0 };
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
 };
 
 } // namespace itk

@@ -71,17 +71,12 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   const double                omega = constrained ? m_Omega : std::numeric_limits<double>::infinity();
   std::unique_ptr<uint32_t[]> labels(new uint32_t[n]);
   SizeValueType               count   = 0;
-  const BackendEnum           backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-  const chs::RunInfo          info    = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  const BackendEnum           backend = this->ResolveBackend();
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels.get(), context, &run); },
     [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels.get()); },
     { out });
-  m_LastBackend        = backend;
-  m_KernelMilliseconds = info.kernelMilliseconds;
   if (count > SizeValueType(NumericTraits<LabelType>::max()))
   {
     itkExceptionMacro(<< count << " regions do not fit the label type (at most "
@@ -101,8 +96,6 @@ AlphaTreeCutImageFilter<TOutputImage>::PrintSelf(std::ostream & os, Indent inden
   os << indent << "Alpha: " << m_Alpha << std::endl;
   os << indent << "Omega: " << m_Omega << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
 }
 
 } // namespace itk

@@ -5,7 +5,7 @@
 #define itkAlphaTreeSaliencyImageFilter_h
 
 #include "itkAlphaTree.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 #include "itkImageSource.h"
 
 namespace itk
@@ -27,18 +27,18 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TOutputImage>
-class ITK_TEMPLATE_EXPORT AlphaTreeSaliencyImageFilter : public ImageSource<TOutputImage>
+class ITK_TEMPLATE_EXPORT AlphaTreeSaliencyImageFilter : public CudaSegmentationFilter<ImageSource<TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(AlphaTreeSaliencyImageFilter);
 
   using Self                                   = AlphaTreeSaliencyImageFilter;
-  using Superclass                             = ImageSource<TOutputImage>;
+  using Superclass                             = CudaSegmentationFilter<ImageSource<TOutputImage>>;
   using Pointer                                = SmartPointer<Self>;
   using ConstPointer                           = SmartPointer<const Self>;
   using OutputImageType                        = TOutputImage;
   using OutputPixelType                        = typename OutputImageType::PixelType;
-  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum                            = typename Superclass::BackendEnum;
   static constexpr unsigned int ImageDimension = OutputImageType::ImageDimension;
 
   itkNewMacro(Self);
@@ -49,15 +49,6 @@ public:
   const AlphaTree *
   GetInput() const;
 
-  /** Auto (default: CUDA when a device is usable, else the CPU), CUDA or CPU. */
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-  /** The backend the last update ran on. */
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** CUDA: milliseconds of the last update's kernels (device events). */
-  itkGetConstMacro(KernelMilliseconds, double);
 
 protected:
   AlphaTreeSaliencyImageFilter();
@@ -65,18 +56,8 @@ protected:
   void
   GenerateOutputInformation() override;
   void
-  EnlargeOutputRequestedRegion(DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override;
 
-private:
-  BackendEnum m_Backend{ BackendEnum::Auto };
-  BackendEnum m_LastBackend{ BackendEnum::Auto };
-  int         m_DeviceId{ 0 };
-  double      m_KernelMilliseconds{ 0.0 };
 };
 
 } // namespace itk

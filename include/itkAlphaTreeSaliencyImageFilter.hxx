@@ -83,17 +83,12 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   const uint32_t *         p       = tree->GetParents()->CastToSTLConstContainer().data();
   const double *           l       = tree->GetLevels()->CastToSTLConstContainer().data();
   const SizeValueType      nodes   = tree->GetNumberOfNodes();
-  const BackendEnum        backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-  const chs::RunInfo       info    = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  const BackendEnum        backend = this->ResolveBackend();
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map.get(), context, &run); },
     [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map.get()); },
     { out });
-  m_LastBackend        = backend;
-  m_KernelMilliseconds = info.kernelMilliseconds;
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
   out->Allocate();
   std::copy(map.get(), map.get() + total, out->GetBufferPointer());

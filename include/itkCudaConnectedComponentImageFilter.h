@@ -5,7 +5,7 @@
 #define itkCudaConnectedComponentImageFilter_h
 
 #include "itkImageToImageFilter.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 
 #include <vector>
 
@@ -35,13 +35,14 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage, typename TMaskImage = TInputImage>
-class ITK_TEMPLATE_EXPORT CudaConnectedComponentImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaConnectedComponentImageFilter
+  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaConnectedComponentImageFilter);
 
   using Self = CudaConnectedComponentImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -55,7 +56,7 @@ public:
   using RegionType = typename TOutputImage::RegionType;
   using IndexType = typename TOutputImage::IndexType;
   using SizeType = typename TOutputImage::SizeType;
-  using BackendEnum = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum = typename Superclass::BackendEnum;
 
   static constexpr unsigned int ImageDimension = TOutputImage::ImageDimension;
 
@@ -84,11 +85,6 @@ public:
   itkGetConstReferenceMacro(ComputeStatistics, bool);
   itkBooleanMacro(ComputeStatistics);
 
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  /** CUDA device used by the CUDA backend. */
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
 
   /** Optional mask: pixels where the mask is zero are background. */
   itkSetInputMacro(MaskImage, MaskImageType);
@@ -96,12 +92,6 @@ public:
 
   /** Number of objects found by the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
-  /** The backend the last update ran on (CUDA or CPU). */
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
-  itkGetConstMacro(KernelMilliseconds, double);
-  /** Peak device memory of the last CUDA update in bytes (0 on the CPU). */
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
   /** Statistics of the last update (ComputeStatistics on), by object label. */
   SizeValueType
@@ -121,12 +111,6 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  /** Labeling is global: the whole input and the whole output. */
-  void
-  GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject *) override;
-
   void
   GenerateData() override;
 
@@ -137,12 +121,7 @@ private:
   bool          m_FullyConnected{ false };
   bool          m_FlatZones{ false };
   bool          m_ComputeStatistics{ false };
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
   SizeValueType m_ObjectCount{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
-  SizeValueType m_PeakDeviceMemory{ 0 };
   OutputPixelType m_BackgroundValue{ NumericTraits<OutputPixelType>::ZeroValue() };
 
   std::vector<SizeValueType> m_VoxelCounts;

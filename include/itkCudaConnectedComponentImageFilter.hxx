@@ -22,36 +22,12 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::CudaCo
 
 template <typename TInputImage, typename TOutputImage, typename TMaskImage>
 void
-CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  if (auto * mask = const_cast<MaskImageType *>(this->GetMaskImage()))
-  {
-    mask->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TOutputImage, typename TMaskImage>
-void
-CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::EnlargeOutputRequestedRegion(DataObject *)
-{
-  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template <typename TInputImage, typename TOutputImage, typename TMaskImage>
-void
 CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GenerateData()
 {
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
   using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
 
   m_ObjectCount = 0;
-  m_KernelMilliseconds = 0.0;
-  m_PeakDeviceMemory = 0;
   m_VoxelCounts.clear();
   m_BoundingBoxes.clear();
 
@@ -86,7 +62,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   parameters.maximumLabel = static_cast<uint64_t>(NumericTraits<OutputPixelType>::max());
   parameters.computeStatistics = m_ComputeStatistics;
 
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateOutputs();
   OutputImageType * output = this->GetOutput();
@@ -96,16 +72,12 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
 
   chs::ConnectedComponentStatistics statistics;
   uint64_t                          count = 0;
-  const chs::RunInfo                info = RunOnBackend(
-    this, backend, m_DeviceId,
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
       count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &run);
     },
     [&] { count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics); },
     { output });
-  m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory = info.peakDeviceBytes;
-  m_LastBackend = backend;
   m_ObjectCount = count;
 
   if (m_ComputeStatistics)
@@ -171,10 +143,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::PrintS
   os << indent << "BackgroundValue: "
      << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(m_BackgroundValue) << std::endl;
   os << indent << "ComputeStatistics: " << m_ComputeStatistics << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
 }
 
 } // namespace itk

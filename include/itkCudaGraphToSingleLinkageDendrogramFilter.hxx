@@ -59,7 +59,7 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
   const uint32_t * v    = m_V->CastToSTLConstContainer().data();
   const TWeight *  w    = m_W->CastToSTLConstContainer().data();
   const bool       tree = m_InputIsTree;
-  this->RunBackend(
+  this->RunDendrogram(
     n,
     [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
     { return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run); },

@@ -6,7 +6,7 @@
 
 #include "itkImageToImageFilter.h"
 #include "itkCudaForestingTransformEnums.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 #include "chsForestingTransform.h"
 
 namespace itk
@@ -37,13 +37,14 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TLabelImage>
-class ITK_TEMPLATE_EXPORT CudaImageForestingTransformImageFilter : public ImageToImageFilter<TInputImage, TLabelImage>
+class ITK_TEMPLATE_EXPORT CudaImageForestingTransformImageFilter
+  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TLabelImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaImageForestingTransformImageFilter);
 
   using Self         = CudaImageForestingTransformImageFilter;
-  using Superclass   = ImageToImageFilter<TInputImage, TLabelImage>;
+  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TLabelImage>>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -57,7 +58,7 @@ public:
   using CostImageType                  = Image<CostPixelType, ImageDimension>;
   using PredecessorImageType           = Image<OffsetValueType, ImageDimension>;
   using RegionType                     = typename TInputImage::RegionType;
-  using BackendEnum                    = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum                    = typename Superclass::BackendEnum;
   using ArcWeightEnum                  = CudaForestingTransformEnums::ArcWeight;
   using DataObjectPointerArraySizeType = typename Superclass::DataObjectPointerArraySizeType;
 
@@ -91,11 +92,6 @@ public:
   itkSetMacro(MaximumNumberOfRounds, SizeValueType);
   itkGetConstMacro(MaximumNumberOfRounds, SizeValueType);
 
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  /** CUDA device used by the CUDA backend. */
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
 
   /** The cost map V (output 1) and the predecessor map P (output 2). */
   CostImageType *
@@ -107,11 +103,6 @@ public:
   itkGetConstMacro(SeedCount, SizeValueType);
   /** Relaxation rounds of the last CUDA update (it varies with thread timing; the result does not); 0 on the CPU. */
   itkGetConstMacro(NumberOfRounds, SizeValueType);
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
-  itkGetConstMacro(KernelMilliseconds, double);
-  /** Peak device memory of the last CUDA update in bytes (0 on the CPU). */
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
   using Superclass::MakeOutput;
   DataObject::Pointer
@@ -123,12 +114,6 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  /** The transform is global: whole inputs, whole outputs. */
-  void
-  GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject *) override;
-
   void
   GenerateData() override;
 
@@ -136,13 +121,8 @@ private:
   bool          m_FullyConnected{ false };
   ArcWeightEnum m_ArcWeight{ ArcWeightEnum::Target };
   SizeValueType m_MaximumNumberOfRounds{ 0 };
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
   SizeValueType m_SeedCount{ 0 };
   SizeValueType m_NumberOfRounds{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
-  SizeValueType m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

@@ -51,31 +51,6 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GetPredecessor
 
 template <typename TInputImage, typename TLabelImage>
 void
-CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  if (auto * seeds = const_cast<LabelImageType *>(this->GetSeedImage()))
-  {
-    seeds->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TLabelImage>
-void
-CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::EnlargeOutputRequestedRegion(DataObject *)
-{
-  for (unsigned i = 0; i < 3; ++i)
-  {
-    this->ProcessObject::GetOutput(i)->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TLabelImage>
-void
 CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
 {
   using WeightCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
@@ -83,8 +58,6 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
 
   m_SeedCount          = 0;
   m_NumberOfRounds     = 0;
-  m_KernelMilliseconds = 0.0;
-  m_PeakDeviceMemory   = 0;
 
   const InputImageType * input  = this->GetInput();
   const LabelImageType * seeds  = this->GetSeedImage();
@@ -105,7 +78,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   parameters.arcWeight     = static_cast<chs::ArcWeightFunction>(m_ArcWeight);
   parameters.maximumRounds = m_MaximumNumberOfRounds;
 
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateOutputs();
   LabelImageType *              labels      = this->GetOutput();
@@ -116,18 +89,12 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   auto *                        l           = reinterpret_cast<LabelCanonical *>(labels->GetBufferPointer());
   auto *                        p           = reinterpret_cast<int64_t *>(predecessor->GetBufferPointer());
   chs::ForestingTransformResult result;
-  const chs::RunInfo            info = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
       result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &run);
     },
     [&] { result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p); },
     { labels, cost, predecessor });
-  m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory   = info.peakDeviceBytes;
-  m_LastBackend        = backend;
   m_SeedCount          = result.seedCount;
   m_NumberOfRounds     = result.rounds;
 }
@@ -140,11 +107,8 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::PrintSelf(std:
   os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
   os << indent << "ArcWeight: " << m_ArcWeight << std::endl;
   os << indent << "MaximumNumberOfRounds: " << m_MaximumNumberOfRounds << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
   os << indent << "SeedCount: " << m_SeedCount << std::endl;
   os << indent << "NumberOfRounds: " << m_NumberOfRounds << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
 }
 
 } // namespace itk

@@ -6,7 +6,7 @@
 
 #include "itkAlphaTree.h"
 #include "itkCudaAlphaTreeEnums.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 #include "itkCudaSingleLinkageEnums.h"
 #include "itkProcessObject.h"
 
@@ -30,19 +30,19 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage>
-class ITK_TEMPLATE_EXPORT CudaImageToAlphaTreeFilter : public ProcessObject
+class ITK_TEMPLATE_EXPORT CudaImageToAlphaTreeFilter : public CudaSegmentationFilter<ProcessObject>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaImageToAlphaTreeFilter);
 
   using Self         = CudaImageToAlphaTreeFilter;
-  using Superclass   = ProcessObject;
+  using Superclass   = CudaSegmentationFilter<ProcessObject>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   using InputImageType                         = TInputImage;
   using PixelType                              = typename InputImageType::PixelType;
-  using BackendEnum                            = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum                            = typename Superclass::BackendEnum;
   using VectorDistanceEnum                     = CudaSingleLinkageEnums::VectorDistance;
   using AlgorithmEnum                          = CudaAlphaTreeEnums::Algorithm;
   static constexpr unsigned int ImageDimension = InputImageType::ImageDimension;
@@ -74,20 +74,12 @@ public:
   itkSetMacro(ComputeValueRanges, bool);
   itkGetConstMacro(ComputeValueRanges, bool);
   itkBooleanMacro(ComputeValueRanges);
-  /** Auto (default): CUDA when the device exists, else the CPU reference; CUDA; CPU. */
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-  itkGetConstMacro(LastBackend, BackendEnum);
 
   /** CUDA, last update: kernel milliseconds (construction plus canonicalisation), the two parts, the edges inserted
    * before canonicalisation, and the peak device memory in bytes. */
-  itkGetConstMacro(KernelMilliseconds, double);
   itkGetConstMacro(ConstructionMilliseconds, double);
   itkGetConstMacro(CanonicalisationMilliseconds, double);
   itkGetConstMacro(NumberOfInsertedEdges, SizeValueType);
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
   using Superclass::MakeOutput;
   DataObject::Pointer
@@ -99,8 +91,6 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
   void
-  GenerateInputRequestedRegion() override;
-  void
   GenerateOutputInformation() override;
   void
   GenerateData() override;
@@ -110,14 +100,9 @@ private:
   VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
   AlgorithmEnum      m_Algorithm{ AlgorithmEnum::Auto };
   bool               m_ComputeValueRanges{ true };
-  BackendEnum        m_Backend{ BackendEnum::Auto };
-  BackendEnum        m_LastBackend{ BackendEnum::Auto };
-  int                m_DeviceId{ 0 };
-  double             m_KernelMilliseconds{ 0.0 };
   double             m_ConstructionMilliseconds{ 0.0 };
   double             m_CanonicalisationMilliseconds{ 0.0 };
   SizeValueType      m_NumberOfInsertedEdges{ 0 };
-  SizeValueType      m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

@@ -55,17 +55,6 @@ CudaImageToAlphaTreeFilter<TInputImage>::GetOutput()
 
 template <typename TInputImage>
 void
-CudaImageToAlphaTreeFilter<TInputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage>
-void
 CudaImageToAlphaTreeFilter<TInputImage>::GenerateOutputInformation()
 {
   if (this->GetInput())
@@ -84,8 +73,8 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
                   std::is_same<Canonical, int16_t>::value || std::is_same<Canonical, float>::value,
                 "pixel components are unsigned 8-bit, 16-bit integers, or float");
 
-  m_KernelMilliseconds = m_ConstructionMilliseconds = m_CanonicalisationMilliseconds = 0.0;
-  m_NumberOfInsertedEdges = m_PeakDeviceMemory = 0;
+  m_ConstructionMilliseconds = m_CanonicalisationMilliseconds = 0.0;
+  m_NumberOfInsertedEdges                                     = 0;
   const InputImageType * input                 = this->GetInput();
   CheckWholeImage(input, "input", this);
   AlphaTree * output = this->GetOutput();
@@ -109,7 +98,7 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   const unsigned      components = parameters.graph.components;
 
   const auto *                  pixels  = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
-  const BackendEnum             backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum             backend = this->ResolveBackend();
   chs::AlphaTreeResult          result;
   const chs::AlphaTreeAllocator allocate = [&](uint64_t nodes)
   {
@@ -120,15 +109,11 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
     arrays.leafLevelsZero = true; // AlphaTree::Allocate value-initialises its containers
     return arrays;
   };
-  const chs::RunInfo info = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, allocate, context, &run); },
     [&] { result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, allocate); },
     { output });
-  m_LastBackend = backend;
   try
   {
     // The CUDA backend checks the tree on the device; the CPU reference's is checked here.
@@ -169,8 +154,6 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
     output->Initialize();
     throw;
   }
-  m_KernelMilliseconds           = info.kernelMilliseconds;
-  m_PeakDeviceMemory             = info.peakDeviceBytes;
   m_ConstructionMilliseconds     = result.buildMilliseconds;
   m_CanonicalisationMilliseconds = result.canonicaliseMilliseconds;
   m_NumberOfInsertedEdges        = result.insertedEdges;
@@ -185,11 +168,6 @@ CudaImageToAlphaTreeFilter<TInputImage>::PrintSelf(std::ostream & os, Indent ind
   os << indent << "VectorDistance: " << m_VectorDistance << std::endl;
   os << indent << "Algorithm: " << m_Algorithm << std::endl;
   os << indent << "ComputeValueRanges: " << m_ComputeValueRanges << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
-  os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
-  os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
 }
 
 } // namespace itk

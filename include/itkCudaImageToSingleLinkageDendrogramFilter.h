@@ -69,8 +69,6 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
   void
-  GenerateInputRequestedRegion() override;
-  void
   GenerateOutputInformation() override;
   void
   GenerateData() override;

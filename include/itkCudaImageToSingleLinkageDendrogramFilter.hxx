@@ -34,17 +34,6 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GetInput() const -> const
 
 template <typename TInputImage>
 void
-CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage>
-void
 CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateOutputInformation()
 {
   if (this->GetInput())
@@ -80,7 +69,7 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   parameters.distance = static_cast<chs::VectorDistance>(m_VectorDistance);
 
   const auto * pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
-  this->RunBackend(
+  this->RunDendrogram(
     grid.NumberOfVoxels(),
     [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
     { return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run); },

@@ -4,8 +4,8 @@
 #ifndef itkCudaSingleLinkageDendrogramSource_h
 #define itkCudaSingleLinkageDendrogramSource_h
 
-#include "itkCudaDendrogramRun.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
+#include "chsSingleLinkage.h"
 #include "itkDendrogram.h"
 #include "itkProcessObject.h"
 #include "CudaHierarchicalSegmentationExport.h"
@@ -14,46 +14,36 @@ namespace itk
 {
 
 /** \class CudaSingleLinkageDendrogramSource
- * \brief What the single-linkage filters share: an itk::Dendrogram output, the backend and device properties, and
- * what the last update measured. See CudaImageToSingleLinkageDendrogramFilter and
- * CudaGraphToSingleLinkageDendrogramFilter.
+ * \brief What the single-linkage filters share: an itk::Dendrogram output and what the last update measured of
+ * the spanning tree and the dendrogram (the backend properties come from CudaSegmentationFilter). See
+ * CudaImageToSingleLinkageDendrogramFilter and CudaGraphToSingleLinkageDendrogramFilter.
  * \ingroup CudaHierarchicalSegmentation
  */
-class CudaHierarchicalSegmentation_EXPORT CudaSingleLinkageDendrogramSource : public ProcessObject
+class CudaHierarchicalSegmentation_EXPORT CudaSingleLinkageDendrogramSource
+  : public CudaSegmentationFilter<ProcessObject>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaSingleLinkageDendrogramSource);
 
   using Self         = CudaSingleLinkageDendrogramSource;
-  using Superclass   = ProcessObject;
+  using Superclass   = CudaSegmentationFilter<ProcessObject>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
-  using BackendEnum  = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum  = Superclass::BackendEnum;
 
   chsTypeMacro(CudaSingleLinkageDendrogramSource, ProcessObject);
 
   Dendrogram *
   GetOutput();
 
-  /** Auto (default): CUDA when the device exists, else the CPU reference; CUDA; CPU. */
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  /** CUDA device used by the CUDA backend. */
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
-
-  itkGetConstMacro(LastBackend, BackendEnum);
   /** CUDA: PANDORA's contraction levels and Boruvka's rounds (0 when the input was a tree) of the last update; 0 on
    * the CPU. */
   itkGetConstMacro(NumberOfContractionLevels, unsigned);
   itkGetConstMacro(NumberOfBoruvkaRounds, unsigned);
-  /** CUDA: kernel time of the last update in milliseconds, and its two parts: the minimum spanning tree (with the
-   * sort of the edges) and the dendrogram (PANDORA). */
-  itkGetConstMacro(KernelMilliseconds, double);
+  /** CUDA: the two parts of KernelMilliseconds, the minimum spanning tree (with the sort of the edges) and the
+   * dendrogram (PANDORA). */
   itkGetConstMacro(SpanningTreeMilliseconds, double);
   itkGetConstMacro(DendrogramMilliseconds, double);
-  /** CUDA: peak device memory of the last update in bytes. */
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
   using Superclass::MakeOutput;
   DataObject::Pointer
@@ -65,37 +55,64 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  /** Runs cuda(arrays, context, info) or cpu(arrays) for a graph of n vertices into the output (see
-   * RunDendrogramBackend) and records what the run measured. */
+  /** Sizes the output for a graph of n vertices and runs cuda(arrays, context, info) or cpu(arrays) into it
+   * through RunBackend (which empties the output on failure), then checks the CPU dendrogram's invariants (the CUDA
+   * backend checks the same invariants on the device, before the download); records what the run measured. */
   template <class FCuda, class FCpu>
   void
-  RunBackend(SizeValueType n, FCuda && cuda, FCpu && cpu)
+  RunDendrogram(SizeValueType n, FCuda && cuda, FCpu && cpu)
   {
     m_NumberOfContractionLevels = m_NumberOfBoruvkaRounds = 0;
-    m_KernelMilliseconds = m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
-    m_PeakDeviceMemory                                                           = 0;
-    const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
-    chs::RunInfo      info;
-    const auto        result = RunDendrogramBackend(this, backend, m_DeviceId, this->GetOutput(), n, info, cuda, cpu);
-    m_LastBackend            = backend;
+    m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
+    const BackendEnum        backend = this->ResolveBackend();
+    Dendrogram *             output = this->GetOutput();
+    chs::SingleLinkageResult result;
+    chs::DendrogramArrays    arrays;
+    auto                     prepare = [&]
+    {
+      output->Allocate(n);
+      arrays.parent = output->GetParents()->CastToSTLContainer().data();
+      arrays.weight = output->GetWeights()->CastToSTLContainer().data();
+      arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
+      arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
+      arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
+    };
+    this->RunBackend(
+      backend,
+      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+      {
+        prepare();
+        result = cuda(arrays, context, run);
+      },
+      [&]
+      {
+        prepare();
+        result = cpu(arrays);
+      },
+      { output });
+    if (backend == BackendEnum::CPU)
+    {
+      try
+      {
+        output->CheckInvariants();
+      }
+      catch (...)
+      {
+        output->Initialize();
+        throw;
+      }
+    }
     m_NumberOfContractionLevels = result.contractionLevels;
     m_NumberOfBoruvkaRounds     = result.boruvkaRounds;
     m_SpanningTreeMilliseconds  = result.mstMilliseconds;
     m_DendrogramMilliseconds    = result.dendrogramMilliseconds;
-    m_KernelMilliseconds        = info.kernelMilliseconds;
-    m_PeakDeviceMemory          = info.peakDeviceBytes;
   }
 
 private:
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
   unsigned      m_NumberOfContractionLevels{ 0 };
   unsigned      m_NumberOfBoruvkaRounds{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
   double        m_SpanningTreeMilliseconds{ 0.0 };
   double        m_DendrogramMilliseconds{ 0.0 };
-  SizeValueType m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

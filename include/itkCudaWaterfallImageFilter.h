@@ -29,13 +29,14 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage>
-class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter
+  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWaterfallImageFilter);
 
   using Self         = CudaWaterfallImageFilter;
-  using Superclass   = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -45,7 +46,7 @@ public:
   using OutputImageType       = TOutputImage;
   using InputPixelType        = typename TInputImage::PixelType;
   using OutputPixelType       = typename TOutputImage::PixelType;
-  using BackendEnum           = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum           = typename Superclass::BackendEnum;
   using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
   using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
   using BlockSizeType         = FixedArray<unsigned int, 3>;
@@ -78,10 +79,6 @@ public:
   itkSetMacro(BlockSize, BlockSizeType);
   itkGetConstReferenceMacro(BlockSize, BlockSizeType);
 
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
 
   /** Levels of the last update (outputs 0 .. this - 1). */
   unsigned int
@@ -106,22 +103,15 @@ public:
   SizeValueType
   GetParentLabel(unsigned int level, SizeValueType label) const;
 
-  itkGetConstMacro(LastBackend, BackendEnum);
   /** Kernel time of the last CUDA update: the watershed, and all the levels after it, in milliseconds. */
   itkGetConstMacro(WatershedMilliseconds, double);
   itkGetConstMacro(LevelsMilliseconds, double);
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
 protected:
   CudaWaterfallImageFilter();
   ~CudaWaterfallImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
-
-  void
-  GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject *) override;
 
   void
   GenerateData() override;
@@ -133,14 +123,10 @@ private:
   PlateauResolutionEnum       m_PlateauResolution{ PlateauResolutionEnum::Balanced };
   unsigned int                m_ReductionRate{ 6 };
   BlockSizeType               m_BlockSize;
-  BackendEnum                 m_Backend{ BackendEnum::Auto };
-  BackendEnum                 m_LastBackend{ BackendEnum::Auto };
-  int                         m_DeviceId{ 0 };
   CountArrayType              m_RegionCounts;
   std::vector<LabelArrayType> m_ParentLabels;
   double                      m_WatershedMilliseconds{ 0.0 };
   double                      m_LevelsMilliseconds{ 0.0 };
-  SizeValueType               m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

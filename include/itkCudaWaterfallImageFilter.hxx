@@ -68,24 +68,6 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabel(unsigned int
 
 template <typename TInputImage, typename TOutputImage>
 void
-CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-CudaWaterfallImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
-{
-  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
 CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
@@ -95,7 +77,6 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_ParentLabels.clear();
   m_WatershedMilliseconds = 0.0;
   m_LevelsMilliseconds    = 0.0;
-  m_PeakDeviceMemory      = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
@@ -105,7 +86,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   parameters.watershed = MakeCudaWatershedParameters(
     m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, false);
   parameters.numberOfLevels = m_NumberOfLevels;
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum backend = this->ResolveBackend();
 
   // Output 0 is the pipeline's; the outputs of the other levels are made as the levels come, with its geometry.
   this->AllocateOutputs();
@@ -133,16 +114,12 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   chs::WaterfallResult result;
   try
   {
-    const chs::RunInfo info = RunOnBackend(
-      this,
-      backend,
-      m_DeviceId,
+    this->RunBackend(backend,
       [&](const chs::ExecutionContext & context, chs::RunInfo & run)
       { result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run); },
       [&] { result = chs::WaterfallCPU(in, grid, parameters, sink); },
       { first });
-    m_PeakDeviceMemory = info.peakDeviceBytes;
-  }
+    }
   catch (...)
   {
     for (DataObject * output : made)
@@ -155,7 +132,6 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   // Levels of an earlier update beyond this one's are dropped.
   this->SetNumberOfIndexedOutputs(
     static_cast<ProcessObject::DataObjectPointerArraySizeType>(result.regionCounts.size()));
-  m_LastBackend           = backend;
   m_WatershedMilliseconds = result.watershedMilliseconds;
   m_LevelsMilliseconds    = result.levelsMilliseconds;
   m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
@@ -176,10 +152,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "PlateauResolution: " << m_PlateauResolution << std::endl;
   os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
   os << indent << "BlockSize: " << m_BlockSize << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
   os << indent << "ComputedLevels: " << m_RegionCounts.size() << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
 }
 
 } // namespace itk

@@ -5,7 +5,7 @@
 #define itkCudaWaterpixelImageFilter_h
 
 #include "itkImageToImageFilter.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 
 namespace itk
 {
@@ -18,9 +18,9 @@ namespace itk
  * border image is B = |grad I| + k E: |grad I| is the Sobel gradient magnitude of the input (in float, scaled so
  * that a ramp of slope 1 has magnitude 1), E = (2 / sigma) times the distance to the nearest grid seed (the middle
  * pixel of a cell; a sigma per axis), and k is the Compactness. Each cell has one seed, at its grid seed or, with
- * GradientMinimumSeeds, at its pixel of smallest gradient (E keeps the grid seeds); the superpixels are the Image Foresting Transform of B from those seeds
- * (w(p, q) = B(q), f_max), with the exact tie rule of CudaImageForestingTransformImageFilter. Labels are the cells'
- * numbers in raster order, 1..GetNumberOfSuperpixels().
+ * GradientMinimumSeeds, at its pixel of smallest gradient (E keeps the grid seeds); the superpixels are the Image
+ * Foresting Transform of B from those seeds (w(p, q) = B(q), f_max), with the exact tie rule of
+ * CudaImageForestingTransformImageFilter. Labels are the cells' numbers in raster order, 1..GetNumberOfSuperpixels().
  *
  * Compactness: small k follows the image's edges, large k gives the grid's cells (the Voronoi cells of the grid
  * seeds). The default (a negative value) is automatic: 0.04 times the input's range (largest minus smallest
@@ -37,13 +37,14 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage>
-class ITK_TEMPLATE_EXPORT CudaWaterpixelImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWaterpixelImageFilter
+  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWaterpixelImageFilter);
 
   using Self         = CudaWaterpixelImageFilter;
-  using Superclass   = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -55,7 +56,7 @@ public:
   using OutputPixelType = typename TOutputImage::PixelType;
   using SizeType        = typename TInputImage::SizeType;
   using RegionType      = typename TInputImage::RegionType;
-  using BackendEnum     = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum     = typename Superclass::BackendEnum;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWaterpixelImageFilter, ImageToImageFilter);
@@ -94,11 +95,6 @@ public:
   itkGetConstReferenceMacro(FullyConnected, bool);
   itkBooleanMacro(FullyConnected);
 
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  /** CUDA device used by the CUDA backend. */
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
 
   /** Superpixels (grid cells) of the last update. */
   itkGetConstMacro(NumberOfSuperpixels, SizeValueType);
@@ -106,23 +102,12 @@ public:
   itkGetConstMacro(CompactnessUsed, double);
   /** Relaxation rounds of the last CUDA update; 0 on the CPU. */
   itkGetConstMacro(NumberOfRounds, SizeValueType);
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
-  itkGetConstMacro(KernelMilliseconds, double);
-  /** Peak device memory of the last CUDA update in bytes (0 on the CPU). */
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
 protected:
   CudaWaterpixelImageFilter();
   ~CudaWaterpixelImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
-
-  /** The superpixels are global: the whole input and the whole output. */
-  void
-  GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject *) override;
 
   void
   GenerateData() override;
@@ -132,14 +117,9 @@ private:
   double        m_Compactness{ -1.0 };
   bool          m_GradientMinimumSeeds{ false };
   bool          m_FullyConnected{ false };
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
   SizeValueType m_NumberOfSuperpixels{ 0 };
   double        m_CompactnessUsed{ 0.0 };
   SizeValueType m_NumberOfRounds{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
-  SizeValueType m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

@@ -20,24 +20,6 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::CudaWaterpixelImageFilter(
 
 template <typename TInputImage, typename TOutputImage>
 void
-CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-CudaWaterpixelImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
-{
-  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
 CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
@@ -46,8 +28,6 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_NumberOfSuperpixels = 0;
   m_CompactnessUsed     = 0.0;
   m_NumberOfRounds      = 0;
-  m_KernelMilliseconds  = 0.0;
-  m_PeakDeviceMemory    = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
@@ -64,24 +44,18 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   parameters.gradientMinimumSeeds = m_GradientMinimumSeeds;
   parameters.fullyConnected       = m_FullyConnected;
 
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateOutputs();
   OutputImageType *     output = this->GetOutput();
   const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WaterpixelResult result;
-  const chs::RunInfo    info = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &run); },
     [&] { result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr); },
     { output });
-  m_KernelMilliseconds  = info.kernelMilliseconds;
-  m_PeakDeviceMemory    = info.peakDeviceBytes;
-  m_LastBackend         = backend;
   m_NumberOfSuperpixels = result.superpixels;
   m_CompactnessUsed     = result.compactness;
   m_NumberOfRounds      = result.rounds;
@@ -96,11 +70,8 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & o
   os << indent << "Compactness: " << m_Compactness << std::endl;
   os << indent << "GradientMinimumSeeds: " << m_GradientMinimumSeeds << std::endl;
   os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
   os << indent << "NumberOfSuperpixels: " << m_NumberOfSuperpixels << std::endl;
   os << indent << "CompactnessUsed: " << m_CompactnessUsed << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
 }
 
 } // namespace itk

@@ -5,7 +5,7 @@
 #define itkCudaWatershedImageFilter_h
 
 #include "itkImageToImageFilter.h"
-#include "itkCudaSegmentationBackendEnums.h"
+#include "itkCudaSegmentationFilter.h"
 #include "itkCudaWatershedEnums.h"
 #include "chsWatershed.h"
 
@@ -36,13 +36,14 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage>
-class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter
+  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWatershedImageFilter);
 
   using Self         = CudaWatershedImageFilter;
-  using Superclass   = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -52,7 +53,7 @@ public:
   using OutputImageType       = TOutputImage;
   using InputPixelType        = typename TInputImage::PixelType;
   using OutputPixelType       = typename TOutputImage::PixelType;
-  using BackendEnum           = CudaSegmentationBackendEnums::Backend;
+  using BackendEnum           = typename Superclass::BackendEnum;
   using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
   using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
   using BlockSizeType         = FixedArray<unsigned int, 3>;
@@ -84,33 +85,17 @@ public:
   itkGetConstReferenceMacro(MarkWatershedLine, bool);
   itkBooleanMacro(MarkWatershedLine);
 
-  itkSetMacro(Backend, BackendEnum);
-  itkGetConstMacro(Backend, BackendEnum);
-  /** CUDA device used by the CUDA backend. */
-  itkSetMacro(DeviceId, int);
-  itkGetConstMacro(DeviceId, int);
 
   /** Basins (regional minima) of the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
   /** Global rounds of the plateau resolution in the last CUDA update (0 on the CPU). */
   itkGetConstMacro(PlateauRounds, SizeValueType);
-  itkGetConstMacro(LastBackend, BackendEnum);
-  /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
-  itkGetConstMacro(KernelMilliseconds, double);
-  /** Peak device memory of the last CUDA update in bytes (0 on the CPU). */
-  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
 protected:
   CudaWatershedImageFilter();
   ~CudaWatershedImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
-
-  /** The watershed is global: whole input, whole output. */
-  void
-  GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject *) override;
 
   void
   GenerateData() override;
@@ -122,13 +107,8 @@ private:
   unsigned int          m_ReductionRate{ 6 };
   BlockSizeType         m_BlockSize;
   bool                  m_MarkWatershedLine{ false };
-  BackendEnum           m_Backend{ BackendEnum::Auto };
-  BackendEnum           m_LastBackend{ BackendEnum::Auto };
-  int                   m_DeviceId{ 0 };
   SizeValueType         m_ObjectCount{ 0 };
   SizeValueType         m_PlateauRounds{ 0 };
-  double                m_KernelMilliseconds{ 0.0 };
-  SizeValueType         m_PeakDeviceMemory{ 0 };
 };
 
 /** The backends' watershed parameters from a filter's properties. */

@@ -19,24 +19,6 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::CudaWatershedImageFilter()
 
 template <typename TInputImage, typename TOutputImage>
 void
-CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<InputImageType *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-CudaWatershedImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject *)
-{
-  this->GetOutput()->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
 CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
@@ -44,8 +26,6 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
 
   m_ObjectCount        = 0;
   m_PlateauRounds      = 0;
-  m_KernelMilliseconds = 0.0;
-  m_PeakDeviceMemory   = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
@@ -53,24 +33,18 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   const chs::Grid grid = CudaGridOf(region);
   const chs::WatershedParameters parameters = MakeCudaWatershedParameters(
     m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, m_MarkWatershedLine);
-  const BackendEnum backend = ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateOutputs();
   OutputImageType *    output = this->GetOutput();
   const auto *         in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *               out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WatershedResult result;
-  const chs::RunInfo   info = RunOnBackend(
-    this,
-    backend,
-    m_DeviceId,
+  this->RunBackend(backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::WatershedCUDA(in, grid, parameters, out, context, &run); },
     [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
     { output });
-  m_KernelMilliseconds = info.kernelMilliseconds;
-  m_PeakDeviceMemory   = info.peakDeviceBytes;
-  m_LastBackend        = backend;
   m_ObjectCount        = result.basinCount;
   m_PlateauRounds      = result.plateauRounds;
 }
@@ -86,11 +60,8 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
   os << indent << "BlockSize: " << m_BlockSize << std::endl;
   os << indent << "MarkWatershedLine: " << m_MarkWatershedLine << std::endl;
-  os << indent << "Backend: " << m_Backend << std::endl;
-  os << indent << "DeviceId: " << m_DeviceId << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
   os << indent << "PlateauRounds: " << m_PlateauRounds << std::endl;
-  os << indent << "LastBackend: " << m_LastBackend << std::endl;
 }
 
 } // namespace itk

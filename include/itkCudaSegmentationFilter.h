@@ -1,0 +1,132 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation
+ *=========================================================================*/
+#ifndef itkCudaSegmentationFilter_h
+#define itkCudaSegmentationFilter_h
+
+#include "itkCudaSegmentationRun.h"
+
+namespace itk
+{
+
+/** \class CudaSegmentationFilter
+ * \brief What every filter of the module shares, between its ITK superclass (ImageToImageFilter, ImageSource or
+ * ProcessObject) and the filter: where it runs and what its last update measured.
+ *
+ * Properties: Backend (Auto, CUDA or CPU; CudaSegmentationBackendEnums) and DeviceId; after an update,
+ * LastBackend (where it ran), KernelMilliseconds and PeakDeviceMemory (the CUDA backend's kernel time and peak
+ * device memory; 0 on the CPU).
+ *
+ * The module's algorithms are global, so every input is requested whole and every output is produced whole
+ * (GenerateInputRequestedRegion, EnlargeOutputRequestedRegion). A filter's GenerateData() calls ResolveBackend()
+ * before it allocates its outputs, then RunBackend() with its CUDA and CPU calls, which releases the given outputs
+ * and throws an ExceptionObject naming the backend and the reason when either fails.
+ *
+ * \ingroup CudaHierarchicalSegmentation
+ */
+template <typename TSuperclass>
+class ITK_TEMPLATE_EXPORT CudaSegmentationFilter : public TSuperclass
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaSegmentationFilter);
+
+  using Self         = CudaSegmentationFilter;
+  using Superclass   = TSuperclass;
+  using Pointer      = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  using BackendEnum  = CudaSegmentationBackendEnums::Backend;
+
+  chsTypeMacro(CudaSegmentationFilter, TSuperclass);
+
+  /** Auto (default): CUDA when the device exists, else the CPU reference (with a warning); CUDA; CPU. */
+  itkSetMacro(Backend, BackendEnum);
+  itkGetConstMacro(Backend, BackendEnum);
+  /** CUDA device used by the CUDA backend. */
+  itkSetMacro(DeviceId, int);
+  itkGetConstMacro(DeviceId, int);
+
+  /** The backend of the last successful update. */
+  itkGetConstMacro(LastBackend, BackendEnum);
+  /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
+  itkGetConstMacro(KernelMilliseconds, double);
+  /** Peak device memory of the last CUDA update in bytes (0 on the CPU). */
+  itkGetConstMacro(PeakDeviceMemory, SizeValueType);
+
+protected:
+  CudaSegmentationFilter() = default;
+  ~CudaSegmentationFilter() override = default;
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "Backend: " << m_Backend << std::endl;
+    os << indent << "DeviceId: " << m_DeviceId << std::endl;
+    os << indent << "LastBackend: " << m_LastBackend << std::endl;
+    os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
+    os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
+  }
+
+  /** Every input whole. */
+  void
+  GenerateInputRequestedRegion() override
+  {
+    Superclass::GenerateInputRequestedRegion();
+    for (const auto & input : this->GetInputs())
+    {
+      if (input)
+      {
+        input->SetRequestedRegionToLargestPossibleRegion();
+      }
+    }
+  }
+
+  /** Every output whole. */
+  void
+  EnlargeOutputRequestedRegion(DataObject * output) override
+  {
+    Superclass::EnlargeOutputRequestedRegion(output);
+    for (const auto & out : this->GetOutputs())
+    {
+      if (out)
+      {
+        out->SetRequestedRegionToLargestPossibleRegion();
+      }
+    }
+  }
+
+  /** Clears what the last update measured and resolves Backend for DeviceId: the backend this update runs on
+   * (throws for CUDA without a device). */
+  BackendEnum
+  ResolveBackend()
+  {
+    m_KernelMilliseconds = 0.0;
+    m_PeakDeviceMemory   = 0;
+    return ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
+  }
+
+  /** Runs cuda(context, info) or cpu() on `backend` (from ResolveBackend) through RunOnBackend, which releases
+   * `outputs` and throws on failure, and records LastBackend, KernelMilliseconds and PeakDeviceMemory. */
+  template <class FCuda, class FCpu>
+  chs::RunInfo
+  RunBackend(BackendEnum backend, FCuda && cuda, FCpu && cpu, std::initializer_list<DataObject *> outputs)
+  {
+    const chs::RunInfo info =
+      RunOnBackend(this, backend, m_DeviceId, std::forward<FCuda>(cuda), std::forward<FCpu>(cpu), outputs);
+    m_LastBackend        = backend;
+    m_KernelMilliseconds = info.kernelMilliseconds;
+    m_PeakDeviceMemory   = info.peakDeviceBytes;
+    return info;
+  }
+
+private:
+  BackendEnum   m_Backend{ BackendEnum::Auto };
+  BackendEnum   m_LastBackend{ BackendEnum::Auto };
+  int           m_DeviceId{ 0 };
+  double        m_KernelMilliseconds{ 0.0 };
+  SizeValueType m_PeakDeviceMemory{ 0 };
+};
+
+} // namespace itk
+
+#endif
