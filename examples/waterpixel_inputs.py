@@ -1,6 +1,6 @@
 """Writes the inputs of the README's waterpixel pictures (scripts/readme-pictures.sh makes the pictures from them):
 a photograph (scikit-image's `camera`), a slice and a small volume imitating a microCT scan of a porous rock (the
-benchmark's generator, bench/wp_peers.py, in NumPy instead of CuPy).
+benchmark's generator, bench/Waterpixels/peers.py, in NumPy instead of CuPy).
 
     python3 examples/waterpixel_inputs.py OUTDIR
 """

@@ -1,0 +1,295 @@
+// Benchmark of the waterpixels (chs::WaterpixelsCUDA, the code under itk::CudaWaterpixelImageFilter) against the
+// sequential Image Foresting Transform (the module's CPU reference, on this machine's CPU), on raw uint8 inputs
+// written by bench/Waterpixels/peers.py, which times scikit-image's watershed on the same files in the same run. Checks that
+// the GPU labels equal the sequential ones. Prints a line per case and writes JSON.
+//
+//   CudaWaterpixelBenchmark --json out.json [--reps N] [--cpu-reps N] [--no-gpu] NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...]
+//   ...
+#include "Common/chsBenchTiming.h"
+#include "chsForestingTransform.h"
+#include "chsWaterpixels.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+struct Case
+{
+  std::string           name, file;
+  std::vector<uint64_t> size;
+  std::vector<uint64_t> sigmas;
+};
+
+using chs_bench::Median;
+using chs_bench::WallMs;
+
+std::vector<std::string>
+Split(const std::string & s, char c)
+{
+  std::vector<std::string> parts;
+  std::stringstream        ss(s);
+  for (std::string p; std::getline(ss, p, c);)
+    parts.push_back(p);
+  return parts;
+}
+
+/** A sequential IFT with a monotone radix heap over the 64-bit keys (V, D) of include/chsForestingTransform.h: the
+ * fastest exact sequential method we have for float weights (Dial's buckets need integer costs). Pops in key order,
+ * chooses each pixel's predecessor and label when it is popped, like the module's CPU reference, whose binary heap
+ * it replaces. Arc weight B(q), face connectivity, 2D or 3D. */
+class RadixHeapIFT
+{
+public:
+  void
+  Run(const float * B, const uint32_t * seeds, const chs::Grid & grid, uint32_t * labels)
+  {
+    const int64_t         nx = grid.size[0], ny = grid.size[1], nz = grid.size[2], n = nx * ny * nz;
+    std::vector<uint64_t> key(n, ~0ull);
+    std::vector<uint8_t>  done(n, 0);
+    for (auto & b : m_Buckets)
+      b.clear();
+    m_Last = 0;
+    m_Size = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (seeds[i])
+      {
+        key[i] = 0;
+        Push(0, uint32_t(i));
+      }
+    const int64_t offsets[6] = { -nx * ny, -nx, -1, 1, nx, nx * ny };
+    const int     first = grid.dimension == 3 ? 0 : 1, last = grid.dimension == 3 ? 6 : 5;
+    const auto    code = [](float f)
+    {
+      uint32_t c;
+      std::memcpy(&c, &f, 4);
+      return f == 0 ? 0u : c;
+    };
+    while (m_Size)
+    {
+      const auto [k, q] = Pop();
+      if (done[q] || k != key[q])
+        continue;
+      done[q]         = 1;
+      const int64_t x = q % nx, y = q / nx % ny, z = q / (nx * ny);
+      const bool    inside[6] = { z > 0, y > 0, x > 0, x + 1 < nx, y + 1 < ny, z + 1 < nz };
+      uint64_t      bestKey   = ~0ull;
+      int64_t       best      = q;
+      for (int o = first; o < last; ++o) // neighbours in raster order
+      {
+        if (!inside[o])
+          continue;
+        const int64_t  p = q + offsets[o];
+        const uint32_t w = code(B[q]);
+        if (!seeds[q] && done[p] && key[p] < bestKey && Offer(key[p], w) == k)
+        {
+          bestKey = key[p];
+          best    = p;
+        }
+        if (!done[p])
+        {
+          const uint64_t offer = Offer(k, code(B[p]));
+          if (offer < key[p])
+          {
+            key[p] = offer;
+            Push(offer, uint32_t(p));
+          }
+        }
+      }
+      labels[q] = seeds[q] ? seeds[q] : labels[best];
+    }
+  }
+
+private:
+  static uint64_t
+  Offer(uint64_t kp, uint32_t w)
+  {
+    return w > uint32_t(kp >> 32) ? uint64_t(w) << 32 : kp + 1;
+  }
+  void
+  Push(uint64_t k, uint32_t v)
+  {
+    m_Buckets[k == m_Last ? 0 : 64 - __builtin_clzll(k ^ m_Last)].push_back({ k, v });
+    ++m_Size;
+  }
+  std::pair<uint64_t, uint32_t>
+  Pop()
+  {
+    if (m_Buckets[0].empty())
+    {
+      int i = 1;
+      while (m_Buckets[i].empty())
+        ++i;
+      auto & b = m_Buckets[i];
+      m_Last   = std::min_element(b.begin(), b.end())->first;
+      for (const auto & e : b)
+        m_Buckets[e.first == m_Last ? 0 : 64 - __builtin_clzll(e.first ^ m_Last)].push_back(e);
+      b.clear();
+    }
+    const auto e = m_Buckets[0].back();
+    m_Buckets[0].pop_back();
+    --m_Size;
+    return e;
+  }
+  std::vector<std::pair<uint64_t, uint32_t>> m_Buckets[65];
+  uint64_t                                   m_Last = 0;
+  size_t                                     m_Size = 0;
+};
+
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  std::string       jsonFile = "wp_module.json";
+  int               reps = 10, cpuReps = 1;
+  bool              noGpu = false; // check the sequential peers against each other on a machine without a GPU
+  std::vector<Case> cases;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc)
+      jsonFile = argv[++i];
+    else if (a == "--reps" && i + 1 < argc)
+      reps = std::stoi(argv[++i]);
+    else if (a == "--no-gpu")
+      noGpu = true;
+    else if (a == "--cpu-reps" && i + 1 < argc)
+      cpuReps = std::stoi(argv[++i]);
+    else
+    {
+      const auto parts = Split(a, ':');
+      if (parts.size() != 4)
+      {
+        std::cerr << "bad case " << a << " (NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...])\n";
+        return 2;
+      }
+      Case c{ parts[0], parts[1], {}, {} };
+      for (const auto & s : Split(parts[2], 'x'))
+        c.size.push_back(std::stoull(s));
+      for (const auto & s : Split(parts[3], ','))
+        c.sigmas.push_back(std::stoull(s));
+      cases.push_back(c);
+    }
+  }
+  std::ofstream json(jsonFile);
+  json << "{\"device\": \"" << (noGpu ? std::string("none") : chs::CudaDeviceName(0)) << "\", \"records\": [\n";
+  bool first = true;
+  for (const Case & c : cases)
+  {
+    chs::Grid grid;
+    grid.dimension = unsigned(c.size.size());
+    for (size_t d = 0; d < c.size.size(); ++d)
+      grid.size[d] = c.size[d];
+    const uint64_t       n = grid.NumberOfVoxels();
+    std::vector<uint8_t> image(n);
+    FILE *               f = std::fopen(c.file.c_str(), "rb");
+    if (!f || std::fread(image.data(), 1, n, f) != n)
+    {
+      std::cerr << "cannot read " << n << " bytes from " << c.file << '\n';
+      return 1;
+    }
+    std::fclose(f);
+    for (uint64_t sigma : c.sigmas)
+    {
+      chs::WaterpixelParameters p;
+      p.gridStep[0] = p.gridStep[1] = p.gridStep[2] = sigma;
+      std::vector<uint32_t> gpu(n), cpu(n);
+      chs::RunInfo          info;
+      chs::WaterpixelResult r;
+      std::vector<double>   kernel{ 0.0 }, endToEnd{ 0.0 }, rounds{ 0.0 };
+      if (!noGpu)
+      {
+        r = chs::WaterpixelsCUDA(image.data(), grid, p, gpu.data(), nullptr, {}, &info); // warm-up
+        kernel.clear(), endToEnd.clear(), rounds.clear();
+      }
+      for (int k = 0; k < reps && !noGpu; ++k)
+      {
+        endToEnd.push_back(
+          WallMs([&] { r = chs::WaterpixelsCUDA(image.data(), grid, p, gpu.data(), nullptr, {}, &info); }));
+        kernel.push_back(info.kernelMilliseconds);
+        rounds.push_back(double(r.rounds));
+      }
+      std::vector<double> cpuMs;
+      std::vector<float>  border(n);
+      for (int k = 0; k < cpuReps; ++k)
+        cpuMs.push_back(WallMs([&] { chs::WaterpixelsCPU(image.data(), grid, p, cpu.data(), border.data()); }));
+      if (noGpu)
+        gpu = cpu;
+      // The radix-heap IFT, timed on the border image and seeds alone (it is given B for free).
+      double radixMs        = 0;
+      bool   radixIdentical = false;
+      if (cpuReps > 0)
+      {
+        std::vector<uint32_t> seeds(n, 0), radix(n);
+        uint32_t              label  = 0;
+        const auto            middle = [&](uint64_t i, int d)
+        {
+          const uint64_t first = i * sigma, last = std::min(first + sigma, grid.size[d]) - 1;
+          return (first + last) / 2;
+        };
+        const uint64_t cells[3] = { (grid.size[0] + sigma - 1) / sigma,
+                                    (grid.size[1] + sigma - 1) / sigma,
+                                    grid.dimension == 3 ? (grid.size[2] + sigma - 1) / sigma : 1 };
+        for (uint64_t cz = 0; cz < cells[2]; ++cz)
+          for (uint64_t cy = 0; cy < cells[1]; ++cy)
+            for (uint64_t cx = 0; cx < cells[0]; ++cx)
+            {
+              const uint64_t z = grid.dimension == 3 ? middle(cz, 2) : 0;
+              seeds[(z * grid.size[1] + middle(cy, 1)) * grid.size[0] + middle(cx, 0)] = ++label;
+            }
+        RadixHeapIFT heap;
+        radixMs        = WallMs([&] { heap.Run(border.data(), seeds.data(), grid, radix.data()); });
+        radixIdentical = radix == gpu;
+      }
+      if (cpuMs.empty())
+        cpuMs.push_back(0.0); // not run (--cpu-reps 0)
+      const bool  identical = cpuReps > 0 && gpu == cpu;
+      std::string shape;
+      for (size_t d = 0; d < c.size.size(); ++d)
+        shape += (d ? "x" : "") + std::to_string(c.size[d]);
+      const double kernelMs = Median(kernel), e2eMs = Median(endToEnd), seqMs = Median(cpuMs);
+      std::printf("%-8s %-14s sigma %3llu  superpixels %8llu  k %6.2f  rounds %4.0f-%-4.0f kernel %9.3f ms  "
+                  "end-to-end %9.2f ms  sequential IFT %10.1f ms  (x%.0f kernel, x%.0f end-to-end)  peak %7.1f MiB  "
+                  "identical=%s  radix-heap IFT %8.1f ms identical=%s\n",
+                  c.name.c_str(),
+                  shape.c_str(),
+                  (unsigned long long)sigma,
+                  (unsigned long long)r.superpixels,
+                  r.compactness,
+                  *std::min_element(rounds.begin(), rounds.end()),
+                  *std::max_element(rounds.begin(), rounds.end()),
+                  kernelMs,
+                  e2eMs,
+                  seqMs,
+                  seqMs / kernelMs,
+                  seqMs / e2eMs,
+                  info.peakDeviceBytes / 1048576.0,
+                  identical ? "yes" : "NO",
+                  radixMs,
+                  radixIdentical ? "yes" : "NO");
+      std::fflush(stdout);
+      json << (first ? "" : ",\n") << "  {\"case\": \"" << c.name << "\", \"shape\": \"" << shape
+           << "\", \"voxels\": " << n << ", \"sigma\": " << sigma << ", \"superpixels\": " << r.superpixels
+           << ", \"compactness\": " << r.compactness
+           << ", \"rounds_min\": " << *std::min_element(rounds.begin(), rounds.end())
+           << ", \"rounds_max\": " << *std::max_element(rounds.begin(), rounds.end()) << ", \"kernel_ms\": " << kernelMs
+           << ", \"update_ms\": " << e2eMs << ", \"sequential_ms\": " << seqMs
+           << ", \"peak_device_bytes\": " << info.peakDeviceBytes
+           << ", \"identical_to_sequential\": " << (identical ? "true" : "false")
+           << ", \"radix_heap_ift_ms\": " << radixMs
+           << ", \"radix_heap_identical\": " << (radixIdentical ? "true" : "false") << "}";
+      first = false;
+    }
+  }
+  json << "\n]}\n";
+  return 0;
+}

@@ -1,0 +1,412 @@
+// Benchmark of itk::CudaWatershedImageFilter and itk::CudaWaterfallImageFilter against ITK's
+// MorphologicalWatershedImageFilter (all the machine's cores) and the module's sequential CPU reference, in one run
+// on the same inputs: the gradient magnitude of smoothed noise at 4096x4096, 128^3, 512^3 and 4000x4000x50 (the
+// paper's 800-megavoxel headline). ITK and the CPU reference run up to 20M voxels (--itk-max-voxels,
+// --cpu-max-voxels), ITK's 26-connected watershed only at 128^3 (256^3 takes it minutes). Prints a line per case and
+// writes JSON. Every GPU result is checked: equal to the CPU reference where that ran, and with as many basins as ITK's
+// watershed found (both have one per regional minimum). With --write-inputs DIR it writes the 2D inputs as DIR/NAME.raw
+// (float32, with DIR/inputs.txt) for bench/Watershed/peers.py (scikit-image, OpenCV).
+//
+//   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
+//                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
+#include "Common/chsBenchTiming.h"
+#include "itkCudaWaterfallImageFilter.h"
+#include "itkCudaWatershedImageFilter.h"
+#include "itkImage.h"
+#include "itkMorphologicalWatershedImageFilter.h"
+#include "itkMultiThreaderBase.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+
+using Backend    = itk::CudaSegmentationBackendEnums::Backend;
+using Algorithm  = itk::CudaWatershedEnums::Algorithm;
+using Resolution = itk::CudaWatershedEnums::PlateauResolution;
+using chs_bench::Median;
+using chs_bench::WallMs;
+
+/** Runs f(begin, end) over [0, count) on all hardware threads. */
+template <typename F>
+void
+ParallelFor(int64_t count, F && f)
+{
+  const int64_t            threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
+  for (auto & th : pool)
+    th.join();
+}
+
+/** The gradient magnitude (central differences) of noise smoothed by two box passes of radius r along each axis:
+ * basins of a few r across, as a lightly smoothed natural image gives. */
+std::vector<float>
+GradientOfSmoothedNoise(int64_t nx, int64_t ny, int64_t nz, int r, unsigned seed)
+{
+  const int64_t      n = nx * ny * nz;
+  std::vector<float> f(n), g(n);
+  const int64_t      chunks = 256;
+  ParallelFor(chunks,
+              [&](int64_t a, int64_t b)
+              {
+                for (int64_t c = a; c < b; ++c)
+                {
+                  std::mt19937                          rng(seed * 1000 + unsigned(c));
+                  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+                  for (int64_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i)
+                    f[i] = u(rng);
+                }
+              });
+  const int64_t size[3] = { nx, ny, nz }, stride[3] = { 1, nx, nx * ny };
+  for (int axis = 0; axis < 3; ++axis)
+  {
+    if (size[axis] == 1)
+      continue;
+    for (int pass = 0; pass < 2; ++pass)
+    {
+      const int64_t len = size[axis], s = stride[axis], lines = n / len;
+      ParallelFor(lines,
+                  [&](int64_t a, int64_t b)
+                  {
+                    std::vector<float> line(len);
+                    for (int64_t l = a; l < b; ++l)
+                    {
+                      // The l-th line along the axis: its first element.
+                      const int64_t base = axis == 0 ? l * nx : axis == 1 ? (l / nx) * nx * ny + l % nx : l;
+                      double        acc  = 0;
+                      for (int64_t i = -r; i <= r; ++i)
+                        acc += f[base + std::clamp<int64_t>(i, 0, len - 1) * s];
+                      for (int64_t i = 0; i < len; ++i)
+                      {
+                        line[i] = float(acc / (2 * r + 1));
+                        acc += f[base + std::min(i + r + 1, len - 1) * s] - f[base + std::max<int64_t>(i - r, 0) * s];
+                      }
+                      for (int64_t i = 0; i < len; ++i)
+                        f[base + i * s] = line[i];
+                    }
+                  });
+    }
+  }
+  ParallelFor(n,
+              [&](int64_t a, int64_t b)
+              {
+                for (int64_t i = a; i < b; ++i)
+                {
+                  const int64_t c[3] = { i % nx, i / nx % ny, i / (nx * ny) };
+                  double        sum  = 0;
+                  for (int d = 0; d < 3; ++d)
+                  {
+                    if (size[d] == 1)
+                      continue;
+                    const int64_t lo = c[d] > 0 ? i - stride[d] : i, hi = c[d] + 1 < size[d] ? i + stride[d] : i;
+                    const double  diff = (f[hi] - f[lo]) * 0.5;
+                    sum += diff * diff;
+                  }
+                  g[i] = float(std::sqrt(sum) * 1000.0);
+                }
+              });
+  return g;
+}
+
+template <unsigned D>
+typename itk::Image<float, D>::Pointer
+ToImage(const std::vector<float> & v, const int64_t (&size)[3])
+{
+  using Image                    = itk::Image<float, D>;
+  auto                     image = Image::New();
+  typename Image::SizeType s;
+  for (unsigned d = 0; d < D; ++d)
+    s[d] = size[d];
+  image->SetRegions(s);
+  image->Allocate();
+  std::copy(v.begin(), v.end(), image->GetBufferPointer());
+  return image;
+}
+
+struct Options
+{
+  std::string json;
+  int         reps  = 10;
+  bool        quick = false, no800m = false;
+  uint64_t    itkMax = 20000000ull, cpuMax = 20000000ull;
+  std::string inputs, only;
+};
+
+std::vector<std::string> records;
+
+template <typename T>
+std::string
+Field(const char * key, const T & value)
+{
+  return std::string("\"") + key + "\": " + std::to_string(value);
+}
+std::string
+Field(const char * key, const std::string & value)
+{
+  return std::string("\"") + key + "\": \"" + value + "\"";
+}
+std::string
+Field(const char * key, bool value)
+{
+  return std::string("\"") + key + "\": " + (value ? "true" : "false");
+}
+
+const char *
+Name(Algorithm a)
+{
+  return a == Algorithm::PRUF ? "PRUF" : a == Algorithm::APRUF ? "APRUF" : "PRW";
+}
+const char *
+Name(Resolution r)
+{
+  return r == Resolution::Balanced ? "balanced" : r == Resolution::Synchronous ? "sync" : "async";
+}
+
+template <unsigned D>
+void
+RunWatershed(const std::string &                            name,
+             const typename itk::Image<float, D>::Pointer & image,
+             const Options &                                o,
+             bool                                           variants)
+{
+  using Image      = itk::Image<float, D>;
+  using Labels     = itk::Image<unsigned int, D>;
+  const uint64_t n = image->GetLargestPossibleRegion().GetNumberOfPixels();
+  for (bool full : { false, true })
+  {
+    if (D == 3 && full && n > 200000000ull)
+      continue; // the 800-megavoxel case: face connectivity, as the paper's headline
+    const int conn = D == 2 ? (full ? 8 : 4) : (full ? 26 : 6);
+    // The CPU reference (once) and ITK's watershed.
+    std::vector<unsigned int> reference;
+    double                    cpuMs = 0;
+    if (n <= o.cpuMax)
+    {
+      auto cpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+      cpu->SetInput(image);
+      cpu->SetFullyConnected(full);
+      cpu->SetBackend(Backend::CPU);
+      cpuMs = WallMs([&] { cpu->Update(); });
+      reference.assign(cpu->GetOutput()->GetBufferPointer(), cpu->GetOutput()->GetBufferPointer() + n);
+    }
+    double        itkMs     = 0;
+    unsigned long itkBasins = 0;
+    if (n <= o.itkMax && !(D == 3 && full && n > 4000000ull))
+    {
+      auto itkWs = itk::MorphologicalWatershedImageFilter<Image, Labels>::New();
+      itkWs->SetInput(image);
+      itkWs->SetFullyConnected(full);
+      itkWs->SetMarkWatershedLine(false);
+      itkWs->SetLevel(0);
+      itkMs            = WallMs([&] { itkWs->Update(); });
+      const auto * out = itkWs->GetOutput()->GetBufferPointer();
+      itkBasins        = *std::max_element(out, out + n);
+    }
+    std::vector<std::pair<Algorithm, Resolution>> runs{ { Algorithm::PRUF, Resolution::Balanced } };
+    if (variants)
+      runs = { { Algorithm::PRUF, Resolution::Balanced },
+               { Algorithm::APRUF, Resolution::Balanced },
+               { Algorithm::PRW, Resolution::Balanced },
+               { Algorithm::PRUF, Resolution::Synchronous },
+               { Algorithm::PRUF, Resolution::BlockAsynchronous } };
+    for (const auto & [algorithm, resolution] : runs)
+    {
+      auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+      gpu->SetInput(image);
+      gpu->SetFullyConnected(full);
+      gpu->SetAlgorithm(algorithm);
+      gpu->SetPlateauResolution(resolution);
+      gpu->SetBackend(Backend::CUDA);
+      gpu->Update(); // warm-up
+      std::vector<double> kernel, wall;
+      for (int r = 0; r < o.reps; ++r)
+      {
+        gpu->Modified();
+        wall.push_back(WallMs([&] { gpu->Update(); }));
+        kernel.push_back(gpu->GetKernelMilliseconds());
+      }
+      const auto * out       = gpu->GetOutput()->GetBufferPointer();
+      const bool   identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+      const double k = Median(kernel), w = Median(wall);
+      std::printf("%-14s %2d-conn %-5s %-8s %11llu vox  kernel %8.2f ms (%7.0f Mvox/s)  end-to-end %8.2f ms  "
+                  "basins %9llu  rounds %4llu  peak %6.0f MiB  CPU ref %9.1f ms%s  ITK %9.1f ms (%lu basins, x%.0f)\n",
+                  name.c_str(),
+                  conn,
+                  Name(algorithm),
+                  Name(resolution),
+                  (unsigned long long)n,
+                  k,
+                  n / k / 1e3,
+                  w,
+                  (unsigned long long)gpu->GetObjectCount(),
+                  (unsigned long long)gpu->GetPlateauRounds(),
+                  gpu->GetPeakDeviceMemory() / 1048576.0,
+                  cpuMs,
+                  reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"),
+                  itkMs,
+                  itkBasins,
+                  itkMs > 0 ? itkMs / w : 0.0);
+      std::fflush(stdout);
+      records.push_back(
+        "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
+        Field("connectivity", conn) + ", " + Field("algorithm", std::string(Name(algorithm))) + ", " +
+        Field("resolution", std::string(Name(resolution))) + ", " + Field("voxels", n) + ", " + Field("kernel_ms", k) +
+        ", " + Field("end_to_end_ms", w) + ", " + Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
+        Field("plateau_rounds", uint64_t(gpu->GetPlateauRounds())) + ", " +
+        Field("peak_device_bytes", uint64_t(gpu->GetPeakDeviceMemory())) + ", " + Field("cpu_reference_ms", cpuMs) +
+        ", " + Field("cpu_checked", !reference.empty()) + ", " + Field("identical_to_cpu", identical) + ", " +
+        Field("itk_ms", itkMs) + ", " + Field("itk_basins", uint64_t(itkBasins)) + "}");
+    }
+  }
+}
+
+template <unsigned D>
+void
+RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Pointer & image, const Options & o)
+{
+  using Image      = itk::Image<float, D>;
+  using Labels     = itk::Image<unsigned int, D>;
+  const uint64_t n = image->GetLargestPossibleRegion().GetNumberOfPixels();
+  for (bool full : { false, true })
+  {
+    const int                              conn = D == 2 ? (full ? 8 : 4) : (full ? 26 : 6);
+    std::vector<std::vector<unsigned int>> reference;
+    double                                 cpuMs = 0;
+    if (n <= o.cpuMax)
+    {
+      auto cpu = itk::CudaWaterfallImageFilter<Image, Labels>::New();
+      cpu->SetInput(image);
+      cpu->SetFullyConnected(full);
+      cpu->SetBackend(Backend::CPU);
+      cpuMs = WallMs([&] { cpu->Update(); });
+      for (unsigned k = 0; k < cpu->GetNumberOfComputedLevels(); ++k)
+        reference.emplace_back(cpu->GetLevel(k)->GetBufferPointer(), cpu->GetLevel(k)->GetBufferPointer() + n);
+    }
+    auto gpu = itk::CudaWaterfallImageFilter<Image, Labels>::New();
+    gpu->SetInput(image);
+    gpu->SetFullyConnected(full);
+    gpu->SetBackend(Backend::CUDA);
+    gpu->Update();
+    std::vector<double> ws, levels, wall;
+    for (int r = 0; r < o.reps; ++r)
+    {
+      gpu->Modified();
+      wall.push_back(WallMs([&] { gpu->Update(); }));
+      ws.push_back(gpu->GetWatershedMilliseconds());
+      levels.push_back(gpu->GetLevelsMilliseconds());
+    }
+    bool identical = !reference.empty() && reference.size() == gpu->GetNumberOfComputedLevels();
+    for (unsigned k = 0; identical && k < reference.size(); ++k)
+      identical = std::equal(reference[k].begin(), reference[k].end(), gpu->GetLevel(k)->GetBufferPointer());
+    std::string counts;
+    for (auto c : gpu->GetRegionCounts())
+      counts += (counts.empty() ? "" : " ") + std::to_string(c);
+    std::printf("%-14s %2d-conn waterfall %11llu vox  kernel %8.2f ms (watershed %6.2f + %u levels %6.2f)  "
+                "end-to-end %8.2f ms  regions [%s]  CPU ref %9.1f ms%s\n",
+                name.c_str(),
+                conn,
+                (unsigned long long)n,
+                Median(ws) + Median(levels),
+                Median(ws),
+                gpu->GetNumberOfComputedLevels() - 1,
+                Median(levels),
+                Median(wall),
+                counts.c_str(),
+                cpuMs,
+                reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"));
+    std::fflush(stdout);
+    records.push_back("{" + Field("kind", std::string("waterfall")) + ", " + Field("name", name) + ", " +
+                      Field("connectivity", conn) + ", " + Field("voxels", n) + ", " +
+                      Field("watershed_ms", Median(ws)) + ", " + Field("levels_ms", Median(levels)) + ", " +
+                      Field("end_to_end_ms", Median(wall)) + ", " + Field("regions", "[" + counts + "]") + ", " +
+                      Field("cpu_reference_ms", cpuMs) + ", " + Field("cpu_checked", !reference.empty()) + ", " +
+                      Field("identical_to_cpu", identical) + "}");
+  }
+}
+
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  Options o;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string a    = argv[i];
+    auto              next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--json")
+      o.json = next();
+    else if (a == "--reps")
+      o.reps = std::stoi(next());
+    else if (a == "--quick")
+      o.quick = true;
+    else if (a == "--no-800m")
+      o.no800m = true;
+    else if (a == "--itk-max-voxels")
+      o.itkMax = std::stoull(next());
+    else if (a == "--cpu-max-voxels")
+      o.cpuMax = std::stoull(next());
+    else if (a == "--write-inputs")
+      o.inputs = next();
+    else if (a == "--only")
+      o.only = next();
+    else
+    {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::printf("threads: %u (ITK's default: %u)\n",
+              std::thread::hardware_concurrency(),
+              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
+  const int64_t side = o.quick ? 1024 : 4096, vol = o.quick ? 128 : 512;
+  if (o.only != "3d")
+  {
+    const int64_t     size[3] = { side, side, 1 };
+    const auto        g       = GradientOfSmoothedNoise(side, side, 1, 3, 1);
+    const auto        image   = ToImage<2>(g, size);
+    const std::string name    = std::to_string(side) + "^2";
+    if (!o.inputs.empty())
+    {
+      std::ofstream(o.inputs + "/grad2d.raw", std::ios::binary)
+        .write(reinterpret_cast<const char *>(g.data()), std::streamsize(g.size() * sizeof(float)));
+      std::ofstream(o.inputs + "/inputs.txt") << "grad2d " << side << " " << side << "\n";
+    }
+    RunWatershed<2>(name, image, o, true);
+    RunWaterfall<2>(name, image, o);
+  }
+  for (const int64_t v : { vol / 4, vol })
+  {
+    if (o.only == "2d")
+      break;
+    const int64_t size[3] = { v, v, v };
+    const auto    image   = ToImage<3>(GradientOfSmoothedNoise(v, v, v, 2, 2), size);
+    RunWatershed<3>(std::to_string(v) + "^3", image, o, false);
+  }
+  if (!o.quick && !o.no800m && o.only != "2d")
+  {
+    const int64_t size[3] = { 4000, 4000, 50 };
+    const auto    image   = ToImage<3>(GradientOfSmoothedNoise(4000, 4000, 50, 2, 3), size);
+    Options       few     = o;
+    few.reps              = std::min(o.reps, 5);
+    RunWatershed<3>("4000x4000x50", image, few, false);
+  }
+  if (!o.json.empty())
+  {
+    std::ofstream out(o.json);
+    out << "{\"results\": [\n";
+    for (size_t i = 0; i < records.size(); ++i)
+      out << "  " << records[i] << (i + 1 < records.size() ? ",\n" : "\n");
+    out << "]}\n";
+  }
+  return 0;
+}
