@@ -49,7 +49,6 @@ public:
   const AlphaTree *
   GetInput() const;
 
-
 protected:
   AlphaTreeSaliencyImageFilter();
   ~AlphaTreeSaliencyImageFilter() override = default;
@@ -57,7 +56,6 @@ protected:
   GenerateOutputInformation() override;
   void
   GenerateData() override;
-
 };
 
 } // namespace itk

@@ -4,7 +4,7 @@
 #ifndef itkCudaWaterfallImageFilter_h
 #define itkCudaWaterfallImageFilter_h
 
-#include "itkCudaWatershedImageFilter.h"
+#include "itkCudaWatershedFilterBase.h"
 
 #include <vector>
 
@@ -30,55 +30,35 @@ namespace itk
  */
 template <typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter
-  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
+  : public CudaWatershedFilterBase<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWaterfallImageFilter);
 
   using Self         = CudaWaterfallImageFilter;
-  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
+  using Superclass   = CudaWatershedFilterBase<TInputImage, TOutputImage>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  static constexpr unsigned int ImageDimension = Superclass::ImageDimension;
 
   using InputImageType        = TInputImage;
   using OutputImageType       = TOutputImage;
   using InputPixelType        = typename TInputImage::PixelType;
   using OutputPixelType       = typename TOutputImage::PixelType;
   using BackendEnum           = typename Superclass::BackendEnum;
-  using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
-  using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
-  using BlockSizeType         = FixedArray<unsigned int, 3>;
+  using AlgorithmEnum         = typename Superclass::AlgorithmEnum;
+  using PlateauResolutionEnum = typename Superclass::PlateauResolutionEnum;
+  using BlockSizeType         = typename Superclass::BlockSizeType;
   using CountArrayType        = std::vector<SizeValueType>;
   using LabelArrayType        = std::vector<SizeValueType>;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWaterfallImageFilter, ImageToImageFilter);
 
-  static_assert(ImageDimension == 2 || ImageDimension == 3, "2D images and 3D volumes are supported");
-  static_assert(static_cast<unsigned>(TOutputImage::ImageDimension) == ImageDimension,
-                "the label images have the dimension of the input");
-  static_assert(std::is_arithmetic<InputPixelType>::value, "the input must be a scalar image");
-  static_assert(std::is_integral<OutputPixelType>::value, "the output pixel type must be an integer type");
-
   /** Levels to compute, the watershed included; 0 (default): until one region is left. */
   itkSetMacro(NumberOfLevels, unsigned int);
   itkGetConstMacro(NumberOfLevels, unsigned int);
-
-  /** The watershed of level 0, as in CudaWatershedImageFilter. */
-  itkSetMacro(FullyConnected, bool);
-  itkGetConstReferenceMacro(FullyConnected, bool);
-  itkBooleanMacro(FullyConnected);
-  itkSetEnumMacro(Algorithm, AlgorithmEnum);
-  itkGetEnumMacro(Algorithm, AlgorithmEnum);
-  itkSetEnumMacro(PlateauResolution, PlateauResolutionEnum);
-  itkGetEnumMacro(PlateauResolution, PlateauResolutionEnum);
-  itkSetMacro(ReductionRate, unsigned int);
-  itkGetConstMacro(ReductionRate, unsigned int);
-  itkSetMacro(BlockSize, BlockSizeType);
-  itkGetConstReferenceMacro(BlockSize, BlockSizeType);
-
 
   /** Levels of the last update (outputs 0 .. this - 1). */
   unsigned int
@@ -108,7 +88,7 @@ public:
   itkGetConstMacro(LevelsMilliseconds, double);
 
 protected:
-  CudaWaterfallImageFilter();
+  CudaWaterfallImageFilter() = default;
   ~CudaWaterfallImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
@@ -118,11 +98,6 @@ protected:
 
 private:
   unsigned int                m_NumberOfLevels{ 0 };
-  bool                        m_FullyConnected{ false };
-  AlgorithmEnum               m_Algorithm{ AlgorithmEnum::PRUF };
-  PlateauResolutionEnum       m_PlateauResolution{ PlateauResolutionEnum::Balanced };
-  unsigned int                m_ReductionRate{ 6 };
-  BlockSizeType               m_BlockSize;
   CountArrayType              m_RegionCounts;
   std::vector<LabelArrayType> m_ParentLabels;
   double                      m_WatershedMilliseconds{ 0.0 };

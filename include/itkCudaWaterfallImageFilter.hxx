@@ -12,12 +12,6 @@ namespace itk
 {
 
 template <typename TInputImage, typename TOutputImage>
-CudaWaterfallImageFilter<TInputImage, TOutputImage>::CudaWaterfallImageFilter()
-{
-  m_BlockSize.Fill(0);
-}
-
-template <typename TInputImage, typename TOutputImage>
 auto
 CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetLevel(unsigned int level) -> OutputImageType *
 {
@@ -83,8 +77,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto region = input->GetLargestPossibleRegion();
   const chs::Grid grid = CudaGridOf(region);
   chs::WaterfallParameters parameters;
-  parameters.watershed = MakeCudaWatershedParameters(
-    m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, false);
+  parameters.watershed = this->MakeWatershedParameters(false);
   parameters.numberOfLevels = m_NumberOfLevels;
   const BackendEnum backend = this->ResolveBackend();
 
@@ -147,11 +140,6 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfLevels: " << m_NumberOfLevels << std::endl;
-  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
-  os << indent << "Algorithm: " << m_Algorithm << std::endl;
-  os << indent << "PlateauResolution: " << m_PlateauResolution << std::endl;
-  os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
-  os << indent << "BlockSize: " << m_BlockSize << std::endl;
   os << indent << "ComputedLevels: " << m_RegionCounts.size() << std::endl;
 }
 

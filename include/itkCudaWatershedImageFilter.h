@@ -4,10 +4,7 @@
 #ifndef itkCudaWatershedImageFilter_h
 #define itkCudaWatershedImageFilter_h
 
-#include "itkImageToImageFilter.h"
-#include "itkCudaSegmentationFilter.h"
-#include "itkCudaWatershedEnums.h"
-#include "chsWatershed.h"
+#include "itkCudaWatershedFilterBase.h"
 
 namespace itk
 {
@@ -37,54 +34,34 @@ namespace itk
  */
 template <typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter
-  : public CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>
+  : public CudaWatershedFilterBase<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWatershedImageFilter);
 
   using Self         = CudaWatershedImageFilter;
-  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
+  using Superclass   = CudaWatershedFilterBase<TInputImage, TOutputImage>;
   using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  static constexpr unsigned int ImageDimension = Superclass::ImageDimension;
 
   using InputImageType        = TInputImage;
   using OutputImageType       = TOutputImage;
   using InputPixelType        = typename TInputImage::PixelType;
   using OutputPixelType       = typename TOutputImage::PixelType;
   using BackendEnum           = typename Superclass::BackendEnum;
-  using AlgorithmEnum         = CudaWatershedEnums::Algorithm;
-  using PlateauResolutionEnum = CudaWatershedEnums::PlateauResolution;
-  using BlockSizeType         = FixedArray<unsigned int, 3>;
+  using AlgorithmEnum         = typename Superclass::AlgorithmEnum;
+  using PlateauResolutionEnum = typename Superclass::PlateauResolutionEnum;
+  using BlockSizeType         = typename Superclass::BlockSizeType;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWatershedImageFilter, ImageToImageFilter);
 
-  static_assert(ImageDimension == 2 || ImageDimension == 3, "2D images and 3D volumes are supported");
-  static_assert(static_cast<unsigned>(TOutputImage::ImageDimension) == ImageDimension,
-                "the label image has the dimension of the input");
-  static_assert(std::is_arithmetic<InputPixelType>::value, "the input must be a scalar image");
-  static_assert(std::is_integral<OutputPixelType>::value, "the output pixel type must be an integer type");
-
-  itkSetMacro(FullyConnected, bool);
-  itkGetConstReferenceMacro(FullyConnected, bool);
-  itkBooleanMacro(FullyConnected);
-  itkSetEnumMacro(Algorithm, AlgorithmEnum);
-  itkGetEnumMacro(Algorithm, AlgorithmEnum);
-  itkSetEnumMacro(PlateauResolution, PlateauResolutionEnum);
-  itkGetEnumMacro(PlateauResolution, PlateauResolutionEnum);
-  /** RR: pointer jumps between global synchronisations of PRUF and PRW (1 to 64; default 6). */
-  itkSetMacro(ReductionRate, unsigned int);
-  itkGetConstMacro(ReductionRate, unsigned int);
-  /** CUDA thread block of the plateau resolution (x, y, z; at most 1024 threads, z = 1 in 2D); 0 0 0: the default. */
-  itkSetMacro(BlockSize, BlockSizeType);
-  itkGetConstReferenceMacro(BlockSize, BlockSizeType);
   /** Set the watershed-line pixels to 0 (off by default: every pixel is in a basin). */
   itkSetMacro(MarkWatershedLine, bool);
   itkGetConstReferenceMacro(MarkWatershedLine, bool);
   itkBooleanMacro(MarkWatershedLine);
-
 
   /** Basins (regional minima) of the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
@@ -92,7 +69,7 @@ public:
   itkGetConstMacro(PlateauRounds, SizeValueType);
 
 protected:
-  CudaWatershedImageFilter();
+  CudaWatershedImageFilter() = default;
   ~CudaWatershedImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
@@ -101,39 +78,10 @@ protected:
   GenerateData() override;
 
 private:
-  bool                  m_FullyConnected{ false };
-  AlgorithmEnum         m_Algorithm{ AlgorithmEnum::PRUF };
-  PlateauResolutionEnum m_PlateauResolution{ PlateauResolutionEnum::Balanced };
-  unsigned int          m_ReductionRate{ 6 };
-  BlockSizeType         m_BlockSize;
   bool                  m_MarkWatershedLine{ false };
   SizeValueType         m_ObjectCount{ 0 };
   SizeValueType         m_PlateauRounds{ 0 };
 };
-
-/** The backends' watershed parameters from a filter's properties. */
-inline chs::WatershedParameters
-MakeCudaWatershedParameters(bool                                  fullyConnected,
-                            CudaWatershedEnums::Algorithm         algorithm,
-                            CudaWatershedEnums::PlateauResolution plateaus,
-                            unsigned int                          reductionRate,
-                            const FixedArray<unsigned int, 3> &   blockSize,
-                            bool                                  markLines)
-{
-  static_assert(int(CudaWatershedEnums::Algorithm::PRW) == int(chs::WatershedAlgorithm::PRW) &&
-                  int(CudaWatershedEnums::PlateauResolution::BlockAsynchronous) ==
-                    int(chs::PlateauResolution::BlockAsynchronous),
-                "the filters' enumerations map one to one onto the backends'");
-  chs::WatershedParameters p;
-  p.fullyConnected = fullyConnected;
-  p.algorithm      = static_cast<chs::WatershedAlgorithm>(algorithm);
-  p.plateaus       = static_cast<chs::PlateauResolution>(plateaus);
-  p.reductionRate  = reductionRate;
-  for (unsigned d = 0; d < 3; ++d)
-    p.blockSize[d] = blockSize[d];
-  p.markLines = markLines;
-  return p;
-}
 
 } // namespace itk
 

@@ -12,12 +12,6 @@ namespace itk
 {
 
 template <typename TInputImage, typename TOutputImage>
-CudaWatershedImageFilter<TInputImage, TOutputImage>::CudaWatershedImageFilter()
-{
-  m_BlockSize.Fill(0);
-}
-
-template <typename TInputImage, typename TOutputImage>
 void
 CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
@@ -31,8 +25,7 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   CheckWholeImage(input, "input", this);
   const auto region = input->GetLargestPossibleRegion();
   const chs::Grid grid = CudaGridOf(region);
-  const chs::WatershedParameters parameters = MakeCudaWatershedParameters(
-    m_FullyConnected, m_Algorithm, m_PlateauResolution, m_ReductionRate, m_BlockSize, m_MarkWatershedLine);
+  const chs::WatershedParameters parameters = this->MakeWatershedParameters(m_MarkWatershedLine);
   const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateOutputs();
@@ -54,11 +47,6 @@ void
 CudaWatershedImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
-  os << indent << "Algorithm: " << m_Algorithm << std::endl;
-  os << indent << "PlateauResolution: " << m_PlateauResolution << std::endl;
-  os << indent << "ReductionRate: " << m_ReductionRate << std::endl;
-  os << indent << "BlockSize: " << m_BlockSize << std::endl;
   os << indent << "MarkWatershedLine: " << m_MarkWatershedLine << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
   os << indent << "PlateauRounds: " << m_PlateauRounds << std::endl;
