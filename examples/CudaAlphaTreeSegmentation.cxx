@@ -133,8 +133,7 @@ Run(const Options & o)
   auto tree = itk::CudaImageToAlphaTreeFilter<Image>::New();
   tree->SetInput(reader->GetOutput());
   tree->SetFullyConnected(o.fullyConnected);
-  tree->SetBackend(o.common.backend);
-  tree->SetDeviceId(o.common.device);
+  o.common.Apply(tree.GetPointer());
   if (o.algorithm == "auto")
     tree->SetAlgorithm(Algorithm::Auto);
   else if (o.algorithm == "insert-all")
@@ -195,10 +194,9 @@ Run(const Options & o)
   chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
-  const bool cuda = tree->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << cut->GetObjectCount() << " regions; alpha-tree of " << tree->GetOutput()->GetNumberOfLeaves()
             << " pixels, " << tree->GetOutput()->GetNumberOfNodes() << " nodes in " << ms << " ms ("
-            << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+            << chs_example::RanOn(tree.GetPointer()) << ") -> " << o.output << '\n';
   progress.Finish();
 }
 

@@ -147,8 +147,7 @@ LabelAndWrite(const TImage *                  image,
   filter->SetFullyConnected(o.fullyConnected);
   filter->SetFlatZones(o.flatZones);
   filter->SetBackgroundValue(static_cast<LabelType>(o.background));
-  filter->SetBackend(o.common.backend);
-  filter->SetDeviceId(o.common.device);
+  o.common.Apply(filter.GetPointer());
   if (progress)
     progress->Watch(filter, 0.1f, 0.85f);
   filter->SetComputeStatistics(true);

@@ -109,8 +109,7 @@ Run(const Options & o)
   filter->SetSeedImage(markers->GetOutput());
   filter->SetArcWeight(o.arc);
   filter->SetFullyConnected(o.fullyConnected);
-  filter->SetBackend(o.common.backend);
-  filter->SetDeviceId(o.common.device);
+  o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.2f, 0.9f);
   weights->Update();
   markers->Update();
@@ -127,9 +126,8 @@ Run(const Options & o)
     if (labels[i] != 0 && labels[i] != last)
       grown.insert(last = labels[i]);
   chs_example::WriteLabelOutputs(filter->GetOutput(), o.output, o.common, grown.size(), "Label", progress);
-  const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
-  std::cout << filter->GetSeedCount() << " seed pixels grown, " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference")
-            << ") -> " << o.output << '\n';
+  std::cout << filter->GetSeedCount() << " seed pixels grown, " << ms << " ms ("
+            << chs_example::RanOn(filter.GetPointer()) << ") -> " << o.output << '\n';
   progress.Finish();
 }
 

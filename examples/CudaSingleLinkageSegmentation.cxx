@@ -96,8 +96,7 @@ Run(const Options & o)
   auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<Image>::New();
   dendrogram->SetInput(reader->GetOutput());
   dendrogram->SetFullyConnected(o.fullyConnected);
-  dendrogram->SetBackend(o.common.backend);
-  dendrogram->SetDeviceId(o.common.device);
+  o.common.Apply(dendrogram.GetPointer());
   auto cut = itk::DendrogramToLabelImageFilter<Labels>::New();
   cut->SetInput(dendrogram->GetOutput());
   cut->SetDistance(o.distance);
@@ -112,9 +111,9 @@ Run(const Options & o)
   chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
-  const bool cuda = dendrogram->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << cut->GetObjectCount() << " regions; dendrogram of " << dendrogram->GetOutput()->GetNumberOfVertices()
-            << " pixels in " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+            << " pixels in " << ms << " ms (" << chs_example::RanOn(dendrogram.GetPointer()) << ") -> " << o.output
+            << '\n';
   progress.Finish();
 }
 

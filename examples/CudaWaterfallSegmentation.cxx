@@ -107,8 +107,7 @@ Run(const Options & o)
   filter->SetInput(relief);
   chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
   filter->SetNumberOfLevels(o.numberOfLevels);
-  filter->SetBackend(o.common.backend);
-  filter->SetDeviceId(o.common.device);
+  o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.2f, 0.8f);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
@@ -135,11 +134,10 @@ Run(const Options & o)
     filter->GetLevel(level), o.output, o.common, filter->GetRegionCount(level), "Region", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetLevel(level), o.overlay);
-  const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << filter->GetRegionCount(level) << " regions at level " << level << "; regions per level:";
   for (auto c : filter->GetRegionCounts())
     std::cout << ' ' << c;
-  std::cout << "; " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+  std::cout << "; " << ms << " ms (" << chs_example::RanOn(filter.GetPointer()) << ") -> " << o.output << '\n';
   progress.Finish();
 }
 

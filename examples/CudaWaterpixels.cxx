@@ -103,8 +103,7 @@ Run(const Options & o)
   filter->SetCompactness(o.compactness);
   filter->SetGradientMinimumSeeds(o.gradientMinimum);
   filter->SetFullyConnected(o.fullyConnected);
-  filter->SetBackend(o.common.backend);
-  filter->SetDeviceId(o.common.device);
+  o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.1f, 0.9f);
   reader->Update();
   const auto start = std::chrono::steady_clock::now();
@@ -114,9 +113,8 @@ Run(const Options & o)
     filter->GetOutput(), o.output, o.common, filter->GetNumberOfSuperpixels(), "Superpixel", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
-  const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
   std::cout << filter->GetNumberOfSuperpixels() << " waterpixels, compactness " << filter->GetCompactnessUsed() << ", "
-            << ms << " ms (" << (cuda ? "CUDA" : "CPU reference") << ") -> " << o.output << '\n';
+            << ms << " ms (" << chs_example::RanOn(filter.GetPointer()) << ") -> " << o.output << '\n';
   progress.Finish();
 }
 

@@ -77,8 +77,7 @@ Run(const Options & o)
   filter->SetInput(relief);
   chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
   filter->SetMarkWatershedLine(o.lines);
-  filter->SetBackend(o.common.backend);
-  filter->SetDeviceId(o.common.device);
+  o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.2f, 0.9f);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
@@ -86,8 +85,7 @@ Run(const Options & o)
   chs_example::WriteLabelOutputs(filter->GetOutput(), o.output, o.common, filter->GetObjectCount(), "Basin", progress);
   if (!o.overlay.empty())
     chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
-  const bool cuda = filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA;
-  std::cout << filter->GetObjectCount() << " basins in " << ms << " ms (" << (cuda ? "CUDA" : "CPU reference")
+  std::cout << filter->GetObjectCount() << " basins in " << ms << " ms (" << chs_example::RanOn(filter.GetPointer())
             << ") -> " << o.output << '\n';
   progress.Finish();
 }

@@ -49,7 +49,24 @@ struct CommonOptions
   int                                        device  = 0;
   std::string segmentation;        // --segmentation: also write the labels as a Slicer segmentation (.seg.nrrd)
   std::string returnParameterFile; // --returnparameterfile: where Slicer reads the module's output values
+
+  /** Sets a filter's Backend and DeviceId (itk::CudaSegmentationFilter) from --backend and --device. */
+  template <class TFilter>
+  void
+  Apply(TFilter * filter) const
+  {
+    filter->SetBackend(backend);
+    filter->SetDeviceId(device);
+  }
 };
+
+/** Where a filter's last update ran, for the programs' one-line reports: "CUDA" or "CPU reference". */
+template <class TFilter>
+const char *
+RanOn(const TFilter * filter)
+{
+  return filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA ? "CUDA" : "CPU reference";
+}
 
 /** What --help says of the options every program has. */
 constexpr const char * kCommonUsage =
