@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the README's pictures in docs/images/, each with the example the README names next to it (the CPU reference
-# when there is no GPU: the pictures are the same):
+# Makes the pictures in docs/images/ (the README's and the algorithm pages'), each with the example the page names
+# (the CPU reference when there is no GPU: the pictures are the same):
 #   waterpixels (photograph, CT-like slice, CT-like volume)   WaterpixelPipeline on examples/waterpixel_inputs.py's inputs
 #   waterfall of the photograph                               examples/waterfall_camera.py (WatershedWaterfallPipeline)
 #   surfaces of a waterfall level of the CT-like volume       CudaWaterfallSegmentation, then RenderLabelSurfaces (VTK)
