@@ -72,7 +72,8 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   std::unique_ptr<uint32_t[]> labels(new uint32_t[n]);
   SizeValueType               count   = 0;
   const BackendEnum           backend = this->ResolveBackend();
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels.get(), context, &run); },
     [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels.get()); },

@@ -84,7 +84,8 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   const double *           l       = tree->GetLevels()->CastToSTLConstContainer().data();
   const SizeValueType      nodes   = tree->GetNumberOfNodes();
   const BackendEnum        backend = this->ResolveBackend();
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map.get(), context, &run); },
     [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map.get()); },

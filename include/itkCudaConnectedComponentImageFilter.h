@@ -42,7 +42,7 @@ public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaConnectedComponentImageFilter);
 
   using Self = CudaConnectedComponentImageFilter;
-  using Superclass = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
+  using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
@@ -56,7 +56,7 @@ public:
   using RegionType = typename TOutputImage::RegionType;
   using IndexType = typename TOutputImage::IndexType;
   using SizeType = typename TOutputImage::SizeType;
-  using BackendEnum = typename Superclass::BackendEnum;
+  using BackendEnum          = typename Superclass::BackendEnum;
 
   static constexpr unsigned int ImageDimension = TOutputImage::ImageDimension;
 
@@ -84,7 +84,6 @@ public:
   itkSetMacro(ComputeStatistics, bool);
   itkGetConstReferenceMacro(ComputeStatistics, bool);
   itkBooleanMacro(ComputeStatistics);
-
 
   /** Optional mask: pixels where the mask is zero are background. */
   itkSetInputMacro(MaskImage, MaskImageType);
@@ -120,8 +119,8 @@ private:
 
   bool          m_FullyConnected{ false };
   bool          m_FlatZones{ false };
-  bool          m_ComputeStatistics{ false };
-  SizeValueType m_ObjectCount{ 0 };
+  bool            m_ComputeStatistics{ false };
+  SizeValueType   m_ObjectCount{ 0 };
   OutputPixelType m_BackgroundValue{ NumericTraits<OutputPixelType>::ZeroValue() };
 
   std::vector<SizeValueType> m_VoxelCounts;

@@ -72,10 +72,10 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
 
   chs::ConnectedComponentStatistics statistics;
   uint64_t                          count = 0;
-  this->RunBackend(backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
-      count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &run);
-    },
+  this->RunBackend(
+    backend,
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &run); },
     [&] { count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics); },
     { output });
   m_ObjectCount = count;

@@ -92,7 +92,6 @@ public:
   itkSetMacro(MaximumNumberOfRounds, SizeValueType);
   itkGetConstMacro(MaximumNumberOfRounds, SizeValueType);
 
-
   /** The cost map V (output 1) and the predecessor map P (output 2). */
   CostImageType *
   GetCostOutput();

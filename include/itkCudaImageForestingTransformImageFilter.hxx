@@ -89,7 +89,8 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   auto *                        l           = reinterpret_cast<LabelCanonical *>(labels->GetBufferPointer());
   auto *                        p           = reinterpret_cast<int64_t *>(predecessor->GetBufferPointer());
   chs::ForestingTransformResult result;
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
       result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &run);
     },

@@ -109,7 +109,8 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
     arrays.leafLevelsZero = true; // AlphaTree::Allocate value-initialises its containers
     return arrays;
   };
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, allocate, context, &run); },
     [&] { result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, allocate); },

@@ -53,7 +53,7 @@ public:
   itkGetConstMacro(PeakDeviceMemory, SizeValueType);
 
 protected:
-  CudaSegmentationFilter() = default;
+  CudaSegmentationFilter()           = default;
   ~CudaSegmentationFilter() override = default;
 
   void

@@ -64,8 +64,8 @@ protected:
   {
     m_NumberOfContractionLevels = m_NumberOfBoruvkaRounds = 0;
     m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
-    const BackendEnum        backend = this->ResolveBackend();
-    Dendrogram *             output = this->GetOutput();
+    const BackendEnum        backend                      = this->ResolveBackend();
+    Dendrogram *             output                       = this->GetOutput();
     chs::SingleLinkageResult result;
     chs::DendrogramArrays    arrays;
     auto                     prepare = [&]

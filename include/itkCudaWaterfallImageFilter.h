@@ -29,8 +29,7 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage>
-class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter
-  : public CudaWatershedFilterBase<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWaterfallImageFilter : public CudaWatershedFilterBase<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWaterfallImageFilter);
@@ -88,7 +87,7 @@ public:
   itkGetConstMacro(LevelsMilliseconds, double);
 
 protected:
-  CudaWaterfallImageFilter() = default;
+  CudaWaterfallImageFilter()           = default;
   ~CudaWaterfallImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;

@@ -77,7 +77,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto region = input->GetLargestPossibleRegion();
   const chs::Grid grid = CudaGridOf(region);
   chs::WaterfallParameters parameters;
-  parameters.watershed = this->MakeWatershedParameters(false);
+  parameters.watershed      = this->MakeWatershedParameters(false);
   parameters.numberOfLevels = m_NumberOfLevels;
   const BackendEnum backend = this->ResolveBackend();
 
@@ -107,12 +107,13 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   chs::WaterfallResult result;
   try
   {
-    this->RunBackend(backend,
+    this->RunBackend(
+      backend,
       [&](const chs::ExecutionContext & context, chs::RunInfo & run)
       { result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run); },
       [&] { result = chs::WaterfallCPU(in, grid, parameters, sink); },
       { first });
-    }
+  }
   catch (...)
   {
     for (DataObject * output : made)

@@ -95,7 +95,6 @@ public:
   itkGetConstReferenceMacro(FullyConnected, bool);
   itkBooleanMacro(FullyConnected);
 
-
   /** Superpixels (grid cells) of the last update. */
   itkGetConstMacro(NumberOfSuperpixels, SizeValueType);
   /** The compactness k of the last update (the automatic value when Compactness is negative). */

@@ -51,7 +51,8 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WaterpixelResult result;
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &run); },
     [&] { result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr); },

@@ -33,8 +33,7 @@ namespace itk
  * \ingroup CudaHierarchicalSegmentation
  */
 template <typename TInputImage, typename TOutputImage>
-class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter
-  : public CudaWatershedFilterBase<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT CudaWatershedImageFilter : public CudaWatershedFilterBase<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaWatershedImageFilter);
@@ -69,7 +68,7 @@ public:
   itkGetConstMacro(PlateauRounds, SizeValueType);
 
 protected:
-  CudaWatershedImageFilter() = default;
+  CudaWatershedImageFilter()           = default;
   ~CudaWatershedImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;

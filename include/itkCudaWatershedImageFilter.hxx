@@ -26,14 +26,15 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto region = input->GetLargestPossibleRegion();
   const chs::Grid grid = CudaGridOf(region);
   const chs::WatershedParameters parameters = this->MakeWatershedParameters(m_MarkWatershedLine);
-  const BackendEnum backend = this->ResolveBackend();
+  const BackendEnum              backend    = this->ResolveBackend();
 
   this->AllocateOutputs();
   OutputImageType *    output = this->GetOutput();
   const auto *         in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *               out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WatershedResult result;
-  this->RunBackend(backend,
+  this->RunBackend(
+    backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
     { result = chs::WatershedCUDA(in, grid, parameters, out, context, &run); },
     [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
