@@ -4,6 +4,7 @@
 #ifndef itkAlphaTree_h
 #define itkAlphaTree_h
 
+#include "itkHostCachedContainers.h"
 #include "itkImageHierarchy.h"
 #include "itkObjectFactory.h"
 #include "itkVectorContainer.h"
@@ -48,8 +49,9 @@ public:
   using LevelContainerType = VectorContainer<IdentifierType, double>;
   using AreaContainerType  = VectorContainer<IdentifierType, IdentifierType>;
 
-  /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write, every
-   * element 0, and drops the value ranges. */
+  /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write (their
+   * values are unspecified until then: the storage may come from the module's host array cache, chsHostCache.h),
+   * and drops the value ranges. */
   void
   Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes);
 
@@ -104,8 +106,9 @@ protected:
 
 private:
   SizeValueType               m_NumberOfLeaves = 0;
-  IndexContainerType::Pointer m_Parents;
-  LevelContainerType::Pointer m_Levels;
+  // Parents and levels are written by the backends: their storage is reused through the host array cache.
+  HostCachedVectorContainer<IdentifierType, uint32_t>::Pointer m_Parents;
+  HostCachedVectorContainer<IdentifierType, double>::Pointer   m_Levels;
   LevelContainerType::Pointer m_ValueRanges;
 };
 

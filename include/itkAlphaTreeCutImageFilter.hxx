@@ -69,23 +69,28 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   const SizeValueType         n     = tree->GetNumberOfLeaves();
   const SizeValueType         nodes = tree->GetNumberOfNodes();
   const double                omega = constrained ? m_Omega : std::numeric_limits<double>::infinity();
-  std::unique_ptr<uint32_t[]> labels(new uint32_t[n]);
-  SizeValueType               count   = 0;
-  const BackendEnum           backend = this->ResolveBackend();
+  SizeValueType     count   = 0;
+  const BackendEnum backend = this->ResolveBackend();
+  out->SetBufferedRegion(out->GetLargestPossibleRegion());
+  AllocateHostCached(out);
+  // 32-bit labels are written in place; other label types through a temporary.
+  constexpr bool              inPlace = std::is_same<LabelType, uint32_t>::value;
+  std::unique_ptr<uint32_t[]> temporary(inPlace ? nullptr : new uint32_t[n]);
+  uint32_t * labels = inPlace ? reinterpret_cast<uint32_t *>(out->GetBufferPointer()) : temporary.get();
   this->RunBackend(
     backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels.get(), context, &run); },
-    [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels.get()); },
+    { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels, context, &run); },
+    [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels); },
     { out });
   if (count > SizeValueType(NumericTraits<LabelType>::max()))
   {
+    out->Initialize();
     itkExceptionMacro(<< count << " regions do not fit the label type (at most "
                       << SizeValueType(NumericTraits<LabelType>::max()) << ").");
   }
-  out->SetBufferedRegion(out->GetLargestPossibleRegion());
-  out->Allocate();
-  std::copy(labels.get(), labels.get() + n, out->GetBufferPointer());
+  if (!inPlace)
+    std::copy(labels, labels + n, out->GetBufferPointer());
   m_ObjectCount = count;
 }
 

@@ -78,21 +78,25 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   grid.dimension = ImageDimension;
   for (unsigned d = 0; d < ImageDimension; ++d)
     grid.size[d] = pixelSize[d];
-  const SizeValueType      total = size[0] * size[1] * size[2];
-  std::unique_ptr<float[]> map(new float[total]);
-  const uint32_t *         p       = tree->GetParents()->CastToSTLConstContainer().data();
-  const double *           l       = tree->GetLevels()->CastToSTLConstContainer().data();
-  const SizeValueType      nodes   = tree->GetNumberOfNodes();
-  const BackendEnum        backend = this->ResolveBackend();
+  const SizeValueType total   = size[0] * size[1] * size[2];
+  const uint32_t *    p       = tree->GetParents()->CastToSTLConstContainer().data();
+  const double *      l       = tree->GetLevels()->CastToSTLConstContainer().data();
+  const SizeValueType nodes   = tree->GetNumberOfNodes();
+  const BackendEnum   backend = this->ResolveBackend();
+  out->SetBufferedRegion(out->GetLargestPossibleRegion());
+  AllocateHostCached(out);
+  // A float map is written in place; other pixel types through a temporary.
+  constexpr bool           inPlace = std::is_same<typename OutputImageType::PixelType, float>::value;
+  std::unique_ptr<float[]> temporary(inPlace ? nullptr : new float[total]);
+  float *                  map = inPlace ? reinterpret_cast<float *>(out->GetBufferPointer()) : temporary.get();
   this->RunBackend(
     backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map.get(), context, &run); },
-    [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map.get()); },
+    { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map, context, &run); },
+    [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map); },
     { out });
-  out->SetBufferedRegion(out->GetLargestPossibleRegion());
-  out->Allocate();
-  std::copy(map.get(), map.get() + total, out->GetBufferPointer());
+  if (!inPlace)
+    std::copy(map, map + total, out->GetBufferPointer());
 }
 
 } // namespace itk

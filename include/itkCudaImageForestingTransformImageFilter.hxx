@@ -80,7 +80,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
 
   const BackendEnum backend = this->ResolveBackend();
 
-  this->AllocateOutputs();
+  this->template AllocateCachedOutputs<CostImageType, PredecessorImageType>();
   LabelImageType *              labels      = this->GetOutput();
   CostImageType *               cost        = this->GetCostOutput();
   PredecessorImageType *        predecessor = this->GetPredecessorOutput();

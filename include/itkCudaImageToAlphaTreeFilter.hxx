@@ -104,9 +104,8 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   {
     output->Allocate(n, nodes);
     chs::AlphaTreeArrays arrays;
-    arrays.parent         = output->GetParents()->CastToSTLContainer().data();
-    arrays.level          = output->GetLevels()->CastToSTLContainer().data();
-    arrays.leafLevelsZero = true; // AlphaTree::Allocate value-initialises its containers
+    arrays.parent = output->GetParents()->CastToSTLContainer().data();
+    arrays.level  = output->GetLevels()->CastToSTLContainer().data();
     return arrays;
   };
   this->RunBackend(

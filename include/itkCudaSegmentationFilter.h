@@ -5,6 +5,7 @@
 #define itkCudaSegmentationFilter_h
 
 #include "itkCudaSegmentationRun.h"
+#include "itkHostCachedContainers.h"
 
 namespace itk
 {
@@ -19,7 +20,8 @@ namespace itk
  *
  * The module's algorithms are global, so every input is requested whole and every output is produced whole
  * (GenerateInputRequestedRegion, EnlargeOutputRequestedRegion). A filter's GenerateData() calls ResolveBackend()
- * before it allocates its outputs, then RunBackend() with its CUDA and CPU calls, which releases the given outputs
+ * before it allocates its outputs (AllocateCachedOutputs: their buffers are reused through the module's host array
+ * cache, chsHostCache.h), then RunBackend() with its CUDA and CPU calls, which releases the given outputs
  * and throws an ExceptionObject naming the backend and the reason when either fails.
  *
  * \ingroup CudaHierarchicalSegmentation
@@ -105,6 +107,24 @@ protected:
     return ResolveCudaSegmentationBackend(m_Backend, m_DeviceId, this->GetNameOfClass());
   }
 
+  /** ImageSource::AllocateOutputs with the module's host array cache (for ImageSource superclasses): every output
+   * image is allocated over its requested region, in a HostCachedImageContainer when it is of the output image type
+   * or one of TOtherImages (other images the usual way). */
+  template <typename... TOtherImages>
+  void
+  AllocateCachedOutputs()
+  {
+    for (const auto & output : this->GetOutputs())
+    {
+      auto * image = dynamic_cast<ImageBase<TSuperclass::OutputImageDimension> *>(output.GetPointer());
+      if (image == nullptr)
+        continue;
+      image->SetBufferedRegion(image->GetRequestedRegion());
+      if (!AllocateIfOneOf<typename TSuperclass::OutputImageType, TOtherImages...>(image))
+        image->Allocate();
+    }
+  }
+
   /** Runs cuda(context, info) or cpu() on `backend` (from ResolveBackend) through RunOnBackend, which releases
    * `outputs` and throws on failure, and records LastBackend, KernelMilliseconds and PeakDeviceMemory. */
   template <class FCuda, class FCpu>
@@ -120,6 +140,21 @@ protected:
   }
 
 private:
+  template <typename TImage, typename... TOthers, typename TBase>
+  static bool
+  AllocateIfOneOf(TBase * image)
+  {
+    if (auto * typed = dynamic_cast<TImage *>(image))
+    {
+      AllocateHostCached(typed);
+      return true;
+    }
+    if constexpr (sizeof...(TOthers) > 0)
+      return AllocateIfOneOf<TOthers...>(image);
+    else
+      return false;
+  }
+
   BackendEnum   m_Backend{ BackendEnum::Auto };
   BackendEnum   m_LastBackend{ BackendEnum::Auto };
   int           m_DeviceId{ 0 };

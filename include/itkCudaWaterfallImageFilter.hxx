@@ -82,7 +82,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   const BackendEnum backend = this->ResolveBackend();
 
   // Output 0 is the pipeline's; the outputs of the other levels are made as the levels come, with its geometry.
-  this->AllocateOutputs();
+  this->AllocateCachedOutputs();
   OutputImageType *                             first = this->GetOutput();
   std::vector<DataObject *>                     made{ first };
   const chs::WaterfallLevelSink<LabelCanonical> sink = [&](unsigned level, uint64_t) -> LabelCanonical *
@@ -98,7 +98,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
       out->CopyInformation(first);
       out->SetRequestedRegion(first->GetRequestedRegion());
       out->SetBufferedRegion(first->GetBufferedRegion());
-      out->Allocate();
+      AllocateHostCached(out);
       made.push_back(out);
     }
     return reinterpret_cast<LabelCanonical *>(out->GetBufferPointer());

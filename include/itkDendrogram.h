@@ -4,6 +4,7 @@
 #ifndef itkDendrogram_h
 #define itkDendrogram_h
 
+#include "itkHostCachedContainers.h"
 #include "itkImageHierarchy.h"
 #include "itkObjectFactory.h"
 #include "itkVectorContainer.h"
@@ -54,8 +55,9 @@ public:
   /** Edge indices of the input. */
   using EdgeContainerType = VectorContainer<IdentifierType, IdentifierType>;
 
-  /** Sizes the arrays for a graph of `numberOfVertices` vertices (at least 1); their contents are then written by a
-   * backend, and CheckInvariants() validates them. */
+  /** Sizes the arrays for a graph of `numberOfVertices` vertices (at least 1); their contents, unspecified until then
+   * (the storage may come from the module's host array cache, chsHostCache.h), are then written by a backend, and
+   * CheckInvariants() validates them. */
   void
   Allocate(SizeValueType numberOfVertices);
 
@@ -135,11 +137,15 @@ private:
   CutLabels(SizeValueType applied) const;
 
   SizeValueType                m_NumberOfVertices = 0;
-  IndexContainerType::Pointer  m_Parents;
-  WeightContainerType::Pointer m_Weights;
-  IndexContainerType::Pointer  m_EdgeU;
-  IndexContainerType::Pointer  m_EdgeV;
-  EdgeContainerType::Pointer   m_EdgeIds;
+  // Written by the backends: their storage is reused through the host array cache.
+  using CachedIndices = HostCachedVectorContainer<IdentifierType, uint32_t>;
+  using CachedWeights = HostCachedVectorContainer<IdentifierType, double>;
+  using CachedEdges   = HostCachedVectorContainer<IdentifierType, IdentifierType>;
+  CachedIndices::Pointer m_Parents;
+  CachedWeights::Pointer m_Weights;
+  CachedIndices::Pointer m_EdgeU;
+  CachedIndices::Pointer m_EdgeV;
+  CachedEdges::Pointer   m_EdgeIds;
 };
 
 } // namespace itk

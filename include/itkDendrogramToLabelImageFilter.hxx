@@ -67,7 +67,7 @@ DendrogramToLabelImageFilter<TOutputImage>::GenerateData()
                       << SizeValueType(std::numeric_limits<LabelType>::max()) << ").");
   }
   output->SetBufferedRegion(output->GetLargestPossibleRegion());
-  output->Allocate();
+  AllocateHostCached(output);
   std::copy(labels->begin(), labels->end(), output->GetBufferPointer());
   m_ObjectCount = count;
 }

@@ -83,7 +83,7 @@ SortAndWrite(const GlobalTree &                         tree,
   if (out.level)
   {
     if (!out.leafLevelsZero)
-      std::fill(out.level, out.level + pixels, 0.0);
+      detail::ZeroHost(out.level, pixels * sizeof(double), context);
     if (internal)
       detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
   }

@@ -4,7 +4,6 @@
 #include "itkAlphaTree.h"
 
 #include "chsAlphaTree.h"
-#include "Common/chsHostMemory.h"
 
 #include <cmath>
 #include <limits>
@@ -13,8 +12,8 @@ namespace itk
 {
 
 AlphaTree::AlphaTree()
-  : m_Parents(IndexContainerType::New())
-  , m_Levels(LevelContainerType::New())
+  : m_Parents(HostCachedVectorContainer<IdentifierType, uint32_t>::New())
+  , m_Levels(HostCachedVectorContainer<IdentifierType, double>::New())
   , m_ValueRanges(LevelContainerType::New())
 {
 }
@@ -32,9 +31,8 @@ AlphaTree::Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes)
                       << 2 * numberOfLeaves - 1 << " nodes, not " << numberOfNodes << '.');
   }
   m_NumberOfLeaves = numberOfLeaves;
-  // Every element value-initialised (0), also when the containers held a tree before.
-  chs::ResizeZeroed(m_Parents->CastToSTLContainer(), numberOfNodes);
-  chs::ResizeZeroed(m_Levels->CastToSTLContainer(), numberOfNodes);
+  m_Parents->Allocate(numberOfNodes);
+  m_Levels->Allocate(numberOfNodes);
   m_ValueRanges->clear();
   this->Modified();
 }
@@ -44,10 +42,8 @@ AlphaTree::Initialize()
 {
   Superclass::Initialize();
   m_NumberOfLeaves = 0;
-  m_Parents->clear();
-  m_Parents->shrink_to_fit();
-  m_Levels->clear();
-  m_Levels->shrink_to_fit();
+  m_Parents->Release();
+  m_Levels->Release();
   m_ValueRanges->clear();
   m_ValueRanges->shrink_to_fit();
 }

@@ -657,6 +657,27 @@ CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, u
            deviceElementBytes);
 }
 
+void
+ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context)
+{
+  std::unique_lock<std::mutex> lock(TheStaging().mutex, std::defer_lock);
+  if (bytes < kStagingMinimum || !lock.try_lock())
+  {
+    std::memset(host, 0, bytes);
+    return;
+  }
+  const unsigned workers = StagingWorkers(context.hostThreads);
+  const uint64_t slice   = (bytes + workers - 1) / workers;
+  WorkerPool &   pool    = TheWorkerPool();
+  pool.Run(workers,
+           [=](unsigned id)
+           {
+             const uint64_t a = std::min(bytes, id * slice), b = std::min(bytes, a + slice);
+             std::memset(static_cast<char *>(host) + a, 0, b - a);
+           });
+  pool.Wait();
+}
+
 unsigned
 GridStrideBlocks(uint64_t items, unsigned threads, int device)
 {

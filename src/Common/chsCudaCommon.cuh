@@ -133,6 +133,11 @@ void
 CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, unsigned deviceElementBytes,
                   uint64_t elements, cudaStream_t stream, const ExecutionContext & context);
 
+/** Writes `bytes` zero bytes at host address `host`, on the staging buffers' host threads when it is large (one
+ * thread writes some 10 GB/s). */
+void
+ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context);
+
 /** Blocks for a grid-stride loop over `items`, capped to keep every SM busy without oversubscription. */
 unsigned
 GridStrideBlocks(uint64_t items, unsigned threads, int device);

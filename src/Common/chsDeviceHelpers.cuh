@@ -202,11 +202,25 @@ WarpAppend(bool keep, const T & item, T * out, unsigned long long * count)
     out[slot] = item;
 }
 
+/** The sum of `value` over the 32 lanes, in every lane (all lanes call it): one instruction from sm_80, shuffles
+ * before (sm_75, the oldest default architecture). */
+__device__ __forceinline__ unsigned
+WarpSum(unsigned value)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, value);
+#else
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+#endif
+}
+
 /** Adds the warp's values to *count with one atomic (every lane of the warp calls it). */
 __device__ __forceinline__ void
 WarpAdd(unsigned value, unsigned long long * count)
 {
-  value = __reduce_add_sync(0xffffffffu, value);
+  value = WarpSum(value);
   if ((threadIdx.x & 31u) == 0 && value)
     atomicAdd(count, (unsigned long long)value);
 }

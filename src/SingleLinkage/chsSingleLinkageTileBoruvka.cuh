@@ -367,7 +367,7 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
       }
       nxt[l] = written;
     }
-    const unsigned count = __reduce_add_sync(0xffffffffu, unsigned(__popc(int(written))));
+    const unsigned count = WarpSum(unsigned(__popc(int(written))));
     if ((tid & 31u) == 0 && count)
       atomicAdd(&liveCount, count);
   }

@@ -3,7 +3,6 @@
  *=========================================================================*/
 #include "itkDendrogram.h"
 
-#include "Common/chsHostMemory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,11 +13,11 @@ namespace itk
 {
 
 Dendrogram::Dendrogram()
-  : m_Parents(IndexContainerType::New())
-  , m_Weights(WeightContainerType::New())
-  , m_EdgeU(IndexContainerType::New())
-  , m_EdgeV(IndexContainerType::New())
-  , m_EdgeIds(EdgeContainerType::New())
+  : m_Parents(CachedIndices::New())
+  , m_Weights(CachedWeights::New())
+  , m_EdgeU(CachedIndices::New())
+  , m_EdgeV(CachedIndices::New())
+  , m_EdgeIds(CachedEdges::New())
 {
 }
 
@@ -31,11 +30,11 @@ Dendrogram::Allocate(SizeValueType numberOfVertices)
   }
   m_NumberOfVertices        = numberOfVertices;
   const SizeValueType edges = numberOfVertices - 1;
-  chs::ResizeZeroed(m_Parents->CastToSTLContainer(), 2 * numberOfVertices - 1);
-  chs::ResizeZeroed(m_Weights->CastToSTLContainer(), edges);
-  chs::ResizeZeroed(m_EdgeU->CastToSTLContainer(), edges);
-  chs::ResizeZeroed(m_EdgeV->CastToSTLContainer(), edges);
-  chs::ResizeZeroed(m_EdgeIds->CastToSTLContainer(), edges);
+  m_Parents->Allocate(2 * numberOfVertices - 1);
+  m_Weights->Allocate(edges);
+  m_EdgeU->Allocate(edges);
+  m_EdgeV->Allocate(edges);
+  m_EdgeIds->Allocate(edges);
   this->Modified();
 }
 
@@ -44,15 +43,11 @@ Dendrogram::Initialize()
 {
   Superclass::Initialize();
   m_NumberOfVertices = 0;
-  for (auto * c : { m_Parents.GetPointer(), m_EdgeU.GetPointer(), m_EdgeV.GetPointer() })
-  {
-    c->clear();
-    c->shrink_to_fit();
-  }
-  m_Weights->clear();
-  m_Weights->shrink_to_fit();
-  m_EdgeIds->clear();
-  m_EdgeIds->shrink_to_fit();
+  m_Parents->Release();
+  m_Weights->Release();
+  m_EdgeU->Release();
+  m_EdgeV->Release();
+  m_EdgeIds->Release();
 }
 
 void

@@ -1,0 +1,316 @@
+// Tests of the host array cache (include/chsHostCache.h) and of the containers that use it
+// (include/itkHostCachedContainers.h): the cache's rules (what is kept, what is taken, the limit), the image
+// container through Image::Allocate, and that the filters whose outputs take stale cached storage still write
+// every element: the cache is filled with garbage arrays of the outputs' types before each run, and the outputs
+// must equal those of a run on fresh storage.
+#include "itkCudaImageToAlphaTreeFilter.h"
+#include "itkCudaImageToSingleLinkageDendrogramFilter.h"
+#include "itkCudaWatershedImageFilter.h"
+#include "itkHostCachedContainers.h"
+#include "chsHostCache.h"
+#include "Common/chsTestImages.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace
+{
+using Backend = itk::CudaSegmentationBackendEnums::Backend;
+
+constexpr uint64_t kMiB = uint64_t(1) << 20;
+
+/** Sets the cache's limit for one test and empties the cache before and after. */
+struct CacheScope
+{
+  explicit CacheScope(uint64_t limit)
+    : m_Saved(chs::GetHostCacheLimit())
+  {
+    chs::ReleaseHostCache();
+    chs::SetHostCacheLimit(limit);
+  }
+  ~CacheScope()
+  {
+    chs::ReleaseHostCache();
+    chs::SetHostCacheLimit(m_Saved);
+  }
+  uint64_t m_Saved;
+};
+
+TEST(HostCache, KeepsLargeArraysAndGivesThemBack)
+{
+  CacheScope            scope(64 * kMiB);
+  std::vector<uint32_t> v;
+  chs::AcquireHostVector(v, kMiB); // 4 MiB
+  ASSERT_EQ(v.size(), kMiB);
+  v[12345]             = 777;
+  const uint32_t * old = v.data();
+  chs::ReleaseHostVector(v);
+  EXPECT_EQ(v.capacity(), 0u);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 4 * kMiB);
+
+  // Another vector of the same type and a suitable size takes the same storage, values as they were.
+  std::vector<uint32_t> w;
+  chs::AcquireHostVector(w, kMiB - 100);
+  EXPECT_EQ(w.data(), old);
+  EXPECT_EQ(w.size(), kMiB - 100);
+  EXPECT_EQ(w[12345], 777u);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 0u);
+
+  // Another element type does not take it.
+  chs::ReleaseHostVector(w);
+  std::vector<float> f;
+  chs::AcquireHostVector(f, kMiB);
+  EXPECT_NE(static_cast<const void *>(f.data()), static_cast<const void *>(old));
+  EXPECT_EQ(chs::GetHostCacheBytes(), 4 * kMiB);
+
+  // A much smaller request (4 MiB > 2 x 1 MiB + 1 MiB) does not take it either; a small array is not kept.
+  std::vector<uint32_t> small;
+  chs::AcquireHostVector(small, kMiB / 4);
+  EXPECT_NE(small.data(), old);
+  std::vector<uint32_t> tiny(1000);
+  chs::ReleaseHostVector(tiny);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 4 * kMiB);
+
+  chs::ReleaseHostCache();
+  EXPECT_EQ(chs::GetHostCacheBytes(), 0u);
+}
+
+TEST(HostCache, TakesTheSmallestSuitableArray)
+{
+  CacheScope            scope(64 * kMiB);
+  std::vector<uint8_t>  a, b;
+  chs::AcquireHostVector(a, 6 * kMiB);
+  chs::AcquireHostVector(b, 4 * kMiB);
+  const uint8_t * pa = a.data(), *pb = b.data();
+  chs::ReleaseHostVector(a);
+  chs::ReleaseHostVector(b);
+  std::vector<uint8_t> c;
+  chs::AcquireHostVector(c, 3 * kMiB); // both suit (at most 7 MiB); the 4 MiB one is smaller
+  EXPECT_EQ(c.data(), pb);
+  std::vector<uint8_t> d;
+  chs::AcquireHostVector(d, 3 * kMiB);
+  EXPECT_EQ(d.data(), pa);
+  // A vector whose own storage suits keeps it.
+  const uint8_t * pd = d.data();
+  chs::AcquireHostVector(d, 5 * kMiB);
+  EXPECT_EQ(d.data(), pd);
+  EXPECT_EQ(d.size(), 5 * kMiB);
+}
+
+TEST(HostCache, LimitEvictsTheOldestAndRefusesWhatDoesNotFit)
+{
+  CacheScope           scope(10 * kMiB);
+  std::vector<uint8_t> a, b, c, big;
+  chs::AcquireHostVector(a, 4 * kMiB);
+  chs::AcquireHostVector(b, 4 * kMiB);
+  chs::AcquireHostVector(c, 4 * kMiB);
+  chs::AcquireHostVector(big, 11 * kMiB);
+  const uint8_t * pb = b.data(), *pc = c.data();
+  chs::ReleaseHostVector(a);
+  chs::ReleaseHostVector(b);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 8 * kMiB);
+  chs::ReleaseHostVector(c); // 12 MiB > 10: the oldest (a) goes
+  EXPECT_EQ(chs::GetHostCacheBytes(), 8 * kMiB);
+  chs::ReleaseHostVector(big); // larger than the limit: freed at once
+  EXPECT_EQ(chs::GetHostCacheBytes(), 8 * kMiB);
+  std::vector<uint8_t> x, y, z;
+  chs::AcquireHostVector(x, 4 * kMiB);
+  chs::AcquireHostVector(y, 4 * kMiB);
+  EXPECT_TRUE((x.data() == pb && y.data() == pc) || (x.data() == pc && y.data() == pb));
+  EXPECT_EQ(chs::GetHostCacheBytes(), 0u);
+  chs::ReleaseHostVector(x);
+  chs::SetHostCacheLimit(0); // a lower limit evicts at once; 0 keeps nothing
+  EXPECT_EQ(chs::GetHostCacheBytes(), 0u);
+  chs::ReleaseHostVector(y);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 0u);
+}
+
+TEST(HostCachedImageContainer, ImagesAllocateThroughTheCache)
+{
+  CacheScope scope(256 * kMiB);
+  using Image = itk::Image<uint32_t, 2>;
+  auto make   = [](itk::SizeValueType side)
+  {
+    auto image = Image::New();
+    image->SetRegions(chs_test::Size<Image>({ side, side }));
+    itk::AllocateHostCached(image.GetPointer());
+    return image;
+  };
+  auto            a = make(1024); // 4 MiB
+  const uint32_t * p = a->GetBufferPointer();
+  std::fill(a->GetBufferPointer(), a->GetBufferPointer() + 1024 * 1024, 5u);
+  a = nullptr;
+  EXPECT_EQ(chs::GetHostCacheBytes(), 4 * kMiB);
+  auto b = make(1000);
+  EXPECT_EQ(b->GetBufferPointer(), p);
+  EXPECT_EQ(b->GetBufferPointer()[999 * 1000], 5u); // uninitialised, as Image::Allocate() leaves it
+
+  // Allocate(true) value-initialises.
+  b = nullptr;
+  auto c = Image::New();
+  c->SetRegions(chs_test::Size<Image>({ 1024, 1024 }));
+  c->SetPixelContainer(itk::HostCachedImageContainer<itk::SizeValueType, uint32_t>::New());
+  c->Allocate(true);
+  EXPECT_EQ(c->GetBufferPointer(), p);
+  EXPECT_EQ(c->GetBufferPointer()[999 * 1000], 0u);
+
+  // Growing the region reallocates (Reserve holds both buffers for a moment); the old buffer goes to the cache.
+  c->SetRegions(chs_test::Size<Image>({ 2048, 1024 }));
+  c->Allocate();
+  EXPECT_NE(c->GetBufferPointer(), p);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 4 * kMiB);
+
+  // An imported buffer is left to its owner.
+  std::vector<uint32_t> own(2048 * 1024, 9u);
+  c->GetPixelContainer()->SetImportPointer(own.data(), own.size(), false);
+  c = nullptr;
+  EXPECT_EQ(own[1234], 9u);
+  EXPECT_EQ(chs::GetHostCacheBytes(), 12 * kMiB);
+}
+
+/** Fills the cache with arrays of `elements` garbage values of the vector types the trees' and images' containers
+ * use, so that the next outputs take storage whose values are not zero. */
+void
+PoisonCache(uint64_t elements)
+{
+  auto poison = [elements](auto tag)
+  {
+    using V = decltype(tag);
+    for (int copy = 0; copy < 3; ++copy)
+    {
+      V v;
+      chs::AcquireHostVector(v, elements);
+      std::memset(static_cast<void *>(v.data()), 0xA5 + copy, v.size() * sizeof(typename V::value_type));
+      chs::ReleaseHostVector(v);
+    }
+  };
+  poison(std::vector<uint32_t>());
+  poison(std::vector<double>());
+  poison(std::vector<itk::IdentifierType>());
+  poison(std::vector<uint32_t, chs::DefaultInitAllocator<uint32_t>>());
+}
+
+template <typename TImage>
+typename TImage::Pointer
+Noise(itk::SizeValueType w, itk::SizeValueType h, unsigned seed, int levels)
+{
+  auto image = TImage::New();
+  image->SetRegions(chs_test::Size<TImage>({ w, h }));
+  image->Allocate();
+  std::mt19937 rng(seed);
+  for (itk::SizeValueType i = 0; i < w * h; ++i)
+    image->GetBufferPointer()[i] = typename TImage::PixelType(rng() % levels);
+  return image;
+}
+
+void
+CheckTreesOnStaleStorage(Backend backend)
+{
+  CacheScope scope(uint64_t(1) << 30);
+  using Image         = itk::Image<uint8_t, 2>;
+  const auto image    = Noise<Image>(1024, 600, 11, 40); // 614,400 pixels: every array above the cache's minimum
+  const auto elements = uint64_t(2 * 1024 * 600);
+  {
+    auto runTree = [&]
+    {
+      auto filter = itk::CudaImageToAlphaTreeFilter<Image>::New();
+      filter->SetInput(image);
+      filter->SetBackend(backend);
+      filter->Update();
+      itk::AlphaTree::Pointer tree = filter->GetOutput();
+      tree->DisconnectPipeline();
+      return tree;
+    };
+    auto runDendrogram = [&]
+    {
+      auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<Image>::New();
+      filter->SetInput(image);
+      filter->SetBackend(backend);
+      filter->Update();
+      itk::Dendrogram::Pointer d = filter->GetOutput();
+      d->DisconnectPipeline();
+      return d;
+    };
+    chs::ReleaseHostCache();
+    const auto freshTree       = runTree();
+    const auto freshDendrogram = runDendrogram();
+    PoisonCache(elements);
+    uint64_t   cached = chs::GetHostCacheBytes();
+    const auto tree   = runTree();
+    EXPECT_LT(chs::GetHostCacheBytes(), cached); // the tree took poisoned arrays
+    PoisonCache(elements);
+    cached                = chs::GetHostCacheBytes();
+    const auto dendrogram = runDendrogram();
+    EXPECT_LT(chs::GetHostCacheBytes(), cached);
+    EXPECT_EQ(tree->GetParents()->CastToSTLConstContainer(), freshTree->GetParents()->CastToSTLConstContainer());
+    EXPECT_EQ(tree->GetLevels()->CastToSTLConstContainer(), freshTree->GetLevels()->CastToSTLConstContainer());
+    EXPECT_EQ(dendrogram->GetParents()->CastToSTLConstContainer(),
+              freshDendrogram->GetParents()->CastToSTLConstContainer());
+    EXPECT_EQ(dendrogram->GetWeights()->CastToSTLConstContainer(),
+              freshDendrogram->GetWeights()->CastToSTLConstContainer());
+    EXPECT_EQ(dendrogram->GetEdgeU()->CastToSTLConstContainer(),
+              freshDendrogram->GetEdgeU()->CastToSTLConstContainer());
+    EXPECT_EQ(dendrogram->GetEdgeV()->CastToSTLConstContainer(),
+              freshDendrogram->GetEdgeV()->CastToSTLConstContainer());
+    EXPECT_EQ(dendrogram->GetEdgeIds()->CastToSTLConstContainer(),
+              freshDendrogram->GetEdgeIds()->CastToSTLConstContainer());
+  }
+}
+
+TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeTreesCpu)
+{
+  CheckTreesOnStaleStorage(Backend::CPU);
+}
+
+TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeTreesGpu)
+{
+  CHS_REQUIRE_GPU();
+  CheckTreesOnStaleStorage(Backend::CUDA);
+}
+
+void
+CheckLabelsOnStaleStorage(Backend backend)
+{
+  CacheScope scope(uint64_t(1) << 30);
+  using Image      = itk::Image<uint8_t, 2>;
+  using Labels     = itk::Image<uint32_t, 2>;
+  const auto image = Noise<Image>(1024, 600, 12, 200);
+  {
+    auto run = [&]
+    {
+      auto filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
+      filter->SetInput(image);
+      filter->SetBackend(backend);
+      filter->Update();
+      Labels::Pointer labels = filter->GetOutput();
+      labels->DisconnectPipeline();
+      return labels;
+    };
+    chs::ReleaseHostCache();
+    const auto fresh = run();
+    PoisonCache(1024 * 600);
+    const uint64_t cached = chs::GetHostCacheBytes();
+    const auto     labels = run();
+    EXPECT_LT(chs::GetHostCacheBytes(), cached);
+    EXPECT_TRUE(
+      std::equal(fresh->GetBufferPointer(), fresh->GetBufferPointer() + 1024 * 600, labels->GetBufferPointer()));
+    using Cached = itk::HostCachedImageContainer<itk::SizeValueType, uint32_t>;
+    EXPECT_NE(dynamic_cast<Cached *>(labels->GetPixelContainer()), nullptr);
+  }
+}
+
+TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeLabelImagesCpu)
+{
+  CheckLabelsOnStaleStorage(Backend::CPU);
+}
+
+TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeLabelImagesGpu)
+{
+  CHS_REQUIRE_GPU();
+  CheckLabelsOnStaleStorage(Backend::CUDA);
+}
+
+} // namespace
