@@ -260,7 +260,9 @@ RunWatershed(const std::string &                            name,
         "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
         Field("connectivity", conn) + ", " + Field("algorithm", std::string(Name(algorithm))) + ", " +
         Field("resolution", std::string(Name(resolution))) + ", " + Field("voxels", n) + ", " + Field("kernel_ms", k) +
-        ", " + Field("end_to_end_ms", w) + ", " + Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
+        ", " + Field("end_to_end_ms", w) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
+        Field("bytes_down", uint64_t(n * sizeof(unsigned int))) + ", " +
+        Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
         Field("plateau_rounds", uint64_t(gpu->GetPlateauRounds())) + ", " +
         Field("peak_device_bytes", uint64_t(gpu->GetPeakDeviceMemory())) + ", " + Field("cpu_reference_ms", cpuMs) +
         ", " + Field("cpu_checked", !reference.empty()) + ", " + Field("identical_to_cpu", identical) + ", " +
@@ -327,7 +329,10 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
     records.push_back("{" + Field("kind", std::string("waterfall")) + ", " + Field("name", name) + ", " +
                       Field("connectivity", conn) + ", " + Field("voxels", n) + ", " +
                       Field("watershed_ms", Median(ws)) + ", " + Field("levels_ms", Median(levels)) + ", " +
-                      Field("end_to_end_ms", Median(wall)) + ", " + Field("regions", "[" + counts + "]") + ", " +
+                      Field("end_to_end_ms", Median(wall)) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) +
+                      ", " +
+                      Field("bytes_down", uint64_t(n * sizeof(unsigned int) * gpu->GetNumberOfComputedLevels())) +
+                      ", " + Field("regions", "[" + counts + "]") + ", " +
                       Field("cpu_reference_ms", cpuMs) + ", " + Field("cpu_checked", !reference.empty()) + ", " +
                       Field("identical_to_cpu", identical) + "}");
   }
