@@ -89,8 +89,9 @@ main(int argc, char ** argv)
     [&]
     {
       std::unique_ptr<char[]> fresh(new char[bytes]);
+      volatile char *         p = fresh.get(); // volatile: the writes are not optimised away
       for (size_t i = 0; i < bytes; i += 4096)
-        fresh[i] = char(i);
+        p[i] = char(i);
     },
     5);
   std::unique_ptr<char[]> other(new char[bytes]);
