@@ -113,7 +113,7 @@ ReleaseHostVector(TVector & v)
     TVector().swap(v);
     return;
   }
-  auto entry      = std::make_unique<detail::HostCacheVectorEntry<TVector>>();
+  std::unique_ptr<detail::HostCacheVectorEntry<TVector>> entry(new detail::HostCacheVectorEntry<TVector>);
   entry->type     = &typeid(TVector);
   entry->capacity = v.capacity();
   entry->bytes    = bytes;

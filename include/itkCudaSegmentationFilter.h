@@ -120,7 +120,7 @@ protected:
       if (image == nullptr)
         continue;
       image->SetBufferedRegion(image->GetRequestedRegion());
-      if (!AllocateIfOneOf<typename TSuperclass::OutputImageType, TOtherImages...>(image))
+      if (!AllocateIfOneOf<typename TSuperclass::OutputImageType, TOtherImages...>(image, 0))
         image->Allocate();
     }
   }
@@ -140,19 +140,24 @@ protected:
   }
 
 private:
+  /** Allocates `image` in the cache when it is a TImage or one of TOthers; false when it is none. (The int / long
+   * argument picks this overload while types are left, the one below when none is.) */
   template <typename TImage, typename... TOthers, typename TBase>
   static bool
-  AllocateIfOneOf(TBase * image)
+  AllocateIfOneOf(TBase * image, int)
   {
     if (auto * typed = dynamic_cast<TImage *>(image))
     {
       AllocateHostCached(typed);
       return true;
     }
-    if constexpr (sizeof...(TOthers) > 0)
-      return AllocateIfOneOf<TOthers...>(image);
-    else
-      return false;
+    return AllocateIfOneOf<TOthers...>(image, 0);
+  }
+  template <typename... TNone, typename TBase>
+  static bool
+  AllocateIfOneOf(TBase *, long)
+  {
+    return false;
   }
 
   BackendEnum   m_Backend{ BackendEnum::Auto };
