@@ -118,7 +118,8 @@ struct WaterfallParameters
 };
 
 /** Where the labels of a level go: called once per level, in order, with the level and its region count, before the
- * level is written; returns a buffer of one label per voxel. */
+ * level is written; returns a buffer of one label per voxel, or null for a level that is not wanted (its labels are
+ * then not written, nor copied to the host; the parents of every level are still returned). */
 template <typename TLabel>
 using WaterfallLevelSink = std::function<TLabel *(unsigned level, uint64_t regionCount)>;
 

@@ -8,6 +8,9 @@
 #include "itkCudaPixelTypeTraits.h"
 #include "itkCudaSegmentationRun.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace itk
 {
 
@@ -20,7 +23,54 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetLevel(unsigned int level
     itkExceptionMacro(<< "Level " << level << " was not computed; the last update computed "
                       << this->GetNumberOfComputedLevels() << " levels.");
   }
+  if (level > 0 && !m_LevelImagesProduced)
+  {
+    itkExceptionMacro(<< "Level " << level << " has no output image: the last update ran with ProduceLevelImages off; "
+                      << "ComputeLevelImage(" << level << ") makes it.");
+  }
   return this->GetOutput(level);
+}
+
+template <typename TInputImage, typename TOutputImage>
+auto
+CudaWaterfallImageFilter<TInputImage, TOutputImage>::ComputeLevelImage(unsigned int level) const ->
+  typename OutputImageType::Pointer
+{
+  if (level >= this->GetNumberOfComputedLevels())
+  {
+    itkExceptionMacro(<< "Level " << level << " was not computed; the last update computed "
+                      << this->GetNumberOfComputedLevels() << " levels.");
+  }
+  const OutputImageType * first = this->GetOutput();
+  // Level 0's label r (1-based) -> its label at `level`, through the parent labels of the levels between.
+  std::vector<OutputPixelType> map(m_RegionCounts[0] + 1, OutputPixelType(0));
+  for (SizeValueType r = 1; r <= m_RegionCounts[0]; ++r)
+  {
+    SizeValueType label = r;
+    for (unsigned int k = 0; k < level; ++k)
+      label = m_ParentLabels[k][label - 1];
+    map[r] = static_cast<OutputPixelType>(label);
+  }
+  auto out = OutputImageType::New();
+  out->CopyInformation(first);
+  out->SetRegions(first->GetBufferedRegion());
+  AllocateHostCached(out.GetPointer());
+  const OutputPixelType * in  = first->GetBufferPointer();
+  OutputPixelType *       dst = out->GetBufferPointer();
+  const SizeValueType     n   = first->GetBufferedRegion().GetNumberOfPixels();
+  // One gather over the voxels, in slices on the ITK's threads.
+  const SizeValueType slices = std::max<SizeValueType>(1, std::min<SizeValueType>(n / (SizeValueType(1) << 18), 64));
+  MultiThreaderBase::New()->ParallelizeArray(
+    0,
+    slices,
+    [&](SizeValueType s)
+    {
+      const SizeValueType a = n * s / slices, b = n * (s + 1) / slices;
+      for (SizeValueType i = a; i < b; ++i)
+        dst[i] = map[in[i]];
+    },
+    nullptr);
+  return out;
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -85,9 +135,12 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   this->AllocateCachedOutputs();
   OutputImageType *                             first = this->GetOutput();
   std::vector<DataObject *>                     made{ first };
-  const chs::WaterfallLevelSink<LabelCanonical> sink = [&](unsigned level, uint64_t) -> LabelCanonical *
+  const bool                                    produce = m_ProduceLevelImages;
+  const chs::WaterfallLevelSink<LabelCanonical> sink    = [&](unsigned level, uint64_t) -> LabelCanonical *
   {
     OutputImageType * out = first;
+    if (level > 0 && !produce)
+      return nullptr; // kept as parent labels
     if (level > 0)
     {
       if (level >= this->GetNumberOfIndexedOutputs() || this->GetOutput(level) == nullptr)
@@ -125,7 +178,8 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   }
   // Levels of an earlier update beyond this one's are dropped.
   this->SetNumberOfIndexedOutputs(
-    static_cast<ProcessObject::DataObjectPointerArraySizeType>(result.regionCounts.size()));
+    static_cast<ProcessObject::DataObjectPointerArraySizeType>(produce ? result.regionCounts.size() : 1));
+  m_LevelImagesProduced   = produce;
   m_WatershedMilliseconds = result.watershedMilliseconds;
   m_LevelsMilliseconds    = result.levelsMilliseconds;
   m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
@@ -141,6 +195,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfLevels: " << m_NumberOfLevels << std::endl;
+  os << indent << "ProduceLevelImages: " << m_ProduceLevelImages << std::endl;
   os << indent << "ComputedLevels: " << m_RegionCounts.size() << std::endl;
 }
 

@@ -180,7 +180,8 @@ WaterfallCUDA(const T *                          image,
   for (unsigned level = 0;; ++level)
   {
     result.regionCounts.push_back(regions);
-    run.Download(sink(level, regions), a.b1, a.b0, context);
+    if (TLabel * out = sink(level, regions))
+      run.Download(out, a.b1, a.b0, context);
     if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
       break;
     run.timer.Start();

@@ -230,8 +230,8 @@ WaterfallCPU(const T *                          image,
   for (unsigned level = 0;; ++level)
   {
     result.regionCounts.push_back(regions);
-    TLabel * out = sink(level, regions);
-    std::copy(label.begin(), label.end(), out);
+    if (TLabel * out = sink(level, regions))
+      std::copy(label.begin(), label.end(), out);
     if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
       break;
     // The lowest pass of every region.

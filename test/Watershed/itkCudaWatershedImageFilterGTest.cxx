@@ -265,6 +265,72 @@ TEST(CudaWaterfallImageFilter, GpuEqualsCpu)
   }
 }
 
+/** ProduceLevelImages off: one output image, the same region counts and parent labels, and ComputeLevelImage(k)
+ * equal to the level image of an update with it on. */
+template <typename TImage>
+void
+CheckHierarchyWithoutLevelImages(const TImage * image, Backend backend, bool full)
+{
+  using Labels     = itk::Image<unsigned short, TImage::ImageDimension>;
+  const auto every = Waterfall(image, backend, full);
+  auto       filter = itk::CudaWaterfallImageFilter<TImage, Labels>::New();
+  filter->SetInput(image);
+  filter->SetFullyConnected(full);
+  filter->SetBackend(backend);
+  filter->ProduceLevelImagesOff();
+  filter->Update();
+  ASSERT_EQ(filter->GetRegionCounts(), every.counts);
+  ASSERT_GT(every.counts.size(), 2u);
+  EXPECT_EQ(filter->GetNumberOfIndexedOutputs(), 1u);
+  EXPECT_THROW(filter->GetLevel(1), itk::ExceptionObject);
+  EXPECT_THROW(filter->ComputeLevelImage(filter->GetNumberOfComputedLevels()), itk::ExceptionObject);
+  const size_t n = image->GetLargestPossibleRegion().GetNumberOfPixels();
+  for (unsigned k = 0; k < filter->GetNumberOfComputedLevels(); ++k)
+  {
+    if (k + 1 < filter->GetNumberOfComputedLevels())
+      EXPECT_EQ(filter->GetParentLabels(k), every.parents[k]);
+    const auto level = filter->ComputeLevelImage(k);
+    EXPECT_EQ(level->GetLargestPossibleRegion(), image->GetLargestPossibleRegion());
+    EXPECT_EQ(level->GetSpacing(), image->GetSpacing());
+    EXPECT_EQ(std::vector<unsigned short>(level->GetBufferPointer(), level->GetBufferPointer() + n), every.labels[k])
+      << "level " << k;
+  }
+  // On again: every level is an output once more.
+  filter->ProduceLevelImagesOn();
+  filter->Update();
+  EXPECT_EQ(filter->GetNumberOfIndexedOutputs(), every.counts.size());
+  EXPECT_EQ(std::vector<unsigned short>(filter->GetLevel(2)->GetBufferPointer(),
+                                        filter->GetLevel(2)->GetBufferPointer() + n),
+            every.labels[2]);
+}
+
+TEST(CudaWaterfallImageFilter, HierarchyWithoutLevelImagesCpu)
+{
+  using Image2 = itk::Image<float, 2>;
+  using Image3 = itk::Image<uint8_t, 3>;
+  const auto i2 = Relief<Image2>(Size<Image2>({ 301, 170 }), 7, 12);
+  const auto i3 = Relief<Image3>(Size<Image3>({ 40, 30, 20 }), 5, 200);
+  for (bool full : { false, true })
+  {
+    CheckHierarchyWithoutLevelImages(i2.GetPointer(), Backend::CPU, full);
+    CheckHierarchyWithoutLevelImages(i3.GetPointer(), Backend::CPU, full);
+  }
+}
+
+TEST(CudaWaterfallImageFilter, HierarchyWithoutLevelImagesGpu)
+{
+  CHS_REQUIRE_GPU();
+  using Image2 = itk::Image<float, 2>;
+  using Image3 = itk::Image<uint8_t, 3>;
+  const auto i2 = Relief<Image2>(Size<Image2>({ 301, 170 }), 7, 12);
+  const auto i3 = Relief<Image3>(Size<Image3>({ 40, 30, 20 }), 5, 200);
+  for (bool full : { false, true })
+  {
+    CheckHierarchyWithoutLevelImages(i2.GetPointer(), Backend::CUDA, full);
+    CheckHierarchyWithoutLevelImages(i3.GetPointer(), Backend::CUDA, full);
+  }
+}
+
 TEST(CudaWaterfallImageFilter, BadInput)
 {
   using Image                   = itk::Image<double, 3>;

@@ -127,6 +127,30 @@ def test_waterfall_levels_nest(backend_name, full):
         assert f.GetRegionCount(k) < f.GetRegionCount(k - 1)
 
 
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_waterfall_hierarchy_without_level_images(backend_name):
+    array = relief((90, 110), 8)
+    image = itk.image_from_array(array)
+
+    def run(produce):
+        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+        f.SetInput(image)
+        f.SetBackend(backend(backend_name))
+        f.SetProduceLevelImages(produce)
+        f.Update()
+        return f
+
+    every, hierarchy = run(True), run(False)
+    levels = every.GetNumberOfComputedLevels()
+    assert hierarchy.GetNumberOfComputedLevels() == levels
+    assert hierarchy.GetNumberOfIndexedOutputs() == 1
+    with pytest.raises(RuntimeError):
+        hierarchy.GetLevel(1)
+    for k in range(levels):
+        np.testing.assert_array_equal(itk.array_from_image(hierarchy.ComputeLevelImage(k)),
+                                      itk.array_from_image(every.GetLevel(k)))
+
+
 def test_nan_is_rejected():
     array = relief((10, 12), 2)
     array[3, 4] = np.nan
