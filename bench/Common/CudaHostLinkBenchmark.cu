@@ -109,11 +109,10 @@ main(int argc, char ** argv)
   if (!json.empty())
   {
     std::ofstream out(json);
-    out << "{\"device\": \"" << prop.name << "\", \"bytes\": " << bytes
-        << ", \"pinned_up_gbps\": " << gbps(pinnedUp) << ", \"pinned_down_gbps\": " << gbps(pinnedDown)
-        << ", \"pageable_up_gbps\": " << gbps(pageableUp) << ", \"pageable_down_gbps\": " << gbps(pageableDown)
-        << ", \"fresh_page_mapping_gbps\": " << gbps(firstTouch) << ", \"host_memcpy_gbps\": " << gbps(memcpyMs)
-        << "}\n";
+    out << "{\"device\": \"" << prop.name << "\", \"bytes\": " << bytes << ", \"pinned_up_gbps\": " << gbps(pinnedUp)
+        << ", \"pinned_down_gbps\": " << gbps(pinnedDown) << ", \"pageable_up_gbps\": " << gbps(pageableUp)
+        << ", \"pageable_down_gbps\": " << gbps(pageableDown) << ", \"fresh_page_mapping_gbps\": " << gbps(firstTouch)
+        << ", \"host_memcpy_gbps\": " << gbps(memcpyMs) << "}\n";
   }
   cudaFreeHost(pinned);
   cudaFree(device);

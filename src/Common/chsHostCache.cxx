@@ -41,10 +41,10 @@ DefaultLimit()
 /** Entries in the order they were given, oldest first. */
 struct Cache
 {
-  std::mutex                                          mutex;
+  std::mutex                                         mutex;
   std::list<std::unique_ptr<detail::HostCacheEntry>> entries;
-  uint64_t                                            bytes = 0;
-  uint64_t                                            limit = DefaultLimit();
+  uint64_t                                           bytes = 0;
+  uint64_t                                           limit = DefaultLimit();
 
   /** Under the mutex: moves out the oldest entries until `needed` more bytes fit. */
   void
@@ -78,9 +78,9 @@ GetHostCacheLimit()
 void
 SetHostCacheLimit(uint64_t bytes)
 {
-  Cache &                                             cache = TheCache();
+  Cache &                                            cache = TheCache();
   std::list<std::unique_ptr<detail::HostCacheEntry>> freed; // freed outside the lock
-  std::lock_guard<std::mutex>                         lock(cache.mutex);
+  std::lock_guard<std::mutex>                        lock(cache.mutex);
   cache.limit = bytes;
   cache.Evict(0, freed);
 }
@@ -96,7 +96,7 @@ GetHostCacheBytes()
 void
 ReleaseHostCache()
 {
-  Cache &                                             cache = TheCache();
+  Cache &                                            cache = TheCache();
   std::list<std::unique_ptr<detail::HostCacheEntry>> freed;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -117,8 +117,7 @@ TakeHostCacheEntry(const std::type_info & type, uint64_t elements, uint64_t elem
   for (auto it = cache.entries.begin(); it != cache.entries.end(); ++it)
   {
     const HostCacheEntry & e = **it;
-    if (*e.type == type && e.capacity >= elements &&
-        e.bytes <= 2 * elements * elementBytes + HostCacheMinimumBytes &&
+    if (*e.type == type && e.capacity >= elements && e.bytes <= 2 * elements * elementBytes + HostCacheMinimumBytes &&
         (best == cache.entries.end() || e.capacity < (*best)->capacity))
       best = it;
   }
@@ -133,9 +132,9 @@ TakeHostCacheEntry(const std::type_info & type, uint64_t elements, uint64_t elem
 void
 GiveHostCacheEntry(std::unique_ptr<HostCacheEntry> entry)
 {
-  Cache &                                             cache = TheCache();
+  Cache &                                            cache = TheCache();
   std::list<std::unique_ptr<detail::HostCacheEntry>> freed;
-  std::lock_guard<std::mutex>                         lock(cache.mutex);
+  std::lock_guard<std::mutex>                        lock(cache.mutex);
   if (entry->bytes > cache.limit)
   {
     freed.push_back(std::move(entry));

@@ -80,11 +80,11 @@ TEST(HostCache, KeepsLargeArraysAndGivesThemBack)
 
 TEST(HostCache, TakesTheSmallestSuitableArray)
 {
-  CacheScope            scope(64 * kMiB);
-  std::vector<uint8_t>  a, b;
+  CacheScope           scope(64 * kMiB);
+  std::vector<uint8_t> a, b;
   chs::AcquireHostVector(a, 6 * kMiB);
   chs::AcquireHostVector(b, 4 * kMiB);
-  const uint8_t * pa = a.data(), *pb = b.data();
+  const uint8_t *pa = a.data(), *pb = b.data();
   chs::ReleaseHostVector(a);
   chs::ReleaseHostVector(b);
   std::vector<uint8_t> c;
@@ -108,7 +108,7 @@ TEST(HostCache, LimitEvictsTheOldestAndRefusesWhatDoesNotFit)
   chs::AcquireHostVector(b, 4 * kMiB);
   chs::AcquireHostVector(c, 4 * kMiB);
   chs::AcquireHostVector(big, 11 * kMiB);
-  const uint8_t * pb = b.data(), *pc = c.data();
+  const uint8_t *pb = b.data(), *pc = c.data();
   chs::ReleaseHostVector(a);
   chs::ReleaseHostVector(b);
   EXPECT_EQ(chs::GetHostCacheBytes(), 8 * kMiB);
@@ -139,7 +139,7 @@ TEST(HostCachedImageContainer, ImagesAllocateThroughTheCache)
     itk::AllocateHostCached(image.GetPointer());
     return image;
   };
-  auto            a = make(1024); // 4 MiB
+  auto             a = make(1024); // 4 MiB
   const uint32_t * p = a->GetBufferPointer();
   std::fill(a->GetBufferPointer(), a->GetBufferPointer() + 1024 * 1024, 5u);
   a = nullptr;
@@ -149,7 +149,7 @@ TEST(HostCachedImageContainer, ImagesAllocateThroughTheCache)
   EXPECT_EQ(b->GetBufferPointer()[999 * 1000], 5u); // uninitialised, as Image::Allocate() leaves it
 
   // Allocate(true) value-initialises.
-  b = nullptr;
+  b      = nullptr;
   auto c = Image::New();
   c->SetRegions(chs_test::Size<Image>({ 1024, 1024 }));
   c->SetPixelContainer(itk::HostCachedImageContainer<itk::SizeValueType, uint32_t>::New());

@@ -304,31 +304,29 @@ CheckHierarchyWithoutLevelImages(const TImage * image, Backend backend, bool ful
             every.labels[2]);
 }
 
-TEST(CudaWaterfallImageFilter, HierarchyWithoutLevelImagesCpu)
+void
+CheckHierarchyWithoutLevelImages(Backend backend)
 {
-  using Image2 = itk::Image<float, 2>;
-  using Image3 = itk::Image<uint8_t, 3>;
+  using Image2  = itk::Image<float, 2>;
+  using Image3  = itk::Image<uint8_t, 3>;
   const auto i2 = Relief<Image2>(Size<Image2>({ 301, 170 }), 7, 12);
   const auto i3 = Relief<Image3>(Size<Image3>({ 40, 30, 20 }), 5, 200);
   for (bool full : { false, true })
   {
-    CheckHierarchyWithoutLevelImages(i2.GetPointer(), Backend::CPU, full);
-    CheckHierarchyWithoutLevelImages(i3.GetPointer(), Backend::CPU, full);
+    CheckHierarchyWithoutLevelImages(i2.GetPointer(), backend, full);
+    CheckHierarchyWithoutLevelImages(i3.GetPointer(), backend, full);
   }
+}
+
+TEST(CudaWaterfallImageFilter, HierarchyWithoutLevelImagesCpu)
+{
+  CheckHierarchyWithoutLevelImages(Backend::CPU);
 }
 
 TEST(CudaWaterfallImageFilter, HierarchyWithoutLevelImagesGpu)
 {
   CHS_REQUIRE_GPU();
-  using Image2 = itk::Image<float, 2>;
-  using Image3 = itk::Image<uint8_t, 3>;
-  const auto i2 = Relief<Image2>(Size<Image2>({ 301, 170 }), 7, 12);
-  const auto i3 = Relief<Image3>(Size<Image3>({ 40, 30, 20 }), 5, 200);
-  for (bool full : { false, true })
-  {
-    CheckHierarchyWithoutLevelImages(i2.GetPointer(), Backend::CUDA, full);
-    CheckHierarchyWithoutLevelImages(i3.GetPointer(), Backend::CUDA, full);
-  }
+  CheckHierarchyWithoutLevelImages(Backend::CUDA);
 }
 
 TEST(CudaWaterfallImageFilter, BadInput)
