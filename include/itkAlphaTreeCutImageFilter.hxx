@@ -72,7 +72,7 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   SizeValueType     count   = 0;
   const BackendEnum backend = this->ResolveBackend();
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
-  AllocateHostCached(out);
+  AllocateHostCached(out, backend == BackendEnum::CUDA);
   // 32-bit labels are written in place; other label types through a temporary.
   constexpr bool              inPlace = std::is_same<LabelType, uint32_t>::value;
   std::unique_ptr<uint32_t[]> temporary(inPlace ? nullptr : new uint32_t[n]);

@@ -84,7 +84,7 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   const SizeValueType nodes   = tree->GetNumberOfNodes();
   const BackendEnum   backend = this->ResolveBackend();
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
-  AllocateHostCached(out);
+  AllocateHostCached(out, backend == BackendEnum::CUDA);
   // A float map is written in place; other pixel types through a temporary.
   constexpr bool           inPlace = std::is_same<typename OutputImageType::PixelType, float>::value;
   std::unique_ptr<float[]> temporary(inPlace ? nullptr : new float[total]);

@@ -80,7 +80,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
 
   const BackendEnum backend = this->ResolveBackend();
 
-  this->template AllocateCachedOutputs<CostImageType, PredecessorImageType>();
+  this->template AllocateCachedOutputs<CostImageType, PredecessorImageType>(backend == BackendEnum::CUDA);
   LabelImageType *              labels      = this->GetOutput();
   CostImageType *               cost        = this->GetCostOutput();
   PredecessorImageType *        predecessor = this->GetPredecessorOutput();

@@ -109,10 +109,11 @@ protected:
 
   /** ImageSource::AllocateOutputs with the module's host array cache (for ImageSource superclasses): every output
    * image is allocated over its requested region, in a HostCachedImageContainer when it is of the output image type
-   * or one of TOtherImages (other images the usual way). */
+   * or one of TOtherImages (other images the usual way); `pinned` (true for a CUDA update): new buffers are
+   * page-locked. */
   template <typename... TOtherImages>
   void
-  AllocateCachedOutputs()
+  AllocateCachedOutputs(bool pinned)
   {
     for (const auto & output : this->GetOutputs())
     {
@@ -120,7 +121,7 @@ protected:
       if (image == nullptr)
         continue;
       image->SetBufferedRegion(image->GetRequestedRegion());
-      if (!AllocateIfOneOf<typename TSuperclass::OutputImageType, TOtherImages...>(image, 0))
+      if (!AllocateIfOneOf<typename TSuperclass::OutputImageType, TOtherImages...>(image, pinned, 0))
         image->Allocate();
     }
   }
@@ -144,18 +145,18 @@ private:
    * argument picks this overload while types are left, the one below when none is.) */
   template <typename TImage, typename... TOthers, typename TBase>
   static bool
-  AllocateIfOneOf(TBase * image, int)
+  AllocateIfOneOf(TBase * image, bool pinned, int)
   {
     if (auto * typed = dynamic_cast<TImage *>(image))
     {
-      AllocateHostCached(typed);
+      AllocateHostCached(typed, pinned);
       return true;
     }
-    return AllocateIfOneOf<TOthers...>(image, 0);
+    return AllocateIfOneOf<TOthers...>(image, pinned, 0);
   }
   template <typename... TNone, typename TBase>
   static bool
-  AllocateIfOneOf(TBase *, long)
+  AllocateIfOneOf(TBase *, bool, long)
   {
     return false;
   }

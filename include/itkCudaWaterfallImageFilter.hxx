@@ -89,7 +89,8 @@ template <typename TInputImage, typename TOutputImage>
 auto
 CudaWaterfallImageFilter<TInputImage, TOutputImage>::GetParentLabels(unsigned int level) const -> const LabelArrayType &
 {
-  if (level >= m_ParentLabels.size())
+  // m_ParentLabels keeps its vectors between updates; the levels of the last update are m_RegionCounts'.
+  if (level + 1 >= m_RegionCounts.size())
   {
     itkExceptionMacro(<< "Level " << level << " has no next level; the last update computed " << m_RegionCounts.size()
                       << " levels.");
@@ -118,7 +119,10 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
 
   m_RegionCounts.clear();
-  m_ParentLabels.clear();
+  for (auto & parents : m_ParentLabels)
+  {
+    parents.clear(); // emptied, capacity kept for this update's
+  }
   m_WatershedMilliseconds = 0.0;
   m_LevelsMilliseconds    = 0.0;
 
@@ -132,7 +136,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   const BackendEnum backend = this->ResolveBackend();
 
   // Output 0 is the pipeline's; the outputs of the other levels are made as the levels come, with its geometry.
-  this->AllocateCachedOutputs();
+  this->AllocateCachedOutputs(backend == BackendEnum::CUDA);
   OutputImageType *                             first = this->GetOutput();
   std::vector<DataObject *>                     made{ first };
   const bool                                    produce = m_ProduceLevelImages;
@@ -151,7 +155,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
       out->CopyInformation(first);
       out->SetRequestedRegion(first->GetRequestedRegion());
       out->SetBufferedRegion(first->GetBufferedRegion());
-      AllocateHostCached(out);
+      AllocateHostCached(out, backend == BackendEnum::CUDA);
       made.push_back(out);
     }
     return reinterpret_cast<LabelCanonical *>(out->GetBufferPointer());
@@ -183,9 +187,11 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_WatershedMilliseconds = result.watershedMilliseconds;
   m_LevelsMilliseconds    = result.levelsMilliseconds;
   m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
-  for (const auto & parents : result.parents)
+  // Into the vectors of the previous update where there are some (their memory is mapped already).
+  m_ParentLabels.resize(result.parents.size());
+  for (size_t k = 0; k < result.parents.size(); ++k)
   {
-    m_ParentLabels.emplace_back(parents.begin(), parents.end());
+    m_ParentLabels[k].assign(result.parents[k].begin(), result.parents[k].end());
   }
 }
 

@@ -46,7 +46,7 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
 
   const BackendEnum backend = this->ResolveBackend();
 
-  this->AllocateCachedOutputs();
+  this->AllocateCachedOutputs(backend == BackendEnum::CUDA);
   OutputImageType *     output = this->GetOutput();
   const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());

@@ -28,7 +28,7 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   const chs::WatershedParameters parameters = this->MakeWatershedParameters(m_MarkWatershedLine);
   const BackendEnum              backend    = this->ResolveBackend();
 
-  this->AllocateCachedOutputs();
+  this->AllocateCachedOutputs(backend == BackendEnum::CUDA);
   OutputImageType *    output = this->GetOutput();
   const auto *         in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *               out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());

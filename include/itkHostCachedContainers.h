@@ -77,6 +77,10 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(HostCachedImageContainer, ImportImageContainer);
 
+  /** New buffers page-locked for the CUDA driver (set for the outputs of a CUDA update): see chsHostCache.h. */
+  itkSetMacro(Pinned, bool);
+  itkGetConstMacro(Pinned, bool);
+
 protected:
   HostCachedImageContainer() = default;
   ~HostCachedImageContainer() override
@@ -91,7 +95,7 @@ protected:
     Storage storage;
     try
     {
-      chs::AcquireHostVector(storage, size);
+      chs::AcquireHostVector(storage, size, m_Pinned);
     }
     catch (...)
     {
@@ -125,18 +129,25 @@ private:
   using Storage = std::vector<TElement, chs::DefaultInitAllocator<TElement>>;
   /** Buffers handed out by AllocateElements and not yet deallocated (Reserve holds two for a moment). */
   mutable std::vector<Storage> m_Buffers;
+  bool                         m_Pinned = false;
 };
 
 /** Allocates `image` over its buffered region in a HostCachedImageContainer (Image::Allocate with the cached
- * container). */
+ * container); `pinned`: a new buffer is page-locked (for an output of the CUDA backend). */
 template <typename TImage>
 void
-AllocateHostCached(TImage * image)
+AllocateHostCached(TImage * image, bool pinned = false)
 {
   using Container = HostCachedImageContainer<typename TImage::PixelContainer::ElementIdentifier,
                                              typename TImage::PixelContainer::Element>;
-  if (dynamic_cast<Container *>(image->GetPixelContainer()) == nullptr)
-    image->SetPixelContainer(Container::New());
+  auto * container = dynamic_cast<Container *>(image->GetPixelContainer());
+  if (container == nullptr)
+  {
+    auto made = Container::New();
+    container = made.GetPointer();
+    image->SetPixelContainer(made);
+  }
+  container->SetPinned(pinned);
   image->Allocate();
 }
 

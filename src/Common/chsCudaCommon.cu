@@ -1,4 +1,5 @@
 #include "chsCudaCommon.cuh"
+#include "chsHostCache.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -82,6 +84,79 @@ CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes)
 
 namespace detail
 {
+
+namespace
+{
+/** The arrays RegisterHostArray locked: base address -> bytes. */
+struct Registry
+{
+  std::mutex                    mutex;
+  std::map<uintptr_t, uint64_t> arrays;
+  uint64_t                      bytes = 0; // locked in all
+};
+Registry &
+TheRegistry()
+{
+  static Registry * registry = new Registry; // never destroyed, like the staging buffers
+  return *registry;
+}
+} // namespace
+
+bool
+RegisterHostArray(void * p, uint64_t bytes)
+{
+  if (p == nullptr || bytes == 0)
+    return false;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  const uint64_t              limit = GetHostCacheLimit();
+  Registry &                  r     = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.bytes + bytes > limit)
+    return false;
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess)
+  {
+    cudaGetLastError(); // best effort: the transfers then stage through the pinned buffers
+    return false;
+  }
+  r.arrays[reinterpret_cast<uintptr_t>(p)] = bytes;
+  r.bytes += bytes;
+  return true;
+}
+
+void
+UnregisterHostArray(void * p)
+{
+  if (p == nullptr)
+    return;
+  Registry &                  r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto                  it = r.arrays.find(reinterpret_cast<uintptr_t>(p));
+  if (it == r.arrays.end())
+    return;
+  cudaHostUnregister(p);
+  cudaGetLastError();
+  r.bytes -= it->second;
+  r.arrays.erase(it);
+}
+
+bool
+IsRegisteredHostRange(const void * p, uint64_t bytes)
+{
+  const uintptr_t             a = reinterpret_cast<uintptr_t>(p);
+  Registry &                  r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto                        it = r.arrays.upper_bound(a);
+  if (it == r.arrays.begin())
+    return false;
+  --it;
+  return a >= it->first && a + bytes <= it->first + it->second;
+}
+
 
 void
 ThrowCudaError(cudaError_t error, const char * call, const char * file, int line)
@@ -605,6 +680,14 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   const unsigned               ratio = hostBytes / deviceBytes;
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
+  const void * host = kind == cudaMemcpyHostToDevice ? src : dst;
+  if (ratio == 1 && IsRegisteredHostRange(host, bytes))
+  {
+    // Page-locked already (an array of the host cache): the DMA goes straight to or from it.
+    CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
     if (ratio == 1)

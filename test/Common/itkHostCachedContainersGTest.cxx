@@ -313,4 +313,45 @@ TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeLabelImagesGpu)
   CheckLabelsOnStaleStorage(Backend::CUDA);
 }
 
+TEST(HostCachedContainers, PinnedOutputsOfCudaUpdatesGpu)
+{
+  CHS_REQUIRE_GPU();
+  CacheScope scope(uint64_t(1) << 30);
+  using Image      = itk::Image<uint8_t, 2>;
+  using Labels     = itk::Image<uint32_t, 2>;
+  const auto image = Noise<Image>(1024, 600, 13, 200);
+  const auto n     = uint64_t(1024) * 600;
+  auto       run   = [&](Backend backend)
+  {
+    auto filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
+    filter->SetInput(image);
+    filter->SetBackend(backend);
+    filter->Update();
+    Labels::Pointer labels = filter->GetOutput();
+    labels->DisconnectPipeline();
+    return labels;
+  };
+  const auto cpu = run(Backend::CPU);
+  EXPECT_FALSE(chs::detail::IsRegisteredHostRange(cpu->GetBufferPointer(), n * 4)); // CPU outputs are not locked
+  auto gpu = run(Backend::CUDA);
+  const uint32_t * p = gpu->GetBufferPointer();
+  EXPECT_TRUE(chs::detail::IsRegisteredHostRange(p, n * 4)); // a new output buffer of a CUDA update is locked
+  EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, p));
+  gpu = nullptr; // back to the cache, still locked
+  EXPECT_TRUE(chs::detail::IsRegisteredHostRange(p, n * 4));
+  std::memset(const_cast<uint32_t *>(p), 0x5A, n * 4);
+  const auto again = run(Backend::CUDA); // takes it back: the DMA writes straight into it
+  EXPECT_EQ(again->GetBufferPointer(), p);
+  EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, again->GetBufferPointer()));
+  const_cast<Labels *>(again.GetPointer())->Initialize();
+  chs::ReleaseHostCache(); // freed: unlocked first
+  EXPECT_FALSE(chs::detail::IsRegisteredHostRange(p, n * 4));
+
+  // Locked arrays are bounded by the cache's limit: beyond it, outputs stay pageable (and right).
+  chs::SetHostCacheLimit(n * 4 / 2);
+  const auto unlocked = run(Backend::CUDA);
+  EXPECT_FALSE(chs::detail::IsRegisteredHostRange(unlocked->GetBufferPointer(), n * 4));
+  EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, unlocked->GetBufferPointer()));
+}
+
 } // namespace
