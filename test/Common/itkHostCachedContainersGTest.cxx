@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -206,6 +207,20 @@ Noise(itk::SizeValueType w, itk::SizeValueType h, unsigned seed, int levels)
   return image;
 }
 
+/** Runs a new TFilter on `image` on `backend` and keeps its output, disconnected from the filter. */
+template <typename TFilter, typename TImage>
+auto
+UpdateAndKeep(const TImage * image, Backend backend)
+{
+  auto filter = TFilter::New();
+  filter->SetInput(image);
+  filter->SetBackend(backend);
+  filter->Update();
+  itk::SmartPointer<std::remove_pointer_t<decltype(filter->GetOutput())>> output = filter->GetOutput();
+  output->DisconnectPipeline();
+  return output;
+}
+
 void
 CheckTreesOnStaleStorage(Backend backend)
 {
@@ -214,26 +229,9 @@ CheckTreesOnStaleStorage(Backend backend)
   const auto image    = Noise<Image>(1024, 600, 11, 40); // 614,400 pixels: every array above the cache's minimum
   const auto elements = uint64_t(2 * 1024 * 600);
   {
-    auto runTree = [&]
-    {
-      auto filter = itk::CudaImageToAlphaTreeFilter<Image>::New();
-      filter->SetInput(image);
-      filter->SetBackend(backend);
-      filter->Update();
-      itk::AlphaTree::Pointer tree = filter->GetOutput();
-      tree->DisconnectPipeline();
-      return tree;
-    };
+    auto runTree = [&] { return UpdateAndKeep<itk::CudaImageToAlphaTreeFilter<Image>>(image.GetPointer(), backend); };
     auto runDendrogram = [&]
-    {
-      auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<Image>::New();
-      filter->SetInput(image);
-      filter->SetBackend(backend);
-      filter->Update();
-      itk::Dendrogram::Pointer d = filter->GetOutput();
-      d->DisconnectPipeline();
-      return d;
-    };
+    { return UpdateAndKeep<itk::CudaImageToSingleLinkageDendrogramFilter<Image>>(image.GetPointer(), backend); };
     chs::ReleaseHostCache();
     const auto freshTree       = runTree();
     const auto freshDendrogram = runDendrogram();
@@ -279,16 +277,7 @@ CheckLabelsOnStaleStorage(Backend backend)
   using Labels     = itk::Image<uint32_t, 2>;
   const auto image = Noise<Image>(1024, 600, 12, 200);
   {
-    auto run = [&]
-    {
-      auto filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
-      filter->SetInput(image);
-      filter->SetBackend(backend);
-      filter->Update();
-      Labels::Pointer labels = filter->GetOutput();
-      labels->DisconnectPipeline();
-      return labels;
-    };
+    auto run = [&] { return UpdateAndKeep<itk::CudaWatershedImageFilter<Image, Labels>>(image.GetPointer(), backend); };
     chs::ReleaseHostCache();
     const auto fresh = run();
     PoisonCache(1024 * 600);
@@ -322,19 +311,11 @@ TEST(HostCachedContainers, PinnedOutputsOfCudaUpdatesGpu)
   const auto image = Noise<Image>(1024, 600, 13, 200);
   const auto n     = uint64_t(1024) * 600;
   auto       run   = [&](Backend backend)
-  {
-    auto filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
-    filter->SetInput(image);
-    filter->SetBackend(backend);
-    filter->Update();
-    Labels::Pointer labels = filter->GetOutput();
-    labels->DisconnectPipeline();
-    return labels;
-  };
+  { return UpdateAndKeep<itk::CudaWatershedImageFilter<Image, Labels>>(image.GetPointer(), backend); };
   const auto cpu = run(Backend::CPU);
   EXPECT_FALSE(chs::detail::IsRegisteredHostRange(cpu->GetBufferPointer(), n * 4)); // CPU outputs are not locked
-  auto gpu = run(Backend::CUDA);
-  const uint32_t * p = gpu->GetBufferPointer();
+  auto             gpu = run(Backend::CUDA);
+  const uint32_t * p   = gpu->GetBufferPointer();
   EXPECT_TRUE(chs::detail::IsRegisteredHostRange(p, n * 4)); // a new output buffer of a CUDA update is locked
   EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, p));
   gpu = nullptr; // back to the cache, still locked
