@@ -92,6 +92,7 @@ protected:
   TElement *
   AllocateElements(ElementIdentifier size, bool useDefaultConstructor = false) const override
   {
+    m_Buffers.reserve(m_Buffers.size() + 1); // so that keeping the buffer below cannot fail and lose it
     Storage storage;
     try
     {
