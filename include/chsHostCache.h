@@ -2,7 +2,7 @@
  *  CudaHierarchicalSegmentation: a process-wide cache of the large host arrays that the filters' outputs hold.
  *
  *  Why: a fresh allocation of hundreds of megabytes has no pages yet; the first write maps them one by one, and on
- *  the GPU machine's host (a virtual machine) that ran at about 3 GB/s: the 285 MB of a 4096^2 image's alpha-tree
+ *  the GPU machine's host (a virtual machine) that ran at 1.8 to 2.7 GB/s: the 285 MB of a 4096^2 image's alpha-tree
  *  took 90 to 180 ms to map, twenty times the tree's kernels, while a copy into mapped memory runs at the host
  *  link's speed (docs/design-notes.md, "Host arrays kept for reuse"). So the tree and image containers of the
  *  module (itkHostCachedContainers.h) give their storage to this cache when they are destroyed or re-sized, and
@@ -109,7 +109,13 @@ struct HostCacheVectorEntry : HostCacheEntry
   ~HostCacheVectorEntry() override { UnregisterHostArray(vector.data()); }
   TVector vector;
 };
-/** The smallest cached array of `type` that suits `elements` (see the rules above), or null. */
+/** Whether an array of `capacity` elements suits a request of `elements` (the rule above). */
+inline bool
+HostCacheSuits(uint64_t capacity, uint64_t elements, uint64_t elementBytes)
+{
+  return capacity >= elements && capacity * elementBytes <= 2 * elements * elementBytes + HostCacheMinimumBytes;
+}
+/** The smallest cached array of `type` that suits `elements` (HostCacheSuits), or null. */
 CudaHierarchicalSegmentation_EXPORT std::unique_ptr<HostCacheEntry>
 TakeHostCacheEntry(const std::type_info & type, uint64_t elements, uint64_t elementBytes);
 /** Keeps `entry` within the limit, or frees it. */
@@ -157,18 +163,16 @@ ReleaseHostVector(TVector & v)
 
 /** v holds n elements of unspecified values, in storage whose pages are mapped: its own when it suits n (the rules
  * above), else a cached array, else a new one mapped on several threads and, with `pinned`, page-locked for the CUDA
- * driver (RegisterHostArray: a one-time cost, 2.4 ms for 64 MB on the H200 machine, that every later update whose
- * output reuses the array saves on its download). Elements beyond the storage's previous size are value-initialised
- * unless the allocator default-initialises. Only the image containers ask for pinned storage: they own it whole,
- * where a tree's VectorContainer could be reallocated by its user. */
+ * driver (RegisterHostArray: a one-time cost, 2.9 ms for 64 MB on the H200 machine, against 1 ms saved on every
+ * later download into it). Elements beyond the storage's previous size are value-initialised unless the allocator
+ * default-initialises. Only storage that the module owns whole asks for pinned: the image containers' buffers and the
+ * backends' own host arrays; a tree's VectorContainer could be reallocated by its user. */
 template <class TVector>
 void
 AcquireHostVector(TVector & v, uint64_t n, bool pinned = false)
 {
-  using T               = typename TVector::value_type;
-  const auto suits      = [n](uint64_t capacity)
-  { return capacity >= n && capacity * sizeof(T) <= 2 * n * sizeof(T) + HostCacheMinimumBytes; };
-  if (!suits(v.capacity()))
+  using T = typename TVector::value_type;
+  if (!detail::HostCacheSuits(v.capacity(), n, sizeof(T)))
   {
     ReleaseHostVector(v);
     if (n * sizeof(T) >= HostCacheMinimumBytes)

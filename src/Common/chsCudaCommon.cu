@@ -107,12 +107,6 @@ RegisterHostArray(void * p, uint64_t bytes)
 {
   if (p == nullptr || bytes == 0)
     return false;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
-  {
-    cudaGetLastError();
-    return false;
-  }
   const uint64_t              limit = GetHostCacheLimit();
   Registry &                  r     = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -120,7 +114,7 @@ RegisterHostArray(void * p, uint64_t bytes)
     return false;
   if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess)
   {
-    cudaGetLastError(); // best effort: the transfers then stage through the pinned buffers
+    cudaGetLastError(); // no driver or device, or no memory to lock: the transfers stage through the pinned buffers
     return false;
   }
   r.arrays[reinterpret_cast<uintptr_t>(p)] = bytes;
@@ -156,7 +150,6 @@ IsRegisteredHostRange(const void * p, uint64_t bytes)
   --it;
   return a >= it->first && a + bytes <= it->first + it->second;
 }
-
 
 void
 ThrowCudaError(cudaError_t error, const char * call, const char * file, int line)

@@ -117,7 +117,7 @@ TakeHostCacheEntry(const std::type_info & type, uint64_t elements, uint64_t elem
   for (auto it = cache.entries.begin(); it != cache.entries.end(); ++it)
   {
     const HostCacheEntry & e = **it;
-    if (*e.type == type && e.capacity >= elements && e.bytes <= 2 * elements * elementBytes + HostCacheMinimumBytes &&
+    if (*e.type == type && HostCacheSuits(e.capacity, elements, elementBytes) &&
         (best == cache.entries.end() || e.capacity < (*best)->capacity))
       best = it;
   }

@@ -3,7 +3,6 @@
  *=========================================================================*/
 #include "itkDendrogram.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
