@@ -3,8 +3,10 @@
 # checks for the CUDA compiler. Sourced by build.sh and python-test.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# VTK (the rendering example) and Xvfb (to render without a screen) are for the examples and their tests.
-chs_install_missing cmake ninja-build g++ libinsighttoolkit5-dev libgtest-dev zlib1g-dev libvtk9-dev xvfb xauth
+# VTK (the rendering example) and Xvfb (to render without a screen) are for the examples and their tests; the
+# examples package has the MRI volume of the demo (scripts/demo.sh).
+chs_install_missing cmake ninja-build g++ libinsighttoolkit5-dev libgtest-dev zlib1g-dev libvtk9-dev xvfb xauth \
+  insighttoolkit5-examples
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 if ! command -v nvcc >/dev/null; then
   echo "nvcc (the CUDA toolkit) was not found. Install NVIDIA's CUDA toolkit 12 or 13 (or Debian's" >&2
