@@ -6,6 +6,8 @@
 #   surfaces of a waterfall level of the CT-like volume       CudaWaterfallSegmentation, then RenderLabelSurfaces (VTK)
 #   alpha-omega simplification and saliency map              examples/alpha_tree_photograph.py (Python wrapping)
 #   single-linkage clusters of a point cloud                 examples/single_linkage_points.py (Python wrapping)
+#   the demo's waterfall of the MRI volume, surfaces of the   CudaSegmentationDemo (scripts/demo.sh), then
+#   CT-like volume's connected components                    RenderLabelSurfaces (VTK)
 # then stores them as 32-colour palette PNGs (about 530 KB in all).
 #   scripts/readme-pictures.sh     after scripts/build.sh and scripts/python-test.sh (the wrapping); needs NumPy, SciPy,
 #                                  scikit-image, Matplotlib, Pillow and Xvfb (Debian's packages)
@@ -22,6 +24,10 @@ build/bin/WaterpixelPipeline "$in/ct-volume.nrrd" 12 "$in/ct-volume-labels.nrrd"
 build/bin/CudaWaterfallSegmentation --sigma 1.5 --level 3 "$in/ct-volume.nrrd" "$in/ct-waterfall.nrrd" >/dev/null
 xvfb-run -a build/bin/RenderLabelSurfaces --interior --size 640x480 "$in/ct-waterfall.nrrd" "$in/ct-waterfall.vtp" \
   docs/images/waterfall-ct-volume-surfaces.png
+build/bin/CudaSegmentationDemo "$in/demo" >/dev/null
+cp "$in/demo/mri-t1-waterfall.png" docs/images/demo-mri-waterfall.png
+xvfb-run -a build/bin/RenderLabelSurfaces --size 800x600 "$in/demo/ct-like-connected-components.nrrd" \
+  "$in/demo/ct-like-connected-components.vtp" docs/images/demo-ct-surfaces.png
 # The Python examples, with the module's wrapping as scripts/python-test.sh builds and finds it.
 itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
 PYTHONPATH="$itk_build/Wrapping/Generators/Python" LD_LIBRARY_PATH="$itk_build/lib:$PWD/${CHS_PYTHON_BUILD:-build-python}/lib" \
