@@ -77,6 +77,13 @@ namespace testing
  * really fails; 0 turns it off. Used to test the error path of every filter. */
 CudaHierarchicalSegmentation_EXPORT void
 FailDeviceAllocationAfter(int n);
+
+/** Test helpers: a new non-blocking CUDA stream of `device` as an integer handle (what a filter's CudaStream takes;
+ * CuPy and PyTorch streams are non-blocking too), and its destruction. */
+CudaHierarchicalSegmentation_EXPORT uintptr_t
+CreateStream(int device);
+CudaHierarchicalSegmentation_EXPORT void
+DestroyStream(uintptr_t stream);
 } // namespace testing
 
 } // namespace chs

@@ -14,7 +14,7 @@ namespace itk
  * \brief What every filter of the module shares, between its ITK superclass (ImageToImageFilter, ImageSource or
  * ProcessObject) and the filter: where it runs and what its last update measured.
  *
- * Properties: Backend (Auto, CUDA or CPU; CudaSegmentationBackendEnums) and DeviceId; after an update,
+ * Properties: Backend (Auto, CUDA or CPU; CudaSegmentationBackendEnums), DeviceId and CudaStream; after an update,
  * LastBackend (where it ran), KernelMilliseconds and PeakDeviceMemory (the CUDA backend's kernel time and peak
  * device memory; 0 on the CPU).
  *
@@ -47,6 +47,14 @@ public:
   itkSetMacro(DeviceId, int);
   itkGetConstMacro(DeviceId, int);
 
+  /** The CUDA stream of the CUDA backend's work, as an integer (a cudaStream_t of DeviceId cast to an integer: CuPy's
+   * Stream.ptr, PyTorch's Stream.cuda_stream); 0 (default): the legacy default stream. Every copy and kernel of an
+   * update goes on it, and an update returns once its own work on it has finished. Filters updated at the same time
+   * from several host threads may share a stream (their work then runs in turn) or each have its own (it may
+   * overlap); either way each gets its own result. */
+  itkSetMacro(CudaStream, std::uintptr_t);
+  itkGetConstMacro(CudaStream, std::uintptr_t);
+
   /** The backend of the last successful update. */
   itkGetConstMacro(LastBackend, BackendEnum);
   /** Kernel time of the last CUDA update in milliseconds (0 on the CPU). */
@@ -64,6 +72,7 @@ protected:
     Superclass::PrintSelf(os, indent);
     os << indent << "Backend: " << m_Backend << std::endl;
     os << indent << "DeviceId: " << m_DeviceId << std::endl;
+    os << indent << "CudaStream: " << m_CudaStream << std::endl;
     os << indent << "LastBackend: " << m_LastBackend << std::endl;
     os << indent << "KernelMilliseconds: " << m_KernelMilliseconds << std::endl;
     os << indent << "PeakDeviceMemory: " << m_PeakDeviceMemory << std::endl;
@@ -132,8 +141,8 @@ protected:
   chs::RunInfo
   RunBackend(BackendEnum backend, FCuda && cuda, FCpu && cpu, std::initializer_list<DataObject *> outputs)
   {
-    const chs::RunInfo info =
-      RunOnBackend(this, backend, m_DeviceId, std::forward<FCuda>(cuda), std::forward<FCpu>(cpu), outputs);
+    const chs::RunInfo info = RunOnBackend(
+      this, backend, m_DeviceId, m_CudaStream, std::forward<FCuda>(cuda), std::forward<FCpu>(cpu), outputs);
     m_LastBackend        = backend;
     m_KernelMilliseconds = info.kernelMilliseconds;
     m_PeakDeviceMemory   = info.peakDeviceBytes;
@@ -161,11 +170,12 @@ private:
     return false;
   }
 
-  BackendEnum   m_Backend{ BackendEnum::Auto };
-  BackendEnum   m_LastBackend{ BackendEnum::Auto };
-  int           m_DeviceId{ 0 };
-  double        m_KernelMilliseconds{ 0.0 };
-  SizeValueType m_PeakDeviceMemory{ 0 };
+  BackendEnum    m_Backend{ BackendEnum::Auto };
+  BackendEnum    m_LastBackend{ BackendEnum::Auto };
+  int            m_DeviceId{ 0 };
+  std::uintptr_t m_CudaStream{ 0 };
+  double         m_KernelMilliseconds{ 0.0 };
+  SizeValueType  m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

@@ -9,6 +9,7 @@
 #include "itkMultiThreaderBase.h"
 #include "chsExecution.h"
 
+#include <cstdint>
 #include <exception>
 #include <initializer_list>
 #include <sstream>
@@ -48,14 +49,15 @@ CudaGridOf(const TRegion & region)
   return grid;
 }
 
-/** Calls cuda(context, info) on the CUDA backend (with the filter's device, progress and host threads) or cpu() on
- * the CPU reference. A failure releases `outputs` (nothing of a failed run is left behind) and becomes an
+/** Calls cuda(context, info) on the CUDA backend (with the filter's device, stream, progress and host threads) or
+ * cpu() on the CPU reference. A failure releases `outputs` (nothing of a failed run is left behind) and becomes an
  * ExceptionObject that names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */
 template <class FCuda, class FCpu>
 chs::RunInfo
 RunOnBackend(ProcessObject *                       filter,
              CudaSegmentationBackendEnums::Backend backend,
              int                                   device,
+             std::uintptr_t                        stream,
              FCuda &&                              cuda,
              FCpu &&                               cpu,
              std::initializer_list<DataObject *>   outputs)
@@ -68,6 +70,7 @@ RunOnBackend(ProcessObject *                       filter,
     {
       chs::ExecutionContext context;
       context.device      = device;
+      context.stream      = reinterpret_cast<void *>(stream);
       context.progress    = [filter](float f) { filter->UpdateProgress(f); };
       context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
       cuda(context, info);

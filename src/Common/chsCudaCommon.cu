@@ -35,6 +35,21 @@ FailDeviceAllocationAfter(int n)
 {
   g_FailAllocationCountdown.store(n);
 }
+
+uintptr_t
+CreateStream(int device)
+{
+  detail::DeviceScope scope(device);
+  cudaStream_t        stream = nullptr;
+  CHS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return reinterpret_cast<uintptr_t>(stream);
+}
+
+void
+DestroyStream(uintptr_t stream)
+{
+  CHS_CUDA_CHECK(cudaStreamDestroy(reinterpret_cast<cudaStream_t>(stream)));
+}
 } // namespace testing
 
 int

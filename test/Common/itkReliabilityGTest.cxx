@@ -1,0 +1,524 @@
+// Reliability under concurrent and repeated use: every algorithm's filters from several host threads at once (both
+// backends, shared and separate CUDA streams, two devices), and every device allocation of every filter made to
+// fail in turn. Each workload keeps its own filters and input, as a thread of a Slicer session or a Dask worker would.
+#include "itkAlphaTreeCutImageFilter.h"
+#include "itkCudaConnectedComponentImageFilter.h"
+#include "itkCudaGraphToSingleLinkageDendrogramFilter.h"
+#include "itkCudaImageForestingTransformImageFilter.h"
+#include "itkCudaImageToAlphaTreeFilter.h"
+#include "itkCudaImageToSingleLinkageDendrogramFilter.h"
+#include "itkCudaWaterfallImageFilter.h"
+#include "itkCudaWaterpixelImageFilter.h"
+#include "itkCudaWatershedImageFilter.h"
+#include "itkDendrogramToLabelImageFilter.h"
+
+#include "Common/chsTestImages.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+using namespace chs_test;
+using Backend = itk::CudaSegmentationBackendEnums::Backend;
+using U8_2    = itk::Image<unsigned char, 2>;
+using U8_3    = itk::Image<unsigned char, 3>;
+using F_2     = itk::Image<float, 2>;
+using L32_2   = itk::Image<unsigned int, 2>;
+using L32_3   = itk::Image<unsigned int, 3>;
+
+/** What a run produced, flattened: labels, and for trees their parents and weights (as bits). */
+using Fingerprint = std::vector<uint64_t>;
+
+template <class TImage>
+void
+Append(Fingerprint & f, const TImage * image)
+{
+  const size_t n = image->GetLargestPossibleRegion().GetNumberOfPixels();
+  f.insert(f.end(), image->GetBufferPointer(), image->GetBufferPointer() + n);
+}
+
+template <class TContainer>
+void
+AppendValues(Fingerprint & f, const TContainer * c)
+{
+  for (const auto v : *c)
+  {
+    uint64_t bits = 0;
+    if constexpr (std::is_floating_point<std::decay_t<decltype(v)>>::value)
+    {
+      const double d = v;
+      std::memcpy(&bits, &d, sizeof d);
+    }
+    else
+      bits = uint64_t(v);
+    f.push_back(bits);
+  }
+}
+
+/** A smooth float relief (sum of a few sines and noise): many basins, few plateaux. */
+F_2::Pointer
+Relief(unsigned side, unsigned seed)
+{
+  auto                                  image = MakeImage<F_2>(Size<F_2>({ side, side }));
+  std::mt19937                          rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  const float                           a = 0.05f + 0.1f * u(rng), b = 0.05f + 0.1f * u(rng);
+  float *                               p = image->GetBufferPointer();
+  for (unsigned y = 0; y < side; ++y)
+    for (unsigned x = 0; x < side; ++x)
+      p[y * side + x] = 10.f * std::sin(a * x) * std::cos(b * y) + 10.f + u(rng);
+  return image;
+}
+
+/** One algorithm's filters on one input, kept between runs. run(backend, stream) updates them and returns what they
+ * produced; released() says whether the outputs hold no buffer (after a failed update). */
+struct Workload
+{
+  std::string                                         name;
+  std::function<Fingerprint(Backend, std::uintptr_t)> run;
+  std::function<bool()>                               released;
+  int                                                 device = 0;
+};
+
+template <class TFilter>
+void
+Configure(TFilter * filter, Backend backend, std::uintptr_t stream, int device)
+{
+  filter->SetBackend(backend);
+  filter->SetCudaStream(stream);
+  filter->SetDeviceId(device);
+  filter->Modified();
+}
+
+/** The k-th of the eight workloads (k in 0..7), on inputs made from `seed`. */
+std::shared_ptr<Workload>
+MakeWorkload(unsigned k, unsigned seed, int device = 0)
+{
+  auto w    = std::make_shared<Workload>();
+  w->device = device;
+  switch (k % 8)
+  {
+    case 0:
+    {
+      w->name     = "connected components";
+      auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
+      filter->SetInput(BlobImage<U8_3>(Size<U8_3>({ 40, 36, 32 }), 2, 0.5, seed));
+      filter->FullyConnectedOn();
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f{ filter->GetObjectCount() };
+        Append(f, filter->GetOutput());
+        return f;
+      };
+      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      break;
+    }
+    case 1:
+    {
+      w->name     = "watershed";
+      auto filter = itk::CudaWatershedImageFilter<F_2, L32_2>::New();
+      filter->SetInput(Relief(160, seed));
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f{ filter->GetObjectCount() };
+        Append(f, filter->GetOutput());
+        return f;
+      };
+      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      break;
+    }
+    case 2:
+    {
+      w->name     = "waterfall";
+      auto filter = itk::CudaWaterfallImageFilter<F_2, L32_2>::New();
+      filter->SetInput(Relief(128, seed));
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f;
+        for (unsigned level = 0; level < filter->GetNumberOfComputedLevels(); ++level)
+          Append(f, filter->GetLevel(level));
+        return f;
+      };
+      w->released = [filter] { return filter->GetLevel(0)->GetBufferPointer() == nullptr; };
+      break;
+    }
+    case 3:
+    {
+      w->name   = "alpha-tree";
+      auto tree = itk::CudaImageToAlphaTreeFilter<U8_2>::New();
+      tree->SetInput(RandomImage<U8_2>(Size<U8_2>({ 150, 120 }), 0.9, seed, 12));
+      tree->ComputeValueRangesOn();
+      auto cut = itk::AlphaTreeCutImageFilter<L32_2>::New();
+      cut->SetInput(tree->GetOutput());
+      cut->SetAlpha(3);
+      cut->SetOmega(8);
+      w->run = [tree, cut, device](Backend b, std::uintptr_t s)
+      {
+        Configure(tree.GetPointer(), b, s, device);
+        Configure(cut.GetPointer(), b, s, device);
+        cut->Update();
+        Fingerprint f;
+        AppendValues(f, tree->GetOutput()->GetParents());
+        AppendValues(f, tree->GetOutput()->GetLevels());
+        Append(f, cut->GetOutput());
+        return f;
+      };
+      // A failure in the tree's update leaves an empty tree and no cut; one in the cut's, no cut.
+      w->released = [cut] { return cut->GetOutput()->GetBufferPointer() == nullptr; };
+      break;
+    }
+    case 4:
+    {
+      w->name         = "image dendrogram";
+      auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<U8_2>::New();
+      dendrogram->SetInput(RandomImage<U8_2>(Size<U8_2>({ 140, 130 }), 0.95, seed, 40));
+      auto cut = itk::DendrogramToLabelImageFilter<L32_2>::New();
+      cut->SetInput(dendrogram->GetOutput());
+      cut->SetNumberOfClusters(20);
+      w->run = [dendrogram, cut, device](Backend b, std::uintptr_t s)
+      {
+        Configure(dendrogram.GetPointer(), b, s, device);
+        cut->Modified();
+        cut->Update();
+        Fingerprint f;
+        AppendValues(f, dendrogram->GetOutput()->GetParents());
+        AppendValues(f, dendrogram->GetOutput()->GetWeights());
+        Append(f, cut->GetOutput());
+        return f;
+      };
+      w->released = [dendrogram]
+      { return dendrogram->GetOutput()->GetNumberOfNodes() == 0 && dendrogram->GetOutput()->GetParents()->empty(); };
+      break;
+    }
+    case 5:
+    {
+      w->name               = "graph dendrogram";
+      using Graph           = itk::CudaGraphToSingleLinkageDendrogramFilter<float>;
+      auto           filter = Graph::New();
+      auto           u = Graph::VertexContainerType::New(), v = Graph::VertexContainerType::New();
+      auto           weights = Graph::WeightContainerType::New();
+      std::mt19937   rng(seed);
+      const uint32_t n = 20000;
+      std::uniform_int_distribution<uint32_t> vertex(0, n - 1);
+      std::uniform_real_distribution<float>   weight(0.f, 100.f);
+      for (uint32_t e = 0; e < 4 * n; ++e) // a path through every vertex (connected), then random edges
+      {
+        u->push_back(e < n - 1 ? e : vertex(rng));
+        v->push_back(e < n - 1 ? e + 1 : vertex(rng));
+        weights->push_back(std::floor(weight(rng))); // ties, resolved by the edge order
+      }
+      filter->SetEdges(u, v, weights);
+      filter->SetNumberOfVertices(n);
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f;
+        AppendValues(f, filter->GetOutput()->GetParents());
+        AppendValues(f, filter->GetOutput()->GetWeights());
+        return f;
+      };
+      w->released = [filter]
+      { return filter->GetOutput()->GetNumberOfNodes() == 0 && filter->GetOutput()->GetParents()->empty(); };
+      break;
+    }
+    case 6:
+    {
+      w->name     = "waterpixels";
+      auto filter = itk::CudaWaterpixelImageFilter<U8_3, L32_3>::New();
+      filter->SetInput(RandomImage<U8_3>(Size<U8_3>({ 36, 32, 28 }), 0.8, seed, 200));
+      filter->SetGridStep(6);
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f{ filter->GetNumberOfSuperpixels() };
+        Append(f, filter->GetOutput());
+        return f;
+      };
+      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      break;
+    }
+    default:
+    {
+      w->name     = "seeded IFT";
+      auto filter = itk::CudaImageForestingTransformImageFilter<F_2, L32_2>::New();
+      auto relief = Relief(150, seed);
+      auto seeds  = MakeImage<L32_2>(relief->GetLargestPossibleRegion().GetSize());
+      for (unsigned i = 0; i < 12; ++i)
+        seeds->GetBufferPointer()[(i * 7919u + seed * 104729u) % (150 * 150)] = i % 5 + 1;
+      filter->SetInput(relief);
+      filter->SetSeedImage(seeds);
+      w->run = [filter, device](Backend b, std::uintptr_t s)
+      {
+        Configure(filter.GetPointer(), b, s, device);
+        filter->Update();
+        Fingerprint f;
+        Append(f, filter->GetOutput());
+        Append(f, filter->GetCostOutput());
+        Append(f, filter->GetPredecessorOutput());
+        return f;
+      };
+      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      break;
+    }
+  }
+  return w;
+}
+
+int
+Rounds()
+{
+  const char * r = std::getenv("CHS_RELIABILITY_ROUNDS");
+  return r ? std::max(1, std::atoi(r)) : 100;
+}
+
+/** Runs body(thread) on `threads` host threads at once; an exception in a thread fails the test. */
+void
+OnThreads(unsigned threads, const std::function<void(unsigned)> & body)
+{
+  std::vector<std::thread> pool;
+  std::atomic<unsigned>    failures{ 0 };
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(
+      [&, t]
+      {
+        try
+        {
+          body(t);
+        }
+        catch (const std::exception & e)
+        {
+          ADD_FAILURE() << "thread " << t << ": " << e.what();
+          ++failures;
+        }
+      });
+  for (auto & t : pool)
+    t.join();
+  EXPECT_EQ(failures.load(), 0u);
+}
+
+/** Eight threads, each running a different algorithm on its own input, `Rounds()` times; every result equals that
+ * workload's single-threaded CPU reference. With a GPU the rounds alternate between the backends. */
+TEST(Reliability, EightAlgorithmsOnEightThreadsMatchSingleThreadedRuns)
+{
+  const bool                             gpu = HasCudaDevice();
+  std::vector<std::shared_ptr<Workload>> workloads;
+  std::vector<Fingerprint>               expected;
+  for (unsigned k = 0; k < 8; ++k)
+  {
+    workloads.push_back(MakeWorkload(k, 100 + k));
+    expected.push_back(workloads.back()->run(Backend::CPU, 0));
+    if (gpu)
+      ASSERT_EQ(workloads.back()->run(Backend::CUDA, 0), expected.back()) << workloads.back()->name;
+  }
+  const int                          rounds = Rounds();
+  std::vector<std::atomic<unsigned>> mismatches(8);
+  OnThreads(8,
+            [&](unsigned t)
+            {
+              for (int r = 0; r < rounds; ++r)
+              {
+                const Backend b = gpu && (r + t) % 2 == 0 ? Backend::CUDA : Backend::CPU;
+                if (workloads[t]->run(b, 0) != expected[t])
+                  ++mismatches[t];
+              }
+            });
+  for (unsigned k = 0; k < 8; ++k)
+    EXPECT_EQ(mismatches[k].load(), 0u) << workloads[k]->name << ": runs that differ of " << rounds;
+}
+
+/** Streams: two threads whose filters share one non-blocking stream, two more with a stream each, and two on the
+ * legacy default stream, all at once; every result equals the reference. */
+TEST(Reliability, GPUSharedAndSeparateStreams)
+{
+  CHS_REQUIRE_GPU();
+  const std::uintptr_t shared = chs::testing::CreateStream(0), own0 = chs::testing::CreateStream(0),
+                       own1                         = chs::testing::CreateStream(0);
+  const std::uintptr_t                   streams[6] = { shared, shared, own0, own1, 0, 0 };
+  std::vector<std::shared_ptr<Workload>> workloads;
+  std::vector<Fingerprint>               expected;
+  for (unsigned t = 0; t < 6; ++t)
+  {
+    // watershed, image dendrogram, seeded IFT, waterfall, graph dendrogram, connected components
+    workloads.push_back(MakeWorkload(t * 3 + 1, 200 + t));
+    expected.push_back(workloads.back()->run(Backend::CPU, 0));
+  }
+  const int                          rounds = Rounds();
+  std::vector<std::atomic<unsigned>> mismatches(6);
+  OnThreads(6,
+            [&](unsigned t)
+            {
+              for (int r = 0; r < rounds; ++r)
+                if (workloads[t]->run(Backend::CUDA, streams[t]) != expected[t])
+                  ++mismatches[t];
+            });
+  for (unsigned t = 0; t < 6; ++t)
+    EXPECT_EQ(mismatches[t].load(), 0u) << workloads[t]->name << " on stream " << t;
+  chs::testing::DestroyStream(shared);
+  chs::testing::DestroyStream(own0);
+  chs::testing::DestroyStream(own1);
+}
+
+/** Two devices at once: the eight algorithms, four threads on device 0 and four on device 1. */
+TEST(Reliability, GPUTwoDevicesAtOnce)
+{
+  CHS_REQUIRE_GPU();
+  if (chs::CudaDeviceCount() < 2)
+    GTEST_SKIP() << "one CUDA device";
+  std::vector<std::shared_ptr<Workload>> workloads;
+  std::vector<Fingerprint>               expected;
+  for (unsigned k = 0; k < 8; ++k)
+  {
+    workloads.push_back(MakeWorkload(k, 300 + k, int(k % 2)));
+    expected.push_back(workloads.back()->run(Backend::CPU, 0));
+  }
+  const int                          rounds = Rounds();
+  std::vector<std::atomic<unsigned>> mismatches(8);
+  OnThreads(8,
+            [&](unsigned t)
+            {
+              for (int r = 0; r < rounds; ++r)
+                if (workloads[t]->run(Backend::CUDA, 0) != expected[t])
+                  ++mismatches[t];
+            });
+  for (unsigned k = 0; k < 8; ++k)
+    EXPECT_EQ(mismatches[k].load(), 0u) << workloads[k]->name << " on device " << k % 2;
+}
+
+/** Every device allocation of every algorithm's update made to fail in turn: each failure is an ExceptionObject that
+ * names the CUDA error, leaves no output buffer and no device memory behind, and the next update succeeds with the
+ * reference's result. */
+TEST(Reliability, GPUEveryDeviceAllocationFailureOfEveryAlgorithm)
+{
+  CHS_REQUIRE_GPU();
+  for (unsigned k = 0; k < 8; ++k)
+  {
+    auto              w        = MakeWorkload(k, 400 + k);
+    const Fingerprint expected = w->run(Backend::CPU, 0);
+    ASSERT_EQ(w->run(Backend::CUDA, 0), expected) << w->name; // warms up the context and the memory pool
+    uint64_t freeBefore = 0, total = 0;
+    chs::CudaDeviceMemoryInfo(0, freeBefore, total);
+    int failing = 1;
+    for (; failing <= 200; ++failing)
+    {
+      chs::testing::FailDeviceAllocationAfter(failing);
+      bool threw = false;
+      try
+      {
+        w->run(Backend::CUDA, 0);
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        threw = true;
+        EXPECT_NE(std::string(e.GetDescription()).find("cudaErrorMemoryAllocation"), std::string::npos)
+          << w->name << ", allocation " << failing << ": " << e.GetDescription();
+        EXPECT_TRUE(w->released()) << w->name << ", allocation " << failing << ": an output kept its buffer";
+      }
+      chs::testing::FailDeviceAllocationAfter(0);
+      uint64_t freeAfter = 0;
+      chs::CudaDeviceMemoryInfo(0, freeAfter, total);
+      EXPECT_EQ(freeAfter, freeBefore) << w->name << ", allocation " << failing;
+      EXPECT_EQ(w->run(Backend::CUDA, 0), expected) << w->name << ", after allocation " << failing << " failed";
+      if (!threw) // the update made fewer allocations than `failing`: every one has been made to fail
+        break;
+    }
+    EXPECT_GT(failing, 1) << w->name << ": no allocation was made to fail";
+    EXPECT_LE(failing, 200) << w->name << ": more than 200 allocations";
+    std::cout << w->name << ": " << failing - 1 << " device allocations, each made to fail in turn\n";
+  }
+}
+
+/** Host resident memory of the process in bytes (Linux: /proc/self/statm). */
+uint64_t
+ResidentBytes()
+{
+  std::ifstream statm("/proc/self/statm");
+  uint64_t      size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+double
+Median(std::vector<double> v)
+{
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+/** Soak: each algorithm's filters updated CHS_SOAK_RUNS times in a row on the GPU (skipped when it is not set; the
+ * GPU machine's run sets 2000). After the first 100 runs, host resident memory and device memory in use (after the
+ * pool has handed back what it caches) stay within 1%, the last 100 runs' median time is within 10% of the first
+ * 100's, and every result equals the first. Writes the figures to CHS_SOAK_REPORT (JSON lines) when it is set. */
+TEST(Reliability, GPUSoakEveryAlgorithm)
+{
+  CHS_REQUIRE_GPU();
+  const char * runsText = std::getenv("CHS_SOAK_RUNS");
+  if (!runsText)
+    GTEST_SKIP() << "set CHS_SOAK_RUNS (the GPU machine's run sets 2000)";
+  const int     runs = std::max(300, std::atoi(runsText));
+  std::ofstream report;
+  if (const char * file = std::getenv("CHS_SOAK_REPORT"))
+    report.open(file);
+  for (unsigned k = 0; k < 8; ++k)
+  {
+    auto                w        = MakeWorkload(k, 500 + k);
+    const Fingerprint   expected = w->run(Backend::CUDA, 0);
+    std::vector<double> ms;
+    uint64_t            hostStart = 0, deviceFreeStart = 0, deviceFreeEnd = 0, total = 0;
+    int                 mismatches = 0;
+    for (int r = 0; r < runs; ++r)
+    {
+      if (r == 100)
+      {
+        hostStart = ResidentBytes();
+        chs::CudaDeviceMemoryInfo(0, deviceFreeStart, total);
+      }
+      const auto start = std::chrono::steady_clock::now();
+      const auto got   = w->run(Backend::CUDA, 0);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      mismatches += got != expected;
+    }
+    const uint64_t hostEnd = ResidentBytes();
+    chs::CudaDeviceMemoryInfo(0, deviceFreeEnd, total);
+    const double first     = Median(std::vector<double>(ms.begin(), ms.begin() + 100));
+    const double last      = Median(std::vector<double>(ms.end() - 100, ms.end()));
+    const double hostDrift = (double(hostEnd) - double(hostStart)) / double(hostStart);
+    // Device memory in use: total - free, after the pool trims.
+    const double usedStart = double(total - deviceFreeStart), usedEnd = double(total - deviceFreeEnd);
+    const double deviceDrift = (usedEnd - usedStart) / usedStart;
+    std::cout << w->name << ": " << runs << " runs; host RSS " << hostStart << " -> " << hostEnd << " bytes ("
+              << 100 * hostDrift << "%), device memory in use " << usedStart << " -> " << usedEnd << " bytes ("
+              << 100 * deviceDrift << "%), median ms first 100 " << first << ", last 100 " << last << '\n';
+    if (report)
+      report << "{\"algorithm\": \"" << w->name << "\", \"runs\": " << runs << ", \"host_rss_start\": " << hostStart
+             << ", \"host_rss_end\": " << hostEnd << ", \"device_used_start\": " << uint64_t(usedStart)
+             << ", \"device_used_end\": " << uint64_t(usedEnd) << ", \"median_ms_first_100\": " << first
+             << ", \"median_ms_last_100\": " << last << ", \"mismatches\": " << mismatches << "}\n";
+    EXPECT_EQ(mismatches, 0) << w->name;
+    EXPECT_LE(std::abs(hostDrift), 0.01) << w->name;
+    EXPECT_LE(std::abs(deviceDrift), 0.01) << w->name;
+    EXPECT_LE(last, 1.1 * first) << w->name;
+  }
+}
+
+} // namespace
