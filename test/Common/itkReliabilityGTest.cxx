@@ -535,8 +535,8 @@ Median(std::vector<double> v)
 /** Soak: each algorithm's filters updated CHS_SOAK_RUNS times in a row on the GPU, on inputs 4 times larger along
  * each axis than the other tests' (skipped when it is not set; the GPU machine's run sets 2000). After the first 100
  * runs, host resident memory and device memory in use (after the pool has handed back what it caches) stay within 1%,
- * the last 100 runs' median time is within 10% of the first 100's, and every result equals the first. Writes the
- * figures to CHS_SOAK_REPORT (JSON lines) when it is set. */
+ * the last 100 runs' median time of the filters' Update() calls is within 10% of the first 100's, and every result
+ * equals the first. Writes the figures to CHS_SOAK_REPORT (JSON lines) when it is set. */
 TEST(Reliability, GPUSoakEveryAlgorithm)
 {
   CHS_REQUIRE_GPU();
