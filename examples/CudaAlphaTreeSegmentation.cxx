@@ -178,7 +178,7 @@ Run(const Options & o)
       mean->GetBufferPointer()[i] = float(sum[labels[i]] / count[labels[i]]);
     auto w = itk::ImageFileWriter<Image>::New();
     w->SetInput(mean);
-    w->SetFileName(o.mean);
+    w->SetFileName(chs_example::Output(o.mean));
     w->Update();
   }
   if (!o.saliency.empty())
@@ -187,13 +187,13 @@ Run(const Options & o)
     saliency->SetInput(tree->GetOutput());
     auto w = itk::ImageFileWriter<Image>::New();
     w->SetInput(saliency->GetOutput());
-    w->SetFileName(o.saliency);
+    w->SetFileName(chs_example::Output(o.saliency));
     w->Update();
   }
   progress.Report(0.9f);
   chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
-    chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
+    chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), chs_example::Output(o.overlay));
   std::cout << cut->GetObjectCount() << " regions; alpha-tree of " << tree->GetOutput()->GetNumberOfLeaves()
             << " pixels, " << tree->GetOutput()->GetNumberOfNodes() << " nodes in " << ms << " ms ("
             << chs_example::RanOn(tree.GetPointer()) << ") -> " << o.output << '\n';

@@ -166,14 +166,14 @@ LabelAndWrite(const TImage *                  image,
   {
     auto writer = itk::ImageFileWriter<LabelImage>::New();
     writer->SetInput(filter->GetOutput());
-    writer->SetFileName(output);
+    writer->SetFileName(chs_example::Output(output));
     writer->UseCompressionOn();
     writer->Update();
   }
 
   if (!o.statisticsFile.empty())
   {
-    std::ofstream csv(o.statisticsFile);
+    std::ofstream csv(chs_example::Output(o.statisticsFile));
     csv << "label,voxels";
     for (unsigned d = 0; d < TImage::ImageDimension; ++d)
       csv << ",min" << "xyz"[d];
@@ -287,7 +287,7 @@ WriteImage(const TImage * image, const std::string & file)
 {
   auto writer = itk::ImageFileWriter<TImage>::New();
   writer->SetInput(image);
-  writer->SetFileName(file);
+  writer->SetFileName(chs_example::Output(file));
   writer->UseCompressionOn();
   writer->Update();
 }
@@ -342,6 +342,7 @@ main(int argc, char ** argv)
   return chs_example::ReportFailures(kProgram, [&]() -> int {
     if (!o.demoFolder.empty())
       return Demo(o);
+    chs_example::CheckPngFile(kProgram, o.input);
     auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
     if (!io)
       chs_example::Fail(kProgram, "cannot read " + o.input + ": no ITK image reader recognises it");

@@ -61,7 +61,11 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
   <parameters>
     <label>IO</label>
     <description>Inputs and outputs.</description>
-)" + chs_example::SlicerInputImage("weightVolume", "Weight volume", "Non-negative arc weights, for example a gradient magnitude.", 0) +
+)" +
+    chs_example::SlicerInputImage("weightVolume",
+                                  "Weight volume",
+                                  "Non-negative arc weights, for example a gradient magnitude.",
+                                  0) +
     chs_example::SlicerInputImage("markerVolume", "Markers", "Label map of the seeds; 0 is not a seed.", 1, true) +
     chs_example::SlicerLabelOutputs(2, "labels") + R"(    <image>
       <name>costVolume</name>
@@ -87,7 +91,7 @@ Write(const TImage * image, const std::string & file)
 {
   auto writer = itk::ImageFileWriter<TImage>::New();
   writer->SetInput(image);
-  writer->SetFileName(file);
+  writer->SetFileName(chs_example::Output(file));
   writer->UseCompressionOn();
   writer->Update();
 }
@@ -174,6 +178,7 @@ main(int argc, char ** argv)
   return chs_example::ReportFailures(kProgram,
                                      [&]
                                      {
+                                       chs_example::CheckPngFile(kProgram, o.markers);
                                        if (chs_example::ImageDimension(kProgram, o.weights) == 3)
                                          Run<3>(o);
                                        else

@@ -422,7 +422,7 @@ Write(const TImage * image, const std::string & file)
 {
   auto writer = itk::ImageFileWriter<TImage>::New();
   writer->SetInput(image);
-  writer->SetFileName(file);
+  writer->SetFileName(chs_example::Output(file));
   writer->UseCompressionOn();
   writer->Update();
 }
@@ -621,8 +621,8 @@ public:
          "times, equal the CPU reference's voxel for voxel.\n\n"
       << md.str();
     const std::string dir = m_Options.folder + "/";
-    std::ofstream(dir + "summary.md") << md.str();
-    std::ofstream tsv(dir + "summary.tsv");
+    std::ofstream(chs_example::Output(dir + "summary.md")) << md.str();
+    std::ofstream tsv(chs_example::Output(dir + "summary.tsv"));
     tsv << "input\talgorithm\tparameters\tregions\tgpu_ms\tgpu_again_ms\tcpu_ms\tcomparison\tlabel_map\tsegmentation"
            "\tpicture\tnote\n";
     for (const Row & r : m_Rows)
@@ -727,10 +727,12 @@ private:
     if (kept.regions <= kMaxSegments)
     {
       r.segmentation = base + ".seg.nrrd";
-      chs_example::WriteSlicerSegmentation(kept.labels.GetPointer(), dir + r.segmentation, algorithm);
+      chs_example::WriteSlicerSegmentation(
+        kept.labels.GetPointer(), chs_example::Output(dir + r.segmentation), algorithm);
     }
     r.picture = base + ".png";
-    chs_example::WriteBorderOverlay(m_Input.GetPointer(), kept.labels.GetPointer(), dir + r.picture, pngScale);
+    chs_example::WriteBorderOverlay(
+      m_Input.GetPointer(), kept.labels.GetPointer(), chs_example::Output(dir + r.picture), pngScale);
 
     std::cout << "  " << std::left << std::setw(22) << algorithm << std::right << std::setw(8) << r.regions
               << " regions";

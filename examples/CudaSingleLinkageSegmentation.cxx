@@ -110,7 +110,7 @@ Run(const Options & o)
   cut->Update();
   chs_example::WriteLabelOutputs(cut->GetOutput(), o.output, o.common, cut->GetObjectCount(), "Region", progress);
   if (!o.overlay.empty())
-    chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), o.overlay);
+    chs_example::WriteBorderOverlay(reader->GetOutput(), cut->GetOutput(), chs_example::Output(o.overlay));
   std::cout << cut->GetObjectCount() << " regions; dendrogram of " << dendrogram->GetOutput()->GetNumberOfVertices()
             << " pixels in " << ms << " ms (" << chs_example::RanOn(dendrogram.GetPointer()) << ") -> " << o.output
             << '\n';

@@ -117,7 +117,7 @@ Run(const Options & o)
   {
     auto writer = itk::ImageFileWriter<Labels>::New();
     writer->SetInput(labels);
-    writer->SetFileName(file);
+    writer->SetFileName(chs_example::Output(file));
     writer->UseCompressionOn();
     writer->Update();
   };
@@ -133,7 +133,7 @@ Run(const Options & o)
   chs_example::WriteLabelOutputs(
     filter->GetLevel(level), o.output, o.common, filter->GetRegionCount(level), "Region", progress);
   if (!o.overlay.empty())
-    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetLevel(level), o.overlay);
+    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetLevel(level), chs_example::Output(o.overlay));
   std::cout << filter->GetRegionCount(level) << " regions at level " << level << "; regions per level:";
   for (auto c : filter->GetRegionCounts())
     std::cout << ' ' << c;

@@ -112,7 +112,7 @@ Run(const Options & o)
   chs_example::WriteLabelOutputs(
     filter->GetOutput(), o.output, o.common, filter->GetNumberOfSuperpixels(), "Superpixel", progress);
   if (!o.overlay.empty())
-    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
+    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), chs_example::Output(o.overlay));
   std::cout << filter->GetNumberOfSuperpixels() << " waterpixels, compactness " << filter->GetCompactnessUsed() << ", "
             << ms << " ms (" << chs_example::RanOn(filter.GetPointer()) << ") -> " << o.output << '\n';
   progress.Finish();

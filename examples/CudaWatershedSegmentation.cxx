@@ -84,7 +84,7 @@ Run(const Options & o)
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   chs_example::WriteLabelOutputs(filter->GetOutput(), o.output, o.common, filter->GetObjectCount(), "Basin", progress);
   if (!o.overlay.empty())
-    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), o.overlay);
+    chs_example::WriteBorderOverlay(reader->GetOutput(), filter->GetOutput(), chs_example::Output(o.overlay));
   std::cout << filter->GetObjectCount() << " basins in " << ms << " ms (" << chs_example::RanOn(filter.GetPointer())
             << ") -> " << o.output << '\n';
   progress.Finish();

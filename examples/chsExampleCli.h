@@ -6,20 +6,91 @@
 #include "itkCudaSegmentationBackendEnums.h"
 #include "itkImageIOFactory.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include <png.h>
+#include <unistd.h>
 
 namespace chs_example
 {
 
+/** The programs' output files, written under temporary names and renamed to their own only when the program has
+ * finished without error, so that a failed or interrupted run leaves nothing half-written: a file of an output's
+ * name is a complete one (of this run or an earlier one). The temporary name is ".partial-<pid>-<name>" in the
+ * output's folder (the same file system, so the rename is atomic; the same extension, so ITK picks the same writer).
+ * Files with a detached data file (.nhdr, .mhd), whose header names that file, are written under their own names. */
+class PendingOutputs
+{
+public:
+  static PendingOutputs &
+  Instance()
+  {
+    static PendingOutputs pending;
+    return pending;
+  }
+
+  /** The name to write `file` under until Commit(). */
+  std::string
+  Path(const std::string & file)
+  {
+    const auto        slash    = file.find_last_of('/');
+    const std::string folder   = slash == std::string::npos ? "" : file.substr(0, slash + 1);
+    const std::string name     = slash == std::string::npos ? file : file.substr(slash + 1);
+    auto              endsWith = [&](const char * e)
+    {
+      const std::string x(e);
+      return name.size() >= x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0;
+    };
+    if (name.empty() || endsWith(".nhdr") || endsWith(".mhd"))
+      return file;
+    const std::string temporary = folder + ".partial-" + std::to_string(::getpid()) + "-" + name;
+    m_Files.emplace_back(temporary, file);
+    return temporary;
+  }
+
+  /** Renames every pending file to its own name. */
+  void
+  Commit()
+  {
+    for (const auto & [temporary, file] : m_Files)
+      if (std::rename(temporary.c_str(), file.c_str()) != 0)
+        std::cerr << "cannot rename " << temporary << " to " << file << '\n';
+    m_Files.clear();
+  }
+
+  /** Removes every pending file (after a failure). */
+  void
+  Discard()
+  {
+    for (const auto & entry : m_Files)
+      std::remove(entry.first.c_str());
+    m_Files.clear();
+  }
+
+private:
+  std::vector<std::pair<std::string, std::string>> m_Files;
+};
+
+/** The name to write an output file under until the program ends well (PendingOutputs). */
+inline std::string
+Output(const std::string & file)
+{
+  return PendingOutputs::Instance().Path(file);
+}
+
 [[noreturn]] inline void
 Fail(const char * program, const std::string & message)
 {
+  PendingOutputs::Instance().Discard();
   std::cerr << program << ": " << message << "\n(run with --help for the usage)\n";
   std::exit(2);
 }
@@ -78,6 +149,72 @@ constexpr const char * kCommonUsage =
   --help                  this text
 )";
 
+/** The smallest value of each numeric parameter of a module description (`xml`), by its long flag: the
+ * <minimum> of its <constraints>. (The <maximum> bounds Slicer's slider, not what the filters accept.) */
+inline std::vector<std::pair<std::string, double>>
+ParameterMinimums(const std::string & xml)
+{
+  std::vector<std::pair<std::string, double>> minimums;
+  auto between = [](const std::string & text, const std::string & open, const std::string & close, size_t from,
+                    size_t to) -> std::string {
+    const size_t a = text.find(open, from);
+    if (a == std::string::npos || a >= to)
+      return {};
+    const size_t b = text.find(close, a + open.size());
+    return b == std::string::npos || b > to ? std::string() : text.substr(a + open.size(), b - a - open.size());
+  };
+  for (const char * type : { "integer", "float", "double", "integer-vector", "float-vector", "double-vector" })
+  {
+    const std::string open = std::string("<") + type + ">", close = std::string("</") + type + ">";
+    for (size_t a = xml.find(open); a != std::string::npos; a = xml.find(open, a + 1))
+    {
+      const size_t      b       = xml.find(close, a);
+      const std::string flag    = between(xml, "<longflag>", "</longflag>", a, b);
+      const std::string minimum = between(xml, "<minimum>", "</minimum>", a, b);
+      if (!flag.empty() && !minimum.empty())
+        minimums.emplace_back((flag.rfind("--", 0) == 0 ? "" : "--") + flag, std::stod(minimum));
+    }
+  }
+  return minimums;
+}
+
+/** Exits with a message when a value of `flag` (comma-separated for vectors) is below the description's minimum. */
+inline void
+CheckMinimum(const char *                                        program,
+             const std::vector<std::pair<std::string, double>> & minimums,
+             const std::string &                                 flag,
+             const std::string &                                 value)
+{
+  for (const auto & [name, minimum] : minimums)
+    if (name == flag)
+    {
+      size_t start = 0;
+      for (;;)
+      {
+        const size_t      comma = value.find(',', start);
+        const std::string item  = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        double            v     = 0;
+        try
+        {
+          v = std::stod(item);
+        }
+        catch (const std::logic_error &)
+        {
+          Fail(program, "bad value for " + flag + ": " + value);
+        }
+        if (!(v >= minimum))
+        {
+          std::ostringstream m;
+          m << flag << " " << value << " is out of range: the smallest value is " << minimum;
+          Fail(program, m.str());
+        }
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+    }
+}
+
 template <class FOption>
 std::vector<std::string>
 ParseArguments(int                 argc,
@@ -89,9 +226,12 @@ ParseArguments(int                 argc,
                FOption &&          option)
 {
   std::vector<std::string> positional;
+  const auto               minimums = ParameterMinimums(xml);
   for (int i = 1; i < argc; ++i)
   {
-    const std::string                  a     = argv[i];
+    const std::string a = argv[i];
+    if (i + 1 < argc)
+      CheckMinimum(program, minimums, a, argv[i + 1]);
     const std::function<std::string()> value = [&]() -> std::string
     {
       if (i + 1 >= argc)
@@ -139,10 +279,63 @@ ParseArguments(int                 argc,
   return positional;
 }
 
+namespace detail
+{
+inline void
+PngError(png_structp png, png_const_charp message)
+{
+  *static_cast<std::string *>(png_get_error_ptr(png)) = message;
+  png_longjmp(png, 1);
+}
+inline void
+PngWarning(png_structp, png_const_charp)
+{}
+} // namespace detail
+
+/** ITK 5.2's PNG reader lets libpng abort the process on a corrupted PNG file (its ReadImageInformation installs no
+ * error handler), so a file that starts with the PNG signature is read here first, every row, with one: a corrupted
+ * or truncated PNG ends the program with a message instead. Other files are left to ITK. */
+inline void
+CheckPngFile(const char * program, const std::string & file)
+{
+  std::FILE * fp = std::fopen(file.c_str(), "rb");
+  if (!fp)
+    return; // ITK's reader says why
+  unsigned char signature[8];
+  if (std::fread(signature, 1, 8, fp) != 8 || png_sig_cmp(signature, 0, 8) != 0)
+  {
+    std::fclose(fp);
+    return;
+  }
+  std::string                why;
+  png_structp                png  = png_create_read_struct(PNG_LIBPNG_VER_STRING, &why, detail::PngError, detail::PngWarning);
+  png_infop                  info = png ? png_create_info_struct(png) : nullptr;
+  std::vector<unsigned char> row;
+  if (!png || !info || setjmp(png_jmpbuf(png)))
+  {
+    png_destroy_read_struct(png ? &png : nullptr, info ? &info : nullptr, nullptr);
+    std::fclose(fp);
+    Fail(program, "cannot read " + file + ": not a valid PNG file (" + (why.empty() ? "libpng failed" : why) + ")");
+  }
+  png_init_io(png, fp);
+  png_set_sig_bytes(png, 8);
+  png_read_info(png, info);
+  const int passes = png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  row.resize(png_get_rowbytes(png, info));
+  for (int pass = 0; pass < passes; ++pass)
+    for (png_uint_32 y = 0; y < png_get_image_height(png, info); ++y)
+      png_read_row(png, row.data(), nullptr);
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  std::fclose(fp);
+}
+
 /** 2 or 3, from the file's header; exits with a message for other files. */
 inline unsigned
 ImageDimension(const char * program, const std::string & file)
 {
+  CheckPngFile(program, file);
   auto io = itk::ImageIOFactory::CreateImageIO(file.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
   if (!io)
     Fail(program, "cannot read " + file);
@@ -155,14 +348,19 @@ ImageDimension(const char * program, const std::string & file)
 }
 
 /** Runs run() (which returns main's exit status) and turns an ITK or standard exception into a message on stderr
- * and exit status 1. */
+ * and exit status 1; renames the pending output files to their names when run() returned 0, else removes them. */
 template <class FRun>
 int
 ReportFailures(const char * program, FRun && run)
 {
   try
   {
-    return run();
+    const int status = run();
+    if (status == 0)
+      PendingOutputs::Instance().Commit();
+    else
+      PendingOutputs::Instance().Discard();
+    return status;
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -172,6 +370,7 @@ ReportFailures(const char * program, FRun && run)
   {
     std::cerr << program << ": " << e.what() << '\n';
   }
+  PendingOutputs::Instance().Discard();
   return 1;
 }
 

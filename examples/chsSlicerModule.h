@@ -398,15 +398,15 @@ WriteLabelOutputs(const TLabels *       labels,
 {
   auto writer = itk::ImageFileWriter<TLabels>::New();
   writer->SetInput(labels);
-  writer->SetFileName(output);
+  writer->SetFileName(Output(output));
   writer->UseCompressionOn();
   progress.Watch(writer, 0.9f, 0.97f);
   writer->Update();
   if (!common.segmentation.empty())
-    WriteSlicerSegmentation(labels, common.segmentation, segmentName);
+    WriteSlicerSegmentation(labels, Output(common.segmentation), segmentName);
   if (!common.returnParameterFile.empty())
   {
-    std::ofstream f(common.returnParameterFile);
+    std::ofstream f(Output(common.returnParameterFile));
     f << "regionCount = " << regionCount << '\n';
     if (!f)
       throw std::runtime_error("cannot write " + common.returnParameterFile);
