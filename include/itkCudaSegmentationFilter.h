@@ -52,8 +52,8 @@ public:
    * update goes on it, and an update returns once its own work on it has finished. Filters updated at the same time
    * from several host threads may share a stream (their work then runs in turn) or each have its own (it may
    * overlap); either way each gets its own result. */
-  itkSetMacro(CudaStream, std::uintptr_t);
-  itkGetConstMacro(CudaStream, std::uintptr_t);
+  itkSetMacro(CudaStream, unsigned long long);
+  itkGetConstMacro(CudaStream, unsigned long long);
 
   /** The backend of the last successful update. */
   itkGetConstMacro(LastBackend, BackendEnum);
@@ -173,7 +173,7 @@ private:
   BackendEnum    m_Backend{ BackendEnum::Auto };
   BackendEnum    m_LastBackend{ BackendEnum::Auto };
   int            m_DeviceId{ 0 };
-  std::uintptr_t m_CudaStream{ 0 };
+  unsigned long long m_CudaStream{ 0 };
   double         m_KernelMilliseconds{ 0.0 };
   SizeValueType  m_PeakDeviceMemory{ 0 };
 };

@@ -57,7 +57,7 @@ chs::RunInfo
 RunOnBackend(ProcessObject *                       filter,
              CudaSegmentationBackendEnums::Backend backend,
              int                                   device,
-             std::uintptr_t                        stream,
+             unsigned long long                    stream,
              FCuda &&                              cuda,
              FCpu &&                               cpu,
              std::initializer_list<DataObject *>   outputs)
@@ -70,7 +70,7 @@ RunOnBackend(ProcessObject *                       filter,
     {
       chs::ExecutionContext context;
       context.device      = device;
-      context.stream      = reinterpret_cast<void *>(stream);
+      context.stream      = reinterpret_cast<void *>(static_cast<std::uintptr_t>(stream));
       context.progress    = [filter](float f) { filter->UpdateProgress(f); };
       context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
       cuda(context, info);
