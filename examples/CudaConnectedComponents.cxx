@@ -281,17 +281,6 @@ SampleBlobs(const typename TImage::SizeType & size, int radius, unsigned seed)
   return image;
 }
 
-template <typename TImage>
-void
-WriteImage(const TImage * image, const std::string & file)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetInput(image);
-  writer->SetFileName(chs_example::Output(file));
-  writer->UseCompressionOn();
-  writer->Update();
-}
-
 void
 Summary(const char * what, const Result & r)
 {
@@ -316,8 +305,8 @@ Demo(Options o)
   const std::string dir = o.demoFolder + "/";
   auto              image = SampleBlobs<Image2>({ { 512, 512 } }, 4, 1);
   auto              volume = SampleBlobs<Image3>({ { 128, 128, 128 } }, 2, 2);
-  WriteImage<Image2>(image, dir + "sample-image.nrrd");
-  WriteImage<Image3>(volume, dir + "sample-volume.nrrd");
+  chs_example::WriteImage<Image2>(image, dir + "sample-image.nrrd");
+  chs_example::WriteImage<Image3>(volume, dir + "sample-volume.nrrd");
   for (bool full : { false, true })
   {
     o.fullyConnected = full;

@@ -85,17 +85,6 @@ struct Options
   chs_example::CommonOptions                  common;
 };
 
-template <typename TImage>
-void
-Write(const TImage * image, const std::string & file)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetInput(image);
-  writer->SetFileName(chs_example::Output(file));
-  writer->UseCompressionOn();
-  writer->Update();
-}
-
 template <unsigned D>
 void
 Run(const Options & o)
@@ -121,7 +110,7 @@ Run(const Options & o)
   filter->Update();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!o.cost.empty())
-    Write(filter->GetCostOutput(), o.cost);
+    chs_example::WriteImage(filter->GetCostOutput(), o.cost);
   // The labels grown: the marker labels that occur.
   std::unordered_set<unsigned> grown;
   const unsigned *             labels = filter->GetOutput()->GetBufferPointer();

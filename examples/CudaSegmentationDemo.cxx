@@ -416,17 +416,6 @@ SameRun(const Run & a, const Run & b)
   return true;
 }
 
-template <class TImage>
-void
-Write(const TImage * image, const std::string & file)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetInput(image);
-  writer->SetFileName(chs_example::Output(file));
-  writer->UseCompressionOn();
-  writer->Update();
-}
-
 class Demo
 {
 public:
@@ -456,7 +445,7 @@ public:
     std::cout << "\n"
               << in.name << ": " << in.description << ", " << size[0] << "x" << size[1] << "x" << size[2]
               << " voxels\n";
-    Write(in.image.GetPointer(), dir + in.name + ".nrrd");
+    chs_example::WriteImage(in.image.GetPointer(), dir + in.name + ".nrrd");
     m_Input = in.image;
 
     const Parameters & p = in.p;
@@ -466,7 +455,7 @@ public:
     const auto smoothed = Smoothed(in.image, 1.0);
     const auto median   = Median(in.image);
     const auto markers  = Markers(in.image);
-    Write(markers.GetPointer(), dir + in.name + "-ift-markers.nrrd");
+    chs_example::WriteImage(markers.GetPointer(), dir + in.name + "-ift-markers.nrrd");
     std::ostringstream sigma;
     sigma << "gradient at " << p.sigmaVoxels << " voxel" << (p.sigmaVoxels == 1 ? "" : "s");
 
@@ -723,7 +712,7 @@ private:
     const std::string base = in.name + "-" + suffix;
     const std::string dir  = m_Options.folder + "/";
     r.labelMap             = base + ".nrrd";
-    Write(kept.labels.GetPointer(), dir + r.labelMap);
+    chs_example::WriteImage(kept.labels.GetPointer(), dir + r.labelMap);
     if (kept.regions <= kMaxSegments)
     {
       r.segmentation = base + ".seg.nrrd";

@@ -384,6 +384,19 @@ WriteSlicerSegmentation(const TLabels * labels, const std::string & file, const 
     detail::WriteSegmentationAs<unsigned int>(labels, file, segmentName);
 }
 
+/** Writes an image to `file` (compressed where the format allows), under a temporary name until the program ends
+ * well (PendingOutputs). */
+template <class TImage>
+void
+WriteImage(const TImage * image, const std::string & file)
+{
+  auto writer = itk::ImageFileWriter<TImage>::New();
+  writer->SetInput(image);
+  writer->SetFileName(Output(file));
+  writer->UseCompressionOn();
+  writer->Update();
+}
+
 /** Writes a program's label output: the label map (compressed, with the input's geometry), the segmentation when
  * --segmentation asks for one, and the region count to Slicer's return parameter file when it gives one. The
  * writing is the last 10% of the progress. */

@@ -24,6 +24,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DPY_SITE_PACKAGES_PATH="lib/python$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')/site-packages" \
     -DCHS_WRAP_ITK_REFERENCE_SOURCE_DIR="$itk_source"
 fi
+# The wrapping writes its castxml include list into the shared wrapped-ITK tree; when another checkout of the module
+# configured last, that list names the other checkout's headers: configure again so that it names this one's.
+inc="$itk_build/Wrapping/CudaHierarchicalSegmentation.castxml.inc"
+if [ -f "$inc" ] && ! grep -qF -- "-I$PWD/include\"" "$inc"; then
+  cmake "$build" >/dev/null
+fi
 cmake --build "$build" -j "$(nproc)"
 export PYTHONPATH="$itk_build/Wrapping/Generators/Python${PYTHONPATH:+:$PYTHONPATH}"
 export LD_LIBRARY_PATH="$itk_build/lib:$PWD/$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

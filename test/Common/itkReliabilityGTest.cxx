@@ -125,16 +125,16 @@ struct Workload
   std::function<bool()>                               released;
   std::function<void()>                               reset    = [] {};
   int                                                 device   = 0;
-  double                                              updateMs = 0; // the last run's Update() calls
+  double                                              updateMs = 0; // the last run's Update() call
 
-  /** Runs update() and adds its time to updateMs. */
+  /** Runs update() (the run's one Update() call) and keeps its time in updateMs. */
   template <class F>
   void
   Timed(F && update)
   {
     const auto start = std::chrono::steady_clock::now();
     update();
-    updateMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    updateMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 };
 
@@ -146,6 +146,24 @@ Configure(TFilter * filter, Backend backend, std::uintptr_t stream, int device)
   filter->SetCudaStream(stream);
   filter->SetDeviceId(device);
   filter->Modified();
+}
+
+/** Sets `w` up for a filter whose output is one label image: run() updates it and fingerprints count() and the
+ * labels; released() checks the output holds no buffer. */
+template <class TFilterPointer, class TCount>
+void
+LabelFilterWorkload(Workload * w, const TFilterPointer & filter, int device, TCount count)
+{
+  w->run = [filter, device, w, count](Backend b, std::uintptr_t s)
+  {
+    Configure(filter.GetPointer(), b, s, device);
+    w->Timed([&] { filter->Update(); });
+    Fingerprint f;
+    f.Add(count());
+    Append(f, filter->GetOutput());
+    return f;
+  };
+  w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
 }
 
 /** The k-th of the eight workloads (k in 0..7), on inputs made from `seed`, `scale` times larger along each axis
@@ -165,17 +183,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
       filter->SetInput(BlobImage<U8_3>(Size<U8_3>({ 40 * c, 36 * c, 32 * c }), 2, 0.5, seed));
       filter->FullyConnectedOn();
-      w->run = [filter, device, wp](Backend b, std::uintptr_t s)
-      {
-        Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
-        wp->Timed([&] { filter->Update(); });
-        Fingerprint f;
-        f.Add(filter->GetObjectCount());
-        Append(f, filter->GetOutput());
-        return f;
-      };
-      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetObjectCount(); });
       break;
     }
     case 1:
@@ -183,17 +191,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       w->name     = "watershed";
       auto filter = itk::CudaWatershedImageFilter<F_2, L32_2>::New();
       filter->SetInput(Relief(160 * c, seed));
-      w->run = [filter, device, wp](Backend b, std::uintptr_t s)
-      {
-        Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
-        wp->Timed([&] { filter->Update(); });
-        Fingerprint f;
-        f.Add(filter->GetObjectCount());
-        Append(f, filter->GetOutput());
-        return f;
-      };
-      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetObjectCount(); });
       break;
     }
     case 2:
@@ -204,7 +202,6 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       w->run = [filter, device, wp](Backend b, std::uintptr_t s)
       {
         Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
         wp->Timed([&] { filter->Update(); });
         Fingerprint f;
         for (unsigned level = 0; level < filter->GetNumberOfComputedLevels(); ++level)
@@ -230,7 +227,6 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       {
         Configure(tree.GetPointer(), b, s, device);
         Configure(cut.GetPointer(), b, s, device);
-        wp->updateMs = 0;
         wp->Timed([&] { cut->Update(); });
         Fingerprint f;
         AppendValues(f, tree->GetOutput()->GetParents());
@@ -257,7 +253,6 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       {
         Configure(dendrogram.GetPointer(), b, s, device);
         cut->Modified();
-        wp->updateMs = 0;
         wp->Timed([&] { cut->Update(); });
         Fingerprint f;
         AppendValues(f, dendrogram->GetOutput()->GetParents());
@@ -292,7 +287,6 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       w->run = [filter, device, wp](Backend b, std::uintptr_t s)
       {
         Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
         wp->Timed([&] { filter->Update(); });
         Fingerprint f;
         AppendValues(f, filter->GetOutput()->GetParents());
@@ -309,17 +303,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       auto filter = itk::CudaWaterpixelImageFilter<U8_3, L32_3>::New();
       filter->SetInput(RandomImage<U8_3>(Size<U8_3>({ 36 * c, 32 * c, 28 * c }), 0.8, seed, 200));
       filter->SetGridStep(6);
-      w->run = [filter, device, wp](Backend b, std::uintptr_t s)
-      {
-        Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
-        wp->Timed([&] { filter->Update(); });
-        Fingerprint f;
-        f.Add(filter->GetNumberOfSuperpixels());
-        Append(f, filter->GetOutput());
-        return f;
-      };
-      w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetNumberOfSuperpixels(); });
       break;
     }
     default:
@@ -336,7 +320,6 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       w->run = [filter, device, wp](Backend b, std::uintptr_t s)
       {
         Configure(filter.GetPointer(), b, s, device);
-        wp->updateMs = 0;
         wp->Timed([&] { filter->Update(); });
         Fingerprint f;
         Append(f, filter->GetOutput());
