@@ -573,3 +573,75 @@ TEST(Reliability, GPUSoakEveryAlgorithm)
 }
 
 } // namespace
+
+namespace
+{
+using U8L_2 = itk::Image<unsigned char, 2>;
+
+/** Runs `filter` on backend b and expects an ExceptionObject whose text has `words`; the output holds no buffer. */
+template <class TFilterPointer>
+void
+ExpectLabelTypeRefused(const TFilterPointer & filter, Backend b, const std::string & words)
+{
+  filter->SetBackend(b);
+  try
+  {
+    filter->Update();
+    ADD_FAILURE() << filter->GetNameOfClass() << ": no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find(words), std::string::npos) << e.GetDescription();
+  }
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << filter->GetNameOfClass();
+}
+
+/** Label types too small for the regions: every algorithm whose region count depends on the image refuses with the
+ * count and the type's limit, on both backends, and leaves no output. (Connected components: its own test.) */
+TEST(Reliability, LabelTypesTooSmallAreRefused)
+{
+  std::vector<Backend> backends{ Backend::CPU };
+  if (HasCudaDevice())
+    backends.push_back(Backend::CUDA);
+  const auto relief = Relief(64, 9); // hundreds of basins
+  const auto grey   = RandomImage<U8_2>(Size<U8_2>({ 64, 64 }), 0.9, 9, 200);
+  for (const Backend b : backends)
+  {
+    auto watershed = itk::CudaWatershedImageFilter<F_2, U8L_2>::New();
+    watershed->SetInput(relief);
+    ExpectLabelTypeRefused(watershed, b, "more than the label type holds (255)");
+
+    auto waterpixels = itk::CudaWaterpixelImageFilter<U8_2, U8L_2>::New();
+    waterpixels->SetInput(grey);
+    waterpixels->SetGridStep(2); // 1024 cells
+    ExpectLabelTypeRefused(waterpixels, b, "1024 waterpixels do not fit the label type (at most 255)");
+
+    auto tree = itk::CudaImageToAlphaTreeFilter<U8_2>::New();
+    tree->SetInput(grey);
+    tree->SetBackend(b);
+    auto cut = itk::AlphaTreeCutImageFilter<U8L_2>::New();
+    cut->SetInput(tree->GetOutput());
+    cut->SetAlpha(0);
+    ExpectLabelTypeRefused(cut, b, "regions do not fit the label type (at most 255)");
+
+    auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<U8_2>::New();
+    dendrogram->SetInput(grey);
+    dendrogram->SetBackend(b);
+    auto clusters = itk::DendrogramToLabelImageFilter<U8L_2>::New();
+    clusters->SetInput(dendrogram->GetOutput());
+    clusters->SetNumberOfClusters(1000);
+    try
+    {
+      clusters->Update();
+      ADD_FAILURE() << "DendrogramToLabelImageFilter: no exception";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("1000 clusters do not fit the label type (at most 255)"),
+                std::string::npos)
+        << e.GetDescription();
+    }
+  }
+}
+
+} // namespace
