@@ -119,6 +119,10 @@ CheckAxes(const Grid & grid, const WaterpixelParameters & parameters, Axis (&axe
 {
   for (int d = 0; d < 3; ++d)
   {
+    // The CUDA kernels index along an axis with 32-bit signed integers.
+    if (grid.size[d] > 0x7fffffffull)
+      throw std::invalid_argument("chs: waterpixels take at most 2^31 - 1 pixels along an axis; axis " +
+                                  std::to_string(d) + " has " + std::to_string(grid.size[d]));
     const uint64_t step = d < int(grid.dimension) ? parameters.gridStep[d] : 1;
     if (step == 0 || step > 0xffffffffull)
       throw std::invalid_argument("chs: the waterpixel grid step along axis " + std::to_string(d) +

@@ -645,3 +645,123 @@ TEST(Reliability, LabelTypesTooSmallAreRefused)
 }
 
 } // namespace
+
+namespace
+{
+/** One axis of 2^31 + 1 pixels (a 2^31 + 1 by 1 image), on the GPU, when CHS_LARGE_TESTS is set (50 GB of host
+ * memory at the peak on the GPU machine): connected components, the watershed, the waterfall and the seeded IFT
+ * label it (every pixel labelled); waterpixels, the alpha-tree and the image dendrogram refuse it with an exception
+ * that names their limit of 2^31 - 1 (pixels along an axis, or pixels); none crashes. */
+TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  const itk::SizeValueType n      = (itk::SizeValueType(1) << 31) + 1;
+  auto                     size   = Size<U8_2>({ n, 1 });
+  auto                     report = [](const char * what, const std::function<std::string()> & run)
+  {
+    try
+    {
+      std::cout << what << ": " << run() << std::endl;
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      const std::string text = e.GetDescription();
+      std::cout << what << ": refused: " << text << std::endl;
+      EXPECT_TRUE(text.find("2^31") != std::string::npos || text.find("at most 2147483647") != std::string::npos)
+        << what << ": " << text;
+    }
+  };
+  auto allLabelled = [](const L32_2 * labels)
+  {
+    const auto * p = labels->GetBufferPointer();
+    const size_t m = labels->GetLargestPossibleRegion().GetNumberOfPixels();
+    return std::count(p, p + m, 0u) == 0;
+  };
+  {
+    auto image = MakeImage<U8_2>(size, 1);
+    for (itk::SizeValueType i = 0; i < n; i += 1000)
+      image->GetBufferPointer()[i] = 0;
+    report("connected components",
+           [&]
+           {
+             auto f = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
+             f->SetInput(image);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             EXPECT_EQ(f->GetObjectCount(), (n - 1) / 1000 + ((n - 1) % 1000 ? 1 : 0));
+             return std::to_string(f->GetObjectCount()) + " objects";
+           });
+    report("waterpixels",
+           [&]
+           {
+             auto f = itk::CudaWaterpixelImageFilter<U8_2, L32_2>::New();
+             f->SetInput(image);
+             f->SetGridStep(1 << 20);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             EXPECT_TRUE(allLabelled(f->GetOutput()));
+             return std::to_string(f->GetNumberOfSuperpixels()) + " waterpixels";
+           });
+    report("alpha-tree",
+           [&]
+           {
+             auto f = itk::CudaImageToAlphaTreeFilter<U8_2>::New();
+             f->SetInput(image);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             return std::to_string(f->GetOutput()->GetNumberOfNodes()) + " nodes";
+           });
+    report("image dendrogram",
+           [&]
+           {
+             auto f = itk::CudaImageToSingleLinkageDendrogramFilter<U8_2>::New();
+             f->SetInput(image);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             return std::to_string(f->GetOutput()->GetNumberOfNodes()) + " nodes";
+           });
+  }
+  {
+    auto relief = MakeImage<F_2>(Size<F_2>({ n, 1 }));
+    for (itk::SizeValueType i = 0; i < n; ++i)
+      relief->GetBufferPointer()[i] = float(i % 1024) * float(1023 - i % 1024);
+    report("watershed",
+           [&]
+           {
+             auto f = itk::CudaWatershedImageFilter<F_2, L32_2>::New();
+             f->SetInput(relief);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             EXPECT_TRUE(allLabelled(f->GetOutput()));
+             return std::to_string(f->GetObjectCount()) + " basins";
+           });
+    report("waterfall (hierarchy only)",
+           [&]
+           {
+             auto f = itk::CudaWaterfallImageFilter<F_2, L32_2>::New();
+             f->SetInput(relief);
+             f->ProduceLevelImagesOff();
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             return std::to_string(f->GetNumberOfComputedLevels()) + " levels";
+           });
+    report("seeded IFT",
+           [&]
+           {
+             auto seeds = MakeImage<L32_2>(Size<L32_2>({ n, 1 }));
+             for (itk::SizeValueType i = 0; i < n; i += 1024) // a seed in every period of the relief: short paths
+               seeds->GetBufferPointer()[i] = unsigned(i / 1024 % 1000) + 1;
+             auto f = itk::CudaImageForestingTransformImageFilter<F_2, L32_2>::New();
+             f->SetInput(relief);
+             f->SetSeedImage(seeds);
+             f->SetBackend(Backend::CUDA);
+             f->Update();
+             EXPECT_TRUE(allLabelled(f->GetOutput()));
+             return std::string("labelled");
+           });
+  }
+}
+
+} // namespace
