@@ -182,17 +182,25 @@ Parse(int argc, char ** argv)
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs
 
-/** Gaussian smoothing at sigma voxels (unit spacing), in place of `image`. */
+/** The output of an ITK filter of `image` set up by configure(filter), disconnected from the filter. */
+template <class TFilter, class FConfigure>
+typename TFilter::OutputImageType::Pointer
+Filtered(const typename TFilter::InputImageType * image, FConfigure && configure)
+{
+  auto filter = TFilter::New();
+  filter->SetInput(image);
+  configure(filter.GetPointer());
+  filter->Update();
+  typename TFilter::OutputImageType::Pointer out = filter->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+/** Gaussian smoothing at sigma voxels (unit spacing). */
 Relief::Pointer
 Smooth(const Relief * image, double sigma)
 {
-  auto smooth = itk::SmoothingRecursiveGaussianImageFilter<Relief>::New();
-  smooth->SetInput(image);
-  smooth->SetSigma(sigma);
-  smooth->Update();
-  Relief::Pointer out = smooth->GetOutput();
-  out->DisconnectPipeline();
-  return out;
+  return Filtered<itk::SmoothingRecursiveGaussianImageFilter<Relief>>(image, [&](auto * f) { f->SetSigma(sigma); });
 }
 
 /** White noise of unit variance, one random stream per z slice (seeded from `seed` and z), so that the volume is the
@@ -264,26 +272,16 @@ SmallestSpacing(const Volume * image)
 Relief::Pointer
 Gradient(const Volume * image, double sigmaVoxels)
 {
-  auto gradient = itk::GradientMagnitudeRecursiveGaussianImageFilter<Volume, Relief>::New();
-  gradient->SetInput(image);
-  gradient->SetSigma(sigmaVoxels * SmallestSpacing(image));
-  gradient->Update();
-  Relief::Pointer out = gradient->GetOutput();
-  out->DisconnectPipeline();
-  return out;
+  return Filtered<itk::GradientMagnitudeRecursiveGaussianImageFilter<Volume, Relief>>(
+    image, [&](auto * f) { f->SetSigma(sigmaVoxels * SmallestSpacing(image)); });
 }
 
 /** The input smoothed at sigma voxels, in float (single linkage chains through noise less on it). */
 Relief::Pointer
 Smoothed(const Volume * image, double sigmaVoxels)
 {
-  auto smooth = itk::SmoothingRecursiveGaussianImageFilter<Volume, Relief>::New();
-  smooth->SetInput(image);
-  smooth->SetSigma(sigmaVoxels * SmallestSpacing(image));
-  smooth->Update();
-  Relief::Pointer out = smooth->GetOutput();
-  out->DisconnectPipeline();
-  return out;
+  return Filtered<itk::SmoothingRecursiveGaussianImageFilter<Volume, Relief>>(
+    image, [&](auto * f) { f->SetSigma(sigmaVoxels * SmallestSpacing(image)); });
 }
 
 template <class TImage>
@@ -301,13 +299,7 @@ NewLike(const itk::ImageBase<3> * like)
 Volume::Pointer
 Median(const Volume * image)
 {
-  auto median = itk::MedianImageFilter<Volume, Volume>::New();
-  median->SetInput(image);
-  median->SetRadius(1);
-  median->Update();
-  Volume::Pointer out = median->GetOutput();
-  out->DisconnectPipeline();
-  return out;
+  return Filtered<itk::MedianImageFilter<Volume, Volume>>(image, [](auto * f) { f->SetRadius(1); });
 }
 
 /** The voxels >= threshold as 1, the others 0. */

@@ -293,8 +293,9 @@ PngWarning(png_structp, png_const_charp)
 } // namespace detail
 
 /** ITK 5.2's PNG reader lets libpng abort the process on a corrupted PNG file (its ReadImageInformation installs no
- * error handler), so a file that starts with the PNG signature is read here first, every row, with one: a corrupted
- * or truncated PNG ends the program with a message instead. Other files are left to ITK. */
+ * error handler, and its Read calls setjmp in a helper that has returned before libpng jumps back), so a file that
+ * starts with the PNG signature is read here first, header and every row, with a handler: a corrupted or truncated
+ * PNG ends the program with a message instead. Other files are left to ITK. */
 inline void
 CheckPngFile(const char * program, const std::string & file)
 {
