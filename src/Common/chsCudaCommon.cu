@@ -678,6 +678,56 @@ WidenFor(unsigned hostBytes, unsigned deviceBytes)
                               std::to_string(hostBytes) + " bytes");
 }
 
+/** True for memory that kernels read and write (device or managed memory): a "host" array of a caller that holds its
+ * data on the GPU, such as a CuPy array passed through the Python package. */
+bool
+IsDeviceMemory(const void * p)
+{
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess)
+  {
+    (void)cudaGetLastError(); // not a pointer the runtime knows: host memory
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+template <typename TFrom, typename TTo>
+__global__ void
+WidenKernel(TTo * out, const TFrom * in, uint64_t n)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+template <typename TFrom>
+void
+WidenOnDeviceFrom(void * dst, unsigned toBytes, const void * src, uint64_t n, cudaStream_t stream, int device)
+{
+  const unsigned blocks = GridStrideBlocks(n, 256, device);
+  const auto *   in = static_cast<const TFrom *>(src);
+  if (toBytes == 2)
+    WidenKernel<<<blocks, 256, 0, stream>>>(static_cast<uint16_t *>(dst), in, n);
+  else if (toBytes == 4)
+    WidenKernel<<<blocks, 256, 0, stream>>>(static_cast<uint32_t *>(dst), in, n);
+  else
+    WidenKernel<<<blocks, 256, 0, stream>>>(static_cast<uint64_t *>(dst), in, n);
+  CHS_CUDA_CHECK_LAUNCH("WidenKernel");
+}
+
+/** CopyToHostWidened into device memory: the zero extension runs on the device. */
+void
+WidenOnDevice(void * dst, unsigned hostBytes, const void * src, unsigned deviceBytes, uint64_t n, cudaStream_t stream,
+              int device)
+{
+  if (deviceBytes == 1)
+    WidenOnDeviceFrom<uint8_t>(dst, hostBytes, src, n, stream, device);
+  else if (deviceBytes == 2)
+    WidenOnDeviceFrom<uint16_t>(dst, hostBytes, src, n, stream, device);
+  else
+    WidenOnDeviceFrom<uint32_t>(dst, hostBytes, src, n, stream, device);
+}
+
 /** `bytes` are the device-side bytes; to the host, each device element of `deviceBytes` becomes a host element of
  * `hostBytes` (zero-extended). */
 void
@@ -689,6 +739,16 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
   const void * host = kind == cudaMemcpyHostToDevice ? src : dst;
+  if (bytes > 0 && IsDeviceMemory(host))
+  {
+    // The caller's array is on a device already: a device-to-device copy (peer, when on another device).
+    if (ratio == 1)
+      CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
+    else
+      WidenOnDevice(dst, hostBytes, src, deviceBytes, bytes / deviceBytes, stream, context.device);
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
   if (ratio == 1 && IsRegisteredHostRange(host, bytes))
   {
     // Page-locked already (an array of the host cache): the DMA goes straight to or from it.
@@ -751,6 +811,12 @@ CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, u
 void
 ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context)
 {
+  if (bytes > 0 && IsDeviceMemory(host))
+  {
+    CHS_CUDA_CHECK(cudaMemsetAsync(host, 0, bytes, nullptr));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    return;
+  }
   std::unique_lock<std::mutex> lock(TheStaging().mutex, std::defer_lock);
   if (bytes < kStagingMinimum || !lock.try_lock())
   {

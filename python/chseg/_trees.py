@@ -1,0 +1,217 @@
+"""The objects that hold hierarchies: the waterfall, the alpha-tree and single-linkage dendrograms."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _chseg
+from ._arrays import Run, host
+
+
+def _first_order_labels(xp, roots):
+    """Labels 1..K numbered in raster order of each group's first element."""
+    _, first, inverse = xp.unique(roots, return_index=True, return_inverse=True)
+    rank = xp.empty(first.shape[0], dtype=np.int64)
+    rank[xp.argsort(first)] = xp.arange(first.shape[0], dtype=np.int64)
+    return rank[inverse.ravel()] + 1
+
+
+def _highest_kept_ancestor(xp, parent, kept):
+    """For every node, its highest ancestor reached through kept nodes only (pointer jumping): `kept[x]` says whether
+    node x joins its children; along a path to the root the kept nodes must come first (levels never fall)."""
+    nodes = parent.shape[0]
+    index = xp.arange(nodes, dtype=parent.dtype)
+    up = xp.where(kept[parent], parent, index)
+    while True:
+        nxt = up[up]
+        if bool((nxt == up).all()):
+            return up
+        up = nxt
+
+
+class WaterfallHierarchy:
+    """The waterfall of an image, kept as a hierarchy: level 0 (the watershed) as a label image, and for every level k
+    the label at level k + 1 of each of its regions. ``labels(k)`` makes the label image of any level.
+
+    Attributes: ``level0`` (labels 1..region_counts[0]), ``region_counts`` (regions of each level), ``parents``
+    (``parents[k][r - 1]``: the region of level k + 1 that region r of level k belongs to; uint32 NumPy arrays)."""
+
+    def __init__(self, run: Run, level0, region_counts: List[int], parents: List[np.ndarray]):
+        self._run = run
+        self._level0 = level0  # NumPy or CuPy, as the caller gave the image
+        self.level0 = run.output(level0)
+        self.region_counts = list(region_counts)
+        self.parents = parents
+
+    @property
+    def num_levels(self) -> int:
+        return len(self.region_counts)
+
+    def labels(self, level: int):
+        """The label image of `level` (0 .. num_levels - 1), labels 1..region_counts[level] in raster order of each
+        region's first pixel; of the input's kind (NumPy, CuPy, itk.Image). Computed from level 0 and the parent maps,
+        on the device for CuPy inputs."""
+        if not 0 <= int(level) < self.num_levels:
+            raise ValueError(f"level must be in 0..{self.num_levels - 1}, not {level}")
+        xp = self._run.xp if self._run.on_device else np
+        level0 = self._level0
+        lookup = np.arange(1, self.region_counts[0] + 1, dtype=np.uint64)
+        for k in range(int(level)):
+            lookup = self.parents[k][lookup - 1].astype(np.uint64)
+        lookup = np.concatenate([np.zeros(1, np.uint64), lookup]).astype(level0.dtype)
+        if xp is not np:
+            with xp.cuda.Device(self._run.device):
+                result = xp.asarray(lookup)[level0]
+        else:
+            result = lookup[level0]
+        return self._run.output(result)
+
+
+class _Tree:
+    """What alpha-trees and dendrograms share: parents after children, the root last and its own parent."""
+
+    parents: Any
+    num_leaves: int
+
+    def __init__(self, run: Run, shape: Optional[Tuple[int, ...]]):
+        self._run = run
+        self.shape = shape
+        self._areas = None
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.parents.shape[0])
+
+    def _xp(self):
+        return self._run.xp if self._run.on_device else np
+
+    def areas(self) -> np.ndarray:
+        """Number of leaves under each node (1 for the leaves), a NumPy uint64 array."""
+        if self._areas is None:
+            self._areas = _chseg.tree_areas(host(self.parents), self.num_leaves)
+        return self._areas
+
+    def _labels_from_roots(self, roots):
+        xp = self._xp()
+        labels = _first_order_labels(xp, roots).astype(np.uint32)
+        if self.shape is not None:
+            return self._run.output(labels.reshape(self.shape))
+        return labels
+
+    def to_higra(self):
+        """(higra.Tree, altitudes): the same tree for Higra (``pip install higra``); node ids are kept."""
+        import higra as hg
+
+        return hg.Tree(host(self.parents).astype(np.int64)), host(self.altitudes())
+
+
+class AlphaTree(_Tree):
+    """The alpha-tree (quasi-flat zone hierarchy) of an image: ``parents`` (uint32) and ``levels`` (float64) of its
+    nodes, the pixels first (raster order, leaves at level 0), the internal nodes ordered by (level, smallest pixel),
+    the root last. Arrays of the input's kind (NumPy or CuPy)."""
+
+    def __init__(self, run: Run, shape, parents, levels, values: Optional[np.ndarray]):
+        super().__init__(run, shape)
+        self.parents = parents
+        self.levels = levels
+        self.num_leaves = int(np.prod(shape))
+        self._values = values
+        self._ranges = None
+
+    def altitudes(self):
+        return self.levels
+
+    def ranges(self) -> np.ndarray:
+        """Per node, the largest difference of pixel values inside it (the largest over the channels): the omega of
+        an alpha-omega cut. NumPy float64."""
+        if self._ranges is None:
+            self._ranges = _chseg.alpha_tree_ranges(host(self.parents), self._values, self.num_leaves)
+        return self._ranges
+
+    def cut(self, alpha: float, omega: float = math.inf):
+        """Labels (uint32, 1..K in raster order of each region's first pixel) of the regions of the cut: each pixel's
+        region is its highest ancestor x with level(x) <= alpha and, when omega is finite, range(x) <= omega
+        (constrained connectivity, Soille's alpha-omega cut)."""
+        alpha = float(alpha)
+        omega = float(omega)
+        if math.isnan(alpha) or math.isnan(omega):
+            raise ValueError("alpha and omega must be numbers, not NaN")
+        run = self._run
+        ranges = None
+        if not math.isinf(omega):
+            ranges = self.ranges()
+            if run.device_arrays:
+                ranges = run.array(ranges)
+        labels = run.empty(self.shape, np.uint32)
+        _chseg.alpha_tree_cut(self.parents, self.levels, ranges, self.num_leaves, alpha, omega, labels, run.backend,
+                              run.device, run.stream)
+        return run.output(labels)
+
+    def saliency(self):
+        """The saliency map on the interpixel grid (2 s - 1 samples per axis of s pixels), float32: 0 at the pixels,
+        the level of the lowest common ancestor of two face neighbours between them."""
+        run = self._run
+        out = run.empty(tuple(2 * s - 1 for s in self.shape), np.float32)
+        _chseg.alpha_tree_saliency(self.parents, self.levels, list(self.shape), out, run.backend, run.device,
+                                   run.stream)
+        return out
+
+
+class Dendrogram(_Tree):
+    """A single-linkage dendrogram: ``parents`` (2n - 1 nodes, uint32), and per internal node n + r (the minimum
+    spanning tree's edge of rank r, edges ordered by (weight, edge index)) ``weights`` (float64), ``edges`` (the edge's
+    index in the input, or the image edge index pixel * K + slot) and its end vertices ``u``, ``v``."""
+
+    def __init__(self, run: Run, shape, parents, weights, edges, u, v):
+        super().__init__(run, shape)
+        self.parents = parents
+        self.weights = weights
+        self.edges = edges
+        self.u = u
+        self.v = v
+        self.num_leaves = (int(parents.shape[0]) + 1) // 2
+
+    def altitudes(self):
+        xp = self._xp()
+        return xp.concatenate([xp.zeros(self.num_leaves, dtype=np.float64), self.weights])
+
+    def cut(self, distance: float):
+        """Labels (uint32, 1..K in order of each cluster's first vertex) of the clusters joined by edges of weight
+        <= distance; an image's shape for image graphs."""
+        distance = float(distance)
+        if math.isnan(distance):
+            raise ValueError("distance must be a number, not NaN")
+        xp = self._xp()
+        kept = xp.concatenate([xp.zeros(self.num_leaves, dtype=bool), self.weights <= distance])
+        roots = _highest_kept_ancestor(xp, self.parents, kept)[: self.num_leaves]
+        return self._labels_from_roots(roots)
+
+    def clusters(self, k: int):
+        """Labels of the k clusters left when the k - 1 heaviest merges are undone (1 <= k <= number of vertices)."""
+        n = self.num_leaves
+        if not 1 <= int(k) <= n:
+            raise ValueError(f"k must be in 1..{n}, not {k}")
+        xp = self._xp()
+        kept = xp.concatenate([xp.zeros(n, dtype=bool), xp.arange(n - 1) < n - int(k)])
+        roots = _highest_kept_ancestor(xp, self.parents, kept)[:n]
+        return self._labels_from_roots(roots)
+
+    def linkage_matrix(self) -> np.ndarray:
+        """SciPy's linkage matrix Z ((n - 1) x 4, float64): row r joins the clusters Z[r, 0] < Z[r, 1] (ids as SciPy
+        numbers them: vertices 0..n-1, the cluster of row r is n + r) at distance Z[r, 2]; Z[r, 3] vertices."""
+        n = self.num_leaves
+        parents = host(self.parents).astype(np.int64)
+        children = np.full((n - 1, 2), -1, dtype=np.int64)
+        nodes = np.arange(2 * n - 2, dtype=np.int64)
+        rows = parents[:-1] - n
+        order = np.argsort(rows, kind="stable")
+        pairs = nodes[order].reshape(n - 1, 2)
+        children[:] = np.sort(pairs, axis=1)
+        z = np.empty((n - 1, 4), dtype=np.float64)
+        z[:, :2] = children
+        z[:, 2] = host(self.weights)
+        z[:, 3] = self.areas()[n:]
+        return z
