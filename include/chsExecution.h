@@ -84,6 +84,11 @@ CudaHierarchicalSegmentation_EXPORT uintptr_t
 CreateStream(int device);
 CudaHierarchicalSegmentation_EXPORT void
 DestroyStream(uintptr_t stream);
+
+/** Test counter: bytes that the CUDA backends' array transfers have moved between host memory and a device since the
+ * process started (copies between a device and a caller's device array, such as a CuPy array's, do not count). */
+CudaHierarchicalSegmentation_EXPORT uint64_t
+HostTransferBytes();
 } // namespace testing
 
 } // namespace chs

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _chseg
 from ._arrays import channels_last, check_connectivity, choice, device_count, host, label_dtype, prepare, resolve
-from ._arrays import to_caller
+from ._arrays import get_host_cache_limit, release_host_cache, set_host_cache_limit, to_caller
 from ._trees import AlphaTree, Dendrogram, WaterfallHierarchy
 
 __all__ = [
@@ -36,8 +36,11 @@ __all__ = [
     "WaterfallHierarchy",
     "alpha_tree",
     "device_count",
+    "get_host_cache_limit",
     "ift",
     "label",
+    "release_host_cache",
+    "set_host_cache_limit",
     "single_linkage",
     "single_linkage_graph",
     "waterfall",
@@ -159,7 +162,7 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
                           choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"), allocate, run.backend, run.device,
                           run.stream)
     parents, levels = r["arrays"]
-    return AlphaTree(run, shape, to_caller(run, parents), to_caller(run, levels), host(a))
+    return AlphaTree(run, shape, parents, levels, host(a))
 
 
 def _dendrogram_arrays(run, n):

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _chseg
-from ._arrays import Run, host
+from ._arrays import Run, host, to_caller
 
 
 def _first_order_labels(xp, roots):
@@ -115,8 +115,9 @@ class AlphaTree(_Tree):
 
     def __init__(self, run: Run, shape, parents, levels, values: Optional[np.ndarray]):
         super().__init__(run, shape)
-        self.parents = parents
-        self.levels = levels
+        self._backend_arrays = (parents, levels)  # what the backend wrote and reads (host for the cpu backend)
+        self.parents = to_caller(run, parents)
+        self.levels = to_caller(run, levels)
         self.num_leaves = int(np.prod(shape))
         self._values = values
         self._ranges = None
@@ -146,18 +147,19 @@ class AlphaTree(_Tree):
             if run.device_arrays:
                 ranges = run.array(ranges)
         labels = run.empty(self.shape, np.uint32)
-        _chseg.alpha_tree_cut(self.parents, self.levels, ranges, self.num_leaves, alpha, omega, labels, run.backend,
-                              run.device, run.stream)
-        return run.output(labels)
+        parents, levels = self._backend_arrays
+        _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device,
+                              run.stream)
+        return run.output(to_caller(run, labels))
 
     def saliency(self):
         """The saliency map on the interpixel grid (2 s - 1 samples per axis of s pixels), float32: 0 at the pixels,
         the level of the lowest common ancestor of two face neighbours between them."""
         run = self._run
         out = run.empty(tuple(2 * s - 1 for s in self.shape), np.float32)
-        _chseg.alpha_tree_saliency(self.parents, self.levels, list(self.shape), out, run.backend, run.device,
-                                   run.stream)
-        return out
+        parents, levels = self._backend_arrays
+        _chseg.alpha_tree_saliency(parents, levels, list(self.shape), out, run.backend, run.device, run.stream)
+        return to_caller(run, out)
 
 
 class Dendrogram(_Tree):

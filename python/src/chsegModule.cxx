@@ -9,6 +9,7 @@
 #include "chsConnectedComponents.h"
 #include "chsExecution.h"
 #include "chsForestingTransform.h"
+#include "chsHostCache.h"
 #include "chsSingleLinkage.h"
 #include "chsWaterpixels.h"
 #include "chsWatershed.h"
@@ -654,6 +655,60 @@ Waterpixels(const Array & image, const Array & labels, const nb::object & border
   return d;
 }
 
+// --- host outputs from the module's host array cache --------------------------------------------------------------
+
+/** A NumPy array of `shape` whose storage comes from the host array cache (include/chsHostCache.h: pages already
+ * mapped; page-locked once with `pinned`, so that downloads go straight into it) and goes back to it when the array is
+ * freed. Its values are unspecified: the backends write every element. */
+template <typename T>
+nb::object
+HostEmptyOf(const std::vector<size_t> & shape, bool pinned)
+{
+  using Vector = std::vector<T, chs::DefaultInitAllocator<T>>;
+  size_t n = 1;
+  for (size_t s : shape)
+    n *= s;
+  auto * v = new Vector();
+  try
+  {
+    nb::gil_scoped_release release;
+    chs::AcquireHostVector(*v, n, pinned);
+  }
+  catch (...)
+  {
+    delete v;
+    throw;
+  }
+  nb::capsule owner(v,
+                    [](void * p) noexcept
+                    {
+                      auto * vector = static_cast<Vector *>(p);
+                      chs::ReleaseHostVector(*vector);
+                      delete vector;
+                    });
+  return nb::cast(nb::ndarray<nb::numpy, T>(v->data(), shape.size(), shape.data(), owner));
+}
+
+nb::object
+HostEmpty(const std::vector<size_t> & shape, const std::string & dtype, bool pinned)
+{
+  if (dtype == "uint8")
+    return HostEmptyOf<uint8_t>(shape, pinned);
+  if (dtype == "uint16")
+    return HostEmptyOf<uint16_t>(shape, pinned);
+  if (dtype == "uint32")
+    return HostEmptyOf<uint32_t>(shape, pinned);
+  if (dtype == "uint64")
+    return HostEmptyOf<uint64_t>(shape, pinned);
+  if (dtype == "int64")
+    return HostEmptyOf<int64_t>(shape, pinned);
+  if (dtype == "float32")
+    return HostEmptyOf<float>(shape, pinned);
+  if (dtype == "float64")
+    return HostEmptyOf<double>(shape, pinned);
+  throw std::invalid_argument("chseg: no cached host arrays of " + dtype);
+}
+
 int
 DeviceCount()
 {
@@ -687,6 +742,13 @@ NB_MODULE(_chseg, m)
   m.def("device_count", &DeviceCount);
   m.def("no_device_reason", &NoDeviceReason);
   m.def("device_name", &chs::CudaDeviceName);
+  m.def("host_empty", &HostEmpty, nb::arg("shape"), nb::arg("dtype"), nb::arg("pinned"));
+  m.def("host_cache_bytes", &chs::GetHostCacheBytes);
+  m.def("get_host_cache_limit", &chs::GetHostCacheLimit);
+  m.def("set_host_cache_limit", &chs::SetHostCacheLimit, nb::arg("bytes"));
+  m.def("release_host_cache", &chs::ReleaseHostCache);
+  m.def("host_transfer_bytes", &chs::testing::HostTransferBytes,
+        "Test counter: bytes the CUDA backends moved between host memory and a device (device arrays do not count).");
   m.def("label", &Label, nb::arg("input"), nb::arg("mask").none(), nb::arg("labels"), nb::arg("fully_connected"),
         nb::arg("flat_zones"), nb::arg("background"), nb::arg("statistics"), nb::arg("backend"), nb::arg("device"),
         nb::arg("stream"));

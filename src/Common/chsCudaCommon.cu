@@ -36,6 +36,17 @@ FailDeviceAllocationAfter(int n)
   g_FailAllocationCountdown.store(n);
 }
 
+namespace
+{
+std::atomic<uint64_t> g_HostTransferBytes{ 0 };
+}
+
+uint64_t
+HostTransferBytes()
+{
+  return g_HostTransferBytes.load();
+}
+
 uintptr_t
 CreateStream(int device)
 {
@@ -749,6 +760,7 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
   }
+  testing::g_HostTransferBytes += bytes;
   if (ratio == 1 && IsRegisteredHostRange(host, bytes))
   {
     // Page-locked already (an array of the host cache): the DMA goes straight to or from it.

@@ -1,0 +1,248 @@
+"""What chseg takes and gives: NumPy layouts, itk.Image objects, CuPy arrays, backends, errors, threads."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import chseg
+from conftest import HAVE_GPU, gpu, needs_cupy
+
+
+def test_non_contiguous_and_other_layouts_are_copied():
+    image = (np.random.default_rng(0).random((40, 60)) < 0.5).astype(np.uint8)
+    expected = chseg.label(np.ascontiguousarray(image.T), backend="cpu")
+    assert np.array_equal(chseg.label(image.T, backend="cpu"), expected)
+    assert np.array_equal(chseg.label(np.asfortranarray(image), backend="cpu"), chseg.label(image, backend="cpu"))
+    assert np.array_equal(chseg.label(image.astype(bool), backend="cpu"), chseg.label(image, backend="cpu"))
+
+
+def test_bad_arguments_raise_value_errors():
+    image = np.ones((4, 4), np.uint8)
+    with pytest.raises(ValueError, match="backend"):
+        chseg.label(image, backend="gpu")
+    with pytest.raises(ValueError, match="empty"):
+        chseg.label(np.ones((0, 4), np.uint8))
+    with pytest.raises(ValueError, match="axes"):
+        chseg.label(np.ones(4, np.uint8))
+    with pytest.raises(ValueError, match="fully_connected"):
+        chseg.label(image, fully_connected="yes")
+    with pytest.raises(ValueError, match="labels"):
+        chseg.label(image, dtype=np.int32)
+    with pytest.raises(ValueError, match="algorithm"):
+        chseg.watershed(image, algorithm="fast")
+    with pytest.raises(ValueError, match="alpha-trees"):
+        chseg.alpha_tree(image.astype(np.float64))
+    with pytest.raises(ValueError, match="grid_step"):
+        chseg.waterpixels(image, 0)
+    with pytest.raises(ValueError, match="mask"):
+        chseg.label(image, mask=np.ones((3, 4), bool))
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="a CUDA device is present")
+def test_cuda_backend_without_a_device_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        chseg.label(np.ones((4, 4), np.uint8), backend="cuda")
+
+
+def test_the_gil_is_released_during_a_run():
+    image = (np.random.default_rng(1).random((3000, 3000)) < 0.5).astype(np.uint8)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(chseg.label(image, backend="cpu").max()))
+    steps = 0
+    worker.start()
+    while worker.is_alive():
+        steps += 1
+    worker.join()
+    assert done and done[0] > 0
+    assert steps > 10000, steps  # the main thread ran while the labelling ran
+
+
+def test_threads_give_the_single_threaded_results():
+    rng = np.random.default_rng(2)
+    images = [rng.random((200, 220)).astype(np.float32) for _ in range(6)]
+    expected = [chseg.watershed(x) for x in images]
+    results = [None] * len(images)
+
+    def work(i):
+        for _ in range(5):
+            results[i] = chseg.watershed(images[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(images))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got, want in zip(results, expected):
+        assert np.array_equal(got, want)
+
+
+def test_itk_images_keep_their_geometry():
+    itk = pytest.importorskip("itk")
+    array = (np.random.default_rng(3).random((12, 20, 30)) < 0.4).astype(np.uint8)
+    image = itk.image_from_array(array)
+    image.SetSpacing((0.5, 0.7, 2.0))
+    image.SetOrigin((1.0, -2.0, 3.0))
+    labels = chseg.label(image, backend="cpu")
+    assert isinstance(labels, itk.Image)
+    assert tuple(labels.GetSpacing()) == (0.5, 0.7, 2.0) and tuple(labels.GetOrigin()) == (1.0, -2.0, 3.0)
+    assert np.array_equal(itk.array_from_image(labels), chseg.label(array, backend="cpu"))
+    hierarchy = chseg.waterfall(itk.image_from_array(np.random.default_rng(4).random((30, 30)).astype(np.float32)))
+    assert isinstance(hierarchy.labels(1), itk.Image) and isinstance(hierarchy.level0, itk.Image)
+
+
+# --- the GPU: every function equal to the CPU reference, NumPy and CuPy inputs ---------------------------------------
+
+def _everything(image, seeds, backend):
+    """Every function's outputs on one input, as NumPy arrays."""
+    import cupy
+
+    get = lambda x: cupy.asnumpy(x) if isinstance(x, cupy.ndarray) else np.asarray(x)  # noqa: E731
+    out = {}
+    out["label"] = get(chseg.label(image > 0.5, backend=backend))
+    out["flat"] = get(chseg.label((image * 4).astype(np.uint8) if isinstance(image, np.ndarray) else
+                                  (image * 4).astype(cupy.uint8), flat_zones=True, backend=backend))
+    out["watershed"] = get(chseg.watershed(image, fully_connected=True, backend=backend))
+    hierarchy = chseg.waterfall(image, backend=backend)
+    out["waterfall"] = [get(hierarchy.labels(k)) for k in range(hierarchy.num_levels)]
+    quantised = (image * 40).astype(np.uint8) if isinstance(image, np.ndarray) else (image * 40).astype(cupy.uint8)
+    tree = chseg.alpha_tree(quantised, backend=backend)
+    out["alpha_tree"] = (get(tree.parents), get(tree.levels), get(tree.cut(3)), get(tree.cut(5, omega=9)),
+                         get(tree.saliency()))
+    dendrogram = chseg.single_linkage(image, backend=backend)
+    out["single_linkage"] = (get(dendrogram.parents), get(dendrogram.weights), get(dendrogram.edges),
+                             get(dendrogram.clusters(10)), get(dendrogram.cut(0.01)))
+    out["ift"] = tuple(get(x) for x in chseg.ift(image, seeds, return_cost=True, return_predecessor=True,
+                                                   backend=backend))
+    out["waterpixels"] = tuple(get(x) for x in chseg.waterpixels(image, 9, return_border=True, backend=backend))
+    return out
+
+
+def _assert_same(a, b, path="result"):
+    if isinstance(a, dict):
+        for k in a:
+            _assert_same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _assert_same(x, y, f"{path}[{i}]")
+    else:
+        assert a.dtype == b.dtype and np.array_equal(a, b), path
+
+
+def _inputs(shape):
+    rng = np.random.default_rng(sum(shape))
+    from scipy import ndimage
+
+    image = ndimage.gaussian_filter(rng.random(shape), 1.5).astype(np.float32)
+    image = (image - image.min()) / (image.max() - image.min())
+    seeds = np.zeros(shape, np.uint16)
+    for k in range(1, 9):
+        seeds[tuple(rng.integers(0, s) for s in shape)] = k
+    return image, seeds
+
+
+@gpu
+@needs_cupy
+@pytest.mark.parametrize("shape", [(256, 301), (40, 45, 50)])
+def test_gpu_equals_cpu_for_numpy_and_cupy_inputs(shape):
+    import cupy
+
+    image, seeds = _inputs(shape)
+    reference = _everything(image, seeds, "cpu")
+    _assert_same(reference, _everything(image, seeds, "cuda"))
+    _assert_same(reference, _everything(cupy.asarray(image), cupy.asarray(seeds), "cuda"))
+    _assert_same(reference, _everything(cupy.asarray(image), cupy.asarray(seeds), "cpu"))
+
+
+@gpu
+@needs_cupy
+def test_cupy_outputs_stay_on_the_device_and_use_the_current_stream():
+    import cupy
+
+    image, seeds = _inputs((300, 280))
+    d_image = cupy.asarray(image)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        labels = chseg.watershed(d_image)
+        tree = chseg.alpha_tree((d_image * 40).astype(cupy.uint8))
+        cut = tree.cut(2)
+    assert isinstance(labels, cupy.ndarray) and labels.device.id == d_image.device.id
+    assert isinstance(tree.parents, cupy.ndarray) and isinstance(tree.levels, cupy.ndarray)
+    assert isinstance(cut, cupy.ndarray)
+    assert np.array_equal(cupy.asnumpy(labels), chseg.watershed(image, backend="cpu"))
+    # the watershed through the widened download path (uint64 labels from 32-bit device labels)
+    wide = chseg.watershed(d_image, dtype=np.uint64)
+    assert wide.dtype == cupy.uint64 and np.array_equal(cupy.asnumpy(wide), cupy.asnumpy(labels).astype(np.uint64))
+    # a non-contiguous CuPy view is copied on the device
+    view = d_image[:, ::2]
+    assert np.array_equal(cupy.asnumpy(chseg.watershed(view)), chseg.watershed(image[:, ::2], backend="cpu"))
+
+
+@gpu
+@needs_cupy
+def test_cupy_inputs_never_cross_the_host_link():
+    """The backends' transfer counter: NumPy inputs move their bytes over the host link, CuPy inputs none."""
+    import cupy
+
+    from chseg import _chseg
+
+    image, seeds = _inputs((128, 64, 64))
+    before = _chseg.host_transfer_bytes()
+    chseg.watershed(image, backend="cuda")
+    assert _chseg.host_transfer_bytes() - before >= image.nbytes * 2  # float input up, uint32 labels down
+    d_image, d_seeds = cupy.asarray(image), cupy.asarray(seeds)
+    d_small = cupy.asarray(image[:8])
+    before = _chseg.host_transfer_bytes()
+    chseg.label(d_image > 0.5)
+    chseg.label((d_image * 4).astype(cupy.uint8), flat_zones=True)
+    chseg.watershed(d_image)
+    tree = chseg.alpha_tree((d_small * 40).astype(cupy.uint8))
+    tree.cut(3)
+    tree.saliency()
+    dendrogram = chseg.single_linkage(d_small)
+    dendrogram.clusters(5)
+    chseg.ift(d_image, d_seeds, return_cost=True, return_predecessor=True)
+    chseg.waterpixels(d_image, 8, return_border=True)
+    cupy.cuda.get_current_stream().synchronize()
+    assert _chseg.host_transfer_bytes() == before
+
+
+@gpu
+def test_device_errors_are_runtime_errors_and_leave_no_output():
+    with pytest.raises(ValueError, match="device"):
+        chseg.label(np.ones((4, 4), np.uint8), backend="cuda", device=chseg.device_count())
+
+
+def test_outputs_from_the_host_cache_hold_no_stale_values(backend):
+    """NumPy outputs take their storage from the host array cache: arrays left full of garbage by earlier outputs
+    must not show through (every backend writes every element)."""
+    from chseg._arrays import host_empty
+
+    image, seeds = _inputs((130, 170))  # 22,100 pixels: uint64 and float64 outputs over the cache's 1 MiB minimum
+    big = np.kron(image, np.ones((4, 4), np.float32))
+
+    def run():
+        tree = chseg.alpha_tree((big * 40).astype(np.uint8), backend=backend)
+        dendrogram = chseg.single_linkage(big, backend=backend)
+        return [chseg.label(big > 0.5, backend=backend, dtype=np.uint64), chseg.watershed(big, backend=backend),
+                tree.parents.copy(), tree.levels.copy(), tree.cut(3), tree.saliency(), dendrogram.parents.copy(),
+                dendrogram.weights.copy(), chseg.ift(big, np.kron(seeds, np.ones((4, 4), np.uint16)),
+                                                     backend=backend),
+                chseg.waterpixels(big, 9, backend=backend), chseg.waterfall(big, backend=backend).labels(1)]
+
+    limit = chseg.get_host_cache_limit()
+    try:
+        chseg.set_host_cache_limit(0)
+        chseg.release_host_cache()
+        reference = run()
+        chseg.set_host_cache_limit(1 << 31)
+        for dtype in ("uint8", "uint16", "uint32", "uint64", "int64", "float32", "float64"):
+            for size in (big.size, 2 * big.size, big.size * 13 // 4, 4 * big.size):
+                garbage = host_empty((size,), dtype)
+                garbage.view(np.uint8)[:] = 0xA5
+                del garbage  # back to the cache, full of 0xA5
+        for got, want in zip(run(), reference):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    finally:
+        chseg.set_host_cache_limit(limit)

@@ -1,0 +1,131 @@
+"""chseg.alpha_tree and the single-linkage dendrograms against Higra's quasi-flat zone hierarchy and canonical binary
+partition tree on the same graphs, and against SciPy's single linkage."""
+
+import higra as hg
+import numpy as np
+import pytest
+from scipy.cluster import hierarchy
+from scipy.spatial.distance import pdist
+
+import chseg
+from conftest import neighbour_pairs, raster_numbered, same_partition
+
+
+def higra_graph(shape, fully_connected):
+    p, q = neighbour_pairs(shape, fully_connected)
+    graph = hg.UndirectedGraph(int(np.prod(shape)))
+    graph.add_edges(p, q)
+    return graph, p, q
+
+
+def edge_weights(image, p, q, channels=False, norm="linf"):
+    flat = image.reshape(len(p) and -1, image.shape[-1]) if channels else image.ravel()
+    d = np.abs(flat[p].astype(np.float64) - flat[q].astype(np.float64))
+    if channels:
+        d = d.max(axis=1) if norm == "linf" else d.sum(axis=1)
+    return d
+
+
+def saliency(tree, altitudes, graph):
+    return hg.saliency(tree, altitudes, leaf_graph=graph)
+
+
+CASES = [((37, 41), False, np.uint8), ((37, 41), True, np.int16), ((9, 11, 13), False, np.uint16),
+         ((7, 8, 9), True, np.float32)]
+
+
+@pytest.mark.parametrize("shape, fully_connected, dtype", CASES)
+def test_alpha_tree_is_higras_quasi_flat_zone_hierarchy(backend, shape, fully_connected, dtype):
+    image = np.random.default_rng(4).integers(0, 12, shape).astype(dtype)
+    tree = chseg.alpha_tree(image, fully_connected=fully_connected, backend=backend)
+    graph, p, q = higra_graph(shape, fully_connected)
+    weights = edge_weights(image, p, q)
+    expected, altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
+    assert tree.num_nodes == expected.num_vertices() and tree.num_leaves == image.size
+    ours, our_altitudes = tree.to_higra()
+    assert hg.test_tree_isomorphism(ours, expected)
+    assert np.array_equal(np.sort(our_altitudes), np.sort(altitudes))
+    assert np.array_equal(saliency(ours, our_altitudes, graph), saliency(expected, altitudes, graph))
+    assert np.array_equal(tree.areas(), hg.attribute_area(ours))
+    for alpha in (0, 1, 3, 11):
+        cut = tree.cut(alpha)
+        assert cut.shape == shape and raster_numbered(cut)
+        assert same_partition(cut, hg.labelisation_horizontal_cut_from_threshold(expected, altitudes, alpha))
+
+
+def test_alpha_omega_cut_and_saliency(backend):
+    image = np.random.default_rng(9).integers(0, 20, (30, 34)).astype(np.uint8)
+    tree = chseg.alpha_tree(image, backend=backend)
+    cut = tree.cut(4, omega=6)
+    for region in range(1, cut.max() + 1):
+        values = image[cut == region]
+        assert values.max() - values.min() <= 6 or values.size == 1
+    assert cut.max() >= tree.cut(4).max()
+    sal = tree.saliency()
+    graph, p, q = higra_graph(image.shape, False)
+    ours, altitudes = tree.to_higra()
+    edge_saliency = saliency(ours, altitudes, graph)
+    # interpixel sample between p and q: the sum of their doubled coordinates / 2
+    coords = lambda i: np.stack(np.unravel_index(i, image.shape), axis=1)  # noqa: E731
+    between = coords(p) + coords(q)
+    assert np.array_equal(sal[between[:, 0], between[:, 1]], edge_saliency.astype(np.float32))
+    assert np.all(sal[::2, ::2] == 0)
+
+
+def test_alpha_tree_of_channels(backend):
+    image = np.random.default_rng(6).integers(0, 9, (3, 20, 24)).astype(np.uint8)
+    tree = chseg.alpha_tree(image, channel_axis=0, distance="linf", backend=backend)
+    graph, p, q = higra_graph((20, 24), False)
+    weights = edge_weights(np.moveaxis(image, 0, -1), p, q, channels=True, norm="linf")
+    expected, altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
+    assert hg.test_tree_isomorphism(tree.to_higra()[0], expected)
+
+
+@pytest.mark.parametrize("shape, fully_connected", [((31, 29), False), ((31, 29), True), ((6, 7, 8), True)])
+def test_image_single_linkage_is_higras_binary_partition_tree(backend, shape, fully_connected):
+    image = np.random.default_rng(8).integers(0, 30, shape).astype(np.int32)
+    dendrogram = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
+    n = image.size
+    assert dendrogram.num_nodes == 2 * n - 1
+    assert np.all(np.diff(dendrogram.weights) >= 0)
+    graph, p, q = higra_graph(shape, fully_connected)
+    weights = edge_weights(image, p, q)
+    expected, altitudes = hg.bpt_canonical(graph, weights)
+    ours, our_altitudes = dendrogram.to_higra()
+    assert np.array_equal(saliency(ours, our_altitudes, graph), saliency(expected, altitudes, graph))
+    for d in (0, 2, 5):
+        assert same_partition(dendrogram.cut(d), hg.labelisation_horizontal_cut_from_threshold(expected, altitudes, d))
+    for k in (1, 2, 17):
+        clusters = dendrogram.clusters(k)
+        assert clusters.shape == shape and clusters.max() == k and raster_numbered(clusters)
+    # the end vertices are neighbours joined by an edge of the recorded weight
+    flat = image.ravel().astype(np.float64)
+    assert np.array_equal(np.abs(flat[dendrogram.u] - flat[dendrogram.v]), dendrogram.weights)
+
+
+def test_graph_single_linkage_matches_scipy():
+    rng = np.random.default_rng(12)
+    points = rng.random((60, 2))
+    n = len(points)
+    u, v = np.triu_indices(n, 1)
+    w = np.linalg.norm(points[u] - points[v], axis=1)
+    for backend in ("cpu",) + (("cuda",) if chseg.device_count() else ()):
+        dendrogram = chseg.single_linkage_graph(u, v, w, n, backend=backend)
+        z = dendrogram.linkage_matrix()
+        expected = hierarchy.linkage(pdist(points), method="single")
+        assert hierarchy.is_valid_linkage(z)
+        assert np.array_equal(z[:, 2], expected[:, 2])
+        assert np.array_equal(hierarchy.cophenet(z), hierarchy.cophenet(expected))
+        for k in (2, 5, 30):
+            assert same_partition(dendrogram.clusters(k), hierarchy.fcluster(expected, k, criterion="maxclust"))
+
+
+def test_graph_single_linkage_errors():
+    u = np.array([0, 1], np.uint32)
+    v = np.array([1, 2], np.uint32)
+    with pytest.raises(ValueError):
+        chseg.single_linkage_graph(u, v, np.array([1.0, np.nan]), 3, backend="cpu")
+    with pytest.raises(ValueError):
+        chseg.single_linkage_graph(u, v, np.array([1.0, 2.0]), 4, backend="cpu")  # not connected
+    with pytest.raises(ValueError):
+        chseg.single_linkage_graph(u, v, np.array([1.0]), 3, backend="cpu")
