@@ -742,6 +742,8 @@ NB_MODULE(_chseg, m)
   m.def("device_count", &DeviceCount);
   m.def("no_device_reason", &NoDeviceReason);
   m.def("device_name", &chs::CudaDeviceName);
+  m.def("fail_device_allocation_after", &chs::testing::FailDeviceAllocationAfter, nb::arg("n"),
+        "Test hook: the n-th device allocation from now fails (0: off).");
   m.def("host_empty", &HostEmpty, nb::arg("shape"), nb::arg("dtype"), nb::arg("pinned"));
   m.def("host_cache_bytes", &chs::GetHostCacheBytes);
   m.def("get_host_cache_limit", &chs::GetHostCacheLimit);

@@ -209,9 +209,28 @@ def test_cupy_inputs_never_cross_the_host_link():
 
 
 @gpu
-def test_device_errors_are_runtime_errors_and_leave_no_output():
+def test_device_errors_are_runtime_errors_and_the_next_run_succeeds():
+    """A failing device allocation (the library's test hook) in every function: RuntimeError naming the CUDA error,
+    then the same call succeeds with the reference's result."""
+    from chseg import _chseg
+
     with pytest.raises(ValueError, match="device"):
         chseg.label(np.ones((4, 4), np.uint8), backend="cuda", device=chseg.device_count())
+    image, seeds = _inputs((60, 70))
+    calls = [lambda: chseg.label(image > 0.5, backend="cuda"), lambda: chseg.watershed(image, backend="cuda"),
+             lambda: chseg.waterfall(image, backend="cuda").labels(1),
+             lambda: chseg.alpha_tree((image * 40).astype(np.uint8), backend="cuda").parents,
+             lambda: chseg.single_linkage(image, backend="cuda").parents,
+             lambda: chseg.ift(image, seeds, backend="cuda"), lambda: chseg.waterpixels(image, 7, backend="cuda")]
+    for call in calls:
+        expected = call()
+        _chseg.fail_device_allocation_after(1)
+        try:
+            with pytest.raises(RuntimeError, match="cudaErrorMemoryAllocation"):
+                call()
+        finally:
+            _chseg.fail_device_allocation_after(0)
+        assert np.array_equal(call(), expected)
 
 
 def test_outputs_from_the_host_cache_hold_no_stale_values(backend):
