@@ -36,19 +36,20 @@ using Array = nb::ndarray<nb::c_contig>;
 
 template <typename... Ts>
 struct Types
-{};
-using AllPixels = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t, float, double>;
-using NoWidePixels = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float, double>;
-using ForestWeights = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float>;
+{
+};
+using AllPixels       = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t, float, double>;
+using NoWidePixels    = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float, double>;
+using ForestWeights   = Types<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float>;
 using AlphaTreePixels = Types<uint8_t, uint16_t, int16_t, float>;
-using GraphWeights = Types<float, double>;
-using Labels = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
+using GraphWeights    = Types<float, double>;
+using Labels          = Types<uint8_t, uint16_t, uint32_t, uint64_t>;
 
 std::string
 DtypeName(nb::dlpack::dtype d)
 {
-  const char * kind = d.code == uint8_t(nb::dlpack::dtype_code::Int)    ? "int"
-                      : d.code == uint8_t(nb::dlpack::dtype_code::UInt) ? "uint"
+  const char * kind = d.code == uint8_t(nb::dlpack::dtype_code::Int)     ? "int"
+                      : d.code == uint8_t(nb::dlpack::dtype_code::UInt)  ? "uint"
                       : d.code == uint8_t(nb::dlpack::dtype_code::Float) ? "float"
                                                                          : "other";
   return std::string(kind) + std::to_string(d.bits) + (d.lanes != 1 ? "x" + std::to_string(d.lanes) : "");
@@ -158,7 +159,7 @@ nb::dict
 Info(const chs::RunInfo & info)
 {
   nb::dict d;
-  d["kernel_ms"] = info.kernelMilliseconds;
+  d["kernel_ms"]         = info.kernelMilliseconds;
   d["peak_device_bytes"] = info.peakDeviceBytes;
   return d;
 }
@@ -173,8 +174,16 @@ MaximumOf()
 // --- connected components ------------------------------------------------------------------------------------------
 
 nb::dict
-Label(const Array & input, const nb::object & maskObject, const Array & labels, bool fullyConnected, bool flatZones,
-      int64_t background, bool statistics, const std::string & backend, int device, uintptr_t stream)
+Label(const Array &       input,
+      const nb::object &  maskObject,
+      const Array &       labels,
+      bool                fullyConnected,
+      bool                flatZones,
+      int64_t             background,
+      bool                statistics,
+      const std::string & backend,
+      int                 device,
+      uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   Array         mask;
@@ -182,31 +191,39 @@ Label(const Array & input, const nb::object & maskObject, const Array & labels, 
   CheckHost(b, { &input, &labels, maskPointer ? &mask : nullptr });
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ConnectedComponentParameters p;
-  p.mode = flatZones ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-  p.fullyConnected = fullyConnected;
-  p.backgroundLabel = background;
+  p.mode              = flatZones ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+  p.fullyConnected    = fullyConnected;
+  p.backgroundLabel   = background;
   p.computeStatistics = statistics;
   chs::ConnectedComponentStatistics stats;
   chs::RunInfo                      info;
   uint64_t                          count = 0;
   Dispatch(
-    input, "an input",
+    input,
+    "an input",
     [&](auto pixel)
     {
       using TPixel = decltype(pixel);
       Dispatch(
-        labels, "a label array",
+        labels,
+        "a label array",
         [&](auto label)
         {
-          using TLabel = decltype(label);
+          using TLabel   = decltype(label);
           p.maximumLabel = MaximumOf<TLabel>();
           nb::gil_scoped_release release;
-          count = b.cuda ? chs::LabelConnectedComponentsCUDA(Ptr<const TPixel>(input), maskPointer,
-                                                             Ptr<TLabel>(labels), grid, p,
-                                                             statistics ? &stats : nullptr, b.context, &info)
-                         : chs::LabelConnectedComponentsCPU(Ptr<const TPixel>(input), maskPointer,
-                                                            Ptr<TLabel>(labels), grid, p,
-                                                            statistics ? &stats : nullptr);
+          count =
+            b.cuda
+              ? chs::LabelConnectedComponentsCUDA(Ptr<const TPixel>(input),
+                                                  maskPointer,
+                                                  Ptr<TLabel>(labels),
+                                                  grid,
+                                                  p,
+                                                  statistics ? &stats : nullptr,
+                                                  b.context,
+                                                  &info)
+              : chs::LabelConnectedComponentsCPU(
+                  Ptr<const TPixel>(input), maskPointer, Ptr<TLabel>(labels), grid, p, statistics ? &stats : nullptr);
         },
         Labels{});
     },
@@ -216,8 +233,8 @@ Label(const Array & input, const nb::object & maskObject, const Array & labels, 
   if (statistics)
   {
     d["voxel_count"] = ToNumpy(std::move(stats.voxelCount), count);
-    d["minimum"] = ToNumpy(std::move(stats.minimum), count, 3);
-    d["maximum"] = ToNumpy(std::move(stats.maximum), count, 3);
+    d["minimum"]     = ToNumpy(std::move(stats.minimum), count, 3);
+    d["maximum"]     = ToNumpy(std::move(stats.maximum), count, 3);
   }
   return d;
 }
@@ -229,30 +246,41 @@ WatershedParametersOf(bool fullyConnected, int algorithm, int plateaus, unsigned
 {
   chs::WatershedParameters p;
   p.fullyConnected = fullyConnected;
-  p.algorithm = static_cast<chs::WatershedAlgorithm>(algorithm);
-  p.plateaus = static_cast<chs::PlateauResolution>(plateaus);
-  p.reductionRate = reductionRate;
-  p.markLines = markLines;
+  p.algorithm      = static_cast<chs::WatershedAlgorithm>(algorithm);
+  p.plateaus       = static_cast<chs::PlateauResolution>(plateaus);
+  p.reductionRate  = reductionRate;
+  p.markLines      = markLines;
   return p;
 }
 
 nb::dict
-Watershed(const Array & image, const Array & labels, bool fullyConnected, int algorithm, int plateaus,
-          unsigned reductionRate, bool markLines, const std::string & backend, int device, uintptr_t stream)
+Watershed(const Array &       image,
+          const Array &       labels,
+          bool                fullyConnected,
+          int                 algorithm,
+          int                 plateaus,
+          unsigned            reductionRate,
+          bool                markLines,
+          const std::string & backend,
+          int                 device,
+          uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &image, &labels });
   const chs::Grid                grid = GridOf(labels, labels.ndim());
-  const chs::WatershedParameters p = WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, markLines);
-  chs::WatershedResult           r;
-  chs::RunInfo                   info;
+  const chs::WatershedParameters p =
+    WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, markLines);
+  chs::WatershedResult r;
+  chs::RunInfo         info;
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
       using T = decltype(pixel);
       Dispatch(
-        labels, "a label array",
+        labels,
+        "a label array",
         [&](auto label)
         {
           using L = decltype(label);
@@ -263,39 +291,48 @@ Watershed(const Array & image, const Array & labels, bool fullyConnected, int al
         Labels{});
     },
     AllPixels{});
-  nb::dict d = Info(info);
-  d["count"] = r.basinCount;
+  nb::dict d          = Info(info);
+  d["count"]          = r.basinCount;
   d["plateau_rounds"] = r.plateauRounds;
   return d;
 }
 
 /** The waterfall, kept as a hierarchy: level 0's labels into `level0`, the parent labels of every level returned. */
 nb::dict
-Waterfall(const Array & image, const Array & level0, bool fullyConnected, int algorithm, int plateaus,
-          unsigned reductionRate, unsigned levels, const std::string & backend, int device, uintptr_t stream)
+Waterfall(const Array &       image,
+          const Array &       level0,
+          bool                fullyConnected,
+          int                 algorithm,
+          int                 plateaus,
+          unsigned            reductionRate,
+          unsigned            levels,
+          const std::string & backend,
+          int                 device,
+          uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &image, &level0 });
   const chs::Grid          grid = GridOf(level0, level0.ndim());
   chs::WaterfallParameters p;
-  p.watershed = WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, false);
+  p.watershed      = WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, false);
   p.numberOfLevels = levels;
   chs::WaterfallResult r;
   chs::RunInfo         info;
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
       using T = decltype(pixel);
       Dispatch(
-        level0, "a label array",
+        level0,
+        "a label array",
         [&](auto label)
         {
-          using L = decltype(label);
-          L * const                     out = Ptr<L>(level0);
-          const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L * {
-            return level == 0 ? out : nullptr;
-          };
+          using L                               = decltype(label);
+          L * const                        out  = Ptr<L>(level0);
+          const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L *
+          { return level == 0 ? out : nullptr; };
           nb::gil_scoped_release release;
           r = b.cuda ? chs::WaterfallCUDA(Ptr<const T>(image), grid, p, sink, b.context, &info)
                      : chs::WaterfallCPU(Ptr<const T>(image), grid, p, sink);
@@ -303,7 +340,7 @@ Waterfall(const Array & image, const Array & level0, bool fullyConnected, int al
         Labels{});
     },
     AllPixels{});
-  nb::dict d = Info(info);
+  nb::dict d         = Info(info);
   d["region_counts"] = r.regionCounts;
   nb::list parents;
   for (auto & level : r.parents)
@@ -322,29 +359,36 @@ GraphParametersOf(const Array & image, size_t spatial, bool fullyConnected, int 
 {
   chs::ImageGraphParameters g;
   g.fullyConnected = fullyConnected;
-  g.components = image.ndim() > spatial ? static_cast<unsigned>(image.shape(spatial)) : 1;
-  g.distance = static_cast<chs::VectorDistance>(distance);
+  g.components     = image.ndim() > spatial ? static_cast<unsigned>(image.shape(spatial)) : 1;
+  g.distance       = static_cast<chs::VectorDistance>(distance);
   return g;
 }
 
 /** Builds the tree; `allocate(nodes)` (Python) returns the (parent, level) arrays to write it to. */
 nb::dict
-AlphaTree(const Array & image, size_t spatial, bool fullyConnected, int distance, int algorithm,
-          const nb::callable & allocate, const std::string & backend, int device, uintptr_t stream)
+AlphaTree(const Array &        image,
+          size_t               spatial,
+          bool                 fullyConnected,
+          int                  distance,
+          int                  algorithm,
+          const nb::callable & allocate,
+          const std::string &  backend,
+          int                  device,
+          uintptr_t            stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &image });
   const chs::Grid          grid = GridOf(image, spatial);
   chs::AlphaTreeParameters p;
-  p.graph = GraphParametersOf(image, spatial, fullyConnected, distance);
-  p.algorithm = static_cast<chs::AlphaTreeAlgorithm>(algorithm);
-  nb::object               arrays = nb::none();
-  chs::AlphaTreeAllocator  allocator = [&](uint64_t nodes)
+  p.graph                           = GraphParametersOf(image, spatial, fullyConnected, distance);
+  p.algorithm                       = static_cast<chs::AlphaTreeAlgorithm>(algorithm);
+  nb::object              arrays    = nb::none();
+  chs::AlphaTreeAllocator allocator = [&](uint64_t nodes)
   {
     nb::gil_scoped_acquire acquire;
-    arrays = allocate(nodes);
+    arrays       = allocate(nodes);
     Array parent = nb::cast<Array>(arrays[0]);
-    Array level = nb::cast<Array>(arrays[1]);
+    Array level  = nb::cast<Array>(arrays[1]);
     if (parent.dtype() != nb::dtype<uint32_t>() || level.dtype() != nb::dtype<double>() || parent.size() != nodes ||
         level.size() != nodes)
       throw std::invalid_argument("chseg: the tree allocator must return uint32 parents and float64 levels");
@@ -352,13 +396,14 @@ AlphaTree(const Array & image, size_t spatial, bool fullyConnected, int distance
       throw std::invalid_argument("chseg: the cpu backend needs host (NumPy) arrays");
     chs::AlphaTreeArrays out;
     out.parent = Ptr<uint32_t>(parent);
-    out.level = Ptr<double>(level);
+    out.level  = Ptr<double>(level);
     return out;
   };
   chs::AlphaTreeResult r;
   chs::RunInfo         info;
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
       using T = decltype(pixel);
@@ -367,8 +412,8 @@ AlphaTree(const Array & image, size_t spatial, bool fullyConnected, int distance
                  : chs::ImageAlphaTreeCPU(Ptr<const T>(image), grid, p, allocator);
     },
     AlphaTreePixels{});
-  nb::dict d = Info(info);
-  d["nodes"] = r.nodes;
+  nb::dict d  = Info(info);
+  d["nodes"]  = r.nodes;
   d["arrays"] = arrays;
   return d;
 }
@@ -380,16 +425,17 @@ AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
 {
   if (parent.device_type() != nb::device::cpu::value || image.device_type() != nb::device::cpu::value)
     throw std::invalid_argument("chseg: value ranges are computed from host arrays");
-  const size_t        nodes = parent.size();
+  const size_t        nodes      = parent.size();
   const size_t        components = pixels ? image.size() / pixels : 1;
   std::vector<double> range(nodes, 0.0);
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
-      using T = decltype(pixel);
+      using T                 = decltype(pixel);
       const T *        values = Ptr<const T>(image);
-      const uint32_t * up = Ptr<const uint32_t>(parent);
+      const uint32_t * up     = Ptr<const uint32_t>(parent);
       std::vector<T>   low(nodes * components, std::numeric_limits<T>::max());
       std::vector<T>   high(nodes * components, std::numeric_limits<T>::lowest());
       std::copy(values, values + pixels * components, low.begin());
@@ -401,11 +447,11 @@ AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
         for (size_t c = 0; c < components; ++c)
         {
           const T lo = low[x * components + c], hi = high[x * components + c];
-          r = std::max(r, double(hi) - double(lo));
+          r              = std::max(r, double(hi) - double(lo));
           const size_t q = up[x];
           if (q != x)
           {
-            low[q * components + c] = std::min(low[q * components + c], lo);
+            low[q * components + c]  = std::min(low[q * components + c], lo);
             high[q * components + c] = std::max(high[q * components + c], hi);
           }
         }
@@ -423,7 +469,7 @@ TreeAreas(const Array & parent, uint64_t leaves)
   if (parent.device_type() != nb::device::cpu::value || parent.dtype() != nb::dtype<uint32_t>())
     throw std::invalid_argument("chseg: node areas are computed from host uint32 parents");
   const size_t          nodes = parent.size();
-  const uint32_t *      up = Ptr<const uint32_t>(parent);
+  const uint32_t *      up    = Ptr<const uint32_t>(parent);
   std::vector<uint64_t> area(nodes, 0);
   {
     nb::gil_scoped_release release;
@@ -440,22 +486,43 @@ TreeAreas(const Array & parent, uint64_t leaves)
 }
 
 nb::dict
-AlphaTreeCut(const Array & parent, const Array & level, const nb::object & rangeObject, uint64_t leaves, double alpha,
-             double omega, const Array & labels, const std::string & backend, int device, uintptr_t stream)
+AlphaTreeCut(const Array &       parent,
+             const Array &       level,
+             const nb::object &  rangeObject,
+             uint64_t            leaves,
+             double              alpha,
+             double              omega,
+             const Array &       labels,
+             const std::string & backend,
+             int                 device,
+             uintptr_t           stream)
 {
-  const Backend b = MakeBackend(backend, device, stream);
-  Array         range;
+  const Backend  b = MakeBackend(backend, device, stream);
+  Array          range;
   const double * rangePointer = OptionalPtr<const double>(rangeObject, range);
   CheckHost(b, { &parent, &level, &labels, rangePointer ? &range : nullptr });
   chs::RunInfo info;
   uint64_t     regions = 0;
   {
     nb::gil_scoped_release release;
-    regions = b.cuda ? chs::AlphaTreeCutCUDA(Ptr<const uint32_t>(parent), Ptr<const double>(level), rangePointer,
-                                             leaves, parent.size(), alpha, omega, Ptr<uint32_t>(labels), b.context,
+    regions = b.cuda ? chs::AlphaTreeCutCUDA(Ptr<const uint32_t>(parent),
+                                             Ptr<const double>(level),
+                                             rangePointer,
+                                             leaves,
+                                             parent.size(),
+                                             alpha,
+                                             omega,
+                                             Ptr<uint32_t>(labels),
+                                             b.context,
                                              &info)
-                     : chs::AlphaTreeCutCPU(Ptr<const uint32_t>(parent), Ptr<const double>(level), rangePointer,
-                                            leaves, parent.size(), alpha, omega, Ptr<uint32_t>(labels));
+                     : chs::AlphaTreeCutCPU(Ptr<const uint32_t>(parent),
+                                            Ptr<const double>(level),
+                                            rangePointer,
+                                            leaves,
+                                            parent.size(),
+                                            alpha,
+                                            omega,
+                                            Ptr<uint32_t>(labels));
   }
   nb::dict d = Info(info);
   d["count"] = regions;
@@ -463,8 +530,13 @@ AlphaTreeCut(const Array & parent, const Array & level, const nb::object & range
 }
 
 nb::dict
-AlphaTreeSaliency(const Array & parent, const Array & level, const std::vector<uint64_t> & shape,
-                  const Array & saliency, const std::string & backend, int device, uintptr_t stream)
+AlphaTreeSaliency(const Array &                 parent,
+                  const Array &                 level,
+                  const std::vector<uint64_t> & shape,
+                  const Array &                 saliency,
+                  const std::string &           backend,
+                  int                           device,
+                  uintptr_t                     stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &parent, &level, &saliency });
@@ -473,11 +545,16 @@ AlphaTreeSaliency(const Array & parent, const Array & level, const std::vector<u
   {
     nb::gil_scoped_release release;
     if (b.cuda)
-      chs::AlphaTreeSaliencyCUDA(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(), grid,
-                                 Ptr<float>(saliency), b.context, &info);
+      chs::AlphaTreeSaliencyCUDA(Ptr<const uint32_t>(parent),
+                                 Ptr<const double>(level),
+                                 parent.size(),
+                                 grid,
+                                 Ptr<float>(saliency),
+                                 b.context,
+                                 &info);
     else
-      chs::AlphaTreeSaliencyCPU(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(), grid,
-                                Ptr<float>(saliency));
+      chs::AlphaTreeSaliencyCPU(
+        Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency));
   }
   return Info(info);
 }
@@ -490,37 +567,47 @@ DendrogramArraysOf(const Array & parent, const Array & weight, const Array & edg
   chs::DendrogramArrays out;
   out.parent = Ptr<uint32_t>(parent);
   out.weight = Ptr<double>(weight);
-  out.edge = Ptr<uint64_t>(edge);
-  out.u = Ptr<uint32_t>(u);
-  out.v = Ptr<uint32_t>(v);
+  out.edge   = Ptr<uint64_t>(edge);
+  out.u      = Ptr<uint32_t>(u);
+  out.v      = Ptr<uint32_t>(v);
   return out;
 }
 
 nb::dict
 SingleLinkageInfo(const chs::SingleLinkageResult & r, const chs::RunInfo & info)
 {
-  nb::dict d = Info(info);
-  d["boruvka_rounds"] = r.boruvkaRounds;
+  nb::dict d              = Info(info);
+  d["boruvka_rounds"]     = r.boruvkaRounds;
   d["contraction_levels"] = r.contractionLevels;
-  d["mst_ms"] = r.mstMilliseconds;
-  d["dendrogram_ms"] = r.dendrogramMilliseconds;
+  d["mst_ms"]             = r.mstMilliseconds;
+  d["dendrogram_ms"]      = r.dendrogramMilliseconds;
   return d;
 }
 
 nb::dict
-ImageSingleLinkage(const Array & image, size_t spatial, bool fullyConnected, int distance, const Array & parent,
-                   const Array & weight, const Array & edge, const Array & u, const Array & v,
-                   const std::string & backend, int device, uintptr_t stream)
+ImageSingleLinkage(const Array &       image,
+                   size_t              spatial,
+                   bool                fullyConnected,
+                   int                 distance,
+                   const Array &       parent,
+                   const Array &       weight,
+                   const Array &       edge,
+                   const Array &       u,
+                   const Array &       v,
+                   const std::string & backend,
+                   int                 device,
+                   uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &image, &parent, &weight, &edge, &u, &v });
   const chs::Grid                 grid = GridOf(image, spatial);
-  const chs::ImageGraphParameters p = GraphParametersOf(image, spatial, fullyConnected, distance);
-  const chs::DendrogramArrays     out = DendrogramArraysOf(parent, weight, edge, u, v);
+  const chs::ImageGraphParameters p    = GraphParametersOf(image, spatial, fullyConnected, distance);
+  const chs::DendrogramArrays     out  = DendrogramArraysOf(parent, weight, edge, u, v);
   chs::SingleLinkageResult        r;
   chs::RunInfo                    info;
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
       using T = decltype(pixel);
@@ -533,9 +620,19 @@ ImageSingleLinkage(const Array & image, size_t spatial, bool fullyConnected, int
 }
 
 nb::dict
-GraphSingleLinkage(const Array & u, const Array & v, const Array & w, uint64_t vertices, bool inputIsTree,
-                   const Array & parent, const Array & weight, const Array & edge, const Array & outU,
-                   const Array & outV, const std::string & backend, int device, uintptr_t stream)
+GraphSingleLinkage(const Array &       u,
+                   const Array &       v,
+                   const Array &       w,
+                   uint64_t            vertices,
+                   bool                inputIsTree,
+                   const Array &       parent,
+                   const Array &       weight,
+                   const Array &       edge,
+                   const Array &       outU,
+                   const Array &       outV,
+                   const std::string & backend,
+                   int                 device,
+                   uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &u, &v, &w, &parent, &weight, &edge, &outU, &outV });
@@ -546,15 +643,24 @@ GraphSingleLinkage(const Array & u, const Array & v, const Array & w, uint64_t v
   chs::SingleLinkageResult    r;
   chs::RunInfo                info;
   Dispatch(
-    w, "an edge weight array",
+    w,
+    "an edge weight array",
     [&](auto weightType)
     {
       using T = decltype(weightType);
       nb::gil_scoped_release release;
-      r = b.cuda ? chs::GraphSingleLinkageCUDA(Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), Ptr<const T>(w),
-                                               w.size(), vertices, inputIsTree, out, b.context, &info)
-                 : chs::GraphSingleLinkageCPU(Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), Ptr<const T>(w),
-                                              w.size(), vertices, inputIsTree, out);
+      r = b.cuda
+            ? chs::GraphSingleLinkageCUDA(Ptr<const uint32_t>(u),
+                                          Ptr<const uint32_t>(v),
+                                          Ptr<const T>(w),
+                                          w.size(),
+                                          vertices,
+                                          inputIsTree,
+                                          out,
+                                          b.context,
+                                          &info)
+            : chs::GraphSingleLinkageCPU(
+                Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), Ptr<const T>(w), w.size(), vertices, inputIsTree, out);
     },
     GraphWeights{});
   return SingleLinkageInfo(r, info);
@@ -563,27 +669,36 @@ GraphSingleLinkage(const Array & u, const Array & v, const Array & w, uint64_t v
 // --- Image Foresting Transform and waterpixels ---------------------------------------------------------------------
 
 nb::dict
-ForestingTransform(const Array & weights, const Array & seeds, const Array & labels, const nb::object & costObject,
-                   const nb::object & predecessorObject, bool fullyConnected, int arcWeight, uint64_t maximumRounds,
-                   const std::string & backend, int device, uintptr_t stream)
+ForestingTransform(const Array &       weights,
+                   const Array &       seeds,
+                   const Array &       labels,
+                   const nb::object &  costObject,
+                   const nb::object &  predecessorObject,
+                   bool                fullyConnected,
+                   int                 arcWeight,
+                   uint64_t            maximumRounds,
+                   const std::string & backend,
+                   int                 device,
+                   uintptr_t           stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   Array         cost, predecessor;
-  void *        costPointer = OptionalPtr<void>(costObject, cost);
+  void *        costPointer        = OptionalPtr<void>(costObject, cost);
   int64_t *     predecessorPointer = OptionalPtr<int64_t>(predecessorObject, predecessor);
-  CheckHost(b, { &weights, &seeds, &labels, costPointer ? &cost : nullptr,
-                 predecessorPointer ? &predecessor : nullptr });
+  CheckHost(b,
+            { &weights, &seeds, &labels, costPointer ? &cost : nullptr, predecessorPointer ? &predecessor : nullptr });
   if (seeds.dtype() != labels.dtype())
     throw std::invalid_argument("chseg: the seeds and the labels must have one type");
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ForestingTransformParameters p;
   p.fullyConnected = fullyConnected;
-  p.arcWeight = static_cast<chs::ArcWeightFunction>(arcWeight);
-  p.maximumRounds = maximumRounds;
+  p.arcWeight      = static_cast<chs::ArcWeightFunction>(arcWeight);
+  p.maximumRounds  = maximumRounds;
   chs::ForestingTransformResult r;
   chs::RunInfo                  info;
   Dispatch(
-    weights, "a weight image",
+    weights,
+    "a weight image",
     [&](auto weight)
     {
       using W = decltype(weight);
@@ -591,31 +706,49 @@ ForestingTransform(const Array & weights, const Array & seeds, const Array & lab
       if (costPointer && cost.dtype() != nb::dtype<C>())
         throw std::invalid_argument("chseg: the cost array has the wrong type");
       Dispatch(
-        labels, "a label array",
+        labels,
+        "a label array",
         [&](auto label)
         {
           using L = decltype(label);
           nb::gil_scoped_release release;
-          r = b.cuda ? chs::ImageForestingTransformCUDA(Ptr<const W>(weights), Ptr<const L>(seeds), grid, p,
-                                                         Ptr<L>(labels), static_cast<C *>(costPointer),
-                                                         predecessorPointer, b.context, &info)
-                     : chs::ImageForestingTransformCPU(Ptr<const W>(weights), Ptr<const L>(seeds), grid, p,
-                                                        Ptr<L>(labels), static_cast<C *>(costPointer),
-                                                        predecessorPointer);
+          r = b.cuda ? chs::ImageForestingTransformCUDA(Ptr<const W>(weights),
+                                                        Ptr<const L>(seeds),
+                                                        grid,
+                                                        p,
+                                                        Ptr<L>(labels),
+                                                        static_cast<C *>(costPointer),
+                                                        predecessorPointer,
+                                                        b.context,
+                                                        &info)
+                     : chs::ImageForestingTransformCPU(Ptr<const W>(weights),
+                                                       Ptr<const L>(seeds),
+                                                       grid,
+                                                       p,
+                                                       Ptr<L>(labels),
+                                                       static_cast<C *>(costPointer),
+                                                       predecessorPointer);
         },
         Labels{});
     },
     ForestWeights{});
-  nb::dict d = Info(info);
+  nb::dict d      = Info(info);
   d["seed_count"] = r.seedCount;
-  d["rounds"] = r.rounds;
+  d["rounds"]     = r.rounds;
   return d;
 }
 
 nb::dict
-Waterpixels(const Array & image, const Array & labels, const nb::object & borderObject,
-            const std::vector<uint64_t> & gridStep, float compactness, bool gradientMinimumSeeds, bool fullyConnected,
-            const std::string & backend, int device, uintptr_t stream)
+Waterpixels(const Array &                 image,
+            const Array &                 labels,
+            const nb::object &            borderObject,
+            const std::vector<uint64_t> & gridStep,
+            float                         compactness,
+            bool                          gradientMinimumSeeds,
+            bool                          fullyConnected,
+            const std::string &           backend,
+            int                           device,
+            uintptr_t                     stream)
 {
   const Backend b = MakeBackend(backend, device, stream);
   Array         border;
@@ -625,33 +758,35 @@ Waterpixels(const Array & image, const Array & labels, const nb::object & border
   chs::WaterpixelParameters p;
   for (size_t d = 0; d < 3; ++d)
     p.gridStep[d] = d < gridStep.size() ? gridStep[d] : 1;
-  p.compactness = compactness;
+  p.compactness          = compactness;
   p.gradientMinimumSeeds = gradientMinimumSeeds;
-  p.fullyConnected = fullyConnected;
+  p.fullyConnected       = fullyConnected;
   chs::WaterpixelResult r;
   chs::RunInfo          info;
   Dispatch(
-    image, "an input",
+    image,
+    "an input",
     [&](auto pixel)
     {
       using T = decltype(pixel);
       Dispatch(
-        labels, "a label array",
+        labels,
+        "a label array",
         [&](auto label)
         {
           using L = decltype(label);
           nb::gil_scoped_release release;
-          r = b.cuda ? chs::WaterpixelsCUDA(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer, b.context,
-                                            &info)
-                     : chs::WaterpixelsCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer);
+          r = b.cuda
+                ? chs::WaterpixelsCUDA(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer, b.context, &info)
+                : chs::WaterpixelsCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer);
         },
         Labels{});
     },
     NoWidePixels{});
-  nb::dict d = Info(info);
-  d["count"] = r.superpixels;
+  nb::dict d       = Info(info);
+  d["count"]       = r.superpixels;
   d["compactness"] = r.compactness;
-  d["rounds"] = r.rounds;
+  d["rounds"]      = r.rounds;
   return d;
 }
 
@@ -665,7 +800,7 @@ nb::object
 HostEmptyOf(const std::vector<size_t> & shape, bool pinned)
 {
   using Vector = std::vector<T, chs::DefaultInitAllocator<T>>;
-  size_t n = 1;
+  size_t n     = 1;
   for (size_t s : shape)
     n *= s;
   auto * v = new Vector();
@@ -742,44 +877,140 @@ NB_MODULE(_chseg, m)
   m.def("device_count", &DeviceCount);
   m.def("no_device_reason", &NoDeviceReason);
   m.def("device_name", &chs::CudaDeviceName);
-  m.def("fail_device_allocation_after", &chs::testing::FailDeviceAllocationAfter, nb::arg("n"),
+  m.def("fail_device_allocation_after",
+        &chs::testing::FailDeviceAllocationAfter,
+        nb::arg("n"),
         "Test hook: the n-th device allocation from now fails (0: off).");
   m.def("host_empty", &HostEmpty, nb::arg("shape"), nb::arg("dtype"), nb::arg("pinned"));
   m.def("host_cache_bytes", &chs::GetHostCacheBytes);
   m.def("get_host_cache_limit", &chs::GetHostCacheLimit);
   m.def("set_host_cache_limit", &chs::SetHostCacheLimit, nb::arg("bytes"));
   m.def("release_host_cache", &chs::ReleaseHostCache);
-  m.def("host_transfer_bytes", &chs::testing::HostTransferBytes,
+  m.def("host_transfer_bytes",
+        &chs::testing::HostTransferBytes,
         "Test counter: bytes the CUDA backends moved between host memory and a device (device arrays do not count).");
-  m.def("label", &Label, nb::arg("input"), nb::arg("mask").none(), nb::arg("labels"), nb::arg("fully_connected"),
-        nb::arg("flat_zones"), nb::arg("background"), nb::arg("statistics"), nb::arg("backend"), nb::arg("device"),
+  m.def("label",
+        &Label,
+        nb::arg("input"),
+        nb::arg("mask").none(),
+        nb::arg("labels"),
+        nb::arg("fully_connected"),
+        nb::arg("flat_zones"),
+        nb::arg("background"),
+        nb::arg("statistics"),
+        nb::arg("backend"),
+        nb::arg("device"),
         nb::arg("stream"));
-  m.def("watershed", &Watershed, nb::arg("image"), nb::arg("labels"), nb::arg("fully_connected"),
-        nb::arg("algorithm"), nb::arg("plateaus"), nb::arg("reduction_rate"), nb::arg("mark_lines"),
-        nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
-  m.def("waterfall", &Waterfall, nb::arg("image"), nb::arg("level0"), nb::arg("fully_connected"),
-        nb::arg("algorithm"), nb::arg("plateaus"), nb::arg("reduction_rate"), nb::arg("levels"), nb::arg("backend"),
-        nb::arg("device"), nb::arg("stream"));
-  m.def("alpha_tree", &AlphaTree, nb::arg("image"), nb::arg("spatial"), nb::arg("fully_connected"),
-        nb::arg("distance"), nb::arg("algorithm"), nb::arg("allocate"), nb::arg("backend"), nb::arg("device"),
+  m.def("watershed",
+        &Watershed,
+        nb::arg("image"),
+        nb::arg("labels"),
+        nb::arg("fully_connected"),
+        nb::arg("algorithm"),
+        nb::arg("plateaus"),
+        nb::arg("reduction_rate"),
+        nb::arg("mark_lines"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("waterfall",
+        &Waterfall,
+        nb::arg("image"),
+        nb::arg("level0"),
+        nb::arg("fully_connected"),
+        nb::arg("algorithm"),
+        nb::arg("plateaus"),
+        nb::arg("reduction_rate"),
+        nb::arg("levels"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree",
+        &AlphaTree,
+        nb::arg("image"),
+        nb::arg("spatial"),
+        nb::arg("fully_connected"),
+        nb::arg("distance"),
+        nb::arg("algorithm"),
+        nb::arg("allocate"),
+        nb::arg("backend"),
+        nb::arg("device"),
         nb::arg("stream"));
   m.def("alpha_tree_ranges", &AlphaTreeRanges, nb::arg("parent"), nb::arg("image"), nb::arg("pixels"));
   m.def("tree_areas", &TreeAreas, nb::arg("parent"), nb::arg("leaves"));
-  m.def("alpha_tree_cut", &AlphaTreeCut, nb::arg("parent"), nb::arg("level"), nb::arg("range").none(),
-        nb::arg("leaves"), nb::arg("alpha"), nb::arg("omega"), nb::arg("labels"), nb::arg("backend"),
-        nb::arg("device"), nb::arg("stream"));
-  m.def("alpha_tree_saliency", &AlphaTreeSaliency, nb::arg("parent"), nb::arg("level"), nb::arg("shape"),
-        nb::arg("saliency"), nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
-  m.def("image_single_linkage", &ImageSingleLinkage, nb::arg("image"), nb::arg("spatial"),
-        nb::arg("fully_connected"), nb::arg("distance"), nb::arg("parent"), nb::arg("weight"), nb::arg("edge"),
-        nb::arg("u"), nb::arg("v"), nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
-  m.def("graph_single_linkage", &GraphSingleLinkage, nb::arg("u"), nb::arg("v"), nb::arg("w"), nb::arg("vertices"),
-        nb::arg("input_is_tree"), nb::arg("parent"), nb::arg("weight"), nb::arg("edge"), nb::arg("out_u"),
-        nb::arg("out_v"), nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
-  m.def("foresting_transform", &ForestingTransform, nb::arg("weights"), nb::arg("seeds"), nb::arg("labels"),
-        nb::arg("cost").none(), nb::arg("predecessor").none(), nb::arg("fully_connected"), nb::arg("arc_weight"),
-        nb::arg("maximum_rounds"), nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
-  m.def("waterpixels", &Waterpixels, nb::arg("image"), nb::arg("labels"), nb::arg("border").none(),
-        nb::arg("grid_step"), nb::arg("compactness"), nb::arg("gradient_minimum_seeds"), nb::arg("fully_connected"),
-        nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
+  m.def("alpha_tree_cut",
+        &AlphaTreeCut,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("range").none(),
+        nb::arg("leaves"),
+        nb::arg("alpha"),
+        nb::arg("omega"),
+        nb::arg("labels"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree_saliency",
+        &AlphaTreeSaliency,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("shape"),
+        nb::arg("saliency"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("image_single_linkage",
+        &ImageSingleLinkage,
+        nb::arg("image"),
+        nb::arg("spatial"),
+        nb::arg("fully_connected"),
+        nb::arg("distance"),
+        nb::arg("parent"),
+        nb::arg("weight"),
+        nb::arg("edge"),
+        nb::arg("u"),
+        nb::arg("v"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("graph_single_linkage",
+        &GraphSingleLinkage,
+        nb::arg("u"),
+        nb::arg("v"),
+        nb::arg("w"),
+        nb::arg("vertices"),
+        nb::arg("input_is_tree"),
+        nb::arg("parent"),
+        nb::arg("weight"),
+        nb::arg("edge"),
+        nb::arg("out_u"),
+        nb::arg("out_v"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("foresting_transform",
+        &ForestingTransform,
+        nb::arg("weights"),
+        nb::arg("seeds"),
+        nb::arg("labels"),
+        nb::arg("cost").none(),
+        nb::arg("predecessor").none(),
+        nb::arg("fully_connected"),
+        nb::arg("arc_weight"),
+        nb::arg("maximum_rounds"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("waterpixels",
+        &Waterpixels,
+        nb::arg("image"),
+        nb::arg("labels"),
+        nb::arg("border").none(),
+        nb::arg("grid_step"),
+        nb::arg("compactness"),
+        nb::arg("gradient_minimum_seeds"),
+        nb::arg("fully_connected"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
 }
