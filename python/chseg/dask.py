@@ -1,0 +1,350 @@
+"""chseg on Dask arrays: exact chunked connected components, alpha cuts and single-linkage trees.
+
+Each function gives exactly what the whole-volume function gives, whatever the chunking: the chunks are processed
+independently (NumPy chunks on the cpu backend, CuPy chunks on the GPU of the worker that runs them), then what
+crosses chunk faces is merged on the client, and the output is relabelled chunk by chunk.
+
+How (docs/python-package.md, "Dask"):
+
+1. Per chunk (one task each): the chunk's own labels (``chseg.label`` or an alpha-tree cut), their count, the global
+   raster index of each label's first voxel, and the chunk's six (four in 2D) faces: labels and input values.
+2. On the client: for each plane between two chunk layers, the faces on both sides are assembled across the volume
+   and every pair of neighbours across the plane (with the diagonal ones for full connectivity, which also covers
+   chunk edges and corners) that the definition connects gives an equivalence of two chunk labels. A union-find over
+   the labels that touch a face (SciPy's connected components) joins them; each component is numbered by the rank of
+   its first voxel in raster order, as the whole-volume functions number them.
+3. The output is a lazy Dask array: each chunk's labels are computed again and mapped through the chunk's slice of
+   the relabel table, so that the volume is never gathered and can be written to Zarr chunk by chunk.
+
+Memory on the client: the faces of one plane at a time (labels 8 bytes and values per face voxel, both sides), and 24
+bytes per chunk label (first voxel, root, final label) for the relabel table.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+import chseg
+
+__all__ = ["alpha_cut", "label", "single_linkage_tree"]
+
+
+def _dask():
+    import dask
+    import dask.array as da
+
+    return dask, da
+
+
+def _is_cupy(x) -> bool:
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def _to_numpy(x) -> np.ndarray:
+    return x.get() if _is_cupy(x) else np.asarray(x)
+
+
+def _starts(chunks: Sequence[Sequence[int]]) -> List[np.ndarray]:
+    return [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in chunks]
+
+
+def _global_index(local_flat, shape_local, start, shape):
+    """Global raster indices of local raster indices of a chunk at `start`."""
+    coords = np.unravel_index(local_flat, shape_local)
+    return np.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), shape).astype(np.int64)
+
+
+def _faces(labels, values) -> dict:
+    """The chunk's first and last layers along every axis (labels and input values), NumPy."""
+    faces = {}
+    for axis in range(labels.ndim):
+        for side, index in (("low", 0), ("high", -1)):
+            sl = tuple(index if a == axis else slice(None) for a in range(labels.ndim))
+            faces[(axis, side)] = (_to_numpy(labels[sl]), _to_numpy(values[sl]))
+    return faces
+
+
+def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
+    """A chunk's own labels (0 = background in binary mode), numbered in raster order of their first voxel."""
+    if mode == "label":
+        return chseg.label(block, fully_connected=fully_connected, flat_zones=flat_zones, dtype=np.uint64,
+                           backend=backend)
+    return chseg.alpha_tree(block, fully_connected=fully_connected, backend=backend).cut(alpha)
+
+
+def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, backend):
+    labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
+    host = _to_numpy(labels).ravel()
+    values, first = np.unique(host, return_index=True)
+    if values.size and values[0] == 0:
+        first = first[1:]
+    return {"count": int(first.size), "first": _global_index(first, block.shape, start, shape),
+            "faces": _faces(labels, block)}
+
+
+def _connected(a, b, mode, flat_zones, alpha):
+    """Whether neighbours of values a and b are joined (arrays)."""
+    if mode == "label":
+        return (a == b) if flat_zones else ((a != 0) & (b != 0))
+    return _difference(a, b) <= alpha
+
+
+def _difference(a, b):
+    """|a - b| as the module's image graphs weigh it: exact for integers, in float32 for float32, the double result
+    rounded to float32 for float64."""
+    if a.dtype.kind in "ui":
+        return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
+    if a.dtype == np.float32:
+        return np.abs(a - b).astype(np.float64)
+    return np.abs(a - b).astype(np.float32).astype(np.float64)
+
+
+def _lateral_offsets(ndim, axis, fully_connected):
+    """Offsets (full vectors) of the neighbours across the plane normal to `axis`, from the low side to the high."""
+    out = []
+    for lateral in itertools.product((-1, 0, 1), repeat=ndim - 1):
+        if not fully_connected and any(lateral):
+            continue
+        offset = list(lateral)
+        offset.insert(axis, 1)
+        out.append(tuple(offset))
+    return out
+
+
+def _plane(summaries, grid_index, axis, i, side, offsets):
+    """The face layer of all chunks with index `i` along `axis`, assembled across the volume: (labels, values), with
+    chunk labels made global (offset added; background stays 0)."""
+    nblocks = [len(set(k[a] for k in grid_index)) for a in range(len(next(iter(grid_index))))]
+    other = [a for a in range(len(nblocks)) if a != axis]
+    rows = {}
+    for k in grid_index:
+        if k[axis] != i:
+            continue
+        labels, values = summaries[k]["faces"][(axis, side)]
+        g = labels.astype(np.int64)
+        g[g != 0] += offsets[k]  # chunk label l (1-based) -> global label offset + l
+        rows[tuple(k[a] for a in other)] = (g, values)
+
+    def assemble(part):
+        if not other:
+            return rows[()][part]
+        nested = np.empty([nblocks[a] for a in other], dtype=object)
+        for key, value in rows.items():
+            nested[key] = value[part]
+        return np.block(nested.tolist())
+
+    return assemble(0), assemble(1)
+
+
+def _shifted(x, lateral):
+    """Views of x and of its neighbour at `lateral` offset (the lateral part of an offset; arrays of ndim - 1)."""
+    src = tuple(slice(max(0, -d), s - max(0, d)) for d, s in zip(lateral, x.shape))
+    dst = tuple(slice(max(0, d), s - max(0, -d)) for d, s in zip(lateral, x.shape))
+    return src, dst
+
+
+def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
+    """Passes 1 and 2: per-chunk summaries, equivalences across chunk faces, the relabel table."""
+    dask, _ = _dask()
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    shape = tuple(int(s) for s in array.shape)
+    starts = _starts(array.chunks)
+    blocks = array.to_delayed()
+    grid_index = list(np.ndindex(*blocks.shape))
+    tasks = [dask.delayed(_summary)(blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape, mode,
+                                    fully_connected, flat_zones, alpha, backend) for k in grid_index]
+    summaries = dict(zip(grid_index, dask.compute(*tasks)))
+    counts = np.array([summaries[k]["count"] for k in grid_index], dtype=np.int64)
+    base = np.concatenate([[0], np.cumsum(counts)])
+    offsets = {k: int(base[j]) for j, k in enumerate(grid_index)}  # global label = offset + chunk label (1-based)
+    total = int(base[-1])
+    first = np.concatenate([summaries[k]["first"] for k in grid_index]) if total else np.zeros(0, np.int64)
+
+    pairs_a, pairs_b = [], []
+    for axis in range(array.ndim):
+        for i in range(1, blocks.shape[axis]):
+            low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets)
+            high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets)
+            for offset in _lateral_offsets(array.ndim, axis, fully_connected):
+                lateral = offset[:axis] + offset[axis + 1:]
+                src, dst = _shifted(low_labels, lateral)
+                a, b = low_labels[src], high_labels[dst]
+                joined = _connected(low_values[src], high_values[dst], mode, flat_zones, alpha)
+                joined &= (a != 0) & (b != 0)
+                pairs_a.append(a[joined].ravel())
+                pairs_b.append(b[joined].ravel())
+    # global labels are 1-based: label g is entry g - 1 of `first`
+    root = np.arange(total, dtype=np.int64)
+    if pairs_a:
+        a = np.concatenate(pairs_a) - 1
+        b = np.concatenate(pairs_b) - 1
+        touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        m = touched.size
+        graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
+        _, group = csgraph.connected_components(graph, directed=False)
+        # each group's representative: its member with the smallest first voxel
+        order = np.lexsort((first[touched], group))
+        leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
+        representative = np.empty(group.max() + 1 if m else 0, np.int64)
+        representative[group[leaders]] = touched[leaders]
+        root[touched] = representative[group]
+    roots = np.flatnonzero(root == np.arange(total))
+    rank = np.zeros(total, np.uint64)
+    rank[roots[np.argsort(first[roots], kind="stable")]] = np.arange(1, roots.size + 1, dtype=np.uint64)
+    lut = rank[root]
+    return grid_index, offsets, counts, lut
+
+
+def _relabel(block, table, mode, fully_connected, flat_zones, alpha, backend):
+    labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
+    if _is_cupy(labels):
+        import cupy
+
+        return cupy.asarray(table)[labels]
+    return table[labels]
+
+
+def _chunked(array, mode, fully_connected, flat_zones, alpha, backend):
+    dask, da = _dask()
+    if not isinstance(array, da.Array):
+        array = da.from_array(array)
+    if array.ndim not in (2, 3):
+        raise ValueError(f"the array must have 2 or 3 axes, not {array.ndim}")
+    if array.size == 0:
+        raise ValueError("the array is empty")
+    grid_index, offsets, counts, lut = _merge(array, mode, fully_connected, flat_zones, alpha, backend)
+    blocks = array.to_delayed()
+    meta = array._meta
+    out = np.empty(blocks.shape, dtype=object)
+    for j, k in enumerate(grid_index):
+        table = np.concatenate([[0], lut[offsets[k]: offsets[k] + counts[j]]]).astype(np.uint64)
+        shape = tuple(array.chunks[a][k[a]] for a in range(array.ndim))
+        task = dask.delayed(_relabel)(blocks[k], table, mode, fully_connected, flat_zones, alpha, backend)
+        out[k] = da.from_delayed(task, shape=shape, dtype=np.uint64,
+                                 meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None)
+    return da.block(out.tolist())
+
+
+def label(array, fully_connected: bool = False, flat_zones: bool = False, backend: str = "auto"):
+    """Connected components of a 2D or 3D Dask array (NumPy or CuPy chunks), uint64 labels numbered as
+    ``chseg.label`` numbers the whole volume (1.. in raster order of each component's first voxel; 0 the background
+    in binary mode), identical for every chunking. Returns a lazy Dask array with the input's chunks; the merge across
+    chunks is computed when this function is called (pass 1), the labels when the array is."""
+    return _chunked(array, "label", fully_connected, flat_zones, None, backend)
+
+
+def alpha_cut(array, alpha: float, fully_connected: bool = False, backend: str = "auto"):
+    """The alpha-tree's cut at `alpha` of a 2D or 3D Dask array: the connected components of the edges of weight
+    <= alpha (|a - b| between neighbours), the labels ``chseg.alpha_tree(volume).cut(alpha)`` gives the whole volume,
+    as uint64. Pixel types: those of ``chseg.alpha_tree`` (uint8, int8, uint16, int16, float32)."""
+    alpha = float(alpha)
+    if np.isnan(alpha):
+        raise ValueError("alpha must be a number, not NaN")
+    return _chunked(array, "alpha", fully_connected, False, alpha, backend)
+
+
+_SL_TYPES = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64)
+
+
+def _after_offsets(ndim, fully_connected):
+    """The image graph's edge slots: neighbours after a pixel, in the module's order (include/chsSingleLinkage.h)."""
+    out = []
+    for offset in itertools.product((-1, 0, 1), repeat=ndim):
+        if offset > (0,) * ndim and (fully_connected or sum(map(abs, offset)) == 1):
+            out.append(offset)
+    return out
+
+
+def single_linkage_tree(array, fully_connected: bool = False, backend: str = "auto"):
+    """The single-linkage dendrogram of a 2D or 3D Dask array's pixel graph, for volumes whose minimum spanning tree
+    fits the client (24 bytes per voxel): each chunk's minimum spanning tree (``chseg.single_linkage``) plus every edge
+    across chunk faces, whose minimum spanning tree is the volume's (cycle property; edges ordered by (weight, image
+    edge index) as the module orders them), then its dendrogram. Returns a ``chseg.Dendrogram`` with the arrays
+    ``chseg.single_linkage`` gives the whole volume, image edge indices included. Scalar pixels: 8-, 16-, 32-bit
+    integers, float32, float64."""
+    dask, da = _dask()
+    if not isinstance(array, da.Array):
+        array = da.from_array(array)
+    if array.ndim not in (2, 3) or array.size == 0:
+        raise ValueError(f"the array must be a non-empty 2D or 3D array, not of shape {array.shape}")
+    if array.dtype not in _SL_TYPES:
+        raise ValueError(f"single linkage takes 8-, 16-, 32-bit integers, float32 or float64, not {array.dtype}")
+    shape = tuple(int(s) for s in array.shape)
+    starts = _starts(array.chunks)
+    blocks = array.to_delayed()
+    grid_index = list(np.ndindex(*blocks.shape))
+    tasks = [dask.delayed(_tree_part)(blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape,
+                                      fully_connected, backend) for k in grid_index]
+    parts = dict(zip(grid_index, dask.compute(*tasks)))
+    offsets = _after_offsets(array.ndim, fully_connected)
+    slot_of = {o: s for s, o in enumerate(offsets)}
+    us = [parts[k]["u"] for k in grid_index]
+    vs = [parts[k]["v"] for k in grid_index]
+    ws = [parts[k]["w"] for k in grid_index]
+    es = [parts[k]["edge"] for k in grid_index]
+    for axis in range(array.ndim):
+        for i in range(1, blocks.shape[axis]):
+            low_index, low_values = _index_plane(parts, grid_index, axis, i - 1, "high", shape, starts)
+            high_index, high_values = _index_plane(parts, grid_index, axis, i, "low", shape, starts)
+            for offset in _lateral_offsets(array.ndim, axis, fully_connected):
+                lateral = offset[:axis] + offset[axis + 1:]
+                src, dst = _shifted(low_index, lateral)
+                p, q = low_index[src].ravel(), high_index[dst].ravel()
+                w = _difference(low_values[src].ravel(), high_values[dst].ravel())
+                # the edge belongs to the earlier pixel; its slot is the offset from it to the later one
+                if offset in slot_of:
+                    a, b, s = p, q, slot_of[offset]
+                else:
+                    a, b, s = q, p, slot_of[tuple(-d for d in offset)]
+                us.append(a)
+                vs.append(b)
+                ws.append(w)
+                es.append(a * len(offsets) + s)
+    u, v, w, e = (np.concatenate(x) for x in (us, vs, ws, es))
+    e, keep = np.unique(e, return_index=True)  # sorted by image edge index; diagonal edges seen twice kept once
+    u, v, w = u[keep], v[keep], w[keep]
+    n = int(np.prod(shape))
+    dendrogram = chseg.single_linkage_graph(u.astype(np.uint32), v.astype(np.uint32), w, n, backend=backend)
+    image_edges = e[chseg._arrays.host(dendrogram.edges).astype(np.int64)].astype(np.uint64)
+    return chseg.Dendrogram(dendrogram._run, shape, dendrogram.parents, dendrogram.weights,
+                            dendrogram._run.array(image_edges) if dendrogram._run.on_device else image_edges,
+                            dendrogram.u, dendrogram.v)
+
+
+def _tree_part(block, start, shape, fully_connected, backend):
+    dendrogram = chseg.single_linkage(block, fully_connected=fully_connected, backend=backend)
+    slots = len(_after_offsets(block.ndim, fully_connected))
+    u = _global_index(_to_numpy(dendrogram.u).astype(np.int64), block.shape, start, shape)
+    v = _global_index(_to_numpy(dendrogram.v).astype(np.int64), block.shape, start, shape)
+    slot = (_to_numpy(dendrogram.edges) % slots).astype(np.int64)
+    faces = {}
+    for axis in range(block.ndim):
+        for side, index in (("low", 0), ("high", -1)):
+            sl = tuple(index if a == axis else slice(None) for a in range(block.ndim))
+            faces[(axis, side)] = _to_numpy(block[sl])
+    return {"u": u, "v": v, "w": _to_numpy(dendrogram.weights), "edge": u * slots + slot, "faces": faces}
+
+
+def _index_plane(parts, grid_index, axis, i, side, shape, starts):
+    """The face layer of the chunks with index `i` along `axis`: global raster indices and values."""
+    ndim = len(shape)
+    other = [a for a in range(ndim) if a != axis]
+    nblocks = [len(starts[a]) - 1 for a in range(ndim)]
+    rows = {}
+    for k in grid_index:
+        if k[axis] == i:
+            rows[tuple(k[a] for a in other)] = parts[k]["faces"][(axis, side)]
+    nested = np.empty([nblocks[a] for a in other], dtype=object)
+    for key, value in rows.items():
+        nested[key] = value
+    values = np.block(nested.tolist())
+    layer = int(starts[axis][i + 1] - 1) if side == "high" else int(starts[axis][i])
+    grids = np.meshgrid(*[np.arange(shape[a]) for a in other], indexing="ij")
+    coords = list(grids)
+    coords.insert(axis, np.full(values.shape, layer))
+    return np.ravel_multi_index(tuple(coords), shape).astype(np.int64), values

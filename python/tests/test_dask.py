@@ -1,0 +1,153 @@
+"""chseg.dask against the whole-volume chseg functions: the same labels and trees for every chunking (chunks of one
+voxel along an axis, uneven chunks, chunks smaller than a component, spirals that cross every chunk), both
+connectivities, 2D and 3D, on the threaded scheduler and on a distributed.LocalCluster of processes."""
+
+import numpy as np
+import pytest
+
+import chseg
+
+da = pytest.importorskip("dask.array")
+import chseg.dask as cd  # noqa: E402
+from conftest import gpu, needs_cupy  # noqa: E402
+
+
+def spiral(n):
+    """A one-pixel-wide square spiral on zeros, its arms one pixel apart: one component that crosses every chunk."""
+    image = np.zeros((n, n), np.uint8)
+
+    def free(y, x, dy, dx):
+        ny, nx = y + dy, x + dx
+        if not (0 <= ny < n and 0 <= nx < n) or image[ny, nx]:
+            return False
+        ay, ax = ny + dy, nx + dx
+        return not (0 <= ay < n and 0 <= ax < n and image[ay, ax])
+
+    y, x, dy, dx = 0, 0, 0, 1
+    image[y, x] = 1
+    while True:
+        if not free(y, x, dy, dx):
+            dy, dx = dx, -dy  # turn right
+            if not free(y, x, dy, dx):
+                return image
+        y, x = y + dy, x + dx
+        image[y, x] = 1
+
+
+CHUNKINGS_2D = [(10, 10), (1, 53), (47, 1), (7, (20, 3, 30)), (47, 53), (3, 4)]
+CHUNKINGS_3D = [(5, 6, 7), (1, 12, 13), (11, 12, 1), ((2, 9), 5, (10, 3)), (11, 12, 13)]
+
+
+def images_2d():
+    rng = np.random.default_rng(0)
+    return {"noise": (rng.random((47, 53)) < 0.5).astype(np.uint8), "spiral": spiral(53)[:47],
+            "levels": rng.integers(0, 4, (47, 53)).astype(np.int16)}
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS_2D)
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_label_2d_every_chunking(chunks, fully_connected):
+    for name, image in images_2d().items():
+        for flat_zones in (False, True):
+            got = cd.label(da.from_array(image, chunks=chunks), fully_connected=fully_connected,
+                           flat_zones=flat_zones, backend="cpu")
+            assert got.chunks == da.from_array(image, chunks=chunks).chunks
+            expected = chseg.label(image, fully_connected=fully_connected, flat_zones=flat_zones, dtype=np.uint64,
+                                   backend="cpu")
+            assert np.array_equal(got.compute(), expected), (name, flat_zones)
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS_3D)
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_label_and_alpha_cut_3d(chunks, fully_connected):
+    rng = np.random.default_rng(1)
+    volume = rng.integers(0, 7, (11, 12, 13)).astype(np.uint8)
+    array = da.from_array(volume, chunks=chunks)
+    assert np.array_equal(cd.label(array > 2, fully_connected=fully_connected, backend="cpu").compute(),
+                          chseg.label(volume > 2, fully_connected=fully_connected, dtype=np.uint64, backend="cpu"))
+    tree = chseg.alpha_tree(volume, fully_connected=fully_connected, backend="cpu")
+    for alpha in (0, 1, 2):
+        got = cd.alpha_cut(array, alpha, fully_connected=fully_connected, backend="cpu").compute()
+        assert np.array_equal(got, tree.cut(alpha)), alpha
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS_2D[:4])
+def test_alpha_cut_of_long_plateaux(chunks):
+    image = (spiral(53)[:47] * 10 + np.random.default_rng(2).integers(0, 2, (47, 53))).astype(np.uint8)
+    tree = chseg.alpha_tree(image, backend="cpu")
+    for alpha in (1, 5, 10):
+        got = cd.alpha_cut(da.from_array(image, chunks=chunks), alpha, backend="cpu").compute()
+        assert np.array_equal(got, tree.cut(alpha))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_single_linkage_tree_equals_the_whole_volumes(dtype, fully_connected):
+    rng = np.random.default_rng(3)
+    for shape, chunks in (((23, 31), (5, 7)), ((23, 31), (1, 31)), ((9, 10, 11), (3, (4, 6), 5)),
+                          ((9, 10, 11), (9, 10, 1))):
+        image = (rng.random(shape) * 20).astype(dtype)
+        got = cd.single_linkage_tree(da.from_array(image, chunks=chunks), fully_connected=fully_connected,
+                                     backend="cpu")
+        expected = chseg.single_linkage(image, fully_connected=fully_connected, backend="cpu")
+        for name in ("parents", "weights", "edges", "u", "v"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), (shape, chunks, name)
+        assert np.array_equal(got.cut(4), expected.cut(4)) and got.cut(4).shape == shape
+
+
+def test_outputs_are_lazy_and_go_to_zarr_chunk_by_chunk(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    image = images_2d()["noise"]
+    labels = cd.label(da.from_array(image, chunks=(16, 20)), backend="cpu")
+    assert isinstance(labels, da.Array)
+    labels.to_zarr(str(tmp_path / "labels.zarr"))
+    stored = zarr.open(str(tmp_path / "labels.zarr"), mode="r")
+    assert stored.chunks == (16, 20)
+    assert np.array_equal(stored[:], chseg.label(image, dtype=np.uint64, backend="cpu"))
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="axes"):
+        cd.label(da.zeros((3, 3, 3, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="NaN"):
+        cd.alpha_cut(da.zeros((4, 4), dtype=np.uint8), float("nan"))
+    with pytest.raises(ValueError):
+        cd.single_linkage_tree(da.zeros((4, 4), dtype=np.int64))
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client
+
+
+def test_on_a_local_cluster_of_processes(cluster_client):
+    rng = np.random.default_rng(4)
+    volume = rng.integers(0, 5, (14, 15, 16)).astype(np.uint8)
+    array = da.from_array(volume, chunks=(5, (4, 11), 7))
+    assert np.array_equal(cd.label(array > 1, fully_connected=True, backend="cpu").compute(),
+                          chseg.label(volume > 1, fully_connected=True, dtype=np.uint64, backend="cpu"))
+    assert np.array_equal(cd.alpha_cut(array, 1, backend="cpu").compute(),
+                          chseg.alpha_tree(volume, backend="cpu").cut(1))
+    tree = cd.single_linkage_tree(array, backend="cpu")
+    assert np.array_equal(tree.parents, chseg.single_linkage(volume, backend="cpu").parents)
+
+
+@gpu
+@needs_cupy
+def test_cupy_chunks_on_the_gpu():
+    import cupy
+
+    rng = np.random.default_rng(5)
+    volume = rng.integers(0, 5, (40, 45, 50)).astype(np.uint8)
+    array = da.from_array(cupy.asarray(volume), chunks=(16, 20, 25), asarray=False)
+    labels = cd.label(array > 1, fully_connected=True)
+    computed = labels.compute()
+    assert isinstance(computed, cupy.ndarray)
+    assert np.array_equal(computed.get(), chseg.label(volume > 1, fully_connected=True, dtype=np.uint64,
+                                                      backend="cpu"))
+    assert np.array_equal(cd.alpha_cut(array, 1).compute().get(), chseg.alpha_tree(volume, backend="cpu").cut(1))
+    tree = cd.single_linkage_tree(array)
+    assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)
