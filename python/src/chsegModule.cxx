@@ -72,6 +72,30 @@ Dispatch(const Array & a, const char * what, F && f, Types<T, Ts...>)
                                 " is not supported here");
 }
 
+/** Calls f(T{}, L{}), with the GIL released, for the pixel type T of `image` (one of TPixels) and the label type L
+ * of `labels`. */
+template <typename TPixels, typename F>
+void
+DispatchPixelAndLabel(const Array & image, const char * what, const Array & labels, TPixels pixels, F && f)
+{
+  Dispatch(
+    image,
+    what,
+    [&](auto pixel)
+    {
+      Dispatch(
+        labels,
+        "a label array",
+        [&](auto label)
+        {
+          nb::gil_scoped_release release;
+          f(pixel, label);
+        },
+        Labels{});
+    },
+    pixels);
+}
+
 struct Backend
 {
   bool                  cuda = false;
@@ -198,36 +222,28 @@ Label(const Array &       input,
   chs::ConnectedComponentStatistics stats;
   chs::RunInfo                      info;
   uint64_t                          count = 0;
-  Dispatch(
+  DispatchPixelAndLabel(
     input,
     "an input",
-    [&](auto pixel)
+    labels,
+    AllPixels{},
+    [&](auto pixel, auto label)
     {
-      using TPixel = decltype(pixel);
-      Dispatch(
-        labels,
-        "a label array",
-        [&](auto label)
-        {
-          using TLabel   = decltype(label);
-          p.maximumLabel = MaximumOf<TLabel>();
-          nb::gil_scoped_release release;
-          count =
-            b.cuda
-              ? chs::LabelConnectedComponentsCUDA(Ptr<const TPixel>(input),
-                                                  maskPointer,
-                                                  Ptr<TLabel>(labels),
-                                                  grid,
-                                                  p,
-                                                  statistics ? &stats : nullptr,
-                                                  b.context,
-                                                  &info)
-              : chs::LabelConnectedComponentsCPU(
-                  Ptr<const TPixel>(input), maskPointer, Ptr<TLabel>(labels), grid, p, statistics ? &stats : nullptr);
-        },
-        Labels{});
-    },
-    AllPixels{});
+      using TPixel   = decltype(pixel);
+      using TLabel   = decltype(label);
+      p.maximumLabel = MaximumOf<TLabel>();
+      count          = b.cuda
+                         ? chs::LabelConnectedComponentsCUDA(Ptr<const TPixel>(input),
+                                                    maskPointer,
+                                                    Ptr<TLabel>(labels),
+                                                    grid,
+                                                    p,
+                                                    statistics ? &stats : nullptr,
+                                                    b.context,
+                                                    &info)
+                         : chs::LabelConnectedComponentsCPU(
+                    Ptr<const TPixel>(input), maskPointer, Ptr<TLabel>(labels), grid, p, statistics ? &stats : nullptr);
+    });
   nb::dict d = Info(info);
   d["count"] = count;
   if (statistics)
@@ -272,25 +288,18 @@ Watershed(const Array &       image,
     WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, markLines);
   chs::WatershedResult r;
   chs::RunInfo         info;
-  Dispatch(
-    image,
-    "an input",
-    [&](auto pixel)
-    {
-      using T = decltype(pixel);
-      Dispatch(
-        labels,
-        "a label array",
-        [&](auto label)
-        {
-          using L = decltype(label);
-          nb::gil_scoped_release release;
-          r = b.cuda ? chs::WatershedCUDA(Ptr<const T>(image), grid, p, Ptr<L>(labels), b.context, &info)
-                     : chs::WatershedCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels));
-        },
-        Labels{});
-    },
-    AllPixels{});
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        labels,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T = decltype(pixel);
+                          using L = decltype(label);
+                          r       = b.cuda
+                                      ? chs::WatershedCUDA(Ptr<const T>(image), grid, p, Ptr<L>(labels), b.context, &info)
+                                      : chs::WatershedCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels));
+                        });
   nb::dict d          = Info(info);
   d["count"]          = r.basinCount;
   d["plateau_rounds"] = r.plateauRounds;
@@ -318,28 +327,20 @@ Waterfall(const Array &       image,
   p.numberOfLevels = levels;
   chs::WaterfallResult r;
   chs::RunInfo         info;
-  Dispatch(
-    image,
-    "an input",
-    [&](auto pixel)
-    {
-      using T = decltype(pixel);
-      Dispatch(
-        level0,
-        "a label array",
-        [&](auto label)
-        {
-          using L                               = decltype(label);
-          L * const                        out  = Ptr<L>(level0);
-          const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L *
-          { return level == 0 ? out : nullptr; };
-          nb::gil_scoped_release release;
-          r = b.cuda ? chs::WaterfallCUDA(Ptr<const T>(image), grid, p, sink, b.context, &info)
-                     : chs::WaterfallCPU(Ptr<const T>(image), grid, p, sink);
-        },
-        Labels{});
-    },
-    AllPixels{});
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        level0,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T                               = decltype(pixel);
+                          using L                               = decltype(label);
+                          L * const                        out  = Ptr<L>(level0);
+                          const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L *
+                          { return level == 0 ? out : nullptr; };
+                          r = b.cuda ? chs::WaterfallCUDA(Ptr<const T>(image), grid, p, sink, b.context, &info)
+                                     : chs::WaterfallCPU(Ptr<const T>(image), grid, p, sink);
+                        });
   nb::dict d         = Info(info);
   d["region_counts"] = r.regionCounts;
   nb::list parents;
@@ -696,42 +697,34 @@ ForestingTransform(const Array &       weights,
   p.maximumRounds  = maximumRounds;
   chs::ForestingTransformResult r;
   chs::RunInfo                  info;
-  Dispatch(
-    weights,
-    "a weight image",
-    [&](auto weight)
-    {
-      using W = decltype(weight);
-      using C = typename chs::ForestingCost<W>::Type;
-      if (costPointer && cost.dtype() != nb::dtype<C>())
-        throw std::invalid_argument("chseg: the cost array has the wrong type");
-      Dispatch(
-        labels,
-        "a label array",
-        [&](auto label)
-        {
-          using L = decltype(label);
-          nb::gil_scoped_release release;
-          r = b.cuda ? chs::ImageForestingTransformCUDA(Ptr<const W>(weights),
-                                                        Ptr<const L>(seeds),
-                                                        grid,
-                                                        p,
-                                                        Ptr<L>(labels),
-                                                        static_cast<C *>(costPointer),
-                                                        predecessorPointer,
-                                                        b.context,
-                                                        &info)
-                     : chs::ImageForestingTransformCPU(Ptr<const W>(weights),
-                                                       Ptr<const L>(seeds),
-                                                       grid,
-                                                       p,
-                                                       Ptr<L>(labels),
-                                                       static_cast<C *>(costPointer),
-                                                       predecessorPointer);
-        },
-        Labels{});
-    },
-    ForestWeights{});
+  DispatchPixelAndLabel(weights,
+                        "a weight image",
+                        labels,
+                        ForestWeights{},
+                        [&](auto weight, auto label)
+                        {
+                          using W = decltype(weight);
+                          using C = typename chs::ForestingCost<W>::Type;
+                          if (costPointer && cost.dtype() != nb::dtype<C>())
+                            throw std::invalid_argument("chseg: the cost array has the wrong type");
+                          using L = decltype(label);
+                          r       = b.cuda ? chs::ImageForestingTransformCUDA(Ptr<const W>(weights),
+                                                                        Ptr<const L>(seeds),
+                                                                        grid,
+                                                                        p,
+                                                                        Ptr<L>(labels),
+                                                                        static_cast<C *>(costPointer),
+                                                                        predecessorPointer,
+                                                                        b.context,
+                                                                        &info)
+                                           : chs::ImageForestingTransformCPU(Ptr<const W>(weights),
+                                                                       Ptr<const L>(seeds),
+                                                                       grid,
+                                                                       p,
+                                                                       Ptr<L>(labels),
+                                                                       static_cast<C *>(costPointer),
+                                                                       predecessorPointer);
+                        });
   nb::dict d      = Info(info);
   d["seed_count"] = r.seedCount;
   d["rounds"]     = r.rounds;
@@ -763,26 +756,18 @@ Waterpixels(const Array &                 image,
   p.fullyConnected       = fullyConnected;
   chs::WaterpixelResult r;
   chs::RunInfo          info;
-  Dispatch(
-    image,
-    "an input",
-    [&](auto pixel)
-    {
-      using T = decltype(pixel);
-      Dispatch(
-        labels,
-        "a label array",
-        [&](auto label)
-        {
-          using L = decltype(label);
-          nb::gil_scoped_release release;
-          r = b.cuda
-                ? chs::WaterpixelsCUDA(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer, b.context, &info)
-                : chs::WaterpixelsCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer);
-        },
-        Labels{});
-    },
-    NoWidePixels{});
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        labels,
+                        NoWidePixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T = decltype(pixel);
+                          using L = decltype(label);
+                          r       = b.cuda ? chs::WaterpixelsCUDA(
+                                         Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer, b.context, &info)
+                                           : chs::WaterpixelsCPU(Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer);
+                        });
   nb::dict d       = Info(info);
   d["count"]       = r.superpixels;
   d["compactness"] = r.compactness;

@@ -22,6 +22,15 @@ def values(shape, dtype, high=9, seed=0):
     return x.astype(dtype)
 
 
+def graph_of(image):
+    """Higra's graph of the image's face neighbours and its weights |a - b| (exact in float64 for these values)."""
+    p, q = neighbour_pairs(image.shape, False)
+    graph = hg.UndirectedGraph(image.size)
+    graph.add_edges(p, q)
+    flat = image.ravel().astype(np.float64)
+    return graph, np.abs(flat[p] - flat[q])
+
+
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("shape", SHAPES)
 def test_watershed_every_type(backend, dtype, shape):
@@ -39,11 +48,8 @@ def test_watershed_every_type(backend, dtype, shape):
 def test_alpha_tree_every_type(backend, dtype, shape):
     image = values(shape, dtype)
     tree = chseg.alpha_tree(image, backend=backend)
-    p, q = neighbour_pairs(shape, False)
-    graph = hg.UndirectedGraph(image.size)
-    graph.add_edges(p, q)
-    flat = image.ravel().astype(np.float64)
-    expected, _ = hg.quasi_flat_zone_hierarchy(graph, np.abs(flat[p] - flat[q]))
+    graph, weights = graph_of(image)
+    expected, _ = hg.quasi_flat_zone_hierarchy(graph, weights)
     assert hg.test_tree_isomorphism(tree.to_higra()[0], expected)
 
 
@@ -53,11 +59,8 @@ def test_alpha_tree_every_type(backend, dtype, shape):
 def test_single_linkage_every_type(backend, dtype, shape):
     image = values(shape, dtype)
     dendrogram = chseg.single_linkage(image, backend=backend)
-    p, q = neighbour_pairs(shape, False)
-    graph = hg.UndirectedGraph(image.size)
-    graph.add_edges(p, q)
-    flat = image.ravel().astype(np.float64)
-    expected, altitudes = hg.bpt_canonical(graph, np.abs(flat[p] - flat[q]))
+    graph, weights = graph_of(image)
+    expected, altitudes = hg.bpt_canonical(graph, weights)
     ours, our_altitudes = dendrogram.to_higra()
     assert np.array_equal(hg.saliency(ours, our_altitudes, leaf_graph=graph),
                           hg.saliency(expected, altitudes, leaf_graph=graph))
