@@ -91,7 +91,7 @@ struct AlphaTreeResult
   double canonicaliseMilliseconds = 0.0;
 };
 
-/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN pixel, or an
+/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel, or an
  * image whose pixels plus edge slots reach 2^32 (node ids are 32-bit). */
 template <typename TPixel>
 AlphaTreeResult

@@ -76,7 +76,8 @@ struct SingleLinkageResult
 constexpr uint64_t MaximumDendrogramVertices = (uint64_t(1) << 31) - 1;
 
 /** The dendrogram of an image's pixel graph. Throws std::invalid_argument, before writing anything, for an empty
- * image, more than MaximumDendrogramVertices pixels or 2^32 edge slots (pixels x K), a NaN pixel, or 0 components. */
+ * image, more than MaximumDendrogramVertices pixels or 2^32 edge slots (pixels x K), a NaN or infinite pixel
+ * (inf - inf has no weight), or 0 components. */
 template <typename TPixel>
 SingleLinkageResult
 ImageSingleLinkageCPU(const TPixel *               pixels,

@@ -56,7 +56,7 @@ struct WaterpixelResult
 
 /** Waterpixels of `image` into `labels`; `border`, when not null, receives B. Throws std::invalid_argument, before
  * anything is written, for an empty image, 2^32 - 1 pixels or more (or 2^31 or more along an axis), a grid step of 0,
- * a NaN compactness, a NaN input pixel, or more cells than the label type holds. */
+ * a NaN compactness, an input pixel that is NaN or infinite as a float, or more cells than the label type holds. */
 template <typename TPixel, typename TLabel>
 WaterpixelResult
 WaterpixelsCPU(const TPixel *               image,

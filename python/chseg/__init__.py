@@ -148,7 +148,8 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
     components for every alpha (pixels joined by paths whose edges weigh at most alpha; edge weight |a - b|, or the
     'l1', 'l2' or 'linf' norm of the channels' differences with ``channel_axis``), a node's level the smallest such
     alpha. The tree is canonical: leaves are the pixels (raster order), internal nodes ordered by (level, smallest
-    pixel), each with two children or more, the root last. Pixel types: uint8, int8, uint16, int16, float32."""
+    pixel), each with two children or more, the root last. Pixel types: uint8, int8, uint16, int16, float32; a NaN or
+    infinite pixel is a ValueError (|inf - inf| has no weight)."""
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")
@@ -175,7 +176,7 @@ def single_linkage(image, *, fully_connected: bool = False, channel_axis: Option
     """The single-linkage dendrogram of an image's pixel graph (edges between neighbours, weight |a - b| or a norm
     of the channels' differences): its minimum spanning tree (Boruvka on the GPU) and the tree's dendrogram (PANDORA).
     Edges are ordered by (weight, edge index pixel * K + slot), so the tree is unique. Pixel types: 8-, 16-, 32-bit
-    integers, float32, float64."""
+    integers, float32, float64; a NaN or infinite pixel is a ValueError."""
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")

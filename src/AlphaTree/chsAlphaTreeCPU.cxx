@@ -4,6 +4,7 @@
 // whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
 #include "chsAlphaTree.h"
 #include "chsAlphaTreeRule.h"
+#include "Common/chsPixelChecks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,8 +32,8 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     if (parameters.graph.components == 0)
       throw std::invalid_argument("pixels have no component");
     for (unsigned c = 0; c < parameters.graph.components; ++c)
-      if (pixels[c] != pixels[c])
-        throw std::invalid_argument("pixel 0 is NaN");
+      if (!(pixels[c] - pixels[c] == TPixel(0)))
+        throw std::invalid_argument(NonFinitePixelMessage(0, pixels[c] != pixels[c]));
     return at::SinglePixelTree(allocate);
   }
 

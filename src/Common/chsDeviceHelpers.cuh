@@ -5,6 +5,7 @@
 #define chsDeviceHelpers_cuh
 
 #include "chsCudaCommon.cuh"
+#include "chsPixelChecks.h"
 
 namespace chs
 {
@@ -122,28 +123,50 @@ ReadBack(T & host, const T * device, cudaStream_t stream)
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-template <typename T>
+/** With TInfinite, NaN and infinities are bad (v - v is NaN for both), else NaN only. */
+template <bool TInfinite, typename T>
 static __global__ void
 FindNaNKernel(const T * p, uint64_t count, unsigned long long * first)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    if (p[i] != p[i])
+    if (TInfinite ? !(p[i] - p[i] == T(0)) : p[i] != p[i])
       atomicMin(first, (unsigned long long)i);
 }
 
-/** The first NaN among `count` values, or count. */
+/** The first NaN (with `infinite`: the first NaN or infinite value) among `count` values, or count. */
 template <typename T>
 uint64_t
-FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, int device,
+         bool infinite = false)
 {
   detail::DeviceBuffer<unsigned long long> first(1, stream, &tracker);
   const unsigned long long                 none = count;
   CHS_CUDA_CHECK(cudaMemcpyAsync(first.get(), &none, sizeof(none), cudaMemcpyHostToDevice, stream));
-  FindNaNKernel<<<detail::GridStrideBlocks(count, 256, device), 256, 0, stream>>>(d, count, first.get());
+  const unsigned blocks = detail::GridStrideBlocks(count, 256, device);
+  if (infinite)
+    FindNaNKernel<true><<<blocks, 256, 0, stream>>>(d, count, first.get());
+  else
+    FindNaNKernel<false><<<blocks, 256, 0, stream>>>(d, count, first.get());
   CHS_CUDA_CHECK_LAUNCH("FindNaNKernel");
   unsigned long long host = 0;
   ReadBack(host, first.get(), stream);
   return host;
+}
+
+/** Image graphs (alpha-trees, single linkage) weigh edges |a - b|: NaN and infinite pixels are refused (inf - inf is
+ * NaN), naming the first such pixel of `n` pixels of `c` components. */
+template <typename T>
+void
+CheckFinitePixels(const T * d, uint64_t n, unsigned c, cudaStream_t stream, detail::MemoryTracker & tracker,
+                  int device)
+{
+  const uint64_t bad = FirstNaN(d, n * c, stream, tracker, device, true);
+  if (bad == n * c)
+    return;
+  T value{};
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&value, d + bad, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  throw std::invalid_argument(NonFinitePixelMessage(bad / c, value != value));
 }
 
 /** A slot in an array that the lanes where `keep` holds append to, with one atomic on `count` per warp; lanes

@@ -278,9 +278,7 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
   detail::CopyToDevice(dPixels.get(), pixels, n * c * sizeof(TPixel), stream, context);
   if constexpr (std::is_floating_point<TPixel>::value)
   {
-    const uint64_t nan = FirstNaN(dPixels.get(), n * c, stream, tracker, context.device);
-    if (nan < n * c)
-      throw std::invalid_argument("pixel " + std::to_string(nan / c) + " is NaN");
+    CheckFinitePixels(dPixels.get(), n, c, stream, tracker, context.device);
   }
   if (context.progress)
     context.progress(0.1f);

@@ -4,6 +4,7 @@
 // top nodes.
 #include "chsSingleLinkage.h"
 #include "chsSingleLinkageRule.h"
+#include "Common/chsPixelChecks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -97,8 +98,8 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
   if constexpr (std::is_floating_point<TPixel>::value)
   {
     for (uint64_t i = 0; i < n * c; ++i)
-      if (std::isnan(pixels[i]))
-        throw std::invalid_argument("pixel " + std::to_string(i / c) + " is NaN");
+      if (!std::isfinite(pixels[i]))
+        throw std::invalid_argument(NonFinitePixelMessage(i / c, std::isnan(pixels[i])));
   }
 
   // Every edge as (code << 32 | edge index): sorting the keys sorts the edges by (weight, index).

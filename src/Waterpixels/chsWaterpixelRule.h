@@ -114,6 +114,15 @@ AutomaticCompactness(float smallest, float largest)
   return rn::Mul(0.04f, rn::Sub(largest, smallest));
 }
 
+/** The gradient and the border image are computed in float: a pixel that is NaN, or infinite as a float (an infinity,
+ * or a double beyond float's range), is refused. */
+inline std::string
+NonFiniteInputMessage(uint64_t pixel, bool isNaN)
+{
+  return "chs: the input image has " + std::string(isNaN ? "a NaN" : "an infinite value (as float)") +
+         " at pixel index " + std::to_string(pixel);
+}
+
 inline void
 CheckAxes(const Grid & grid, const WaterpixelParameters & parameters, Axis (&axes)[3])
 {

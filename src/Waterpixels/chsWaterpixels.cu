@@ -34,7 +34,8 @@ FromOrderedInt(int b)
   return f;
 }
 
-/** range[0] = smallest, range[1] = largest input value as float (ordered ints); *firstNaN = the first NaN pixel. */
+/** range[0] = smallest, range[1] = largest input value as float (ordered ints); *firstNaN = the first pixel that is
+ * NaN or infinite as a float. */
 template <typename TPixel>
 __global__ void
 RangeKernel(const TPixel * image, uint64_t n, int * range, unsigned long long * firstNaN)
@@ -43,7 +44,7 @@ RangeKernel(const TPixel * image, uint64_t n, int * range, unsigned long long * 
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const float v = static_cast<float>(image[i]);
-    if (isnan(v))
+    if (!isfinite(v))
       atomicMin(firstNaN, static_cast<unsigned long long>(i));
     else
     {
@@ -180,7 +181,12 @@ WaterpixelsCUDA(const TPixel *               image,
   CHS_CUDA_CHECK(cudaMemcpyAsync(&firstNaN, dNaN.get(), sizeof(firstNaN), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (firstNaN < n)
-    throw std::invalid_argument("chs: the input image has a NaN at pixel index " + std::to_string(firstNaN));
+  {
+    TPixel value{}; // read from the device copy: the caller's array may be device memory
+    CHS_CUDA_CHECK(cudaMemcpy(&value, dImage->get() + firstNaN, sizeof(TPixel), cudaMemcpyDeviceToHost));
+    const float v = static_cast<float>(value);
+    throw std::invalid_argument(wp::NonFiniteInputMessage(firstNaN, v != v));
+  }
   const float k = parameters.compactness < 0
                     ? wp::AutomaticCompactness(wp::FromOrderedInt(range[0]), wp::FromOrderedInt(range[1]))
                     : parameters.compactness;

@@ -16,7 +16,7 @@ namespace chs
 namespace wp
 {
 
-/** Checks the input (no NaN) and the label range; returns the cell count and the compactness to use. */
+/** Checks the input (finite as float) and the label range; returns the cell count and the compactness to use. */
 template <typename TPixel, typename TLabel>
 std::pair<uint64_t, float>
 Prepare(const TPixel * image, const Grid & grid, const WaterpixelParameters & parameters, Axis (&axes)[3])
@@ -27,8 +27,8 @@ Prepare(const TPixel * image, const Grid & grid, const WaterpixelParameters & pa
   for (uint64_t i = 0; i < n; ++i)
   {
     const float v = static_cast<float>(image[i]);
-    if (std::isnan(v))
-      throw std::invalid_argument("chs: the input image has a NaN at pixel index " + std::to_string(i));
+    if (!std::isfinite(v))
+      throw std::invalid_argument(wp::NonFiniteInputMessage(i, std::isnan(v)));
     smallest = std::min(smallest, v);
     largest  = std::max(largest, v);
   }

@@ -471,3 +471,32 @@ TEST(CudaImageToAlphaTreeFilter, GpuFailureLeavesNothingAndRunsAgain)
   }
   EXPECT_GE(cutFailures, 5) << "the cut makes at least 5 device allocations";
 }
+
+TEST(CudaImageToAlphaTreeFilter, InfinitePixelsAreRefusedOnBothBackends)
+{
+  // |inf - inf| is NaN: an edge between two infinite pixels has no weight, so infinities are refused like NaN.
+  using F2 = itk::Image<float, 2>;
+  std::vector<Backend> backends{ Backend::CPU };
+  if (chs_test::HasCudaDevice())
+    backends.push_back(Backend::CUDA);
+  for (Backend b : backends)
+    for (float bad : { std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity() })
+    {
+      auto image                    = MakeImage<F2>(Size<F2>({ 5, 4 }), 1.0f);
+      image->GetBufferPointer()[11] = bad;
+      image->GetBufferPointer()[12] = bad;
+      auto filter                   = itk::CudaImageToAlphaTreeFilter<F2>::New();
+      filter->SetInput(image);
+      filter->SetBackend(b);
+      try
+      {
+        filter->Update();
+        ADD_FAILURE() << "no exception for an infinite pixel";
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        EXPECT_NE(std::string(e.what()).find("pixel 11 is infinite"), std::string::npos) << e.what();
+      }
+      EXPECT_EQ(filter->GetOutput()->GetNumberOfNodes(), 0u) << "nothing half-written";
+    }
+}

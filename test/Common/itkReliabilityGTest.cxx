@@ -652,14 +652,16 @@ namespace
  * memory at the peak on the GPU machine): connected components, the watershed, the waterfall and the seeded IFT
  * label it (every pixel labelled); waterpixels, the alpha-tree and the image dendrogram refuse it with an exception
  * that names their limit of 2^31 - 1 (pixels along an axis, or pixels); none crashes. */
-TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
+/** Every filter on an image of n = 2^31 + 1 pixels along one axis (`size`; the other axes 1): labelled whole, or
+ * refused with the limit named. */
+template <unsigned D>
+void
+OneLongAxis(const itk::Size<D> & size, itk::SizeValueType n)
 {
-  CHS_REQUIRE_GPU();
-  if (!std::getenv("CHS_LARGE_TESTS"))
-    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
-  const itk::SizeValueType n      = (itk::SizeValueType(1) << 31) + 1;
-  auto                     size   = Size<U8_2>({ n, 1 });
-  auto                     report = [](const char * what, const std::function<std::string()> & run)
+  using U8    = itk::Image<unsigned char, D>;
+  using F     = itk::Image<float, D>;
+  using L32   = itk::Image<unsigned int, D>;
+  auto report = [](const char * what, const std::function<std::string()> & run)
   {
     try
     {
@@ -673,20 +675,20 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
         << what << ": " << text;
     }
   };
-  auto allLabelled = [](const L32_2 * labels)
+  auto allLabelled = [](const L32 * labels)
   {
     const auto * p = labels->GetBufferPointer();
     const size_t m = labels->GetLargestPossibleRegion().GetNumberOfPixels();
     return std::count(p, p + m, 0u) == 0;
   };
   {
-    auto image = MakeImage<U8_2>(size, 1);
+    auto image = MakeImage<U8>(size, 1);
     for (itk::SizeValueType i = 0; i < n; i += 1000)
       image->GetBufferPointer()[i] = 0;
     report("connected components",
            [&]
            {
-             auto f = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
+             auto f = itk::CudaConnectedComponentImageFilter<U8, L32>::New();
              f->SetInput(image);
              f->SetBackend(Backend::CUDA);
              f->Update();
@@ -696,7 +698,7 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
     report("waterpixels",
            [&]
            {
-             auto f = itk::CudaWaterpixelImageFilter<U8_2, L32_2>::New();
+             auto f = itk::CudaWaterpixelImageFilter<U8, L32>::New();
              f->SetInput(image);
              f->SetGridStep(1 << 20);
              f->SetBackend(Backend::CUDA);
@@ -707,7 +709,7 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
     report("alpha-tree",
            [&]
            {
-             auto f = itk::CudaImageToAlphaTreeFilter<U8_2>::New();
+             auto f = itk::CudaImageToAlphaTreeFilter<U8>::New();
              f->SetInput(image);
              f->SetBackend(Backend::CUDA);
              f->Update();
@@ -716,7 +718,7 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
     report("image dendrogram",
            [&]
            {
-             auto f = itk::CudaImageToSingleLinkageDendrogramFilter<U8_2>::New();
+             auto f = itk::CudaImageToSingleLinkageDendrogramFilter<U8>::New();
              f->SetInput(image);
              f->SetBackend(Backend::CUDA);
              f->Update();
@@ -724,13 +726,13 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
            });
   }
   {
-    auto relief = MakeImage<F_2>(Size<F_2>({ n, 1 }));
+    auto relief = MakeImage<F>(size);
     for (itk::SizeValueType i = 0; i < n; ++i)
       relief->GetBufferPointer()[i] = float(i % 1024) * float(1023 - i % 1024);
     report("watershed",
            [&]
            {
-             auto f = itk::CudaWatershedImageFilter<F_2, L32_2>::New();
+             auto f = itk::CudaWatershedImageFilter<F, L32>::New();
              f->SetInput(relief);
              f->SetBackend(Backend::CUDA);
              f->Update();
@@ -740,7 +742,7 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
     report("waterfall (hierarchy only)",
            [&]
            {
-             auto f = itk::CudaWaterfallImageFilter<F_2, L32_2>::New();
+             auto f = itk::CudaWaterfallImageFilter<F, L32>::New();
              f->SetInput(relief);
              f->ProduceLevelImagesOff();
              f->SetBackend(Backend::CUDA);
@@ -750,10 +752,10 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
     report("seeded IFT",
            [&]
            {
-             auto seeds = MakeImage<L32_2>(Size<L32_2>({ n, 1 }));
+             auto seeds = MakeImage<L32>(size);
              for (itk::SizeValueType i = 0; i < n; i += 1024) // a seed in every period of the relief: short paths
                seeds->GetBufferPointer()[i] = unsigned(i / 1024 % 1000) + 1;
-             auto f = itk::CudaImageForestingTransformImageFilter<F_2, L32_2>::New();
+             auto f = itk::CudaImageForestingTransformImageFilter<F, L32>::New();
              f->SetInput(relief);
              f->SetSeedImage(seeds);
              f->SetBackend(Backend::CUDA);
@@ -762,6 +764,27 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
              return std::string("labelled");
            });
   }
+}
+
+TEST(Reliability, GPUOneAxisOf2To31Plus1Pixels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  const itk::SizeValueType n = (itk::SizeValueType(1) << 31) + 1;
+  OneLongAxis<2>(Size<U8_2>({ n, 1 }), n);
+}
+
+TEST(Reliability, GPUOneAxisOf2To31Plus1Voxels3D)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  const itk::SizeValueType n = (itk::SizeValueType(1) << 31) + 1;
+  std::cout << "along z:" << std::endl;
+  OneLongAxis<3>(Size<U8_3>({ 1, 1, n }), n);
+  std::cout << "along x:" << std::endl;
+  OneLongAxis<3>(Size<U8_3>({ n, 1, 1 }), n);
 }
 
 } // namespace

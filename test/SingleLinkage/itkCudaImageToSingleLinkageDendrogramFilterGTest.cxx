@@ -417,3 +417,30 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
     chs_test::ExpectSameDendrogram(filter->GetOutput(), cpu);
   }
 }
+
+TEST(CudaImageToSingleLinkageDendrogramFilter, InfinitePixelsAreRefusedOnBothBackends)
+{
+  using F2   = itk::Image<double, 2>;
+  auto image = MakeImage<F2>(Size<F2>({ 6, 5 }), 1.0);
+  image->SetPixel({ { 2, 3 } }, std::numeric_limits<double>::infinity());
+  std::vector<Backend> backends{ Backend::CPU };
+  if (chs_test::HasCudaDevice())
+    backends.push_back(Backend::CUDA);
+  for (Backend b : backends)
+  {
+    auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<F2>::New();
+    filter->SetInput(image);
+    filter->SetBackend(b);
+    try
+    {
+      filter->Update();
+      ADD_FAILURE() << "an infinite pixel was accepted";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("pixel 20 is infinite"), std::string::npos)
+        << e.GetDescription();
+    }
+    EXPECT_EQ(filter->GetOutput()->GetNumberOfVertices(), 0u);
+  }
+}

@@ -312,3 +312,35 @@ TEST(CudaWaterpixelImageFilter, BadInputThrowsAndTheFilterRunsAgain)
 }
 
 } // namespace
+
+TEST(CudaWaterpixelImageFilter, InfiniteInputIsRefusedOnBothBackends)
+{
+  // The gradient is computed in float: an infinity, or a double beyond float's range, would make it NaN.
+  using D2 = itk::Image<double, 2>;
+  using L2 = itk::Image<uint32_t, 2>;
+  std::vector<Backend> backends{ Backend::CPU };
+  if (HasCudaDevice())
+    backends.push_back(Backend::CUDA);
+  for (Backend b : backends)
+    for (double bad : { std::numeric_limits<double>::infinity(), 1e300 })
+    {
+      auto image                    = MakeImage<D2>(Size<D2>({ 16, 12 }), 1.0);
+      image->GetBufferPointer()[37] = bad;
+      auto filter                   = itk::CudaWaterpixelImageFilter<D2, L2>::New();
+      filter->SetInput(image);
+      filter->SetGridStep(4);
+      filter->SetBackend(b);
+      try
+      {
+        filter->Update();
+        ADD_FAILURE() << "no exception for an infinite input";
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        EXPECT_NE(std::string(e.GetDescription()).find("infinite value (as float) at pixel index 37"),
+                  std::string::npos)
+          << e.GetDescription();
+      }
+      EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "nothing half-written";
+    }
+}
