@@ -21,7 +21,7 @@ Errors: ValueError for bad arguments (nothing is written), RuntimeError naming t
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 

@@ -23,7 +23,7 @@ bytes per chunk label (first voxel, root, final label) for the relabel table.
 from __future__ import annotations
 
 import itertools
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
 import numpy as np
 
@@ -77,8 +77,12 @@ def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
 
 def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, backend):
     labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
-    host = _to_numpy(labels).ravel()
-    values, first = np.unique(host, return_index=True)
+    if _is_cupy(labels):  # the first voxels are found on the device; only they come to the host
+        import cupy as xp
+    else:
+        xp = np
+    values, first = xp.unique(labels.ravel(), return_index=True)
+    values, first = _to_numpy(values), _to_numpy(first)
     if values.size and values[0] == 0:
         first = first[1:]
     return {"count": int(first.size), "first": _global_index(first, block.shape, start, shape),
