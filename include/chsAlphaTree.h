@@ -25,8 +25,11 @@
 #include "chsExecution.h"
 #include "chsSingleLinkage.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <vector>
 
 namespace chs
 {
@@ -157,6 +160,56 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
                       float *                  saliency,
                       const ExecutionContext & context,
                       RunInfo *                info = nullptr);
+
+/** Per node of a tree of the definition above (`nodes` parents, the first `leaves` the pixels of `components`
+ * interleaved values each), the largest difference of values inside the node over the components: the range an
+ * alpha-omega cut compares with omega. Host code, one pass from the leaves up (parents come after their children). */
+template <typename TPixel>
+void
+AlphaTreeValueRanges(const uint32_t * parent,
+                     uint64_t         nodes,
+                     const TPixel *   pixels,
+                     uint64_t         leaves,
+                     unsigned         components,
+                     double *         range)
+{
+  std::vector<TPixel> low(nodes * components, std::numeric_limits<TPixel>::max());
+  std::vector<TPixel> high(nodes * components, std::numeric_limits<TPixel>::lowest());
+  std::copy(pixels, pixels + leaves * components, low.begin());
+  std::copy(pixels, pixels + leaves * components, high.begin());
+  for (uint64_t x = 0; x < nodes; ++x)
+  {
+    const uint64_t p = parent[x];
+    double         r = 0.0;
+    for (unsigned c = 0; c < components; ++c)
+    {
+      const TPixel lo = low[x * components + c], hi = high[x * components + c];
+      r               = std::max(r, double(hi) - double(lo));
+      if (p != x)
+      {
+        low[p * components + c]  = std::min(low[p * components + c], lo);
+        high[p * components + c] = std::max(high[p * components + c], hi);
+      }
+    }
+    range[x] = r;
+  }
+}
+
+/** Leaves under each node of a tree whose parents come after their children (alpha-trees and dendrograms): 1 for the
+ * first `leaves` nodes, the sum of the children's for the others. Host code. */
+template <typename TArea>
+void
+TreeAreas(const uint32_t * parent, uint64_t nodes, uint64_t leaves, TArea * area)
+{
+  std::fill(area, area + nodes, TArea(0));
+  for (uint64_t x = 0; x < nodes; ++x)
+  {
+    if (x < leaves)
+      area[x] = 1;
+    if (parent[x] != x)
+      area[parent[x]] += area[x];
+  }
+}
 
 } // namespace chs
 

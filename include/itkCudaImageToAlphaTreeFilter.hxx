@@ -121,32 +121,10 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
       output->CheckInvariants();
     if (m_ComputeValueRanges)
     {
-      // Per node and component the smallest and largest value, children before parents (ids grow to the root).
-      const auto &           parent = output->GetParents()->CastToSTLConstContainer();
-      const SizeValueType    total  = parent.size();
-      std::vector<Canonical> low(total * components), high(total * components);
-      std::copy(pixels, pixels + n * components, low.begin());
-      std::copy(pixels, pixels + n * components, high.begin());
-      std::fill(low.begin() + n * components, low.end(), NumericTraits<Canonical>::max());
-      std::fill(high.begin() + n * components, high.end(), NumericTraits<Canonical>::NonpositiveMin());
-      auto & range = output->GetValueRanges()->CastToSTLContainer();
-      range.assign(total, 0.0);
-      for (SizeValueType x = 0; x < total; ++x)
-      {
-        const SizeValueType p = parent[x];
-        double              r = 0.0;
-        for (unsigned c = 0; c < components; ++c)
-        {
-          const Canonical lo = low[x * components + c], hi = high[x * components + c];
-          r = std::max(r, double(hi) - double(lo));
-          if (p != x)
-          {
-            low[p * components + c]  = std::min(low[p * components + c], lo);
-            high[p * components + c] = std::max(high[p * components + c], hi);
-          }
-        }
-        range[x] = r;
-      }
+      const auto & parent = output->GetParents()->CastToSTLConstContainer();
+      auto &       range  = output->GetValueRanges()->CastToSTLContainer();
+      range.resize(parent.size());
+      chs::AlphaTreeValueRanges(parent.data(), parent.size(), pixels, n, components, range.data());
     }
   }
   catch (...)

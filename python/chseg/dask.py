@@ -118,29 +118,30 @@ def _lateral_offsets(ndim, axis, fully_connected):
     return out
 
 
-def _plane(summaries, grid_index, axis, i, side, offsets):
+def _assemble(rows: dict, other: List[int], nblocks: List[int]):
+    """One face layer of the volume from the chunks' faces, keyed by the chunks' indices along the `other` axes."""
+    if not other:
+        return rows[()]
+    nested = np.empty([nblocks[a] for a in other], dtype=object)
+    for key, value in rows.items():
+        nested[key] = value
+    return np.block(nested.tolist())
+
+
+def _plane(summaries, grid_index, axis, i, side, offsets, nblocks):
     """The face layer of all chunks with index `i` along `axis`, assembled across the volume: (labels, values), with
     chunk labels made global (offset added; background stays 0)."""
-    nblocks = [len(set(k[a] for k in grid_index)) for a in range(len(next(iter(grid_index))))]
     other = [a for a in range(len(nblocks)) if a != axis]
-    rows = {}
+    labels, values = {}, {}
     for k in grid_index:
         if k[axis] != i:
             continue
-        labels, values = summaries[k]["faces"][(axis, side)]
-        g = labels.astype(np.int64)
+        chunk_labels, chunk_values = summaries[k]["faces"][(axis, side)]
+        g = chunk_labels.astype(np.int64)
         g[g != 0] += offsets[k]  # chunk label l (1-based) -> global label offset + l
-        rows[tuple(k[a] for a in other)] = (g, values)
-
-    def assemble(part):
-        if not other:
-            return rows[()][part]
-        nested = np.empty([nblocks[a] for a in other], dtype=object)
-        for key, value in rows.items():
-            nested[key] = value[part]
-        return np.block(nested.tolist())
-
-    return assemble(0), assemble(1)
+        key = tuple(k[a] for a in other)
+        labels[key], values[key] = g, chunk_values
+    return _assemble(labels, other, nblocks), _assemble(values, other, nblocks)
 
 
 def _shifted(x, lateral):
@@ -172,8 +173,8 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     pairs_a, pairs_b = [], []
     for axis in range(array.ndim):
         for i in range(1, blocks.shape[axis]):
-            low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets)
-            high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets)
+            low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets, list(blocks.shape))
+            high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets, list(blocks.shape))
             for offset in _lateral_offsets(array.ndim, axis, fully_connected):
                 lateral = offset[:axis] + offset[axis + 1:]
                 src, dst = _shifted(low_labels, lateral)
@@ -339,14 +340,8 @@ def _index_plane(parts, grid_index, axis, i, side, shape, starts):
     ndim = len(shape)
     other = [a for a in range(ndim) if a != axis]
     nblocks = [len(starts[a]) - 1 for a in range(ndim)]
-    rows = {}
-    for k in grid_index:
-        if k[axis] == i:
-            rows[tuple(k[a] for a in other)] = parts[k]["faces"][(axis, side)]
-    nested = np.empty([nblocks[a] for a in other], dtype=object)
-    for key, value in rows.items():
-        nested[key] = value
-    values = np.block(nested.tolist())
+    rows = {tuple(k[a] for a in other): parts[k]["faces"][(axis, side)] for k in grid_index if k[axis] == i}
+    values = _assemble(rows, other, nblocks)
     layer = int(starts[axis][i + 1] - 1) if side == "high" else int(starts[axis][i])
     grids = np.meshgrid(*[np.arange(shape[a]) for a in other], indexing="ij")
     coords = list(grids)

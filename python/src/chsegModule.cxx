@@ -168,6 +168,20 @@ OptionalPtr(const nb::object & o, Array & keep)
   return Ptr<T>(keep);
 }
 
+/** The tree queries on the host index arrays by parent: a parent array the caller changed must still have every
+ * parent after its child, inside the array (the root its own parent). */
+void
+CheckParents(const Array & parent)
+{
+  if (parent.dtype() != nb::dtype<uint32_t>())
+    throw std::invalid_argument("chseg: parents must be a uint32 array");
+  const uint32_t * up    = Ptr<const uint32_t>(parent);
+  const size_t     nodes = parent.size();
+  for (size_t x = 0; x < nodes; ++x)
+    if (up[x] != x && (up[x] < x || up[x] >= nodes))
+      throw std::invalid_argument("chseg: parents must come after their children");
+}
+
 /** A std::vector moved into a NumPy array that owns it. */
 template <typename T>
 nb::object
@@ -419,71 +433,44 @@ AlphaTree(const Array &        image,
   return d;
 }
 
-/** Per node, the largest difference of values inside it (over the components): what an alpha-omega cut needs. The
- * same rule as itk::CudaImageToAlphaTreeFilter's ComputeValueRanges. Host arrays. */
+/** Per node, the largest difference of values inside it (chs::AlphaTreeValueRanges, as
+ * itk::CudaImageToAlphaTreeFilter's ComputeValueRanges): what an alpha-omega cut needs. Host arrays. */
 nb::object
 AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
 {
   if (parent.device_type() != nb::device::cpu::value || image.device_type() != nb::device::cpu::value)
     throw std::invalid_argument("chseg: value ranges are computed from host arrays");
+  CheckParents(parent);
   const size_t        nodes      = parent.size();
-  const size_t        components = pixels ? image.size() / pixels : 1;
-  std::vector<double> range(nodes, 0.0);
+  const unsigned      components = static_cast<unsigned>(pixels ? image.size() / pixels : 1);
+  std::vector<double> range(nodes);
   Dispatch(
     image,
     "an input",
     [&](auto pixel)
     {
-      using T                 = decltype(pixel);
-      const T *        values = Ptr<const T>(image);
-      const uint32_t * up     = Ptr<const uint32_t>(parent);
-      std::vector<T>   low(nodes * components, std::numeric_limits<T>::max());
-      std::vector<T>   high(nodes * components, std::numeric_limits<T>::lowest());
-      std::copy(values, values + pixels * components, low.begin());
-      std::copy(values, values + pixels * components, high.begin());
+      using T = decltype(pixel);
       nb::gil_scoped_release release;
-      for (size_t x = 0; x < nodes; ++x)
-      {
-        double r = 0.0;
-        for (size_t c = 0; c < components; ++c)
-        {
-          const T lo = low[x * components + c], hi = high[x * components + c];
-          r              = std::max(r, double(hi) - double(lo));
-          const size_t q = up[x];
-          if (q != x)
-          {
-            low[q * components + c]  = std::min(low[q * components + c], lo);
-            high[q * components + c] = std::max(high[q * components + c], hi);
-          }
-        }
-        range[x] = r;
-      }
+      chs::AlphaTreeValueRanges(
+        Ptr<const uint32_t>(parent), nodes, Ptr<const T>(image), pixels, components, range.data());
     },
     AlphaTreePixels{});
   return ToNumpy(std::move(range), nodes);
 }
 
-/** Leaves under each node of a tree whose parents come after their children (alpha-trees and dendrograms). */
+/** Leaves under each node (chs::TreeAreas, as itk::AlphaTree::ComputeAreas), alpha-trees and dendrograms. */
 nb::object
 TreeAreas(const Array & parent, uint64_t leaves)
 {
-  if (parent.device_type() != nb::device::cpu::value || parent.dtype() != nb::dtype<uint32_t>())
+  if (parent.device_type() != nb::device::cpu::value)
     throw std::invalid_argument("chseg: node areas are computed from host uint32 parents");
-  const size_t          nodes = parent.size();
-  const uint32_t *      up    = Ptr<const uint32_t>(parent);
-  std::vector<uint64_t> area(nodes, 0);
+  CheckParents(parent);
+  std::vector<uint64_t> area(parent.size());
   {
     nb::gil_scoped_release release;
-    std::fill(area.begin(), area.begin() + std::min<uint64_t>(leaves, nodes), 1);
-    for (size_t x = 0; x < nodes; ++x)
-      if (up[x] != x)
-      {
-        if (up[x] < x || up[x] >= nodes)
-          throw std::invalid_argument("chseg: parents must come after their children");
-        area[up[x]] += area[x];
-      }
+    chs::TreeAreas(Ptr<const uint32_t>(parent), parent.size(), leaves, area.data());
   }
-  return ToNumpy(std::move(area), nodes);
+  return ToNumpy(std::move(area), parent.size());
 }
 
 nb::dict

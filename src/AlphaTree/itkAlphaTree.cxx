@@ -93,15 +93,8 @@ AlphaTree::ComputeAreas() const
 {
   auto         areas  = AreaContainerType::New();
   const auto & parent = m_Parents->CastToSTLConstContainer();
-  areas->assign(parent.size(), 0);
-  auto & a = areas->CastToSTLContainer();
-  for (SizeValueType x = 0; x < parent.size(); ++x)
-  {
-    if (x < m_NumberOfLeaves)
-      a[x] = 1;
-    if (parent[x] != x)
-      a[parent[x]] += a[x];
-  }
+  areas->resize(parent.size());
+  chs::TreeAreas(parent.data(), parent.size(), m_NumberOfLeaves, areas->CastToSTLContainer().data());
   return areas;
 }
 
