@@ -94,8 +94,8 @@ struct AlphaTreeResult
   double canonicaliseMilliseconds = 0.0;
 };
 
-/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel, or an
- * image whose pixels plus edge slots reach 2^32 (node ids are 32-bit). */
+/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
+ * or an image whose pixels plus edge slots reach 2^32 (node ids are 32-bit). */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,
@@ -184,7 +184,7 @@ AlphaTreeValueRanges(const uint32_t * parent,
     for (unsigned c = 0; c < components; ++c)
     {
       const TPixel lo = low[x * components + c], hi = high[x * components + c];
-      r               = std::max(r, double(hi) - double(lo));
+      r = std::max(r, double(hi) - double(lo));
       if (p != x)
       {
         low[p * components + c]  = std::min(low[p * components + c], lo);
