@@ -23,13 +23,15 @@ bytes per chunk label (first voxel, root, final label) for the relabel table.
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 from typing import List, Sequence
 
 import numpy as np
 
 import chseg
 
-__all__ = ["alpha_cut", "label", "single_linkage_tree"]
+__all__ = ["alpha_cut", "label", "single_linkage_tree", "to_zarr", "watershed"]
 
 
 def _dask():
@@ -75,16 +77,31 @@ def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
     return chseg.alpha_tree(block, fully_connected=fully_connected, backend=backend).cut(alpha)
 
 
+def _first_voxels(labels) -> np.ndarray:
+    """The raster index of each label's first voxel, labels 1..K (0: background) numbered in raster order of their
+    first voxel, as the chunk labellers number them. NumPy: the voxels where the running maximum grows (one pass,
+    checked); CuPy: unique on the device, and only the first voxels come to the host."""
+    if _is_cupy(labels):
+        import cupy
+
+        values, first = cupy.unique(labels.ravel(), return_index=True)
+        values, first = values.get(), first.get()
+    else:
+        flat = labels.ravel()
+        before = np.maximum.accumulate(flat)
+        first = np.flatnonzero(flat[1:] > before[:-1]) + 1
+        if flat.size and flat[0] != 0:
+            first = np.concatenate([[0], first])
+        values = flat[first]
+        if np.array_equal(values, np.arange(1, first.size + 1)) and (not flat.size or before[-1] == first.size):
+            return first.astype(np.int64)
+        values, first = np.unique(flat, return_index=True)
+    return (first[1:] if values.size and values[0] == 0 else first).astype(np.int64)
+
+
 def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, backend):
     labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
-    if _is_cupy(labels):  # the first voxels are found on the device; only they come to the host
-        import cupy as xp
-    else:
-        xp = np
-    values, first = xp.unique(labels.ravel(), return_index=True)
-    values, first = _to_numpy(values), _to_numpy(first)
-    if values.size and values[0] == 0:
-        first = first[1:]
+    first = _first_voxels(labels)
     return {"count": int(first.size), "first": _global_index(first, block.shape, start, shape),
             "faces": _faces(labels, block)}
 
@@ -154,9 +171,6 @@ def _shifted(x, lateral):
 def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     """Passes 1 and 2: per-chunk summaries, equivalences across chunk faces, the relabel table."""
     dask, _ = _dask()
-    from scipy import sparse
-    from scipy.sparse import csgraph
-
     shape = tuple(int(s) for s in array.shape)
     starts = _starts(array.chunks)
     blocks = array.to_delayed()
@@ -184,25 +198,33 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
                 pairs_a.append(a[joined].ravel())
                 pairs_b.append(b[joined].ravel())
     # global labels are 1-based: label g is entry g - 1 of `first`
-    root = np.arange(total, dtype=np.int64)
-    if pairs_a:
-        a = np.concatenate(pairs_a) - 1
-        b = np.concatenate(pairs_b) - 1
-        touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
-        m = touched.size
-        graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
-        _, group = csgraph.connected_components(graph, directed=False)
-        # each group's representative: its member with the smallest first voxel
-        order = np.lexsort((first[touched], group))
-        leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
-        representative = np.empty(group.max() + 1 if m else 0, np.int64)
-        representative[group[leaders]] = touched[leaders]
-        root[touched] = representative[group]
+    root = _roots(total, np.concatenate(pairs_a) - 1 if pairs_a else np.zeros(0, np.int64),
+                  np.concatenate(pairs_b) - 1 if pairs_b else np.zeros(0, np.int64), first)
     roots = np.flatnonzero(root == np.arange(total))
     rank = np.zeros(total, np.uint64)
     rank[roots[np.argsort(first[roots], kind="stable")]] = np.arange(1, roots.size + 1, dtype=np.uint64)
     lut = rank[root]
     return grid_index, offsets, counts, lut
+
+
+def _roots(total, a, b, first):
+    """Union-find of `total` items joined in pairs (a[i], b[i]) (SciPy's connected components over the items that
+    are paired): each item's root, the member of its group with the smallest `first`."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    root = np.arange(total, dtype=np.int64)
+    if a.size:
+        touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        m = touched.size
+        graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
+        _, group = csgraph.connected_components(graph, directed=False)
+        order = np.lexsort((first[touched], group))
+        leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
+        representative = np.empty(group.max() + 1, np.int64)
+        representative[group[leaders]] = touched[leaders]
+        root[touched] = representative[group]
+    return root
 
 
 def _relabel(block, table, mode, fully_connected, flat_zones, alpha, backend):
@@ -251,6 +273,19 @@ def alpha_cut(array, alpha: float, fully_connected: bool = False, backend: str =
     if np.isnan(alpha):
         raise ValueError("alpha must be a number, not NaN")
     return _chunked(array, "alpha", fully_connected, False, alpha, backend)
+
+
+def watershed(array, fully_connected: bool = False, backend: str = "auto"):
+    """The watershed of a 2D or 3D Dask array (NumPy or CuPy chunks; scalar pixels of up to 64 bits, no NaN): the
+    uint64 labels ``chseg.watershed(volume, dtype=np.uint64)`` gives the whole volume, whatever the chunking, plateaux
+    and basins that cross any number of chunks included (one basin per regional minimum; non-minimal plateaux split by
+    geodesic distance; basins numbered in raster order of their first voxel). The plateau distances across chunks are
+    exchanged on the client until they settle (each round runs the chunks whose neighbours' distances changed), then
+    basins are joined across chunks there; the output is lazy and recomputes each chunk. How, and the memory it needs:
+    docs/python-package.md, "Dask"."""
+    from ._dask_watershed import watershed as run
+
+    return run(array, bool(fully_connected), backend)
 
 
 _SL_TYPES = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64)
@@ -347,3 +382,26 @@ def _index_plane(parts, grid_index, axis, i, side, shape, starts):
     coords = list(grids)
     coords.insert(axis, np.full(values.shape, layer))
     return np.ravel_multi_index(tuple(coords), shape).astype(np.int64), values
+
+
+def to_zarr(array, path, overwrite: bool = False, **kwargs):
+    """Write a Dask array (the labels of this module's functions, or any other) to a Zarr store at a local or shared
+    directory `path`, so that an interrupted run leaves no store that looks complete: the chunks are written to
+    ``<path>.partial-<pid>``, which is renamed to `path` once every chunk is written. If the computation raises, the
+    partial store is removed (tasks still running may write into it again: what they leave keeps the ``.partial-``
+    name, as does the store of a killed process, and the next call from the same process replaces it). An existing
+    `path` is a FileExistsError unless `overwrite`. Other keyword arguments go to ``dask.array.to_zarr``."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists (overwrite=True replaces it)")
+    partial = f"{path}.partial-{os.getpid()}"
+    if os.path.exists(partial):
+        shutil.rmtree(partial)
+    try:
+        array.to_zarr(partial, **kwargs)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    if os.path.exists(path):
+        shutil.rmtree(path)
+    os.rename(partial, path)

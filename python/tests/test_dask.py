@@ -95,6 +95,51 @@ def test_single_linkage_tree_equals_the_whole_volumes(dtype, fully_connected):
         assert np.array_equal(got.cut(4), expected.cut(4)) and got.cut(4).shape == shape
 
 
+def watershed_images_2d():
+    """Integer and float noise, a flat image, and the spiral as one plateau that crosses every chunk: draining at
+    one end (geodesic distances along the whole spiral) or a regional minimum (one basin)."""
+    rng = np.random.default_rng(6)
+    walls = np.where(spiral(53)[:47] == 1, 5, 9).astype(np.uint8)
+    draining = walls.copy()
+    draining[0, 0] = 0
+    return {"levels": rng.integers(0, 4, (47, 53)).astype(np.int16), "float": rng.random((47, 53)).astype(np.float32),
+            "flat": np.zeros((47, 53), np.uint8), "spiral plateau": draining, "spiral minimum": walls}
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS_2D)
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_watershed_2d_every_chunking(chunks, fully_connected):
+    for name, image in watershed_images_2d().items():
+        got = cd.watershed(da.from_array(image, chunks=chunks), fully_connected=fully_connected, backend="cpu")
+        expected = chseg.watershed(image, fully_connected=fully_connected, dtype=np.uint64, backend="cpu")
+        assert np.array_equal(got.compute(), expected), name
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int64, np.uint64, np.float64, bool])
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_watershed_3d(dtype, fully_connected):
+    rng = np.random.default_rng(7)
+    volume = rng.integers(0, 3, (11, 12, 13)).astype(dtype)
+    expected = chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64, backend="cpu")
+    for chunks in CHUNKINGS_3D[:4]:
+        got = cd.watershed(da.from_array(volume, chunks=chunks), fully_connected=fully_connected, backend="cpu")
+        assert np.array_equal(got.compute(), expected), chunks
+
+
+def test_watershed_exchanges_distances_until_they_settle(monkeypatch):
+    """The spiral plateau's distances cross the chunk rows dozens of times: chunks run again until no halo changes
+    (more runs than chunks), and the result is still the whole volume's."""
+    import chseg._dask_watershed as implementation
+
+    runs = []
+    original = implementation._pass
+    monkeypatch.setattr(implementation, "_pass", lambda *a: runs.append(1) or original(*a))
+    image = watershed_images_2d()["spiral plateau"]
+    got = cd.watershed(da.from_array(image, chunks=(1, 53)), backend="cpu")
+    assert len(runs) > 3 * got.numblocks[0]
+    assert np.array_equal(got.compute(), chseg.watershed(image, dtype=np.uint64, backend="cpu"))
+
+
 def test_outputs_are_lazy_and_go_to_zarr_chunk_by_chunk(tmp_path):
     zarr = pytest.importorskip("zarr")
     image = images_2d()["noise"]
@@ -106,7 +151,38 @@ def test_outputs_are_lazy_and_go_to_zarr_chunk_by_chunk(tmp_path):
     assert np.array_equal(stored[:], chseg.label(image, dtype=np.uint64, backend="cpu"))
 
 
+def test_to_zarr_leaves_no_complete_looking_store_when_interrupted(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    image = images_2d()["noise"]
+    labels = cd.watershed(da.from_array(image, chunks=(16, 20)), backend="cpu")
+
+    def fail_on_the_last_chunk(block, block_info=None):
+        if block_info[0]["chunk-location"] == (2, 2):
+            raise RuntimeError("interrupted")
+        return block
+
+    target = tmp_path / "ws.zarr"
+    with pytest.raises(RuntimeError, match="interrupted"):
+        cd.to_zarr(labels.map_blocks(fail_on_the_last_chunk, dtype=labels.dtype), target)
+    assert not target.exists()  # what the failed run wrote, if anything, keeps its .partial- name
+    assert all(".partial-" in p.name for p in tmp_path.iterdir())
+    cd.to_zarr(labels, target)
+    assert np.array_equal(zarr.open(str(target), mode="r")[:],
+                          chseg.watershed(image, dtype=np.uint64, backend="cpu"))
+    assert [p.name for p in tmp_path.iterdir()] == ["ws.zarr"]
+    with pytest.raises(FileExistsError):
+        cd.to_zarr(labels, target)
+    cd.to_zarr(labels + 1, target, overwrite=True)
+    assert zarr.open(str(target), mode="r")[0, 0] == labels[0, 0].compute() + 1
+
+
 def test_errors():
+    with pytest.raises(ValueError, match="NaN: the voxel at \\(2, 3\\)"):
+        image = np.zeros((5, 6))
+        image[2, 3] = np.nan
+        cd.watershed(da.from_array(image, chunks=(2, 2)), backend="cpu").compute()
+    with pytest.raises(ValueError, match="64 bits"):
+        cd.watershed(da.zeros((4, 4), dtype=np.complex64))
     with pytest.raises(ValueError, match="axes"):
         cd.label(da.zeros((3, 3, 3, 3), dtype=np.uint8))
     with pytest.raises(ValueError, match="NaN"):
@@ -133,6 +209,10 @@ def test_on_a_local_cluster_of_processes(cluster_client):
                           chseg.alpha_tree(volume, backend="cpu").cut(1))
     tree = cd.single_linkage_tree(array, backend="cpu")
     assert np.array_equal(tree.parents, chseg.single_linkage(volume, backend="cpu").parents)
+    for fully_connected in (False, True):
+        assert np.array_equal(cd.watershed(array, fully_connected=fully_connected, backend="cpu").compute(),
+                              chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64,
+                                              backend="cpu"))
 
 
 @gpu
@@ -151,3 +231,11 @@ def test_cupy_chunks_on_the_gpu():
     assert np.array_equal(cd.alpha_cut(array, 1).compute().get(), chseg.alpha_tree(volume, backend="cpu").cut(1))
     tree = cd.single_linkage_tree(array)
     assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)
+    for fully_connected in (False, True):
+        got = cd.watershed(array, fully_connected=fully_connected).compute()
+        assert isinstance(got, cupy.ndarray)
+        assert np.array_equal(got.get(), chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64,
+                                                         backend="cpu"))
+    walls = cupy.asarray(watershed_images_2d()["spiral plateau"])
+    got = cd.watershed(da.from_array(walls, chunks=(5, 7), asarray=False)).compute()
+    assert np.array_equal(got.get(), chseg.watershed(walls.get(), dtype=np.uint64, backend="cpu"))
