@@ -239,3 +239,29 @@ def test_cupy_chunks_on_the_gpu():
     walls = cupy.asarray(watershed_images_2d()["spiral plateau"])
     got = cd.watershed(da.from_array(walls, chunks=(5, 7), asarray=False)).compute()
     assert np.array_equal(got.get(), chseg.watershed(walls.get(), dtype=np.uint64, backend="cpu"))
+
+
+@gpu
+@needs_cupy
+def test_cupy_chunks_on_a_local_cuda_cluster():
+    """dask_cuda's LocalCUDACluster, two worker processes sharing GPU 0 (every GPU the machine has gets one more
+    with CUDA_VISIBLE_DEVICES listing it): the chunks become CuPy arrays on the workers, and every function gives
+    the whole volume's result."""
+    dask_cuda = pytest.importorskip("dask_cuda")
+    distributed = pytest.importorskip("distributed")
+    import cupy
+
+    rng = np.random.default_rng(8)
+    volume = rng.integers(0, 6, (30, 33, 36)).astype(np.uint8)
+    with dask_cuda.LocalCUDACluster(CUDA_VISIBLE_DEVICES="0,0", threads_per_worker=1,
+                                    dashboard_address=None) as cluster, distributed.Client(cluster):
+        array = da.from_array(volume, chunks=(11, 16, (20, 16))).map_blocks(cupy.asarray)
+        labels = cd.label(array > 2, fully_connected=True).compute()
+        assert isinstance(labels, cupy.ndarray)
+        assert np.array_equal(labels.get(), chseg.label(volume > 2, fully_connected=True, dtype=np.uint64,
+                                                        backend="cpu"))
+        assert np.array_equal(cd.alpha_cut(array, 1).compute().get(), chseg.alpha_tree(volume, backend="cpu").cut(1))
+        assert np.array_equal(cd.watershed(array).compute().get(),
+                              chseg.watershed(volume, dtype=np.uint64, backend="cpu"))
+        tree = cd.single_linkage_tree(array)
+        assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)

@@ -1,0 +1,247 @@
+"""Benchmark of chseg.dask on the GPU machine, peers in the same run (issue 33).
+
+1. A CT-like porous volume (uint8, side^3) is written to a Zarr store in chunks^3: a smooth random field (a sum of
+   plane waves of random directions and phases, wavelengths of 24 to 64 voxels) plus voxel noise, 0..255. The pores
+   are the voxels below 100.
+2. On one distributed.LocalCluster (--workers processes, one thread each), the pores are labelled from the store and
+   the labels written to a new Zarr store, chunk by chunk:
+   - chseg.dask.label (each worker's chunk labelled by chseg, on the GPU when there is one);
+   - dask-image's ndmeasure.label (SciPy on each chunk, then its merge across chunks).
+   Wall time of the whole (merge and write); peak memory of the cluster's processes (distributed's MemorySampler) and
+   of the GPU (nvidia-smi, sampled every 0.2 s). The two label stores are checked to be the same partition: every
+   chunk's distinct (chseg, dask-image) label pairs are gathered and must form a one-to-one map.
+3. The overhead of chunking, on a volume that fits: the first --fits-side^3 voxels of the same field as one NumPy
+   array, labelled by chseg.label (uint64, one call) and by chseg.dask.label in chunks^3 on the threaded scheduler,
+   both from memory to memory; the labels must be equal.
+4. The watershed of a smaller grey volume (--ws-side^3, chunks of --ws-chunk^3) by chseg.dask.watershed on the cluster
+   against chseg.watershed on the whole volume: equal labels, wall times.
+
+Writes OUT/dask_bench.json and prints a Markdown table. Usage:
+python dask_bench.py OUT [--side 2048] [--chunk 512] [--workers 16] [--fits-side 1024] [--ws-side 256]"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import threading
+import time
+
+import numpy as np
+
+
+def field_block(xp, start, shape, seed=7, waves=12):
+    """The porous field on a box of the volume (global coordinates, so that any chunking gives the same volume)."""
+    rng = np.random.default_rng(seed)
+    axes = [xp.arange(s, s + n, dtype=xp.float32) for s, n in zip(start, shape)]
+    total = xp.zeros(shape, xp.float32)
+    for _ in range(waves):
+        direction = rng.normal(size=3)
+        k = 2 * np.pi / rng.uniform(24, 64) * direction / np.linalg.norm(direction)
+        phase = rng.uniform(0, 2 * np.pi)
+        arg = (k[0] * axes[0])[:, None, None] + (k[1] * axes[1])[None, :, None] + (k[2] * axes[2])[None, None, :]
+        total += xp.cos(arg + phase)
+    total *= np.float32(40 / np.sqrt(waves / 2))
+    noise_seed = int(np.ravel_multi_index(tuple(s // 64 for s in start), (1 << 12,) * 3)) + seed
+    noise = xp.random.default_rng(noise_seed).standard_normal(shape, dtype=xp.float32) * np.float32(8)
+    return xp.clip(total + noise + 128, 0, 255).astype(xp.uint8)
+
+
+def write_volume(path, side, chunk):
+    import zarr
+
+    try:
+        import cupy as xp
+    except ImportError:
+        xp = np
+    z = zarr.open(path, mode="w", shape=(side,) * 3, chunks=(chunk,) * 3, dtype=np.uint8)
+    for k in np.ndindex(*(side // chunk,) * 3):
+        start = tuple(i * chunk for i in k)
+        block = field_block(xp, start, (chunk,) * 3)
+        z[tuple(slice(s, s + chunk) for s in start)] = block.get() if xp is not np else block
+    return z
+
+
+class GpuMemory:
+    """Peak used memory of GPU 0 (MiB), from nvidia-smi every 0.2 s."""
+
+    def __init__(self):
+        self.peak, self.samples, self._stop = 0, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits",
+                                      "-i", "0"], capture_output=True, text=True, timeout=5).stdout
+                self.peak = max(self.peak, int(out.split()[0]))
+                self.samples += 1
+            except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+                pass
+            self._stop.wait(0.2)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def pairs_of_block(a, b):
+    """The distinct (a, b) label pairs of a chunk, as one key a * 2^32 + b each (both labels below 2^32)."""
+    a, b = np.asarray(a).ravel().astype(np.uint64), np.asarray(b).ravel().astype(np.uint64)
+    assert a.max(initial=0) < 2**32 and b.max(initial=0) < 2**32
+    return np.unique((a << np.uint64(32)) | b)
+
+
+def same_partition(client, a, b):
+    """Whether two label arrays (dask, same chunks) are the same partition: the distinct label pairs of all chunks
+    form a one-to-one map."""
+    import dask
+
+    blocks = [dask.delayed(pairs_of_block)(x, y) for x, y in zip(a.to_delayed().ravel(), b.to_delayed().ravel())]
+    pairs = np.unique(np.concatenate(dask.compute(*blocks)))
+    a, b = pairs >> np.uint64(32), pairs & np.uint64(2**32 - 1)
+    return bool(np.unique(a).size == pairs.size == np.unique(b).size), int(pairs.size)
+
+
+def timed_store(client, name, make_labels, out_path):
+    from distributed.diagnostics import MemorySampler
+
+    import chseg.dask as cd
+
+    sampler = MemorySampler()
+    shutil.rmtree(out_path, ignore_errors=True)
+    with GpuMemory() as gpu, sampler.sample(name, measure="process", interval=0.5):
+        start = time.perf_counter()
+        labels = make_labels()
+        merged = time.perf_counter()
+        cd.to_zarr(labels, out_path)
+        done = time.perf_counter()
+    peak_host = float(max(v for _, v in sampler.samples[name]))
+    return {"seconds": done - start, "merge_seconds": merged - start, "peak_cluster_bytes": peak_host,
+            "peak_gpu_mib": gpu.peak, "gpu_samples": gpu.samples}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--side", type=int, default=2048)
+    parser.add_argument("--chunk", type=int, default=512)
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--fits-side", type=int, default=1024)
+    parser.add_argument("--ws-side", type=int, default=256)
+    parser.add_argument("--ws-chunk", type=int, default=128)
+    parser.add_argument("--no-dask-image", action="store_true")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    work = os.environ.get("CHS_BENCH_WORK", os.path.join(args.out, "work"))
+    os.makedirs(work, exist_ok=True)
+
+    import dask
+    import dask.array as da
+    import distributed
+
+    import chseg
+    import chseg.dask as cd
+
+    def save():
+        with open(os.path.join(args.out, "dask_bench.json"), "w") as f:
+            json.dump(result, f, indent=1)
+
+    result = {"side": args.side, "chunk": args.chunk, "workers": args.workers, "python": platform.python_version(),
+              "dask": dask.__version__, "gpus": chseg.device_count()}
+    t = time.perf_counter()
+    write_volume(os.path.join(work, "volume.zarr"), args.side, args.chunk)
+    result["generate_seconds"] = time.perf_counter() - t
+    print(f"volume {args.side}^3 written in {result['generate_seconds']:.1f} s", flush=True)
+
+    with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster) as client:
+        pores = da.from_zarr(os.path.join(work, "volume.zarr")) < 100
+        ours = timed_store(client, "chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+        ours_labels = da.from_zarr(os.path.join(work, "chseg.zarr"))
+        ours["components"] = int(ours_labels.max().compute())
+        result["chseg"] = ours
+        print("chseg.dask.label", ours, flush=True)
+        save()
+        if not args.no_dask_image:
+            from dask_image import ndmeasure
+
+            def dask_image_labels():
+                labels, count = ndmeasure.label(pores)
+                return labels
+
+            theirs = timed_store(client, "dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
+            theirs_labels = da.from_zarr(os.path.join(work, "dask_image.zarr"))
+            theirs["components"] = int(theirs_labels.max().compute())
+            same, pairs = same_partition(client, ours_labels, theirs_labels)
+            theirs["same_partition_as_chseg"], theirs["label_pairs"] = same, pairs
+            result["dask_image"] = theirs
+            result["ratio_dask_image_over_chseg"] = theirs["seconds"] / ours["seconds"]
+            print("dask_image.ndmeasure.label", theirs, flush=True)
+            save()
+            shutil.rmtree(os.path.join(work, "dask_image.zarr"), ignore_errors=True)
+        shutil.rmtree(os.path.join(work, "chseg.zarr"), ignore_errors=True)
+
+        # the watershed, chunked on the cluster, against the whole volume's
+        grey = field_block(np, (0, 0, 0), (args.ws_side,) * 3)
+        t = time.perf_counter()
+        whole = chseg.watershed(grey, dtype=np.uint64)
+        whole_s = time.perf_counter() - t
+        t = time.perf_counter()
+        chunked = cd.watershed(da.from_array(grey, chunks=args.ws_chunk)).compute()
+        chunked_s = time.perf_counter() - t
+        result["watershed"] = {"side": args.ws_side, "chunk": args.ws_chunk, "whole_seconds": whole_s,
+                               "chunked_seconds": chunked_s, "basins": int(whole.max()),
+                               "equal": bool(np.array_equal(whole, chunked))}
+        print("watershed", result["watershed"], flush=True)
+        save()
+
+    # the overhead of chunking on a volume that fits one GPU (memory to memory, NumPy and CuPy arrays)
+    volume = np.empty((args.fits_side,) * 3, np.uint8)
+    c = args.chunk
+    for k in np.ndindex(*(args.fits_side // c,) * 3):
+        volume[tuple(slice(i * c, (i + 1) * c) for i in k)] = field_block(np, tuple(i * c for i in k), (c,) * 3)
+    modules = [("numpy", np, lambda: None)]
+    try:
+        import cupy
+
+        modules.append(("cupy", cupy, cupy.cuda.get_current_stream().synchronize))
+    except ImportError:
+        pass
+    result["fits"] = {}
+    for name, xp, sync in modules:
+        pores = xp.asarray(volume < 100)
+        whole = chseg.label(pores, dtype=np.uint64)  # warm-up
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            whole = chseg.label(pores, dtype=np.uint64)
+            sync()
+            times.append(time.perf_counter() - t)
+        whole_s = min(times)
+        chunked = xp.empty(pores.shape, np.uint64)  # the chunks are stored into it (no final concatenation)
+        times = []
+        with dask.config.set(scheduler="threads"):
+            for _ in range(3):
+                t = time.perf_counter()
+                da.store(cd.label(da.from_array(pores, chunks=c, asarray=False)), chunked, lock=False)
+                sync()
+                times.append(time.perf_counter() - t)
+        result["fits"][name] = {"side": args.fits_side, "chunk": c, "whole_seconds": whole_s,
+                                "chunked_seconds": min(times), "overhead": min(times) / whole_s,
+                                "equal": bool((whole == chunked).all()), "components": int(whole.max())}
+        print("fits", name, result["fits"][name], flush=True)
+        save()
+        del pores, whole, chunked
+    shutil.rmtree(work, ignore_errors=True)
+    save()
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
