@@ -9,7 +9,8 @@
    - dask-image's ndmeasure.label (SciPy on each chunk, then its merge across chunks).
    Wall time of the whole (merge and write); peak memory of the cluster's processes (distributed's MemorySampler) and
    of the GPU (nvidia-smi, sampled every 0.2 s). The two label stores are checked to be the same partition: every
-   chunk's distinct (chseg, dask-image) label pairs are gathered and must form a one-to-one map.
+   chunk's distinct (chseg, dask-image) label pairs are gathered and must form a one-to-one map. For scale, what any
+   Zarr-to-Zarr labeller pays on that cluster: reading the input store, and reading and writing the labels store once.
 3. The overhead of chunking, on a volume that fits: the first --fits-side^3 voxels of the same field as one NumPy
    array, labelled by chseg.label (uint64, one call) and by chseg.dask.label in chunks^3 on the threaded scheduler,
    both from memory to memory; the labels must be equal.
@@ -185,6 +186,17 @@ def main():
             print("dask_image.ndmeasure.label", theirs, flush=True)
             save()
             shutil.rmtree(os.path.join(work, "dask_image.zarr"), ignore_errors=True)
+        # what any Zarr-to-Zarr labeller pays on this cluster: reading the input (thresholded and summed), and
+        # reading and writing the chseg labels store once (the labels' own compression)
+        t = time.perf_counter()
+        int(pores.sum().compute())
+        result["read_input_seconds"] = time.perf_counter() - t
+        copy = timed_store(client, "copy", lambda: da.from_zarr(os.path.join(work, "chseg.zarr")),
+                           os.path.join(work, "copy.zarr"))
+        result["labels_round_trip_seconds"] = copy["seconds"]
+        print("read input", result["read_input_seconds"], "labels round trip", copy["seconds"], flush=True)
+        save()
+        shutil.rmtree(os.path.join(work, "copy.zarr"), ignore_errors=True)
         shutil.rmtree(os.path.join(work, "chseg.zarr"), ignore_errors=True)
 
         # the watershed, chunked on the cluster, against the whole volume's

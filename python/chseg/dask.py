@@ -71,9 +71,9 @@ def _faces(labels, values) -> dict:
 
 def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
     """A chunk's own labels (0 = background in binary mode), numbered in raster order of their first voxel."""
-    if mode == "label":
-        return chseg.label(block, fully_connected=fully_connected, flat_zones=flat_zones, dtype=np.uint64,
-                           backend=backend)
+    if mode == "label":  # 32-bit chunk labels where they fit: half the bytes to download, scan and gather
+        return chseg.label(block, fully_connected=fully_connected, flat_zones=flat_zones,
+                           dtype=np.uint32 if block.size < 2**32 else np.uint64, backend=backend)
     return chseg.alpha_tree(block, fully_connected=fully_connected, backend=backend).cut(alpha)
 
 
@@ -384,19 +384,20 @@ def _index_plane(parts, grid_index, axis, i, side, shape, starts):
     return np.ravel_multi_index(tuple(coords), shape).astype(np.int64), values
 
 
+_PARTIALS = itertools.count()
+
+
 def to_zarr(array, path, overwrite: bool = False, **kwargs):
     """Write a Dask array (the labels of this module's functions, or any other) to a Zarr store at a local or shared
     directory `path`, so that an interrupted run leaves no store that looks complete: the chunks are written to
-    ``<path>.partial-<pid>``, which is renamed to `path` once every chunk is written. If the computation raises, the
-    partial store is removed (tasks still running may write into it again: what they leave keeps the ``.partial-``
-    name, as does the store of a killed process, and the next call from the same process replaces it). An existing
-    `path` is a FileExistsError unless `overwrite`. Other keyword arguments go to ``dask.array.to_zarr``."""
+    ``<path>.partial-<pid>-<call>``, which is renamed to `path` once every chunk is written. If the computation
+    raises, the partial store is removed (tasks still running may write into it again: what they leave keeps its
+    ``.partial-`` name, as does the store of a killed process). An existing `path` is a FileExistsError unless
+    `overwrite`. Other keyword arguments go to ``dask.array.to_zarr``."""
     path = os.fspath(path)
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists (overwrite=True replaces it)")
-    partial = f"{path}.partial-{os.getpid()}"
-    if os.path.exists(partial):
-        shutil.rmtree(partial)
+    partial = f"{path}.partial-{os.getpid()}-{next(_PARTIALS)}"
     try:
         array.to_zarr(partial, **kwargs)
     except BaseException:
