@@ -227,21 +227,21 @@ def main():
         pass
     result["fits"] = {}
     for name, xp, sync in modules:
-        pores = xp.asarray(volume < 100)
-        whole = chseg.label(pores, dtype=np.uint64)  # warm-up
+        mask = xp.asarray(volume < 100)
+        whole = chseg.label(mask, dtype=np.uint64)  # warm-up
         times = []
         for _ in range(3):
             t = time.perf_counter()
-            whole = chseg.label(pores, dtype=np.uint64)
+            whole = chseg.label(mask, dtype=np.uint64)
             sync()
             times.append(time.perf_counter() - t)
         whole_s = min(times)
-        chunked = xp.empty(pores.shape, np.uint64)  # the chunks are stored into it (no final concatenation)
+        chunked = xp.empty(mask.shape, np.uint64)  # the chunks are stored into it (no final concatenation)
         times = []
         with dask.config.set(scheduler="threads"):
             for _ in range(3):
                 t = time.perf_counter()
-                da.store(cd.label(da.from_array(pores, chunks=c, asarray=False)), chunked, lock=False)
+                da.store(cd.label(da.from_array(mask, chunks=c, asarray=False)), chunked, lock=False)
                 sync()
                 times.append(time.perf_counter() - t)
         result["fits"][name] = {"side": args.fits_side, "chunk": c, "whole_seconds": whole_s,
@@ -249,7 +249,7 @@ def main():
                                 "equal": bool((whole == chunked).all()), "components": int(whole.max())}
         print("fits", name, result["fits"][name], flush=True)
         save()
-        del pores, whole, chunked
+        del mask, whole, chunked
     shutil.rmtree(work, ignore_errors=True)
     save()
     print(json.dumps(result, indent=1))
