@@ -244,17 +244,17 @@ def test_cupy_chunks_on_the_gpu():
 @gpu
 @needs_cupy
 def test_cupy_chunks_on_a_local_cuda_cluster():
-    """dask_cuda's LocalCUDACluster, two worker processes sharing GPU 0 (every GPU the machine has gets one more
-    with CUDA_VISIBLE_DEVICES listing it): the chunks become CuPy arrays on the workers, and every function gives
-    the whole volume's result."""
+    """dask_cuda's LocalCUDACluster, one worker process per GPU (dask-cuda refuses two on one device), two threads
+    each, so that two chunks share a GPU at once: the chunks become CuPy arrays on the workers, and every function
+    gives the whole volume's result."""
     dask_cuda = pytest.importorskip("dask_cuda")
     distributed = pytest.importorskip("distributed")
     import cupy
 
     rng = np.random.default_rng(8)
     volume = rng.integers(0, 6, (30, 33, 36)).astype(np.uint8)
-    with dask_cuda.LocalCUDACluster(CUDA_VISIBLE_DEVICES="0,0", threads_per_worker=1,
-                                    dashboard_address=None) as cluster, distributed.Client(cluster):
+    with dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
         array = da.from_array(volume, chunks=(11, 16, (20, 16))).map_blocks(cupy.asarray)
         labels = cd.label(array > 2, fully_connected=True).compute()
         assert isinstance(labels, cupy.ndarray)
