@@ -1,4 +1,5 @@
-"""chseg on Dask arrays: exact chunked connected components, alpha cuts and single-linkage trees.
+"""chseg on Dask arrays: exact chunked connected components, alpha cuts, watersheds (``_dask_watershed.py``) and
+single-linkage trees, and a Zarr writer whose store appears only when complete.
 
 Each function gives exactly what the whole-volume function gives, whatever the chunking: the chunks are processed
 independently (NumPy chunks on the cpu backend, CuPy chunks on the GPU of the worker that runs them), then what
