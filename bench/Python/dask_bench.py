@@ -127,6 +127,55 @@ def timed_store(client, name, make_labels, out_path):
             "peak_gpu_mib": gpu.peak, "gpu_samples": gpu.samples}
 
 
+def fits(args, result, save):
+    """Step 3: the overhead of chunking on a volume that fits one GPU (memory to memory; CuPy, then NumPy)."""
+    import dask
+    import dask.array as da
+
+    import chseg
+    import chseg.dask as cd
+
+    modules = []
+    try:
+        import cupy
+
+        modules.append(("cupy", cupy, cupy.cuda.get_current_stream().synchronize))
+    except ImportError:
+        pass
+    modules.append(("numpy", np, lambda: None))
+    volume = np.empty((args.fits_side,) * 3, np.uint8)
+    c = args.chunk
+    for k in np.ndindex(*(args.fits_side // c,) * 3):
+        block = field_block(modules[0][1], tuple(i * c for i in k), (c,) * 3)  # on the GPU where there is one
+        volume[tuple(slice(i * c, (i + 1) * c) for i in k)] = block.get() if hasattr(block, "get") else block
+    result["fits"] = {}
+    for name, xp, sync in modules:
+        mask = xp.asarray(volume < 100)
+        whole = chseg.label(mask, dtype=np.uint64)  # warm-up
+        times = []
+        for _ in range(args.reps):
+            t = time.perf_counter()
+            whole = chseg.label(mask, dtype=np.uint64)
+            sync()
+            times.append(time.perf_counter() - t)
+        whole_s = min(times)
+        chunked = xp.empty(mask.shape, np.uint64)  # the chunks are stored into it (no final concatenation)
+        times = []
+        with dask.config.set(scheduler="threads"):
+            for _ in range(args.reps):
+                t = time.perf_counter()
+                da.store(cd.label(da.from_array(mask, chunks=c, asarray=False)), chunked, lock=False)
+                sync()
+                times.append(time.perf_counter() - t)
+        result["fits"][name] = {"side": args.fits_side, "chunk": c, "whole_seconds": whole_s,
+                                "chunked_seconds": min(times), "overhead": min(times) / whole_s,
+                                "equal": bool((whole == chunked).all()), "components": int(whole.max())}
+        print("fits", name, result["fits"][name], flush=True)
+        save()
+        del mask, whole, chunked
+    save()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
@@ -137,6 +186,8 @@ def main():
     parser.add_argument("--ws-side", type=int, default=256)
     parser.add_argument("--ws-chunk", type=int, default=128)
     parser.add_argument("--no-dask-image", action="store_true")
+    parser.add_argument("--only-fits", action="store_true", help="only step 3, the overhead of chunking")
+    parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = os.environ.get("CHS_BENCH_WORK", os.path.join(args.out, "work"))
@@ -155,6 +206,8 @@ def main():
 
     result = {"side": args.side, "chunk": args.chunk, "workers": args.workers, "python": platform.python_version(),
               "dask": dask.__version__, "gpus": chseg.device_count()}
+    if args.only_fits:
+        return fits(args, result, save)
     t = time.perf_counter()
     write_volume(os.path.join(work, "volume.zarr"), args.side, args.chunk)
     result["generate_seconds"] = time.perf_counter() - t
@@ -213,43 +266,7 @@ def main():
         print("watershed", result["watershed"], flush=True)
         save()
 
-    # the overhead of chunking on a volume that fits one GPU (memory to memory, NumPy and CuPy arrays)
-    volume = np.empty((args.fits_side,) * 3, np.uint8)
-    c = args.chunk
-    for k in np.ndindex(*(args.fits_side // c,) * 3):
-        volume[tuple(slice(i * c, (i + 1) * c) for i in k)] = field_block(np, tuple(i * c for i in k), (c,) * 3)
-    modules = [("numpy", np, lambda: None)]
-    try:
-        import cupy
-
-        modules.append(("cupy", cupy, cupy.cuda.get_current_stream().synchronize))
-    except ImportError:
-        pass
-    result["fits"] = {}
-    for name, xp, sync in modules:
-        mask = xp.asarray(volume < 100)
-        whole = chseg.label(mask, dtype=np.uint64)  # warm-up
-        times = []
-        for _ in range(3):
-            t = time.perf_counter()
-            whole = chseg.label(mask, dtype=np.uint64)
-            sync()
-            times.append(time.perf_counter() - t)
-        whole_s = min(times)
-        chunked = xp.empty(mask.shape, np.uint64)  # the chunks are stored into it (no final concatenation)
-        times = []
-        with dask.config.set(scheduler="threads"):
-            for _ in range(3):
-                t = time.perf_counter()
-                da.store(cd.label(da.from_array(mask, chunks=c, asarray=False)), chunked, lock=False)
-                sync()
-                times.append(time.perf_counter() - t)
-        result["fits"][name] = {"side": args.fits_side, "chunk": c, "whole_seconds": whole_s,
-                                "chunked_seconds": min(times), "overhead": min(times) / whole_s,
-                                "equal": bool((whole == chunked).all()), "components": int(whole.max())}
-        print("fits", name, result["fits"][name], flush=True)
-        save()
-        del mask, whole, chunked
+    fits(args, result, save)
     shutil.rmtree(work, ignore_errors=True)
     save()
     print(json.dumps(result, indent=1))
