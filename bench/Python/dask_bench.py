@@ -11,11 +11,13 @@
    of the GPU (nvidia-smi, sampled every 0.2 s). The two label stores are checked to be the same partition: every
    chunk's distinct (chseg, dask-image) label pairs are gathered and must form a one-to-one map. For scale, what any
    Zarr-to-Zarr labeller pays on that cluster: reading the input store, and reading and writing the labels store once.
+   Where the volume fits (--side <= --fits-side), the one-GPU filter on the same store: the store read into memory,
+   one chseg.label call, the labels written to Zarr in the same chunks by the threaded scheduler.
 3. The overhead of chunking, on a volume that fits: the first --fits-side^3 voxels of the same field as one NumPy
    array, labelled by chseg.label (uint64, one call) and by chseg.dask.label in chunks^3 on the threaded scheduler,
    both from memory to memory; the labels must be equal.
 4. The watershed of a smaller grey volume (--ws-side^3, chunks of --ws-chunk^3) by chseg.dask.watershed on the cluster
-   against chseg.watershed on the whole volume: equal labels, wall times.
+   against chseg.watershed on the whole volume: equal labels, wall times (--ws-side 0: steps 3 and 4 skipped).
 
 Writes OUT/dask_bench.json and prints a Markdown table. Usage:
 python dask_bench.py OUT [--side 2048] [--chunk 512] [--workers 16] [--fits-side 1024] [--ws-side 256]"""
@@ -239,6 +241,27 @@ def main():
             print("dask_image.ndmeasure.label", theirs, flush=True)
             save()
             shutil.rmtree(os.path.join(work, "dask_image.zarr"), ignore_errors=True)
+        # the one-GPU filter on the same store, if the volume fits: the store read into memory, one chseg.label
+        # call, the labels written to Zarr in the same chunks (16 threads of this process compress them)
+        if args.side <= args.fits_side:
+            shutil.rmtree(os.path.join(work, "one.zarr"), ignore_errors=True)
+            with dask.config.set(scheduler="threads", num_workers=args.workers):
+                t = time.perf_counter()
+                volume = da.from_zarr(os.path.join(work, "volume.zarr")).compute()
+                read = time.perf_counter()
+                labels = chseg.label(volume < 100, dtype=np.uint64)
+                labelled = time.perf_counter()
+                da.from_array(labels, chunks=args.chunk).to_zarr(os.path.join(work, "one.zarr"))
+                done = time.perf_counter()
+            result["one_gpu_zarr"] = {"seconds": done - t, "read_seconds": read - t,
+                                      "label_seconds": labelled - read, "write_seconds": done - labelled,
+                                      "components": int(labels.max()),
+                                      "chunked_over_one_gpu": ours["seconds"] / (done - t)}
+            del volume, labels
+            shutil.rmtree(os.path.join(work, "one.zarr"), ignore_errors=True)
+            print("one GPU, Zarr to Zarr", result["one_gpu_zarr"], flush=True)
+            save()
+
         # what any Zarr-to-Zarr labeller pays on this cluster: reading the input (thresholded and summed), and
         # reading and writing the chseg labels store once (the labels' own compression)
         t = time.perf_counter()
@@ -253,6 +276,8 @@ def main():
         shutil.rmtree(os.path.join(work, "chseg.zarr"), ignore_errors=True)
 
         # the watershed, chunked on the cluster, against the whole volume's
+        if args.ws_side <= 0:
+            return save()
         grey = field_block(np, (0, 0, 0), (args.ws_side,) * 3)
         t = time.perf_counter()
         whole = chseg.watershed(grey, dtype=np.uint64)

@@ -25,6 +25,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nb = nanobind;
@@ -182,6 +183,19 @@ CheckParents(const Array & parent)
       throw std::invalid_argument("chseg: parents must come after their children");
 }
 
+/** A NumPy array of T with NumPy's own dtype for it: nanobind makes 64-bit integers 'Q' / 'q' (unsigned / signed
+ * long long), which equal uint64 / int64 but are other dtype classes on LP64 systems, and libraries that match a
+ * dtype's class (Zarr 3) refuse them. A view as "uint64" / "int64" has the canonical class. */
+template <typename T>
+nb::object
+AsNumpy(nb::ndarray<nb::numpy, T> array)
+{
+  nb::object out = nb::cast(array);
+  if constexpr (std::is_integral_v<T> && sizeof(T) == 8)
+    out = out.attr("view")(std::is_signed_v<T> ? "int64" : "uint64");
+  return out;
+}
+
 /** A std::vector moved into a NumPy array that owns it. */
 template <typename T>
 nb::object
@@ -190,7 +204,7 @@ ToNumpy(std::vector<T> && v, size_t rows, size_t columns = 0)
   auto *      heap = new std::vector<T>(std::move(v));
   nb::capsule owner(heap, [](void * p) noexcept { delete static_cast<std::vector<T> *>(p); });
   size_t      shape[2] = { rows, columns };
-  return nb::cast(nb::ndarray<nb::numpy, T>(heap->data(), columns ? 2 : 1, shape, owner));
+  return AsNumpy(nb::ndarray<nb::numpy, T>(heap->data(), columns ? 2 : 1, shape, owner));
 }
 
 nb::dict
@@ -793,7 +807,7 @@ HostEmptyOf(const std::vector<size_t> & shape, bool pinned)
                       chs::ReleaseHostVector(*vector);
                       delete vector;
                     });
-  return nb::cast(nb::ndarray<nb::numpy, T>(v->data(), shape.size(), shape.data(), owner));
+  return AsNumpy(nb::ndarray<nb::numpy, T>(v->data(), shape.size(), shape.data(), owner));
 }
 
 nb::object

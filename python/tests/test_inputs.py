@@ -17,6 +17,45 @@ def test_non_contiguous_and_other_layouts_are_copied():
     assert np.array_equal(chseg.label(image.astype(bool), backend="cpu"), chseg.label(image, backend="cpu"))
 
 
+def numpy_outputs(backend):
+    """Every NumPy array the functions return, by name."""
+    image = (np.random.default_rng(0).random((9, 11)) * 5).astype(np.uint8)
+    out = {f"label {np.dtype(t).name}": chseg.label(image > 2, dtype=t, backend=backend)
+           for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
+    _, stats = chseg.label(image > 2, statistics=True, backend=backend)
+    out.update({f"statistics {k}": v for k, v in stats.items() if isinstance(v, np.ndarray)})
+    out["watershed"] = chseg.watershed(image, dtype=np.uint64, backend=backend)
+    hierarchy = chseg.waterfall(image, dtype=np.uint64, backend=backend)
+    out.update({"waterfall level 0": hierarchy.level0, "waterfall level 1": hierarchy.labels(1)})
+    out.update({f"waterfall parents {k}": p for k, p in enumerate(hierarchy.parents)})
+    tree = chseg.alpha_tree(image, backend=backend)
+    out.update({"alpha parents": tree.parents, "alpha levels": tree.levels, "alpha cut": tree.cut(1),
+                "alpha saliency": tree.saliency(), "alpha areas": tree.areas(), "alpha ranges": tree.ranges(),
+                "alpha-omega cut": tree.cut(1, 2)})
+    dendrogram = chseg.single_linkage(image, backend=backend)
+    out.update({f"single linkage {k}": getattr(dendrogram, k) for k in ("parents", "weights", "edges", "u", "v")})
+    out.update({"single linkage cut": dendrogram.cut(1), "linkage matrix": dendrogram.linkage_matrix()})
+    seeds = np.zeros(image.shape, np.uint32)
+    seeds[0, 0], seeds[-1, -1] = 1, 2
+    out.update({f"ift {k}": a for k, a in enumerate(chseg.ift(image, seeds, backend=backend))})
+    out.update({f"waterpixels {k}": a for k, a in enumerate(chseg.waterpixels(image, 3, backend=backend))})
+    return out
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=gpu)])
+def test_numpy_outputs_have_numpys_own_dtypes(backend, tmp_path):
+    """64-bit integer outputs are NumPy's uint64 / int64 ('L' / 'l' on Linux), not the equal 'Q' / 'q' of another
+    dtype class that Zarr 3 refuses; and a uint64 label array goes to Zarr."""
+    for name, array in numpy_outputs(backend).items():
+        assert isinstance(array, np.ndarray), name
+        assert type(array.dtype) is type(np.dtype(array.dtype.name)), (name, array.dtype.char)
+    zarr = pytest.importorskip("zarr")
+    labels = chseg.label(np.eye(5, dtype=bool), fully_connected=True, dtype=np.uint64, backend=backend)
+    stored = zarr.open(str(tmp_path / "labels.zarr"), mode="w", shape=labels.shape, dtype=labels.dtype)
+    stored[:] = labels
+    assert np.array_equal(stored[:], labels)
+
+
 def test_bad_arguments_raise_value_errors():
     image = np.ones((4, 4), np.uint8)
     with pytest.raises(ValueError, match="backend"):
