@@ -9,7 +9,7 @@ import chseg
 
 da = pytest.importorskip("dask.array")
 import chseg.dask as cd  # noqa: E402
-from conftest import gpu, needs_cupy  # noqa: E402
+from conftest import HAVE_GPU, gpu, needs_cupy  # noqa: E402
 
 
 def spiral(n):
@@ -174,6 +174,17 @@ def test_to_zarr_leaves_no_complete_looking_store_when_interrupted(tmp_path):
         cd.to_zarr(labels, target)
     cd.to_zarr(labels + 1, target, overwrite=True)
     assert zarr.open(str(target), mode="r")[0, 0] == labels[0, 0].compute() + 1
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="a CUDA device is present")
+def test_a_worker_without_a_gpu():
+    """backend='cuda' on a worker without a GPU raises the reason through Dask; 'auto' runs the chunk on the CPU."""
+    image = images_2d()["noise"]
+    array = da.from_array(image, chunks=(16, 20))
+    for function in (cd.label, cd.watershed):
+        with pytest.raises(RuntimeError, match="no CUDA device is usable"):
+            function(array, backend="cuda").compute()
+    assert np.array_equal(cd.label(array).compute(), chseg.label(image, dtype=np.uint64, backend="cpu"))
 
 
 def test_errors():
