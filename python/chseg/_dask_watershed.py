@@ -33,19 +33,18 @@ import numpy as np
 
 import chseg
 
+from .dask import _assemble, _dask, _is_cupy, _lateral_offsets, _layers, _roots, _shifted, _starts
+from .dask import _to_numpy as _host
+
 INF = np.int64(2**62)
 
 
 def _xp(a):
-    if hasattr(a, "__cuda_array_interface__"):
+    if _is_cupy(a):
         import cupy
 
         return cupy
     return np
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__") else np.asarray(a)
 
 
 def _neighbour_offsets(ndim, fully_connected):
@@ -87,6 +86,7 @@ class _Chunk:
         self.values, self.valid, self.distance = values, valid, distance
         self.in_core = xp.zeros(padded, bool)
         self.in_core[core] = True
+        self.flat = xp.arange(int(np.prod(padded)), dtype=np.int64).reshape(padded)  # padded raster indices
         self.offsets = _neighbour_offsets(self.ndim, fully_connected)
 
     def _layer(self, axis, side):
@@ -130,7 +130,7 @@ class _Chunk:
         start = xp.where(descends, 0, INF)
         on_plateau = xp.zeros(self.core_shape, bool)
         pairs = []
-        flat = xp.arange(int(np.prod(self.padded)), dtype=np.int64).reshape(self.padded)
+        flat = self.flat
         for offset in self.offsets:
             equal = self.neighbour(self.valid, offset) & (self.neighbour(self.values, offset) == v)
             on_plateau |= equal
@@ -165,7 +165,7 @@ class _Chunk:
         xp = self.xp
         v = self.values[self.core]
         size = int(np.prod(self.padded))
-        flat = xp.arange(size, dtype=np.int64).reshape(self.padded)
+        flat = self.flat
         here = flat[self.core]
         target = here.copy()
         plateau = (d > 0) & (d < INF)
@@ -208,25 +208,15 @@ class _Chunk:
         return codes, compact, count
 
 
-def _faces(array):
-    """The first and last layers of a NumPy array along every axis."""
-    out = {}
-    for axis in range(array.ndim):
-        for side, index in (("low", 0), ("high", -1)):
-            out[(axis, side)] = array[tuple(index if a == axis else slice(None) for a in range(array.ndim))]
-    return out
-
-
 def _value_faces(block):
-    b = _host(block)
-    return _faces(b.view(np.uint8) if b.dtype == bool else b)
+    return _layers(block.view(np.uint8) if block.dtype == bool else block)
 
 
 def _solve(block, start, shape, halo, fully_connected, backend, final):
     chunk = _Chunk(block, start, shape, halo, fully_connected)
     best, descends = chunk.lowest()
     d = chunk.distances(descends)
-    result = {"d": _faces(_host(d))}
+    result = {"d": _layers(d)}
     if not final:
         return result
     codes, zones, count = chunk.ends(best, descends, d, backend)
@@ -238,8 +228,8 @@ def _pass(block, start, shape, halo, fully_connected, backend):
     result, codes, zones, count = _solve(block, start, shape, halo, fully_connected, backend, True)
     xp = _xp(codes)
     ends, first = xp.unique(codes.ravel(), return_index=True)
-    result.update(count=count, ends=_host(ends), first=_host(first), codes=_faces(_host(codes)),
-                  zones=_faces(_host(zones)))
+    result.update(count=count, ends=_host(ends), first=_host(first), codes=_layers(codes),
+                  zones=_layers(zones))
     return result
 
 
@@ -256,8 +246,6 @@ def _output(block, start, shape, halo, fully_connected, backend, zone_labels, ex
 
 
 def watershed(array, fully_connected, backend):
-    from .dask import _assemble, _dask, _lateral_offsets, _roots, _shifted, _starts
-
     dask, da = _dask()
     if not isinstance(array, da.Array):
         array = da.from_array(array)

@@ -60,14 +60,19 @@ def _global_index(local_flat, shape_local, start, shape):
     return np.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), shape).astype(np.int64)
 
 
-def _faces(labels, values) -> dict:
-    """The chunk's first and last layers along every axis (labels and input values), NumPy."""
-    faces = {}
-    for axis in range(labels.ndim):
+def _layers(array) -> dict:
+    """An array's first and last layers along every axis, keyed (axis, "low" / "high"), as NumPy arrays."""
+    out = {}
+    for axis in range(array.ndim):
         for side, index in (("low", 0), ("high", -1)):
-            sl = tuple(index if a == axis else slice(None) for a in range(labels.ndim))
-            faces[(axis, side)] = (_to_numpy(labels[sl]), _to_numpy(values[sl]))
-    return faces
+            out[(axis, side)] = _to_numpy(array[tuple(index if a == axis else slice(None) for a in range(array.ndim))])
+    return out
+
+
+def _faces(labels, values) -> dict:
+    """The chunk's first and last layers along every axis: (labels, input values)."""
+    label_layers, value_layers = _layers(labels), _layers(values)
+    return {key: (label_layers[key], value_layers[key]) for key in label_layers}
 
 
 def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
@@ -363,12 +368,7 @@ def _tree_part(block, start, shape, fully_connected, backend):
     u = _global_index(_to_numpy(dendrogram.u).astype(np.int64), block.shape, start, shape)
     v = _global_index(_to_numpy(dendrogram.v).astype(np.int64), block.shape, start, shape)
     slot = (_to_numpy(dendrogram.edges) % slots).astype(np.int64)
-    faces = {}
-    for axis in range(block.ndim):
-        for side, index in (("low", 0), ("high", -1)):
-            sl = tuple(index if a == axis else slice(None) for a in range(block.ndim))
-            faces[(axis, side)] = _to_numpy(block[sl])
-    return {"u": u, "v": v, "w": _to_numpy(dendrogram.weights), "edge": u * slots + slot, "faces": faces}
+    return {"u": u, "v": v, "w": _to_numpy(dendrogram.weights), "edge": u * slots + slot, "faces": _layers(block)}
 
 
 def _index_plane(parts, grid_index, axis, i, side, shape, starts):
