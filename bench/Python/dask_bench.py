@@ -100,7 +100,7 @@ def pairs_of_block(a, b):
     return np.unique((a << np.uint64(32)) | b)
 
 
-def same_partition(client, a, b):
+def same_partition(a, b):
     """Whether two label arrays (dask, same chunks) are the same partition: the distinct label pairs of all chunks
     form a one-to-one map."""
     import dask
@@ -111,7 +111,7 @@ def same_partition(client, a, b):
     return bool(np.unique(a).size == pairs.size == np.unique(b).size), int(pairs.size)
 
 
-def timed_store(client, name, make_labels, out_path):
+def timed_store(name, make_labels, out_path):
     from distributed.diagnostics import MemorySampler
 
     import chseg.dask as cd
@@ -216,9 +216,9 @@ def main():
     print(f"volume {args.side}^3 written in {result['generate_seconds']:.1f} s", flush=True)
 
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster):
         pores = da.from_zarr(os.path.join(work, "volume.zarr")) < 100
-        ours = timed_store(client, "chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+        ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
         ours_labels = da.from_zarr(os.path.join(work, "chseg.zarr"))
         ours["components"] = int(ours_labels.max().compute())
         result["chseg"] = ours
@@ -231,10 +231,10 @@ def main():
                 labels, count = ndmeasure.label(pores)
                 return labels
 
-            theirs = timed_store(client, "dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
+            theirs = timed_store("dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
             theirs_labels = da.from_zarr(os.path.join(work, "dask_image.zarr"))
             theirs["components"] = int(theirs_labels.max().compute())
-            same, pairs = same_partition(client, ours_labels, theirs_labels)
+            same, pairs = same_partition(ours_labels, theirs_labels)
             theirs["same_partition_as_chseg"], theirs["label_pairs"] = same, pairs
             result["dask_image"] = theirs
             result["ratio_dask_image_over_chseg"] = theirs["seconds"] / ours["seconds"]
@@ -267,7 +267,7 @@ def main():
         t = time.perf_counter()
         int(pores.sum().compute())
         result["read_input_seconds"] = time.perf_counter() - t
-        copy = timed_store(client, "copy", lambda: da.from_zarr(os.path.join(work, "chseg.zarr")),
+        copy = timed_store("copy", lambda: da.from_zarr(os.path.join(work, "chseg.zarr")),
                            os.path.join(work, "copy.zarr"))
         result["labels_round_trip_seconds"] = copy["seconds"]
         print("read input", result["read_input_seconds"], "labels round trip", copy["seconds"], flush=True)

@@ -99,7 +99,7 @@ def _first_voxels(labels) -> np.ndarray:
         if flat.size and flat[0] != 0:
             first = np.concatenate([[0], first])
         values = flat[first]
-        if np.array_equal(values, np.arange(1, first.size + 1)) and (not flat.size or before[-1] == first.size):
+        if np.array_equal(values, np.arange(1, first.size + 1)):  # each new maximum is the next label: 1, 2, ...
             return first.astype(np.int64)
         values, first = np.unique(flat, return_index=True)
     return (first[1:] if values.size and values[0] == 0 else first).astype(np.int64)
