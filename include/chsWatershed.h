@@ -89,7 +89,8 @@ struct WatershedResult
 {
   /** Number of basins (regional minima). */
   uint64_t basinCount = 0;
-  /** CUDA: global rounds of the plateau resolution, the last (unchanged) one included; CPU: 0. */
+  /** CUDA: global rounds of the plateau resolution, the last (unchanged) one included; 0 when no pixel that does not
+   * descend has an equal neighbour (step II then has nothing to do and is skipped); CPU: 0. */
   uint64_t plateauRounds = 0;
 };
 
@@ -132,6 +133,11 @@ struct WaterfallResult
   /** CUDA: kernel time of the watershed (level 0) and of all the levels after it, in ms; CPU: 0. */
   double watershedMilliseconds = 0.0;
   double levelsMilliseconds    = 0.0;
+  /** CUDA: true when the levels after level 0 ran on the region graph of level 0 (the boundaries between its regions,
+   * one edge per voxel and other region among its forward neighbours, 12 bytes each for pixels of up to 32 bits,
+   * else 16), false when they ran on the voxels. The graph is taken when its edges need no more device memory than
+   * the run's voxel arrays (the pixel codes and three 32-bit words a voxel); both give the same levels. CPU: false. */
+  bool levelsOnRegionGraph = false;
 };
 
 template <typename T, typename TLabel>
@@ -149,6 +155,14 @@ WaterfallCUDA(const T *                          image,
               const WaterfallLevelSink<TLabel> & sink,
               const ExecutionContext &           context,
               RunInfo *                          info = nullptr);
+
+namespace testing
+{
+/** Test hook: where the CUDA waterfall runs its levels, for every later run in the process: 0 as its sizes say (the
+ * default), 1 on the voxels, 2 on the region graph. */
+CudaHierarchicalSegmentation_EXPORT void
+SetWaterfallLevelPath(int path);
+} // namespace testing
 
 } // namespace chs
 

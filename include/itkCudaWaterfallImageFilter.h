@@ -100,6 +100,9 @@ public:
   /** Kernel time of the last CUDA update: the watershed, and all the levels after it, in milliseconds. */
   itkGetConstMacro(WatershedMilliseconds, double);
   itkGetConstMacro(LevelsMilliseconds, double);
+  /** True when the last CUDA update ran the levels after level 0 on the region graph of level 0 rather than on the
+   * voxels (include/chsWatershed.h, WaterfallResult; the levels are the same either way). */
+  itkGetConstMacro(LevelsOnRegionGraph, bool);
 
 protected:
   CudaWaterfallImageFilter()           = default;
@@ -118,6 +121,7 @@ private:
   std::vector<LabelArrayType> m_ParentLabels;
   double                      m_WatershedMilliseconds{ 0.0 };
   double                      m_LevelsMilliseconds{ 0.0 };
+  bool                        m_LevelsOnRegionGraph{ false };
 };
 
 } // namespace itk

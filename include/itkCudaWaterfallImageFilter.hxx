@@ -125,11 +125,12 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   }
   m_WatershedMilliseconds = 0.0;
   m_LevelsMilliseconds    = 0.0;
+  m_LevelsOnRegionGraph   = false;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
-  const auto region = input->GetLargestPossibleRegion();
-  const chs::Grid grid = CudaGridOf(region);
+  const auto               region = input->GetLargestPossibleRegion();
+  const chs::Grid          grid   = CudaGridOf(region);
   chs::WaterfallParameters parameters;
   parameters.watershed      = this->MakeWatershedParameters(false);
   parameters.numberOfLevels = m_NumberOfLevels;
@@ -186,6 +187,7 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_LevelImagesProduced   = produce;
   m_WatershedMilliseconds = result.watershedMilliseconds;
   m_LevelsMilliseconds    = result.levelsMilliseconds;
+  m_LevelsOnRegionGraph   = result.levelsOnRegionGraph;
   m_RegionCounts.assign(result.regionCounts.begin(), result.regionCounts.end());
   // Into the vectors of the previous update where there are some (their memory is mapped already).
   m_ParentLabels.resize(result.parents.size());

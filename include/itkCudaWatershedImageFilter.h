@@ -64,7 +64,8 @@ public:
 
   /** Basins (regional minima) of the last update. */
   itkGetConstMacro(ObjectCount, SizeValueType);
-  /** Global rounds of the plateau resolution in the last CUDA update (0 on the CPU). */
+  /** Global rounds of the plateau resolution in the last CUDA update (0 on the CPU, and when no pixel that does not
+   * descend has an equal neighbour: the resolution is then skipped). */
   itkGetConstMacro(PlateauRounds, SizeValueType);
 
 protected:
@@ -77,9 +78,9 @@ protected:
   GenerateData() override;
 
 private:
-  bool                  m_MarkWatershedLine{ false };
-  SizeValueType         m_ObjectCount{ 0 };
-  SizeValueType         m_PlateauRounds{ 0 };
+  bool          m_MarkWatershedLine{ false };
+  SizeValueType m_ObjectCount{ 0 };
+  SizeValueType m_PlateauRounds{ 0 };
 };
 
 } // namespace itk

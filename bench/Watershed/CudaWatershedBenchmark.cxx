@@ -314,7 +314,7 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
     for (auto c : gpu->GetRegionCounts())
       counts += (counts.empty() ? "" : " ") + std::to_string(c);
     std::printf("%-14s %2d-conn waterfall %11llu vox  kernel %8.2f ms (watershed %6.2f + %u levels %6.2f)  "
-                "end-to-end %8.2f ms  regions [%s]  CPU ref %9.1f ms%s\n",
+                "end-to-end %8.2f ms  regions [%s]  levels on the %s  CPU ref %9.1f ms%s\n",
                 name.c_str(),
                 conn,
                 (unsigned long long)n,
@@ -324,18 +324,18 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
                 Median(levels),
                 Median(wall),
                 counts.c_str(),
+                gpu->GetLevelsOnRegionGraph() ? "region graph" : "voxels",
                 cpuMs,
                 reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"));
     std::fflush(stdout);
-    records.push_back("{" + Field("kind", std::string("waterfall")) + ", " + Field("name", name) + ", " +
-                      Field("connectivity", conn) + ", " + Field("voxels", n) + ", " +
-                      Field("watershed_ms", Median(ws)) + ", " + Field("levels_ms", Median(levels)) + ", " +
-                      Field("end_to_end_ms", Median(wall)) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) +
-                      ", " +
-                      Field("bytes_down", uint64_t(n * sizeof(unsigned int) * gpu->GetNumberOfComputedLevels())) +
-                      ", " + Field("regions", "[" + counts + "]") + ", " +
-                      Field("cpu_reference_ms", cpuMs) + ", " + Field("cpu_checked", !reference.empty()) + ", " +
-                      Field("identical_to_cpu", identical) + "}");
+    records.push_back(
+      "{" + Field("kind", std::string("waterfall")) + ", " + Field("name", name) + ", " + Field("connectivity", conn) +
+      ", " + Field("voxels", n) + ", " + Field("watershed_ms", Median(ws)) + ", " + Field("levels_ms", Median(levels)) +
+      ", " + Field("levels_on_region_graph", gpu->GetLevelsOnRegionGraph()) + ", " +
+      Field("end_to_end_ms", Median(wall)) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
+      Field("bytes_down", uint64_t(n * sizeof(unsigned int) * gpu->GetNumberOfComputedLevels())) + ", " +
+      Field("regions", "[" + counts + "]") + ", " + Field("cpu_reference_ms", cpuMs) + ", " +
+      Field("cpu_checked", !reference.empty()) + ", " + Field("identical_to_cpu", identical) + "}");
 
     // The same hierarchy kept as level 0's labels and the parent labels (ProduceLevelImages off), and one level made
     // from them on request; checked against the level images of the run above.
@@ -372,9 +372,8 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
                       Field("connectivity", conn) + ", " + Field("voxels", n) + ", " +
                       Field("watershed_ms", tree->GetWatershedMilliseconds()) + ", " +
                       Field("levels_ms", tree->GetLevelsMilliseconds()) + ", " +
-                      Field("end_to_end_ms", Median(treeWall)) + ", " +
-                      Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
-                      Field("bytes_down", uint64_t(n * sizeof(unsigned int) + parentBytes)) + ", " +
+                      Field("end_to_end_ms", Median(treeWall)) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) +
+                      ", " + Field("bytes_down", uint64_t(n * sizeof(unsigned int) + parentBytes)) + ", " +
                       Field("compute_level_1_ms", Median(make)) + ", " + Field("identical_to_level_images", same) +
                       "}");
     identicalAll = identicalAll && same;

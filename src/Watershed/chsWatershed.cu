@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -16,6 +18,9 @@ namespace chs
 {
 namespace ws
 {
+/** Where the waterfall's levels run (testing::SetWaterfallLevelPath). */
+std::atomic<LevelPath> g_LevelPath{ LevelPath::Auto };
+
 namespace
 {
 
@@ -184,24 +189,37 @@ WaterfallCUDA(const T *                          image,
   // megabytes per level through the direct pageable path cost more than the level's kernels (0.7 ms for level 0's
   // million regions on the H200). Every level at most halves the regions (every region joins one at least), so
   // twice level 0's regions hold them all.
-  const uint64_t                 capacity = 2 * regions + 2;
-  detail::DeviceBuffer<uint32_t> allParents(capacity, stream, &run.tracker);
-  uint64_t                       gathered = 0;
+  const uint64_t                   capacity = 2 * regions + 2;
+  detail::DeviceBuffer<uint32_t>   allParents(capacity, stream, &run.tracker);
+  uint64_t                         gathered = 0;
+  std::unique_ptr<ws::LevelEngine> levels;
+  const bool                       more = regions > 1 && parameters.numberOfLevels != 1;
+  if (more)
+  {
+    run.timer.Start();
+    levels = ws::MakeLevelEngine(
+      run.Codes(), grid, full, uint32_t(regions), a, context.device, stream, run.tracker, ws::g_LevelPath.load());
+    run.timer.Stop();
+    result.levelsMilliseconds += run.timer.Milliseconds();
+    result.levelsOnRegionGraph = levels->OnRegionGraph();
+  }
   for (unsigned level = 0;; ++level)
   {
     result.regionCounts.push_back(regions);
     if (TLabel * out = sink(level, regions))
-      run.Download(out, a.b1, a.b0, context);
+    {
+      if (levels)
+        run.Download(out, levels->Labels(), levels->Spare(), context);
+      else
+        run.Download(out, a.b1, a.b0, context);
+    }
     if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
       break;
-    run.timer.Start();
-    const uint32_t next =
-      ws::WaterfallLevelOnDevice(run.Codes(), grid, full, uint32_t(regions), a, context.device, stream, run.tracker);
-    run.timer.Stop();
     if (gathered + regions > capacity)
       throw std::logic_error("the waterfall's levels did not halve the regions (internal error: please report it)");
-    CHS_CUDA_CHECK(cudaMemcpyAsync(
-      allParents.get() + gathered, a.b0 + 1, regions * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+    run.timer.Start();
+    const uint32_t next = levels->Next(uint32_t(regions), allParents.get() + gathered);
+    run.timer.Stop();
     gathered += regions;
     result.levelsMilliseconds += run.timer.Milliseconds();
     regions = next;
@@ -235,6 +253,15 @@ WaterfallCUDA(const T *                          image,
   }
   return result;
 }
+
+namespace testing
+{
+void
+SetWaterfallLevelPath(int path)
+{
+  ws::g_LevelPath = path == 1 ? ws::LevelPath::Pixels : path == 2 ? ws::LevelPath::RegionGraph : ws::LevelPath::Auto;
+}
+} // namespace testing
 
 #define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                           \
   template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                    \

@@ -25,8 +25,10 @@
 #include "chsWaterfall.cuh"
 
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -66,32 +68,37 @@ WithConnectivity(bool full, bool threeD, F && f)
 }
 
 /** Runs launch(round, counter) in batches until a launch counts no change; returns the launches, the last
- * (unchanged) one included. */
+ * (unchanged) one included. The batches grow 1, 1, 2, then kBatch: a loop that converges at once (the common case
+ * on images of real values) then runs one or two launches, not kBatch; a long one pays two more reads. */
 template <class Launch>
 uint64_t
 UntilStable(Launch && launch, uint64_t limit, const char * what, cudaStream_t stream, detail::MemoryTracker & tracker)
 {
   detail::DeviceBuffer<unsigned> counts(kBatch, stream, &tracker);
   unsigned                       host[kBatch];
-  for (uint64_t rounds = 0;; rounds += kBatch)
+  uint64_t                       rounds = 0;
+  for (unsigned k = 0;; ++k)
   {
     if (rounds > limit)
       throw std::runtime_error(std::string("chs: the watershed's ") + what + " did not converge within " +
                                std::to_string(rounds) + " launches");
-    CHS_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, sizeof(host), stream));
-    for (int b = 0; b < kBatch; ++b)
+    const int size = k < 2 ? 1 : k == 2 ? 2 : kBatch;
+    CHS_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, size * sizeof(unsigned), stream));
+    for (int b = 0; b < size; ++b)
       launch(rounds + b, counts.get() + b);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), size * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (int b = 0; b < kBatch; ++b)
+    for (int b = 0; b < size; ++b)
       if (host[b] == 0)
         return rounds + b + 1;
+    rounds += size;
   }
 }
 
 /** Inclusive sum of in[0 .. count) into out. */
-inline void
-InclusiveSum(const uint32_t * in, uint32_t * out, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
+template <typename T>
+void
+InclusiveSum(const T * in, T * out, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
 {
   size_t bytes = 0;
   CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, count, stream));
@@ -99,17 +106,48 @@ InclusiveSum(const uint32_t * in, uint32_t * out, uint64_t count, cudaStream_t s
   CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), bytes, in, out, count, stream));
 }
 
-/** Step II: the plateau distances in D (= a.b1); returns the global rounds. */
+/** The launch of the tile kernels of step II (balanced and asynchronous): checked before step I, so that an image
+ * the blocks cannot cover is refused whether or not it has plateaux. */
+struct TileLaunch
+{
+  TileShape t;
+  dim3      grid;
+  size_t    shared;
+  unsigned  threads;
+};
+
+template <int ZR, typename C>
+TileLaunch
+MakeTileLaunch(const Shape & s, const unsigned (&block)[3])
+{
+  TileLaunch l;
+  l.t    = TileShape{ block[0], block[1], block[2] };
+  l.grid = dim3((s.nx + l.t.bx - 1) / l.t.bx, (s.ny + l.t.by - 1) / l.t.by, (s.nz + l.t.bz - 1) / l.t.bz);
+  if (l.grid.y > 65535 || l.grid.z > 65535)
+    throw std::invalid_argument("chs: the image is too large across y or z for the watershed's blocks");
+  const size_t cells = size_t(l.t.bx + 2) * (l.t.by + 2) * (l.t.bz + 2 * ZR);
+  l.shared           = cells * (sizeof(uint32_t) + sizeof(C));
+  if (l.shared > 48 * 1024)
+    throw std::invalid_argument("chs: the watershed's block " + std::to_string(l.t.bx) + " x " +
+                                std::to_string(l.t.by) + " x " + std::to_string(l.t.bz) + " needs " +
+                                std::to_string(l.shared) + " bytes of shared memory, more than 48 KiB");
+  l.threads = l.t.bx * l.t.by * l.t.bz;
+  return l;
+}
+
+/** Step II: the plateau distances in D (the asynchronous resolution alternates D and `spare`, which both hold the
+ * result at the end); returns the global rounds. */
 template <bool Full, int ZR, typename C>
 uint64_t
 ResolvePlateaus(const C *                   I,
                 const Shape &               s,
                 const WatershedParameters & parameters,
-                const unsigned (&block)[3],
-                const Arrays &          a,
-                int                     device,
-                cudaStream_t            stream,
-                detail::MemoryTracker & tracker)
+                const TileLaunch &          tiles,
+                uint32_t *                  D,
+                uint32_t *                  spare,
+                int                         device,
+                cudaStream_t                stream,
+                detail::MemoryTracker &     tracker)
 {
   const uint64_t limit = uint64_t(s.n) + 2 * kBatch;
   if (parameters.plateaus == PlateauResolution::Synchronous)
@@ -118,7 +156,7 @@ ResolvePlateaus(const C *                   I,
     return UntilStable(
       [&](uint64_t, unsigned * count)
       {
-        SyncStepKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, a.b1, count);
+        SyncStepKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, count);
         CHS_CUDA_CHECK_LAUNCH("SyncStepKernel");
       },
       limit,
@@ -126,36 +164,24 @@ ResolvePlateaus(const C *                   I,
       stream,
       tracker);
   }
-  const TileShape t{ block[0], block[1], block[2] };
-  const dim3      grid((s.nx + t.bx - 1) / t.bx, (s.ny + t.by - 1) / t.by, (s.nz + t.bz - 1) / t.bz);
-  if (grid.y > 65535 || grid.z > 65535)
-    throw std::invalid_argument("chs: the image is too large across y or z for the watershed's blocks");
-  const size_t cells  = size_t(t.bx + 2) * (t.by + 2) * (t.bz + 2 * ZR);
-  const size_t shared = cells * (sizeof(uint32_t) + sizeof(C));
-  if (shared > 48 * 1024)
-    throw std::invalid_argument("chs: the watershed's block " + std::to_string(t.bx) + " x " + std::to_string(t.by) +
-                                " x " + std::to_string(t.bz) + " needs " + std::to_string(shared) +
-                                " bytes of shared memory, more than 48 KiB");
-  const unsigned threads = t.bx * t.by * t.bz;
   if (parameters.plateaus == PlateauResolution::Balanced)
     return UntilStable(
       [&](uint64_t, unsigned * count)
       {
-        TileKernel<Full, ZR, false, C><<<grid, threads, shared, stream>>>(I, s, t, a.b1, a.b1, count);
+        TileKernel<Full, ZR, false, C><<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, D, D, count);
         CHS_CUDA_CHECK_LAUNCH("TileKernel");
       },
       limit,
       "plateau resolution",
       stream,
       tracker);
-  // Asynchronous: b1 and b2 alternate; both hold the result at the end (the last round changes nothing).
-  CHS_CUDA_CHECK(cudaMemcpyAsync(a.b2, a.b1, uint64_t(s.n) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+  CHS_CUDA_CHECK(cudaMemcpyAsync(spare, D, uint64_t(s.n) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
   return UntilStable(
     [&](uint64_t round, unsigned * count)
     {
-      uint32_t * in  = round & 1 ? a.b2 : a.b1;
-      uint32_t * out = round & 1 ? a.b1 : a.b2;
-      TileKernel<Full, ZR, true, C><<<grid, threads, shared, stream>>>(I, s, t, in, out, count);
+      uint32_t * in  = round & 1 ? spare : D;
+      uint32_t * out = round & 1 ? D : spare;
+      TileKernel<Full, ZR, true, C><<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, in, out, count);
       CHS_CUDA_CHECK_LAUNCH("TileKernel");
     },
     limit,
@@ -180,69 +206,78 @@ WatershedOnDevice(const C *                   I,
   const Shape    s      = ShapeOf(grid);
   const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
   const uint64_t limit  = uint64_t(s.n) + 2 * kBatch;
-  uint32_t *     L      = a.b0;
-  uint32_t *     D      = a.b1;
-  WithConnectivity(parameters.fullyConnected,
-                   grid.dimension == 3,
-                   [&](auto full, auto zr)
-                   {
-                     constexpr bool Full = decltype(full)::value;
-                     constexpr int  ZR   = decltype(zr)::value;
-                     InitKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, L, D);
-                     CHS_CUDA_CHECK_LAUNCH("InitKernel");
-                     plateauRounds = ResolvePlateaus<Full, ZR, C>(I, s, parameters, block, a, device, stream, tracker);
-                     PointerKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, L);
-                     CHS_CUDA_CHECK_LAUNCH("PointerKernel");
-                     // Step III.
-                     if (parameters.algorithm == WatershedAlgorithm::APRUF)
-                     {
-                       FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-                       CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-                     }
-                     else
-                       UntilStable(
-                         [&](uint64_t, unsigned * count)
-                         {
-                           ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
-                           CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
-                         },
-                         limit,
-                         "path reduction",
-                         stream,
-                         tracker);
-                     // Step IV.
-                     if (parameters.algorithm == WatershedAlgorithm::PRW)
-                       UntilStable(
-                         [&](uint64_t, unsigned * count)
-                         {
-                           MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
-                           CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
-                         },
-                         limit,
-                         "minimal plateau merging",
-                         stream,
-                         tracker);
-                     else
-                     {
-                       UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
-                       CHS_CUDA_CHECK_LAUNCH("UnionKernel");
-                     }
-                     FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-                     CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-                   });
-  // Labels by first pixel: F in b1, X in b2, flags in b1, ranks in b0, labels in b1.
-  CHS_CUDA_CHECK(cudaMemsetAsync(a.b1, 0xff, uint64_t(s.n) * sizeof(uint32_t), stream));
-  FirstPixelKernel<<<blocks, 256, 0, stream>>>(a.b0, s, a.b1);
+  uint32_t *     L      = a.b1; // the labels end where the pointers were
+  uint32_t *     D      = a.b0;
+  WithConnectivity(
+    parameters.fullyConnected,
+    grid.dimension == 3,
+    [&](auto full, auto zr)
+    {
+      constexpr bool   Full = decltype(full)::value;
+      constexpr int    ZR   = decltype(zr)::value;
+      const TileLaunch tiles =
+        parameters.plateaus == PlateauResolution::Synchronous ? TileLaunch{} : MakeTileLaunch<ZR, C>(s, block);
+      detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
+      CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
+      InitKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
+      CHS_CUDA_CHECK_LAUNCH("InitKernel");
+      unsigned flatBlocks = 0;
+      ReadBack(flatBlocks, flat.get(), stream);
+      // Without a pixel that does not descend and has an equal neighbour, step II would change
+      // nothing (0 rounds): images of real values often have none.
+      plateauRounds =
+        flatBlocks == 0 ? 0 : ResolvePlateaus<Full, ZR, C>(I, s, parameters, tiles, D, a.b2, device, stream, tracker);
+      PointerKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, L);
+      CHS_CUDA_CHECK_LAUNCH("PointerKernel");
+      // Step III.
+      if (parameters.algorithm == WatershedAlgorithm::APRUF)
+      {
+        FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+        CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+      }
+      else
+        UntilStable(
+          [&](uint64_t, unsigned * count)
+          {
+            ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
+            CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
+          },
+          limit,
+          "path reduction",
+          stream,
+          tracker);
+      // Step IV.
+      if (parameters.algorithm == WatershedAlgorithm::PRW)
+        UntilStable(
+          [&](uint64_t, unsigned * count)
+          {
+            MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
+            CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
+          },
+          limit,
+          "minimal plateau merging",
+          stream,
+          tracker);
+      else
+      {
+        UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
+        CHS_CUDA_CHECK_LAUNCH("UnionKernel");
+      }
+      FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+      CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+    });
+  // Labels by first pixel: F in b0 (the distances are no longer needed), flags and their ranks in b2 (scanned in
+  // place), labels in b1 (over the roots, each pixel its own).
+  CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, uint64_t(s.n) * sizeof(uint32_t), stream));
+  FirstPixelKernel<<<blocks, 256, 0, stream>>>(L, s, a.b0);
   CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
-  FirstOfKernel<<<blocks, 256, 0, stream>>>(a.b0, a.b1, s, a.b2);
-  CHS_CUDA_CHECK_LAUNCH("FirstOfKernel");
-  FlagKernel<<<blocks, 256, 0, stream>>>(a.b2, s.n, a.b1);
-  CHS_CUDA_CHECK_LAUNCH("FlagKernel");
-  InclusiveSum(a.b1, a.b0, s.n, stream, tracker);
+  FirstFlagKernel<<<blocks, 256, 0, stream>>>(L, a.b0, s.n, a.b2);
+  CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
+  InclusiveSum(a.b2, a.b2, s.n, stream, tracker);
   uint32_t count = 0;
-  ReadBack(count, a.b0 + (s.n - 1), stream);
-  RankKernel<<<blocks, 256, 0, stream>>>(a.b2, a.b0, s.n, a.b1);
-  CHS_CUDA_CHECK_LAUNCH("RankKernel");
+  ReadBack(count, a.b2 + (s.n - 1), stream);
+  LabelKernel<<<blocks, 256, 0, stream>>>(L, a.b0, a.b2, s.n);
+  CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   return count;
 }
 
@@ -310,6 +345,236 @@ WaterfallLevelOnDevice(const C *               I,
   return next;
 }
 
+/** The levels on the pixels: WaterfallLevelOnDevice relabels a.b1 at each level. */
+template <typename C>
+class PixelLevels final : public LevelEngine
+{
+public:
+  PixelLevels(const C *               I,
+              const Grid &            grid,
+              bool                    full,
+              const Arrays &          a,
+              int                     device,
+              cudaStream_t            stream,
+              detail::MemoryTracker & tracker)
+    : m_I(I)
+    , m_Grid(grid)
+    , m_Full(full)
+    , m_A(a)
+    , m_Device(device)
+    , m_Stream(stream)
+    , m_Tracker(tracker)
+  {
+  }
+
+  uint32_t
+  Next(uint32_t count, uint32_t * parents) override
+  {
+    const uint32_t next = WaterfallLevelOnDevice(m_I, m_Grid, m_Full, count, m_A, m_Device, m_Stream, m_Tracker);
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(parents, m_A.b0 + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
+    return next;
+  }
+  const uint32_t *
+  Labels() override
+  {
+    return m_A.b1;
+  }
+  uint32_t *
+  Spare() const override
+  {
+    return m_A.b0;
+  }
+  bool
+  OnRegionGraph() const override
+  {
+    return false;
+  }
+
+private:
+  const C *               m_I;
+  Grid                    m_Grid;
+  bool                    m_Full;
+  Arrays                  m_A;
+  int                     m_Device;
+  cudaStream_t            m_Stream;
+  detail::MemoryTracker & m_Tracker;
+};
+
+/** The levels on the region graph of level 0 (chsWaterfall.cuh): the edges, the regions' arrays (lowest passes,
+ * union-find and new labels, root flags and ranks) and each level-0 region's current label M; a.b1 keeps level 0's
+ * labels, a level's labels are made from them in a.b0 when asked for. */
+template <typename W>
+class GraphLevels final : public LevelEngine
+{
+public:
+  GraphLevels(uint64_t                edges,
+              uint32_t                count,
+              const Shape &           s,
+              const Arrays &          a,
+              int                     device,
+              cudaStream_t            stream,
+              detail::MemoryTracker & tracker)
+    : m_Edges(edges, stream, &tracker)
+    , m_EdgeCount(edges)
+    , m_Level0(count)
+    , m_Pass(uint64_t(count) + 1, stream, &tracker)
+    , m_P(uint64_t(count) + 1, stream, &tracker)
+    , m_Flag(uint64_t(count) + 1, stream, &tracker)
+    , m_Rank(uint64_t(count) + 1, stream, &tracker)
+    , m_M(uint64_t(count) + 1, stream, &tracker)
+    , m_Selected(1, stream, &tracker)
+    , m_S(s)
+    , m_A(a)
+    , m_Device(device)
+    , m_Stream(stream)
+    , m_Tracker(tracker)
+  {
+    IdentityKernel<<<detail::GridStrideBlocks(uint64_t(count) + 1, 256, device), 256, 0, stream>>>(m_M.get(),
+                                                                                                   count + 1);
+    CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
+  }
+
+  RegionEdge<W> *
+  EdgeArray() const
+  {
+    return m_Edges.get();
+  }
+
+  uint32_t
+  Next(uint32_t count, uint32_t * parents) override
+  {
+    const uint32_t regions      = count + 1; // region 0 is unused
+    const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, m_Device);
+    uint32_t *     P            = m_P.get();
+    CHS_CUDA_CHECK(cudaMemsetAsync(m_Pass.get(), 0xff, uint64_t(regions) * sizeof(W), m_Stream));
+    IdentityKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions);
+    CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
+    if (m_EdgeCount)
+    {
+      const unsigned edgeBlocks = detail::GridStrideBlocks(m_EdgeCount, 256, m_Device);
+      EdgePassKernel<<<edgeBlocks, 256, 0, m_Stream>>>(m_Edges.get(), m_EdgeCount, m_Pass.get());
+      CHS_CUDA_CHECK_LAUNCH("EdgePassKernel");
+      EdgeJoinKernel<<<edgeBlocks, 256, 0, m_Stream>>>(m_Edges.get(), m_EdgeCount, m_Pass.get(), P);
+      CHS_CUDA_CHECK_LAUNCH("EdgeJoinKernel");
+    }
+    RegionRootKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions);
+    CHS_CUDA_CHECK_LAUNCH("RegionRootKernel");
+    RootFlagKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions, m_Flag.get());
+    CHS_CUDA_CHECK_LAUNCH("RootFlagKernel");
+    InclusiveSum(m_Flag.get(), m_Rank.get(), regions, m_Stream, m_Tracker);
+    MapKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, m_Rank.get(), regions);
+    CHS_CUDA_CHECK_LAUNCH("MapKernel");
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(parents, P + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
+    ComposeKernel<<<detail::GridStrideBlocks(uint64_t(m_Level0) + 1, 256, m_Device), 256, 0, m_Stream>>>(
+      m_M.get(), P, m_Level0 + 1);
+    CHS_CUDA_CHECK_LAUNCH("ComposeKernel");
+    if (m_EdgeCount)
+    {
+      EdgeMapKernel<<<detail::GridStrideBlocks(m_EdgeCount, 256, m_Device), 256, 0, m_Stream>>>(
+        m_Edges.get(), m_EdgeCount, P);
+      CHS_CUDA_CHECK_LAUNCH("EdgeMapKernel");
+      size_t bytes = 0;
+      CHS_CUDA_CHECK(cub::DeviceSelect::If(
+        nullptr, bytes, m_Edges.get(), m_Selected.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
+      detail::DeviceBuffer<uint8_t> temp(bytes, m_Stream, &m_Tracker);
+      CHS_CUDA_CHECK(cub::DeviceSelect::If(
+        temp.get(), bytes, m_Edges.get(), m_Selected.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
+    }
+    uint32_t next = 0;
+    ReadBack(next, m_Rank.get() + count, m_Stream);
+    if (m_EdgeCount)
+    {
+      unsigned long long kept = 0;
+      ReadBack(kept, m_Selected.get(), m_Stream);
+      m_EdgeCount = kept;
+    }
+    ++m_Level;
+    return next;
+  }
+
+  const uint32_t *
+  Labels() override
+  {
+    if (m_Level == 0)
+      return m_A.b1;
+    LevelLabelsKernel<<<detail::GridStrideBlocks(m_S.n, 256, m_Device), 256, 0, m_Stream>>>(
+      m_A.b1, m_M.get(), m_S, m_A.b0);
+    CHS_CUDA_CHECK_LAUNCH("LevelLabelsKernel");
+    return m_A.b0;
+  }
+  uint32_t *
+  Spare() const override
+  {
+    return m_A.b2;
+  }
+  bool
+  OnRegionGraph() const override
+  {
+    return true;
+  }
+
+private:
+  detail::DeviceBuffer<RegionEdge<W>>      m_Edges;
+  uint64_t                                 m_EdgeCount;
+  uint32_t                                 m_Level0;
+  detail::DeviceBuffer<W>                  m_Pass;
+  detail::DeviceBuffer<uint32_t>           m_P, m_Flag, m_Rank, m_M;
+  detail::DeviceBuffer<unsigned long long> m_Selected;
+  Shape                                    m_S;
+  Arrays                                   m_A;
+  int                                      m_Device;
+  cudaStream_t                             m_Stream;
+  detail::MemoryTracker &                  m_Tracker;
+  unsigned                                 m_Level = 0;
+};
+
+template <typename C>
+std::unique_ptr<LevelEngine>
+MakeLevelEngine(const C *               I,
+                const Grid &            grid,
+                bool                    full,
+                uint32_t                count,
+                const Arrays &          a,
+                int                     device,
+                cudaStream_t            stream,
+                detail::MemoryTracker & tracker,
+                LevelPath               path)
+{
+  using W = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
+  if (path == LevelPath::Pixels)
+    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+  const Shape                    s      = ShapeOf(grid);
+  const uint64_t                 blocks = (uint64_t(s.n) + 255) / 256;
+  detail::DeviceBuffer<uint64_t> counts(blocks, stream, &tracker), ends(blocks, stream, &tracker);
+  WithConnectivity(full,
+                   grid.dimension == 3,
+                   [&](auto f, auto zr)
+                   {
+                     EdgeCountKernel<decltype(f)::value, decltype(zr)::value, C, W>
+                       <<<unsigned(blocks), 256, 0, stream>>>(I, s, a.b1, counts.get());
+                     CHS_CUDA_CHECK_LAUNCH("EdgeCountKernel");
+                   });
+  InclusiveSum(counts.get(), ends.get(), blocks, stream, tracker);
+  uint64_t edges = 0;
+  ReadBack(edges, ends.get() + (blocks - 1), stream);
+  const uint64_t pixelBytes = uint64_t(s.n) * (sizeof(C) + 3 * sizeof(uint32_t));
+  if (path == LevelPath::Auto && edges * sizeof(RegionEdge<W>) > pixelBytes)
+    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+  auto graph = std::make_unique<GraphLevels<W>>(edges, count, s, a, device, stream, tracker);
+  if (edges)
+    WithConnectivity(full,
+                     grid.dimension == 3,
+                     [&](auto f, auto zr)
+                     {
+                       EdgeWriteKernel<decltype(f)::value, decltype(zr)::value, C, W>
+                         <<<unsigned(blocks), 256, 0, stream>>>(I, s, a.b1, ends.get(), graph->EdgeArray());
+                       CHS_CUDA_CHECK_LAUNCH("EdgeWriteKernel");
+                     });
+  return graph;
+}
+
 } // namespace ws
 } // namespace chs
 
@@ -320,7 +585,9 @@ WaterfallLevelOnDevice(const C *               I,
   template void chs::ws::LinesOnDevice<C>(const C *, const chs::Grid &, bool, const chs::ws::Arrays &, int,          \
     cudaStream_t);                                                                                                   \
   template uint32_t chs::ws::WaterfallLevelOnDevice<C>(const C *, const chs::Grid &, bool, uint32_t,                 \
-    const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &)
+    const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &);                                       \
+  template std::unique_ptr<chs::ws::LevelEngine> chs::ws::MakeLevelEngine<C>(const C *, const chs::Grid &, bool,      \
+    uint32_t, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &, chs::ws::LevelPath)
 // clang-format on
 
 #endif

@@ -7,6 +7,8 @@
 #include "Common/chsCudaCommon.cuh"
 #include "chsWatershed.h"
 
+#include <memory>
+
 namespace chs
 {
 namespace ws
@@ -49,6 +51,48 @@ WaterfallLevelOnDevice(const C *               I,
                        int                     device,
                        cudaStream_t            stream,
                        detail::MemoryTracker & tracker);
+
+/** Where the waterfall's levels run: chosen by the region graph's size (Auto), or forced (tests). */
+enum class LevelPath
+{
+  Auto,
+  Pixels,
+  RegionGraph
+};
+
+/** The waterfall's levels after level 0 (whose labels are in a.b1). */
+class LevelEngine
+{
+public:
+  virtual ~LevelEngine() = default;
+  /** Computes the next level of the current one's `count` regions; writes each region's new label (regions 1 ..
+   * count) into parents (device memory) and returns the new region count. */
+  virtual uint32_t
+  Next(uint32_t count, uint32_t * parents) = 0;
+  /** The current level's labels, one per voxel (device memory). */
+  virtual const uint32_t *
+  Labels() = 0;
+  /** A free array of n words, for narrowing the labels on their way out. */
+  virtual uint32_t *
+  Spare() const = 0;
+  /** True on the region graph. */
+  virtual bool
+  OnRegionGraph() const = 0;
+};
+
+/** The levels after the watershed of the codes I, whose `count` labels are in a.b1. Auto takes the region graph when
+ * its edges need no more device memory than the run's pixel arrays (the codes and a.b0 to a.b2), else the pixels. */
+template <typename C>
+std::unique_ptr<LevelEngine>
+MakeLevelEngine(const C *               I,
+                const Grid &            grid,
+                bool                    full,
+                uint32_t                count,
+                const Arrays &          a,
+                int                     device,
+                cudaStream_t            stream,
+                detail::MemoryTracker & tracker,
+                LevelPath               path);
 
 } // namespace ws
 } // namespace chs

@@ -12,11 +12,14 @@ namespace ws
 
 /** Step I. A pixel whose lowest neighbour (smallest value, then largest index) is lower descends: D = 0 and L points
  * to that neighbour. Every other pixel is a plateau pixel with no distance yet: L points to its last equal
- * neighbour when that comes after it (the paper's state 2), else to itself (states 1 and 3). */
+ * neighbour when that comes after it (the paper's state 2), else to itself (states 1 and 3). `flat` counts the
+ * blocks that saw a pixel which does not descend and has an equal neighbour: when there is none, every pixel that
+ * does not descend is a regional minimum of its own, and step II has nothing to do. */
 template <bool Full, int ZR, typename C>
 __global__ void
-InitKernel(const C * I, Shape s, uint32_t * L, uint32_t * D)
+InitKernel(const C * I, Shape s, uint32_t * L, uint32_t * D, unsigned * flat)
 {
+  bool sawFlat = false;
   ForEachPixel(s,
                [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
                {
@@ -47,10 +50,12 @@ InitKernel(const C * I, Shape s, uint32_t * L, uint32_t * D)
                  }
                  else
                  {
-                   L[p] = any && low == v && at > p ? at : p;
-                   D[p] = kNoDistance;
+                   L[p]    = any && low == v && at > p ? at : p;
+                   D[p]    = kNoDistance;
+                   sawFlat = sawFlat || (any && low == v);
                  }
                });
+  CountChange(sawFlat, flat);
 }
 
 /** A plateau pixel of distance d >= 1 points to its last equal neighbour of distance d - 1. */

@@ -1,6 +1,6 @@
-// Watershed, the labels: each basin's first pixel (FirstPixelKernel, FirstOfKernel), the first pixels flagged and
-// ranked by a scan (FlagKernel, then CUB), each pixel labelled with its first pixel's rank (RankKernel); then the
-// optional watershed lines (LinesKernel).
+// Watershed, the labels: each basin's first pixel (FirstPixelKernel), the first pixels flagged (FirstFlagKernel) and
+// ranked by a scan (CUB), each pixel labelled with its first pixel's rank (LabelKernel); then the optional watershed
+// lines (LinesKernel).
 #ifndef chsWSNumbering_cuh
 #define chsWSNumbering_cuh
 
@@ -25,27 +25,21 @@ FirstPixelKernel(const uint32_t * L, Shape s, uint32_t * F)
                });
 }
 
-/** X(p) = the first pixel of p's basin. */
+/** flag(p) = 1 where p is the first pixel of its basin (F(L(p)) = p), else 0. */
 static __global__ void
-FirstOfKernel(const uint32_t * L, const uint32_t * F, Shape s, uint32_t * X)
-{
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) { X[p] = F[L[p]]; });
-}
-
-/** flag(i) = 1 where X(i) = i (i is a first pixel), for i below count; else 0. */
-static __global__ void
-FlagKernel(const uint32_t * X, uint32_t count, uint32_t * flag)
+FirstFlagKernel(const uint32_t * L, const uint32_t * F, uint32_t count, uint32_t * flag)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    flag[i] = X[i] == uint32_t(i) ? 1u : 0u;
+    flag[i] = F[L[i]] == uint32_t(i) ? 1u : 0u;
 }
 
-/** out(i) = rank(X(i)): the inclusive count of first pixels up to p's, so labels run from 1. */
+/** L(p) = rank(F(L(p))): the inclusive count of first pixels up to p's basin's, so labels run from 1. Each pixel
+ * reads and writes only its own L, so L is overwritten in place. */
 static __global__ void
-RankKernel(const uint32_t * X, const uint32_t * rank, uint32_t count, uint32_t * out)
+LabelKernel(uint32_t * L, const uint32_t * F, const uint32_t * rank, uint32_t count)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    out[i] = rank[X[i]];
+    L[i] = rank[F[L[i]]];
 }
 
 /** out(p) = 0 where p has a neighbour in another basin that is lower, or equal and earlier in raster order; else

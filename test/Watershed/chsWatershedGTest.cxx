@@ -690,29 +690,102 @@ TEST(WatershedCUDA, AsynchronousFindsTheSameMinima)
     }
 }
 
+/** Sets where the CUDA waterfall runs its levels for one scope (chs::testing::SetWaterfallLevelPath). */
+struct LevelPathScope
+{
+  explicit LevelPathScope(int path) { chs::testing::SetWaterfallLevelPath(path); }
+  ~LevelPathScope() { chs::testing::SetWaterfallLevelPath(0); }
+};
+
+// Every input on both paths of the levels (the voxels and the region graph), and on the path the sizes choose.
 TEST(WaterfallCUDA, EqualsReference)
 {
   CHS_REQUIRE_GPU();
-  for (const auto & in : Inputs())
+  for (int path : { 1, 2, 0 })
+  {
+    const LevelPathScope scope(path);
+    for (const auto & in : Inputs())
+      for (bool full : { false, true })
+      {
+        chs::WaterfallParameters p;
+        p.watershed.fullyConnected = full;
+        std::vector<std::vector<uint32_t>> cpu, gpu;
+        const auto                         rc = Waterfall(false, in.f, in.grid, p, cpu);
+        const auto                         rg = Waterfall(true, in.f, in.grid, p, gpu);
+        EXPECT_EQ(gpu, cpu) << in.name << " path " << path;
+        EXPECT_EQ(rg.regionCounts, rc.regionCounts) << in.name << " path " << path;
+        EXPECT_EQ(rg.parents, rc.parents) << in.name << " path " << path;
+        if (path != 0 && rc.regionCounts.size() > 1)
+          EXPECT_EQ(rg.levelsOnRegionGraph, path == 2) << in.name;
+        CheckHierarchy(in.f, in.grid, p, rg, gpu, true);
+      }
+    // Double pixels take the 64-bit lowest passes.
+    const chs::Grid                    g = MakeGrid(50, 40);
+    const auto                         d = SmoothNoise<double>(g, 8, 0, 1e-9);
+    std::vector<std::vector<uint32_t>> cpu, gpu;
+    Waterfall(false, d, g, {}, cpu);
+    Waterfall(true, d, g, {}, gpu);
+    EXPECT_EQ(gpu, cpu) << "path " << path;
+  }
+}
+
+// On the region graph, the levels a sink asks for are made from level 0's labels and the composed parents: only
+// some levels asked for, into 16-bit labels (narrowed on the device), and a limited number of levels.
+TEST(WaterfallCUDA, RegionGraphLevelsOnRequest)
+{
+  CHS_REQUIRE_GPU();
+  const chs::Grid g = MakeGrid(120, 90);
+  const auto      f = SmoothNoise<float>(g, 3, 0, 1000.0);
+  for (int path : { 1, 2 })
+  {
+    const LevelPathScope               scope(path);
+    std::vector<std::vector<uint32_t>> all;
+    chs::WaterfallParameters           p;
+    Waterfall(false, f, g, p, all);
+    ASSERT_GE(all.size(), 4u);
+    std::vector<std::vector<uint16_t>>      some(all.size());
+    const chs::WaterfallLevelSink<uint16_t> sink = [&](unsigned level, uint64_t) -> uint16_t *
+    {
+      if (level % 2 == 0)
+        return nullptr;
+      some[level].assign(f.size(), 0);
+      return some[level].data();
+    };
+    const auto r = chs::WaterfallCUDA(f.data(), g, p, sink, chs::ExecutionContext{});
+    EXPECT_EQ(r.levelsOnRegionGraph, path == 2);
+    ASSERT_EQ(r.regionCounts.size(), all.size());
+    for (size_t k = 1; k < all.size(); k += 2)
+      EXPECT_EQ(std::vector<uint32_t>(some[k].begin(), some[k].end()), all[k]) << "level " << k << " path " << path;
+    p.numberOfLevels = 3;
+    std::vector<std::vector<uint32_t>> three;
+    const auto                         r3 = Waterfall(true, f, g, p, three);
+    ASSERT_EQ(three.size(), 3u);
+    for (size_t k = 0; k < 3; ++k)
+      EXPECT_EQ(three[k], all[k]) << "level " << k << " path " << path;
+    EXPECT_EQ(r3.parents.size(), 2u);
+  }
+}
+
+// The sizes choose: smooth images (large regions, few boundaries) take the region graph, a checkerboard (every voxel
+// a region with 2 to 13 forward edges) the voxels.
+TEST(WaterfallCUDA, PathChosenByTheRegionGraphSize)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & g : { MakeGrid(256, 128), MakeGrid(33, 29, 17) })
     for (bool full : { false, true })
     {
       chs::WaterfallParameters p;
       p.watershed.fullyConnected = full;
-      std::vector<std::vector<uint32_t>> cpu, gpu;
-      const auto                         rc = Waterfall(false, in.f, in.grid, p, cpu);
-      const auto                         rg = Waterfall(true, in.f, in.grid, p, gpu);
-      EXPECT_EQ(gpu, cpu) << in.name;
-      EXPECT_EQ(rg.regionCounts, rc.regionCounts) << in.name;
-      EXPECT_EQ(rg.parents, rc.parents) << in.name;
-      CheckHierarchy(in.f, in.grid, p, rg, gpu, true);
+      std::vector<std::vector<uint32_t>> levels;
+      const auto                         smooth = SmoothNoise<float>(g, 4, 0, 1000.0);
+      EXPECT_TRUE(Waterfall(true, smooth, g, p, levels).levelsOnRegionGraph) << full;
+      std::vector<float> checker(g.NumberOfVoxels());
+      for (uint64_t q = 0; q < checker.size(); ++q)
+        checker[q] = float((q % g.size[0] + q / g.size[0] % g.size[1] + q / (g.size[0] * g.size[1])) % 2);
+      const auto r = Waterfall(true, checker, g, p, levels);
+      if (r.regionCounts.size() > 1)
+        EXPECT_FALSE(r.levelsOnRegionGraph) << full;
     }
-  // Double pixels take the 64-bit lowest passes.
-  const chs::Grid                    g = MakeGrid(50, 40);
-  const auto                         d = SmoothNoise<double>(g, 8, 0, 1e-9);
-  std::vector<std::vector<uint32_t>> cpu, gpu;
-  Waterfall(false, d, g, {}, cpu);
-  Waterfall(true, d, g, {}, gpu);
-  EXPECT_EQ(gpu, cpu);
 }
 
 TEST(WatershedCUDA, BadInput)
