@@ -135,8 +135,9 @@ struct WaterfallResult
   double levelsMilliseconds    = 0.0;
   /** CUDA: true when the levels after level 0 ran on the region graph of level 0 (the boundaries between its regions,
    * one edge per voxel and other region among its forward neighbours, 12 bytes each for pixels of up to 32 bits,
-   * else 16), false when they ran on the voxels. The graph is taken when its edges need no more device memory than
-   * the run's voxel arrays (the pixel codes and three 32-bit words a voxel); both give the same levels. CPU: false. */
+   * else 16), false when they ran on the voxels. The graph is taken for images of 2^20 voxels or more (below, the
+   * voxels took less time) when its edges need no more device memory than the run's voxel arrays (the pixel codes
+   * and three 32-bit words a voxel); both give the same levels. CPU: false. */
   bool levelsOnRegionGraph = false;
 };
 

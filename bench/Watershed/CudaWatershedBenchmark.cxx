@@ -9,7 +9,9 @@
 //
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
+//   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
 #include "Common/chsBenchTiming.h"
+#include "chsWatershed.h"
 #include "itkCudaWaterfallImageFilter.h"
 #include "itkCudaWatershedImageFilter.h"
 #include "itkImage.h"
@@ -139,6 +141,7 @@ struct Options
   bool        quick = false, no800m = false;
   uint64_t    itkMax = 20000000ull, cpuMax = 20000000ull;
   std::string inputs, only;
+  bool        waterfallPaths = false;
 };
 
 std::vector<std::string> records;
@@ -380,6 +383,70 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
   }
 }
 
+/** --waterfall-paths: the waterfall kept as a hierarchy (ProduceLevelImages off) on 2D gradients of 256^2 to 4096^2,
+ * with its levels on the voxels and on the region graph (chs::testing::SetWaterfallLevelPath), both connectivities:
+ * where the region graph starts to pay. */
+void
+WaterfallPaths(const Options & o)
+{
+  using Image  = itk::Image<float, 2>;
+  using Labels = itk::Image<unsigned int, 2>;
+  for (const int64_t side : { 256, 512, 1024, 2048, 4096 })
+  {
+    const int64_t size[3] = { side, side, 1 };
+    const auto    image   = ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size);
+    for (const bool full : { false, true })
+    {
+      double levels[3] = {}, wall[3] = {};
+      bool   graph[3] = {};
+      for (int path : { 1, 2, 0 })
+      {
+        chs::testing::SetWaterfallLevelPath(path);
+        auto tree = itk::CudaWaterfallImageFilter<Image, Labels>::New();
+        tree->SetInput(image);
+        tree->SetFullyConnected(full);
+        tree->SetBackend(Backend::CUDA);
+        tree->ProduceLevelImagesOff();
+        tree->Update();
+        std::vector<double> w, l;
+        for (int r = 0; r < o.reps; ++r)
+        {
+          tree->Modified();
+          w.push_back(WallMs([&] { tree->Update(); }));
+          l.push_back(tree->GetLevelsMilliseconds());
+        }
+        levels[path] = Median(l);
+        wall[path]   = Median(w);
+        graph[path]  = tree->GetLevelsOnRegionGraph();
+      }
+      chs::testing::SetWaterfallLevelPath(0);
+      std::printf(
+        "%5lld^2 %d-conn waterfall hierarchy: levels on the voxels %7.3f ms (end to end %7.3f), on the region "
+        "graph %7.3f ms (end to end %7.3f); the sizes choose the %s\n",
+        (long long)side,
+        full ? 8 : 4,
+        levels[1],
+        wall[1],
+        levels[2],
+        wall[2],
+        graph[0] ? "region graph" : "voxels");
+      std::fflush(stdout);
+      records.push_back("{" + Field("kind", std::string("waterfall-paths")) + ", " + Field("side", side) + ", " +
+                        Field("connectivity", full ? 8 : 4) + ", " + Field("voxel_levels_ms", levels[1]) + ", " +
+                        Field("voxel_end_to_end_ms", wall[1]) + ", " + Field("graph_levels_ms", levels[2]) + ", " +
+                        Field("graph_end_to_end_ms", wall[2]) + ", " + Field("auto_took_graph", graph[0]) + "}");
+    }
+  }
+  if (!o.json.empty())
+  {
+    std::ofstream out(o.json);
+    out << "{\"results\": [\n";
+    for (size_t i = 0; i < records.size(); ++i)
+      out << "  " << records[i] << (i + 1 < records.size() ? ",\n" : "\n");
+    out << "]}\n";
+  }
+}
+
 } // namespace
 
 int
@@ -406,6 +473,8 @@ main(int argc, char * argv[])
       o.inputs = next();
     else if (a == "--only")
       o.only = next();
+    else if (a == "--waterfall-paths")
+      o.waterfallPaths = true;
     else
     {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -415,6 +484,11 @@ main(int argc, char * argv[])
   std::printf("threads: %u (ITK's default: %u)\n",
               std::thread::hardware_concurrency(),
               itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
+  if (o.waterfallPaths)
+  {
+    WaterfallPaths(o);
+    return 0;
+  }
   const int64_t side = o.quick ? 1024 : 4096, vol = o.quick ? 128 : 512;
   if (o.only != "3d")
   {

@@ -423,7 +423,7 @@ public:
     , m_Flag(uint64_t(count) + 1, stream, &tracker)
     , m_Rank(uint64_t(count) + 1, stream, &tracker)
     , m_M(uint64_t(count) + 1, stream, &tracker)
-    , m_Selected(1, stream, &tracker)
+    , m_Counts(2, stream, &tracker)
     , m_S(s)
     , m_A(a)
     , m_Device(device)
@@ -448,6 +448,7 @@ public:
     const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, m_Device);
     uint32_t *     P            = m_P.get();
     CHS_CUDA_CHECK(cudaMemsetAsync(m_Pass.get(), 0xff, uint64_t(regions) * sizeof(W), m_Stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(m_Counts.get(), 0, 2 * sizeof(unsigned long long), m_Stream));
     IdentityKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions);
     CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
     if (m_EdgeCount)
@@ -476,22 +477,21 @@ public:
         m_Edges.get(), m_EdgeCount, P);
       CHS_CUDA_CHECK_LAUNCH("EdgeMapKernel");
       size_t bytes = 0;
-      CHS_CUDA_CHECK(cub::DeviceSelect::If(
-        nullptr, bytes, m_Edges.get(), m_Selected.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
+      CHS_CUDA_CHECK(
+        cub::DeviceSelect::If(nullptr, bytes, m_Edges.get(), m_Counts.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
       detail::DeviceBuffer<uint8_t> temp(bytes, m_Stream, &m_Tracker);
       CHS_CUDA_CHECK(cub::DeviceSelect::If(
-        temp.get(), bytes, m_Edges.get(), m_Selected.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
+        temp.get(), bytes, m_Edges.get(), m_Counts.get(), m_EdgeCount, BetweenRegions{}, m_Stream));
     }
-    uint32_t next = 0;
-    ReadBack(next, m_Rank.get() + count, m_Stream);
+    // One read for both counts: the regions of the next level beside the edges kept.
+    CHS_CUDA_CHECK(
+      cudaMemcpyAsync(m_Counts.get() + 1, m_Rank.get() + count, sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
+    Counts counts{};
+    ReadBack(counts, reinterpret_cast<const Counts *>(m_Counts.get()), m_Stream);
     if (m_EdgeCount)
-    {
-      unsigned long long kept = 0;
-      ReadBack(kept, m_Selected.get(), m_Stream);
-      m_EdgeCount = kept;
-    }
+      m_EdgeCount = counts.kept;
     ++m_Level;
-    return next;
+    return uint32_t(counts.next);
   }
 
   const uint32_t *
@@ -516,12 +516,17 @@ public:
   }
 
 private:
-  detail::DeviceBuffer<RegionEdge<W>>      m_Edges;
-  uint64_t                                 m_EdgeCount;
-  uint32_t                                 m_Level0;
-  detail::DeviceBuffer<W>                  m_Pass;
-  detail::DeviceBuffer<uint32_t>           m_P, m_Flag, m_Rank, m_M;
-  detail::DeviceBuffer<unsigned long long> m_Selected;
+  detail::DeviceBuffer<RegionEdge<W>> m_Edges;
+  uint64_t                            m_EdgeCount;
+  uint32_t                            m_Level0;
+  detail::DeviceBuffer<W>             m_Pass;
+  detail::DeviceBuffer<uint32_t>      m_P, m_Flag, m_Rank, m_M;
+  /** The edges kept by the select, and the next level's region count (in the low half, as a little-endian uint32). */
+  struct Counts
+  {
+    unsigned long long kept, next;
+  };
+  detail::DeviceBuffer<unsigned long long> m_Counts;
   Shape                                    m_S;
   Arrays                                   m_A;
   int                                      m_Device;
@@ -543,7 +548,9 @@ MakeLevelEngine(const C *               I,
                 LevelPath               path)
 {
   using W = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
-  if (path == LevelPath::Pixels)
+  // Below 2^20 voxels the levels on the voxels took less time (launches, not bytes, bound them; H200, 2D gradients
+  // of 256^2 to 4096^2 in bench/results/Watershed), and the edge count is not worth its pass.
+  if (path == LevelPath::Pixels || (path == LevelPath::Auto && grid.NumberOfVoxels() < (uint64_t(1) << 20)))
     return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
   const Shape                    s      = ShapeOf(grid);
   const uint64_t                 blocks = (uint64_t(s.n) + 255) / 256;

@@ -80,8 +80,9 @@ public:
   OnRegionGraph() const = 0;
 };
 
-/** The levels after the watershed of the codes I, whose `count` labels are in a.b1. Auto takes the region graph when
- * its edges need no more device memory than the run's pixel arrays (the codes and a.b0 to a.b2), else the pixels. */
+/** The levels after the watershed of the codes I, whose `count` labels are in a.b1. Auto takes the region graph for
+ * images of 2^20 voxels or more when its edges need no more device memory than the run's pixel arrays (the codes
+ * and a.b0 to a.b2), else the pixels. */
 template <typename C>
 std::unique_ptr<LevelEngine>
 MakeLevelEngine(const C *               I,

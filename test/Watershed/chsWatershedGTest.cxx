@@ -766,26 +766,72 @@ TEST(WaterfallCUDA, RegionGraphLevelsOnRequest)
   }
 }
 
-// The sizes choose: smooth images (large regions, few boundaries) take the region graph, a checkerboard (every voxel
-// a region with 2 to 13 forward edges) the voxels.
-TEST(WaterfallCUDA, PathChosenByTheRegionGraphSize)
+/** The region graph's edges, counted here from level 0's labels: for each voxel, the other regions among its forward
+ * neighbours (after it in raster order). */
+uint64_t
+RegionGraphEdges(const std::vector<uint32_t> & label, const chs::Grid & g, bool full)
+{
+  const int64_t nx = int64_t(g.size[0]), ny = int64_t(g.size[1]), nz = int64_t(g.size[2]);
+  uint64_t      edges = 0;
+  for (int64_t z = 0; z < nz; ++z)
+    for (int64_t y = 0; y < ny; ++y)
+      for (int64_t x = 0; x < nx; ++x)
+      {
+        const uint32_t        l = label[uint64_t(x + nx * (y + ny * z))];
+        std::vector<uint32_t> others;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+            {
+              const bool forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
+              const int  steps   = std::abs(dx) + std::abs(dy) + std::abs(dz);
+              if (!forward || (!full && steps != 1) || (g.dimension == 2 && dz != 0))
+                continue;
+              const int64_t qx = x + dx, qy = y + dy, qz = z + dz;
+              if (qx < 0 || qy < 0 || qz < 0 || qx >= nx || qy >= ny || qz >= nz)
+                continue;
+              const uint32_t lq = label[uint64_t(qx + nx * (qy + ny * qz))];
+              if (lq != l && std::find(others.begin(), others.end(), lq) == others.end())
+                others.push_back(lq);
+            }
+        edges += others.size();
+      }
+  return edges;
+}
+
+// The sizes choose, as include/chsWatershed.h says: the region graph for 2^20 voxels or more when its edges (12 bytes
+// each for float pixels) take no more than the voxel arrays (16 bytes a voxel); smooth images, noise and
+// checkerboards of both sizes, both connectivities, 2D and 3D.
+TEST(WaterfallCUDA, PathChosenBySizes)
 {
   CHS_REQUIRE_GPU();
-  for (const auto & g : { MakeGrid(256, 128), MakeGrid(33, 29, 17) })
-    for (bool full : { false, true })
-    {
-      chs::WaterfallParameters p;
-      p.watershed.fullyConnected = full;
-      std::vector<std::vector<uint32_t>> levels;
-      const auto                         smooth = SmoothNoise<float>(g, 4, 0, 1000.0);
-      EXPECT_TRUE(Waterfall(true, smooth, g, p, levels).levelsOnRegionGraph) << full;
-      std::vector<float> checker(g.NumberOfVoxels());
-      for (uint64_t q = 0; q < checker.size(); ++q)
-        checker[q] = float((q % g.size[0] + q / g.size[0] % g.size[1] + q / (g.size[0] * g.size[1])) % 2);
-      const auto r = Waterfall(true, checker, g, p, levels);
-      if (r.regionCounts.size() > 1)
-        EXPECT_FALSE(r.levelsOnRegionGraph) << full;
-    }
+  int graphs = 0, voxels = 0;
+  for (const auto & g : { MakeGrid(1024, 1024), MakeGrid(128, 128, 64), MakeGrid(256, 128) })
+  {
+    std::vector<float> checker(g.NumberOfVoxels());
+    for (uint64_t q = 0; q < checker.size(); ++q)
+      checker[q] = float((q % g.size[0] + q / g.size[0] % g.size[1] + q / (g.size[0] * g.size[1])) % 2);
+    const std::vector<std::vector<float>> images{ SmoothNoise<float>(g, 4, 0, 1000.0),
+                                                  Noise<float>(g.NumberOfVoxels(), 5, 0, 1000),
+                                                  checker };
+    for (const auto & image : images)
+      for (bool full : { false, true })
+      {
+        chs::WaterfallParameters p;
+        p.watershed.fullyConnected = full;
+        p.numberOfLevels           = 2;
+        std::vector<std::vector<uint32_t>> levels;
+        const auto                         r = Waterfall(true, image, g, p, levels);
+        if (r.regionCounts.size() < 2)
+          continue; // one region: no level after level 0
+        const uint64_t n      = g.NumberOfVoxels();
+        const bool     expect = n >= (uint64_t(1) << 20) && RegionGraphEdges(levels[0], g, full) * 12 <= n * 16;
+        EXPECT_EQ(r.levelsOnRegionGraph, expect) << n << " voxels, full " << full;
+        (expect ? graphs : voxels) += 1;
+      }
+  }
+  EXPECT_GT(graphs, 0); // both choices were made
+  EXPECT_GT(voxels, 0);
 }
 
 TEST(WatershedCUDA, BadInput)
