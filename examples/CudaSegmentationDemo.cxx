@@ -58,7 +58,7 @@ const char * kProgram = "CudaSegmentationDemo";
 const char * kDefaultMri = "/usr/share/doc/insighttoolkit5-examples/examples/Data/KmeansTest_T1UCharRaw.nii.gz";
 /** Above this many labels a result is written as a label map only: 3D Slicer shows each segment in its segment list
  * and builds a surface for each, which is slow beyond a few thousand. */
-constexpr unsigned long long kMaxSegments = 5000;
+constexpr unsigned long long kMaxSegments = chs_example::kMaxSlicerSegments;
 
 const char * const kUsage = R"(Usage: CudaSegmentationDemo [options] <output folder>
 

@@ -300,6 +300,10 @@ def test_run_as_slicer_does(module, inputs, backend, tmp_path):
     d = inputs["dimension"]
     np.testing.assert_allclose(seg["ijkToLPS"][:d, :d], header["space directions"].T, rtol=1e-6)
     np.testing.assert_allclose(seg["ijkToLPS"][:d, 3], header["space origin"], rtol=1e-6)
+    # The representation's key under the name of Slicer 5.4 and later, and under the earlier one for older releases.
+    header_keys = nrrd.read_header(str(tmp_path / "labels.seg.nrrd"))
+    assert header_keys["Segmentation_SourceRepresentation"] == "Binary labelmap"
+    assert header_keys["Segmentation_MasterRepresentation"] == "Binary labelmap"
     for s in segments[:5]:  # each segment's extent is its label's bounding box
         where = np.argwhere(labels == s["labelValue"])
         box = [v for a, b in zip(where.min(0), where.max(0)) for v in (a, b)]
@@ -387,3 +391,32 @@ def test_bad_input(module, inputs, tmp_path):
                          timeout=60)
     assert run.returncode == 2 and "must end with .seg.nrrd" in run.stderr
     assert not out.exists()
+
+
+def test_many_labels_give_the_label_map_only(modules_dir, backend, tmp_path):
+    """Above 5,000 labels a module writes the label map, not the segmentation file, and says why."""
+    image = np.zeros((161, 161), np.uint8)
+    image[::2, ::2] = 255  # 81 x 81 = 6,561 isolated pixels: as many components, 4- or 8-connected
+    source = str(tmp_path / "dots.nrrd")
+    nrrd.write(source, image)
+    out, seg = tmp_path / "labels.nrrd", tmp_path / "labels.seg.nrrd"
+    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", backend, "--segmentation",
+                          str(seg), "--returnparameterfile", str(tmp_path / "return.txt"), source, str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert not seg.exists() and not list(tmp_path.glob("*.seg.nrrd*"))
+    assert "was not written: 6561 regions, more than the 5000 segments" in run.stdout
+    labels, _ = nrrd.read(str(out))
+    assert labels.max() == 6561 and len(np.unique(labels)) == 6562
+    assert open(tmp_path / "return.txt").read() == "regionCount = 6561\n"
+
+    # Below the limit the segmentation is written.
+    image[:, 100:] = 0
+    kept = int((image > 0).sum())  # 81 x 50
+    assert kept <= 5000
+    source = str(tmp_path / "fewer.nrrd")
+    nrrd.write(source, image)
+    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", backend, "--segmentation",
+                          str(seg), source, str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert len(slicerio.read_segmentation(str(seg))["segments"]) == kept
