@@ -18,7 +18,7 @@ namespace chs
 /** A dense image of up to three dimensions, x fastest; unused dimensions have size 1. */
 struct Grid
 {
-  uint64_t size[3] = { 1, 1, 1 };
+  uint64_t size[3]   = { 1, 1, 1 };
   unsigned dimension = 2;
   uint64_t
   NumberOfVoxels() const
@@ -33,7 +33,8 @@ struct ExecutionContext
 {
   int    device = 0;
   void * stream = nullptr;
-  /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). */
+  /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). It may throw (RunAborted)
+   * to stop the run there: the backend frees what it holds and the exception reaches its caller. */
   std::function<void(float)> progress;
   /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
    * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
@@ -46,7 +47,7 @@ struct ExecutionContext
 struct RunInfo
 {
   double   kernelMilliseconds = 0.0;
-  uint64_t peakDeviceBytes = 0;
+  uint64_t peakDeviceBytes    = 0;
 };
 
 /** Thrown for every CUDA failure; the message carries the CUDA error name and text. */
@@ -56,6 +57,31 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/** Thrown by a progress callback to stop a run between two of its steps (the ITK filters throw it when
+ * AbortGenerateData is set, and turn it into itk::ProcessAborted). */
+class RunAborted : public std::runtime_error
+{
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/** The progress callback of the CPU references run on this thread while the scope lives (scopes nest; the innermost
+ * is called). A CPU reference calls it with a fraction in [0, 1] as each of its phases ends and about ten times along
+ * each phase's loop over the voxels, edges or nodes; it may throw (RunAborted) to stop the run there. */
+class CudaHierarchicalSegmentation_EXPORT CpuProgressScope
+{
+public:
+  explicit CpuProgressScope(std::function<void(float)> progress);
+  ~CpuProgressScope();
+  CpuProgressScope(const CpuProgressScope &) = delete;
+  CpuProgressScope &
+  operator=(const CpuProgressScope &) = delete;
+
+private:
+  std::function<void(float)>         m_Progress;
+  const std::function<void(float)> * m_Previous;
+};
+
 /** Number of usable CUDA devices; 0 without a driver or device (never throws). When there is none and `why`
  * is given, it receives the runtime's explanation. */
 CudaHierarchicalSegmentation_EXPORT int
@@ -63,7 +89,7 @@ CudaDeviceCount(std::string * why = nullptr);
 
 /** Name of a device, for reports. */
 CudaHierarchicalSegmentation_EXPORT std::string
-CudaDeviceName(int device);
+                                    CudaDeviceName(int device);
 
 /** Free and total device memory in bytes, after the device has finished its pending work and its memory pool has
  * handed back the memory it caches. (Runs keep the device memory they free mapped in the pool for the next run, see

@@ -50,7 +50,10 @@ CudaGridOf(const TRegion & region)
 }
 
 /** Calls cuda(context, info) on the CUDA backend (with the filter's device, stream, progress and host threads) or
- * cpu() on the CPU reference. A failure releases `outputs` (nothing of a failed run is left behind) and becomes an
+ * cpu() on the CPU reference (with the filter's progress for this thread's CPU references, chs::CpuProgressScope).
+ * Both backends report their phases through the filter's progress (ProgressEvent), and stop at the next report once
+ * AbortGenerateData is set: the run frees what it holds, `outputs` are released, and itk::ProcessAborted is thrown,
+ * as ITK's own filters do. A failure releases `outputs` too (nothing of a failed run is left behind) and becomes an
  * ExceptionObject that names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */
 template <class FCuda, class FCpu>
 chs::RunInfo
@@ -64,6 +67,12 @@ RunOnBackend(ProcessObject *                       filter,
 {
   chs::RunInfo info;
   const bool   onCuda = backend == CudaSegmentationBackendEnums::Backend::CUDA;
+  const auto   report = [filter](float f)
+  {
+    filter->UpdateProgress(f);
+    if (filter->GetAbortGenerateData())
+      throw chs::RunAborted("AbortGenerateData");
+  };
   try
   {
     if (onCuda)
@@ -71,15 +80,26 @@ RunOnBackend(ProcessObject *                       filter,
       chs::ExecutionContext context;
       context.device      = device;
       context.stream      = reinterpret_cast<void *>(static_cast<std::uintptr_t>(stream));
-      context.progress    = [filter](float f) { filter->UpdateProgress(f); };
+      context.progress    = report;
       context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
       cuda(context, info);
     }
     else
     {
+      const chs::CpuProgressScope scope(report);
       cpu();
-      filter->UpdateProgress(1.0f);
+      report(1.0f);
     }
+  }
+  catch (const chs::RunAborted &)
+  {
+    for (DataObject * output : outputs)
+      output->Initialize();
+    ProcessAborted aborted(__FILE__, __LINE__);
+    aborted.SetDescription(std::string(filter->GetNameOfClass()) +
+                           ": the update was aborted (AbortGenerateData) on the " + (onCuda ? "CUDA" : "CPU") +
+                           " backend; its outputs were released.");
+    throw aborted;
   }
   catch (const std::exception & e)
   {

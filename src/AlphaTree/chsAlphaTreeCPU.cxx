@@ -3,6 +3,7 @@
 // dendrogram of the image graph, src/SingleLinkage/chsSingleLinkageCPU.cxx), then canonicalisation removes every node
 // whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
 #include "chsAlphaTree.h"
+#include "Common/chsProgress.h"
 #include "chsAlphaTreeRule.h"
 #include "Common/chsPixelChecks.h"
 
@@ -44,13 +45,20 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
   DendrogramArrays      bpt;
   bpt.parent = parent.data();
   bpt.weight = weight.data();
-  ImageSingleLinkageCPU(pixels, grid, parameters.graph, bpt);
-  auto levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };
+  {
+    // The binary partition tree is the first 70% of the progress, the canonicalisation the rest.
+    const detail::CpuSubRange sub(0.0f, 0.7f);
+    ImageSingleLinkageCPU(pixels, grid, parameters.graph, bpt);
+  }
+  detail::CpuPhases progress(3, 0.7f, 1.0f);
+  auto              levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };
 
   // Canonicalisation, from the root down: top[x] is the highest node of x's run of equal levels.
   std::vector<uint32_t> top(total);
+  progress.Start(0, total);
   for (uint64_t x = total; x-- > n;)
   {
+    progress.At(total - x);
     const uint32_t p = parent[x];
     top[x]           = (p != x && weight[p - n] == weight[x - n]) ? top[p] : uint32_t(x);
   }
@@ -58,8 +66,10 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
 
   // Smallest pixel of every kept node, children before parents (ids grow towards the root).
   std::vector<uint32_t> smallest(total, std::numeric_limits<uint32_t>::max());
+  progress.Start(1, total);
   for (uint64_t x = 0; x < total; ++x)
   {
+    progress.At(x);
     if (!kept(x))
       continue;
     if (x < n)
@@ -90,8 +100,10 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
 
   result.nodes              = n + internal.size();
   const AlphaTreeArrays out = at::Allocated(allocate, result.nodes);
+  progress.Start(2, total);
   for (uint64_t x = 0; x < total; ++x)
   {
+    progress.At(x);
     if (!kept(x))
       continue;
     const uint32_t me = id[x];
@@ -99,6 +111,7 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     if (out.level)
       out.level[me] = levelOf(x);
   }
+  progress.Done();
   return result;
 }
 
@@ -117,18 +130,26 @@ AlphaTreeCutCPU(const uint32_t * parent,
   auto qualifies = [&](uint64_t x) { return x < leaves || (level[x] <= alpha && (!constrained || range[x] <= omega)); };
   // From the root down (parents come after their children): the region of a node is its parent's region when the
   // parent qualifies (a qualifying node's children qualify: levels and ranges grow towards the root).
+  detail::CpuPhases     progress(2);
   std::vector<uint32_t> region(nodes);
+  progress.Start(0, nodes);
   for (uint64_t x = nodes; x-- > 0;)
+  {
+    progress.At(nodes - x);
     region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : uint32_t(x);
+  }
   std::vector<uint32_t> label(nodes, 0);
   uint32_t              next = 0;
+  progress.Start(1, leaves);
   for (uint64_t p = 0; p < leaves; ++p)
   {
+    progress.At(p);
     uint32_t & l = label[region[p]];
     if (l == 0)
       l = ++next;
     labels[p] = l;
   }
+  progress.Done();
   return next;
 }
 
@@ -144,13 +165,19 @@ AlphaTreeSaliencyCPU(const uint32_t * parent,
     throw std::invalid_argument("a tree of " + std::to_string(nodes) + " nodes for " +
                                 std::to_string(pixels.NumberOfVoxels()) + " pixels");
   // Samples with k odd coordinates, k = 0 .. dimension: the pixels, the merge levels, then the largest neighbours.
+  detail::CpuPhases progress(s.dimension + 1);
   for (unsigned k = 0; k <= s.dimension; ++k)
+  {
+    progress.Start(k, s.samples);
     for (uint64_t i = 0; i < s.samples; ++i)
     {
+      progress.At(i);
       uint64_t c[3];
       if (at::OddCoordinates(s, i, c) == k)
         saliency[i] = k == 0 ? 0.0f : at::SaliencySample(s, parent, level, saliency, i, c, k);
     }
+  }
+  progress.Done();
 }
 
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \

@@ -3,6 +3,7 @@
 // key is final when it leaves the heap, and so are the keys of all its candidate predecessors (they are smaller):
 // the predecessor and the label are chosen right then.
 #include "chsForestingTransform.h"
+#include "Common/chsProgress.h"
 #include "chsForestingTransformRule.h"
 
 #include <functional>
@@ -52,20 +53,26 @@ Transform(const TWeight *                         weights,
   std::vector<uint8_t>  done(n, 0);
   using Entry = std::pair<uint64_t, uint32_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-  for (uint64_t i = 0; i < n; ++i)
+  // Progress: the seeds, the voxels taken from the heap (each once), the outputs.
+  detail::CpuPhases progress(3);
+  progress.Start(0, n);
+  for (uint64_t i = 0; i < n; ++i, progress.At(i))
     if (seeds[i] != 0)
     {
       key[i] = 0;
       heap.emplace(0, static_cast<uint32_t>(i));
     }
 
+  progress.Start(1, n);
+  uint64_t taken = 0;
   while (!heap.empty())
   {
     const auto [k, q] = heap.top();
     heap.pop();
     if (done[q] || k != key[q])
       continue; // a stale entry: q was offered a smaller key after this one was queued
-    done[q]         = 1;
+    done[q] = 1;
+    progress.At(++taken);
     const int64_t x = q % nx, y = (q / nx) % ny, z = q / (nx * ny);
     // The predecessor: the neighbour whose offer equals q's key, with the smallest (key, index).
     uint64_t   bestKey = ift::kUnreached;
@@ -98,13 +105,16 @@ Transform(const TWeight *                         weights,
   }
 
   using Cost = typename ForestingCost<TWeight>::Type;
+  progress.Start(2, n);
   for (uint64_t i = 0; i < n; ++i)
   {
+    progress.At(i);
     if (cost)
       cost[i] = DecodeOrdered<Cost>(static_cast<uint32_t>(key[i] >> 32));
     if (predecessor)
       predecessor[i] = seeds[i] != 0 ? -1 : static_cast<int64_t>(parent[i]);
   }
+  progress.Done();
 }
 
 } // namespace

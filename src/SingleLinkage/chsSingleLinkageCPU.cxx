@@ -3,6 +3,7 @@
 // pass: each edge that joins two clusters is the next tree edge, and becomes the parent of both clusters' current
 // top nodes.
 #include "chsSingleLinkage.h"
+#include "Common/chsProgress.h"
 #include "chsSingleLinkageRule.h"
 #include "Common/chsPixelChecks.h"
 
@@ -60,12 +61,20 @@ private:
  * record(rank, id, a, b) stores a tree edge's attributes. */
 template <class FEnds, class FRecord>
 uint64_t
-Kruskal(uint64_t n, const std::vector<uint64_t> & order, uint32_t * parent, FEnds && ends, FRecord && record)
+Kruskal(uint64_t                      n,
+        const std::vector<uint64_t> & order,
+        uint32_t *                    parent,
+        FEnds &&                      ends,
+        FRecord &&                    record,
+        detail::CpuPhases &           progress)
 {
   Clusters clusters(n);
   uint64_t rank = 0;
-  for (const uint64_t id : order)
+  progress.Start(2, order.size());
+  for (uint64_t k = 0; k < order.size(); ++k)
   {
+    const uint64_t id = order[k];
+    progress.At(k);
     if (rank + 1 == n)
       break;
     uint32_t a, b;
@@ -79,6 +88,7 @@ Kruskal(uint64_t n, const std::vector<uint64_t> & order, uint32_t * parent, FEnd
     ++rank;
   }
   parent[2 * n - 2] = uint32_t(2 * n - 2);
+  progress.Done();
   return rank;
 }
 
@@ -103,12 +113,15 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
   }
 
   // Every edge as (code << 32 | edge index): sorting the keys sorts the edges by (weight, index).
+  // Progress: the edges, their sort, Kruskal (one third each).
+  detail::CpuPhases     progress(3);
   std::vector<uint64_t> keys;
   keys.reserve(n * graph.slots);
   uint64_t p = 0;
+  progress.Start(0, n);
   for (int64_t z = 0; z < graph.nz; ++z)
     for (int64_t y = 0; y < graph.ny; ++y)
-      for (int64_t x = 0; x < graph.nx; ++x, ++p)
+      for (int64_t x = 0; x < graph.nx; ++x, ++p, progress.At(p))
         for (unsigned s = 0; s < graph.slots; ++s)
         {
           const int64_t q = graph.Neighbour(x, y, z, s);
@@ -117,6 +130,7 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
           const uint32_t code = sl::EdgeCode(pixels + p * c, pixels + uint64_t(q) * c, c, parameters.distance);
           keys.push_back((uint64_t(code) << 32) | (p * graph.slots + s));
         }
+  progress.Start(1, 1);
   std::sort(keys.begin(), keys.end());
 
   const bool     isFloat = sl::FloatWeights<TPixel>(c);
@@ -135,7 +149,8 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
         out.u[rank] = a;
       if (out.v)
         out.v[rank] = b;
-    });
+    },
+    progress);
   if (found + 1 != n)
     throw std::logic_error("an image graph is connected, but Kruskal found " + std::to_string(found) + " edges");
   return {};
@@ -161,10 +176,16 @@ GraphSingleLinkageCPU(const uint32_t *         u,
     if (std::isnan(w[i]))
       throw std::invalid_argument("the weight of edge " + std::to_string(i) + " is NaN");
   }
-  // Sort (weight code, index) pairs: the order of (weight, index).
+  // Sort (weight code, index) pairs: the order of (weight, index). Progress: the codes, the sort, Kruskal.
+  detail::CpuPhases                          progress(3);
   std::vector<std::pair<uint64_t, uint32_t>> sorted(edgeCount);
+  progress.Start(0, edgeCount);
   for (uint64_t i = 0; i < edgeCount; ++i)
+  {
+    progress.At(i);
     sorted[i] = { uint64_t(sl::OrderedCode(w[i])), uint32_t(i) };
+  }
+  progress.Start(1, 1);
   std::sort(sorted.begin(), sorted.end());
   std::vector<uint64_t> order(edgeCount);
   for (uint64_t i = 0; i < edgeCount; ++i)
@@ -190,7 +211,8 @@ GraphSingleLinkageCPU(const uint32_t *         u,
         out.u[rank] = a;
       if (out.v)
         out.v[rank] = b;
-    });
+    },
+    progress);
   if (found + 1 != vertexCount)
     throw std::invalid_argument(sl::NotConnectedMessage(vertexCount - found, edgeCount + 1 == vertexCount));
   return {};

@@ -2,6 +2,7 @@
 // shared rule (src/Waterpixels/chsWaterpixelRule.h), then the CPU Image Foresting Transform. Compiled without
 // floating-point contraction (src/CMakeLists.txt), so that its float operations are the CUDA backend's.
 #include "chsWaterpixels.h"
+#include "Common/chsProgress.h"
 #include "chsForestingTransform.h"
 #include "ForestingTransform/chsForestingTransformRule.h"
 #include "chsWaterpixelRule.h"
@@ -58,11 +59,15 @@ WaterpixelsCPU(const TPixel *               image,
   const bool     threeD = grid.dimension == 3;
   const auto     at = [&](int64_t x, int64_t y, int64_t z) { return static_cast<float>(image[(z * ny + y) * nx + x]); };
 
+  // Progress: the border image and the seeds are the first 30%, the IFT the rest.
+  detail::CpuPhases  progress(2, 0.0f, 0.3f);
   std::vector<float> B(n), G(parameters.gradientMinimumSeeds ? n : 0);
+  progress.Start(0, n);
   for (int64_t z = 0, i = 0; z < nz; ++z)
     for (int64_t y = 0; y < ny; ++y)
       for (int64_t x = 0; x < nx; ++x, ++i)
       {
+        progress.At(uint64_t(i));
         const float g = wp::Gradient(at, x, y, z, nx, ny, nz, threeD);
         B[i]          = rn::Add(g, rn::Mul(k, wp::Distance(axes, x, y, z, threeD)));
         if (!G.empty())
@@ -71,6 +76,7 @@ WaterpixelsCPU(const TPixel *               image,
 
   std::vector<TLabel> seeds(n, 0);
   TLabel              label = 0;
+  progress.Start(1, 1);
   for (int64_t cz = 0; cz < axes[2].Cells(); ++cz)
     for (int64_t cy = 0; cy < axes[1].Cells(); ++cy)
       for (int64_t cx = 0; cx < axes[0].Cells(); ++cx)
@@ -98,7 +104,10 @@ WaterpixelsCPU(const TPixel *               image,
   ForestingTransformParameters ift;
   ift.fullyConnected = parameters.fullyConnected;
   ift.arcWeight      = ArcWeightFunction::Target;
-  ImageForestingTransformCPU<float, TLabel>(B.data(), seeds.data(), grid, ift, labels, nullptr, nullptr);
+  {
+    const detail::CpuSubRange sub(0.3f, 1.0f);
+    ImageForestingTransformCPU<float, TLabel>(B.data(), seeds.data(), grid, ift, labels, nullptr, nullptr);
+  }
   if (border)
     std::copy(B.begin(), B.end(), border);
   WaterpixelResult result;

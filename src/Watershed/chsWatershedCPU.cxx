@@ -4,6 +4,7 @@
 // regions. It works on the pixel values themselves, not on the CUDA backend's codes.
 #include "chsWatershed.h"
 #include "chsWatershedRule.h"
+#include "Common/chsProgress.h"
 
 #include <algorithm>
 #include <array>
@@ -89,10 +90,11 @@ CheckImage(const T * image, const Grid & grid, uint64_t n)
         throw ws::NaNError(grid, i);
 }
 
-/** Basin of every pixel, numbered 1, 2, ... by first pixel; returns the basin count. */
+/** Basin of every pixel, numbered 1, 2, ... by first pixel; returns the basin count. Its six steps are phases 0 to 5
+ * of `progress`. */
 template <typename T>
 uint64_t
-Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
+Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin, detail::CpuPhases & progress)
 {
   const uint64_t        n = grid.NumberOfVoxels();
   const Neighbourhood   nb(grid, full);
@@ -102,8 +104,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
   std::vector<uint32_t> distance(n, ws::kNoDistance);
   std::vector<uint64_t> queue;
   // Lowest neighbours: the smallest value, then the largest index.
+  progress.Start(0, n);
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     const int k   = nb.Of(p, q);
     uint64_t  low = kNone;
     for (int i = 0; i < k; ++i)
@@ -117,8 +121,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
     }
   }
   // Plateau distances: breadth-first from the descending pixels, through equal neighbours.
+  progress.Start(1, n);
   for (uint64_t head = 0; head < queue.size(); ++head)
   {
+    progress.At(head);
     const uint64_t p = queue[head];
     const int      k = nb.Of(p, q);
     for (int i = 0; i < k; ++i)
@@ -129,8 +135,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
       }
   }
   // Pointers of the plateau pixels with a distance: the last neighbour one step closer.
+  progress.Start(2, n);
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     if (distance[p] == 0 || distance[p] == ws::kNoDistance)
       continue;
     const int k = nb.Of(p, q);
@@ -141,8 +149,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
   // Minimal plateaux: union-find over equal neighbours without a distance.
   std::vector<uint64_t> plateau(n);
   std::iota(plateau.begin(), plateau.end(), uint64_t(0));
+  progress.Start(3, n);
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     if (distance[p] != ws::kNoDistance)
       continue;
     const int k = nb.Of(p, q);
@@ -153,8 +163,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
   // The minimal plateau of every pixel: follow the pointers, remembering the answer along the way.
   std::vector<uint64_t> sink(n, kNone);
   std::vector<uint64_t> path;
+  progress.Start(4, n);
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     uint64_t a = p;
     while (sink[a] == kNone && pointer[a] != kNone)
     {
@@ -171,8 +183,10 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin)
   std::vector<uint32_t> label(n, 0);
   uint32_t              count = 0;
   basin.assign(n, 0);
+  progress.Start(5, n);
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     if (label[sink[p]] == 0)
       label[sink[p]] = ++count;
     basin[p] = label[sink[p]];
@@ -191,23 +205,28 @@ WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & par
   CheckImage(image, grid, n);
   std::vector<uint32_t> basin;
   WatershedResult       result;
-  result.basinCount = Basins(image, grid, parameters.fullyConnected, basin);
+  detail::CpuPhases     progress(7);
+  result.basinCount = Basins(image, grid, parameters.fullyConnected, basin, progress);
   ws::CheckLabelCapacity<TLabel>(result.basinCount);
+  progress.Start(6, n);
   if (!parameters.markLines)
   {
     std::copy(basin.begin(), basin.end(), labels);
+    progress.Done();
     return result;
   }
   const Neighbourhood nb(grid, parameters.fullyConnected);
   uint64_t            q[26];
   for (uint64_t p = 0; p < n; ++p)
   {
+    progress.At(p);
     const int k    = nb.Of(p, q);
     bool      line = false;
     for (int i = 0; i < k && !line; ++i)
       line = basin[q[i]] != basin[p] && (image[q[i]] < image[p] || (image[q[i]] == image[p] && q[i] < p));
     labels[p] = line ? TLabel(0) : TLabel(basin[p]);
   }
+  progress.Done();
   return result;
 }
 
@@ -222,7 +241,9 @@ WaterfallCPU(const T *                          image,
   ws::CheckWaterfallParameters(grid, parameters);
   CheckImage(image, grid, n);
   std::vector<uint32_t> label;
-  uint64_t              regions = Basins(image, grid, parameters.watershed.fullyConnected, label);
+  // The watershed is the first half of the progress; level k then takes half of what is left.
+  detail::CpuPhases watershed(6, 0.0f, 0.5f);
+  uint64_t          regions = Basins(image, grid, parameters.watershed.fullyConnected, label, watershed);
   ws::CheckLabelCapacity<TLabel>(regions);
   WaterfallResult     result;
   const Neighbourhood nb(grid, parameters.watershed.fullyConnected);
@@ -234,7 +255,10 @@ WaterfallCPU(const T *                          image,
       std::copy(label.begin(), label.end(), out);
     if (regions == 1 || (parameters.numberOfLevels != 0 && level + 1 >= parameters.numberOfLevels))
       break;
+    const float       done = 1.0f - 0.5f / float(uint64_t(1) << std::min(level, 20u));
+    detail::CpuPhases progress(3, done, done + (1.0f - done) / 2);
     // The lowest pass of every region.
+    progress.Start(0, n);
     std::vector<T>    pass(regions + 1);
     std::vector<char> hasPass(regions + 1, 0);
     const auto        lower = [&](uint32_t r, T h)
@@ -247,6 +271,7 @@ WaterfallCPU(const T *                          image,
     };
     for (uint64_t p = 0; p < n; ++p)
     {
+      progress.At(p);
       const int k = nb.Of(p, q);
       for (int i = 0; i < k; ++i)
         if (q[i] > p && label[q[i]] != label[p])
@@ -259,8 +284,10 @@ WaterfallCPU(const T *                          image,
     // Every region joins its neighbours across its lowest pass.
     std::vector<uint64_t> parent(regions + 1);
     std::iota(parent.begin(), parent.end(), uint64_t(0));
+    progress.Start(1, n);
     for (uint64_t p = 0; p < n; ++p)
     {
+      progress.At(p);
       const int k = nb.Of(p, q);
       for (int i = 0; i < k; ++i)
         if (q[i] > p && label[q[i]] != label[p])
@@ -280,11 +307,16 @@ WaterfallCPU(const T *                          image,
     std::vector<uint32_t> map(regions);
     for (uint64_t r = 1; r <= regions; ++r)
       map[r - 1] = next[Find(parent, r)];
+    progress.Start(2, n);
     for (uint64_t p = 0; p < n; ++p)
+    {
+      progress.At(p);
       label[p] = map[label[p] - 1];
+    }
     result.parents.push_back(std::move(map));
     regions = count;
   }
+  detail::CpuProgress(1.0f);
   return result;
 }
 

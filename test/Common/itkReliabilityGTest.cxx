@@ -123,7 +123,8 @@ struct Workload
   std::string                                         name;
   std::function<Fingerprint(Backend, std::uintptr_t)> run;
   std::function<bool()>                               released;
-  std::function<void()>                               reset    = [] {};
+  std::function<void()>                               reset = [] {};
+  std::vector<itk::ProcessObject *>                   filters; // the module's filters among them (owned by run)
   int                                                 device   = 0;
   double                                              updateMs = 0; // the last run's Update() call
 
@@ -184,6 +185,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       filter->SetInput(BlobImage<U8_3>(Size<U8_3>({ 40 * c, 36 * c, 32 * c }), 2, 0.5, seed));
       filter->FullyConnectedOn();
       LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetObjectCount(); });
+      w->filters = { filter.GetPointer() };
       break;
     }
     case 1:
@@ -192,6 +194,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       auto filter = itk::CudaWatershedImageFilter<F_2, L32_2>::New();
       filter->SetInput(Relief(160 * c, seed));
       LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetObjectCount(); });
+      w->filters = { filter.GetPointer() };
       break;
     }
     case 2:
@@ -211,6 +214,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       // After a failed update no level is computed (GetLevel throws) and output 0 holds no buffer.
       w->released = [filter]
       { return filter->GetNumberOfComputedLevels() == 0 && filter->GetOutput()->GetBufferPointer() == nullptr; };
+      w->filters = { filter.GetPointer() };
       break;
     }
     case 3:
@@ -238,7 +242,8 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       // one in the cut's update, no cut.
       w->released = [tree, cut]
       { return tree->GetOutput()->GetNumberOfNodes() == 0 || cut->GetOutput()->GetBufferPointer() == nullptr; };
-      w->reset = [cut] { cut->ResetPipeline(); };
+      w->reset   = [cut] { cut->ResetPipeline(); };
+      w->filters = { tree.GetPointer(), cut.GetPointer() };
       break;
     }
     case 4:
@@ -262,7 +267,8 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       };
       w->released = [dendrogram]
       { return dendrogram->GetOutput()->GetNumberOfNodes() == 0 && dendrogram->GetOutput()->GetParents()->empty(); };
-      w->reset = [cut] { cut->ResetPipeline(); };
+      w->reset   = [cut] { cut->ResetPipeline(); };
+      w->filters = { dendrogram.GetPointer() };
       break;
     }
     case 5:
@@ -295,6 +301,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       };
       w->released = [filter]
       { return filter->GetOutput()->GetNumberOfNodes() == 0 && filter->GetOutput()->GetParents()->empty(); };
+      w->filters = { filter.GetPointer() };
       break;
     }
     case 6:
@@ -304,6 +311,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
       filter->SetInput(RandomImage<U8_3>(Size<U8_3>({ 36 * c, 32 * c, 28 * c }), 0.8, seed, 200));
       filter->SetGridStep(6);
       LabelFilterWorkload(wp, filter, device, [filter] { return filter->GetNumberOfSuperpixels(); });
+      w->filters = { filter.GetPointer() };
       break;
     }
     default:
@@ -328,6 +336,7 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
         return f;
       };
       w->released = [filter] { return filter->GetOutput()->GetBufferPointer() == nullptr; };
+      w->filters  = { filter.GetPointer() };
       break;
     }
   }
@@ -513,6 +522,58 @@ Median(std::vector<double> v)
 {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
+}
+
+/** Progress and abort, on both backends (CUDA where there is a device): during an update every module filter of
+ * every workload reports rising progress that ends at 1 and passes through values between (at least ten on the CPU
+ * references, whose loops report along the way; the CUDA backends report their phases); AbortGenerateData set from
+ * the filter's first report between 0 and 1 stops the update with itk::ProcessAborted and releases its output, and
+ * the next update gives the result of one that was not aborted. */
+TEST(Reliability, ProgressAndAbortOnBothBackends)
+{
+  std::vector<Backend> backends{ Backend::CPU };
+  if (chs::CudaDeviceCount() > 0)
+    backends.push_back(Backend::CUDA);
+  for (const Backend b : backends)
+    for (unsigned k = 0; k < 8; ++k)
+    {
+      auto              w        = MakeWorkload(k, 900 + k);
+      const Fingerprint expected = w->run(b, 0);
+      ASSERT_FALSE(w->filters.empty()) << w->name;
+      for (itk::ProcessObject * f : w->filters)
+      {
+        const std::string what =
+          w->name + " (" + f->GetNameOfClass() + ", " + (b == Backend::CPU ? "CPU" : "CUDA") + ")";
+        std::vector<float> seen;
+        const auto         tag =
+          f->AddObserver(itk::ProgressEvent(), [&](const itk::EventObject &) { seen.push_back(f->GetProgress()); });
+        EXPECT_TRUE(w->run(b, 0) == expected) << what;
+        f->RemoveObserver(tag);
+        ASSERT_FALSE(seen.empty()) << what;
+        EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << what;
+        EXPECT_EQ(seen.back(), 1.0f) << what;
+        const auto between = std::count_if(seen.begin(), seen.end(), [](float p) { return p > 0.0f && p < 1.0f; });
+        EXPECT_GE(between, b == Backend::CPU ? 10 : 1) << what;
+
+        bool       asked    = false;
+        const auto abortTag = f->AddObserver(itk::ProgressEvent(),
+                                             [&](const itk::EventObject &)
+                                             {
+                                               const float p = f->GetProgress();
+                                               if (!asked && p > 0.0f && p < 1.0f)
+                                               {
+                                                 asked = true;
+                                                 f->AbortGenerateDataOn();
+                                               }
+                                             });
+        EXPECT_THROW(w->run(b, 0), itk::ProcessAborted) << what;
+        f->RemoveObserver(abortTag);
+        EXPECT_TRUE(asked) << what;
+        EXPECT_TRUE(w->released()) << what << ": an output kept its buffer";
+        w->reset();
+        EXPECT_TRUE(w->run(b, 0) == expected) << what << ": the update after the abort";
+      }
+    }
 }
 
 /** Soak: each algorithm's filters updated CHS_SOAK_RUNS times in a row on the GPU, on inputs 4 times larger along

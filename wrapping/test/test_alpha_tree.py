@@ -58,6 +58,7 @@ def images():
         "uint8-few-levels": rng.integers(0, 6, (31, 47)).astype(np.uint8),
         "uint8-smooth": ((smooth - smooth.min()) / np.ptp(smooth) * 255).astype(np.uint8),
         "uint16": rng.integers(0, 5000, (29, 41)).astype(np.uint16),
+        "int16-ct": rng.integers(-1024, 1500, (27, 39)).astype(np.int16),
         "float-quarters": (rng.integers(0, 40, (23, 35)) / 4).astype(np.float32),
         "volume": rng.integers(0, 8, (9, 11, 13)).astype(np.uint8),
     }

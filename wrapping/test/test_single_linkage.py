@@ -83,6 +83,27 @@ def test_tree_input_and_bad_input(name):
 
 
 @pytest.mark.parametrize("name", BACKENDS)
+def test_image_dendrogram_of_signed_short(name):
+    """A signed short image (a CT slice as read) gives the tree of the same values as float: the edge weights, the
+    absolute differences, are the same numbers."""
+    rng = np.random.default_rng(5)
+    values = rng.integers(-1024, 1200, size=(23, 31)).astype(np.int16)
+
+    def tree(array):
+        image = itk.image_from_array(array)
+        f = itk.CudaImageToSingleLinkageDendrogramFilter[type(image)].New(image)
+        f.SetBackend(backend(name))
+        f.Update()
+        d = f.GetOutput()
+        return (itk.array_from_vector_container(d.GetParents()), itk.array_from_vector_container(d.GetWeights()))
+
+    (p_short, h_short), (p_float, h_float) = tree(values), tree(values.astype(np.float32))
+    np.testing.assert_array_equal(p_short, p_float)
+    np.testing.assert_array_equal(h_short, h_float)
+    assert len(p_short) == 2 * values.size - 1
+
+
+@pytest.mark.parametrize("name", BACKENDS)
 def test_image_dendrogram_cut_is_flat_zones(name):
     rng = np.random.default_rng(2)
     values = rng.integers(0, 4, size=(37, 53)).astype(np.uint8)

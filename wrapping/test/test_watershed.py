@@ -151,6 +151,33 @@ def test_waterfall_hierarchy_without_level_images(backend_name):
                                       itk.array_from_image(every.GetLevel(k)))
 
 
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@pytest.mark.parametrize("full", [False, True])
+def test_signed_short_volume_as_read(backend_name, full):
+    """A CT volume as ITK reads it (signed short, negative values) needs no cast: the partition depends on the order
+    of the values only, so the basins and the waterfall's levels equal those of the same values as float."""
+    ct = (relief((21, 26, 23), 6) * 4.0 - 1024.0).astype(np.int16)  # -1024 (air) to about 2976
+    assert ct.min() < 0
+    labels, count = watershed(ct, backend_name, full)
+    expected, expected_count = watershed(ct.astype(np.float32), backend_name, full)
+    assert count == expected_count
+    np.testing.assert_array_equal(labels, expected)
+
+    def waterfall(array):
+        image = itk.image_from_array(array)
+        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.ULL, 3]].New()
+        f.SetInput(image)
+        f.SetFullyConnected(full)
+        f.SetBackend(backend(backend_name))
+        f.Update()
+        return [itk.array_from_image(f.GetLevel(k)) for k in range(f.GetNumberOfComputedLevels())]
+
+    short, single = waterfall(ct), waterfall(ct.astype(np.float32))
+    assert len(short) == len(single) >= 2
+    for a, b in zip(short, single):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_nan_is_rejected():
     array = relief((10, 12), 2)
     array[3, 4] = np.nan
