@@ -83,6 +83,7 @@ RunOnBackend(ProcessObject *                       filter,
       context.progress    = report;
       context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
       cuda(context, info);
+      report(1.0f); // for the backends whose last phase does not report it
     }
     else
     {
