@@ -383,6 +383,19 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
   }
 }
 
+/** Writes the records as {"results": [...]} to `json` (nothing when it is empty). */
+void
+WriteRecords(const std::string & json)
+{
+  if (json.empty())
+    return;
+  std::ofstream out(json);
+  out << "{\"results\": [\n";
+  for (size_t i = 0; i < records.size(); ++i)
+    out << "  " << records[i] << (i + 1 < records.size() ? ",\n" : "\n");
+  out << "]}\n";
+}
+
 /** --waterfall-paths: the waterfall kept as a hierarchy (ProduceLevelImages off) on 2D gradients of 256^2 to 4096^2,
  * with its levels on the voxels and on the region graph (chs::testing::SetWaterfallLevelPath), both connectivities:
  * where the region graph starts to pay. */
@@ -437,14 +450,7 @@ WaterfallPaths(const Options & o)
                         Field("graph_end_to_end_ms", wall[2]) + ", " + Field("auto_took_graph", graph[0]) + "}");
     }
   }
-  if (!o.json.empty())
-  {
-    std::ofstream out(o.json);
-    out << "{\"results\": [\n";
-    for (size_t i = 0; i < records.size(); ++i)
-      out << "  " << records[i] << (i + 1 < records.size() ? ",\n" : "\n");
-    out << "]}\n";
-  }
+  WriteRecords(o.json);
 }
 
 } // namespace
@@ -521,13 +527,6 @@ main(int argc, char * argv[])
     few.reps              = std::min(o.reps, 5);
     RunWatershed<3>("4000x4000x50", image, few, false);
   }
-  if (!o.json.empty())
-  {
-    std::ofstream out(o.json);
-    out << "{\"results\": [\n";
-    for (size_t i = 0; i < records.size(); ++i)
-      out << "  " << records[i] << (i + 1 < records.size() ? ",\n" : "\n");
-    out << "]}\n";
-  }
+  WriteRecords(o.json);
   return identicalAll ? 0 : 1;
 }
