@@ -1,5 +1,6 @@
 // CudaWatershedSegmentation: the watershed of any ITK-readable image on the GPU (PRUF, APRUF or PRW), optionally of
-// its gradient magnitude at a given scale, with or without watershed lines.
+// its gradient magnitude at a given scale, with or without watershed lines; or flooded from markers, inside a mask,
+// or from the minima deeper than a level.
 //
 //   CudaWatershedSegmentation [options] <input> <output>      run with --help for the options, --xml for 3D Slicer
 #include "itkCudaWatershedImageFilter.h"
@@ -31,6 +32,10 @@ Options:
   chs_example::kWatershedUsage +
   R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
                           in another basin)
+  --markers <labels>      flood from the non-zero labels of this image instead (ITK's watershed from markers): every
+                          pixel takes the label of the marker whose flood reaches it first as the level rises
+  --mask <image>          label only where this image is non-zero (the rest is 0; floods do not cross it)
+  --level <h>             without --markers: flood from the minima at least h deep (smaller ones merge)
   --overlay <file.png>    also write the basin borders over the image (the middle slice of a volume)
 )" +
   chs_example::kCommonUsage;
@@ -50,12 +55,39 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
       <description>Set the pixels on the watershed lines to 0.</description>
       <default>false</default>
     </boolean>
+    <image type="label">
+      <name>markers</name>
+      <longflag>--markers</longflag>
+      <label>Markers</label>
+      <channel>input</channel>
+      <description>Optional: flood from the non-zero labels of this label map instead of from every minimum.</description>
+    </image>
+    <image>
+      <name>mask</name>
+      <longflag>--mask</longflag>
+      <label>Mask</label>
+      <channel>input</channel>
+      <description>Optional: label only where this image is non-zero.</description>
+    </image>
+    <double>
+      <name>level</name>
+      <longflag>--level</longflag>
+      <label>Level</label>
+      <description>Without markers: minima shallower than this merge into deeper ones (0: every minimum).</description>
+      <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>100000</maximum>
+        <step>1</step>
+      </constraints>
+    </double>
   </parameters>
 )" + chs_example::SlicerImageToLabelMap("basins"));
 
 struct Options
 {
-  std::string                   input, output, overlay;
+  std::string                   input, output, overlay, markers, mask;
+  double                        level = 0.0;
   chs_example::WatershedOptions watershed;
   bool                          lines = false;
   chs_example::CommonOptions    common;
@@ -77,6 +109,22 @@ Run(const Options & o)
   filter->SetInput(relief);
   chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
   filter->SetMarkWatershedLine(o.lines);
+  filter->SetLevel(o.level);
+  if (!o.markers.empty())
+  {
+    auto markers = itk::ImageFileReader<Labels>::New();
+    markers->SetFileName(o.markers);
+    markers->Update();
+    filter->SetMarkerImage(markers->GetOutput()); // ITK checks that it lies on the input's grid
+  }
+  if (!o.mask.empty())
+  {
+    using Mask = itk::Image<unsigned char, D>;
+    auto mask  = itk::ImageFileReader<Mask>::New();
+    mask->SetFileName(o.mask);
+    mask->Update();
+    filter->SetMaskImage(mask->GetOutput());
+  }
   o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.2f, 0.9f);
   const auto start = std::chrono::steady_clock::now();
@@ -109,6 +157,12 @@ main(int argc, char ** argv)
                                     return true;
                                   if (a == "--lines")
                                     o.lines = true;
+                                  else if (a == "--markers")
+                                    o.markers = value();
+                                  else if (a == "--mask")
+                                    o.mask = value();
+                                  else if (a == "--level")
+                                    o.level = std::stod(value());
                                   else if (a == "--overlay")
                                     o.overlay = value();
                                   else

@@ -110,6 +110,70 @@ WatershedCUDA(const T *                   image,
               const ExecutionContext &    context,
               RunInfo *                   info = nullptr);
 
+/** The watershed from markers (ITK's MorphologicalWatershedFromMarkersImageFilter, and
+ * MorphologicalWatershedImageFilter with its Level), by flooding, exactly:
+ * - Markers. Given: the non-zero pixels of the marker image, each with its label. Not given: the regional minima of
+ *   the h-minima transform H = R(min(I + level, top)) of I, the reconstruction by erosion of I + level above I (H = I
+ *   for level 0; `top` is the largest value of an integer type, for which I + level is clamped), found with the
+ *   connectivity of the run; each connected component of those minima inside the mask is one marker, labelled 1, 2,
+ *   ... in raster order of its first pixel (as ITK and scikit-image number theirs). Minima shallower than `level` are
+ *   so merged into deeper ones.
+ * - Flooding. The Image Foresting Transform (include/chsForestingTransform.h) of I from the marker pixels inside the
+ *   mask, on the graph of the mask's pixels, where a path costs the largest value of I along it, its marker pixel
+ *   included (the arc weight max(I(p), I(q)), and a marker pixel's own cost is I(s) instead of 0): every pixel takes
+ *   the label of the marker that its optimum path starts from. Ties are broken by the transform's rule: the hop count
+ *   since the path last rose, then the predecessor of smallest key (cost, hop count), then of smallest raster index.
+ *   So a pixel joins the marker whose flood reaches it first as the level rises (a marker starts flooding at its own
+ *   value, as in ITK's and scikit-image's priority queues); a plateau is split by geodesic distance from where each
+ *   flood entered it, where their queues split it in order of arrival.
+ * - Pixels outside the mask, and pixels of the mask that no marker reaches, get label 0; marker pixels keep their
+ *   label. No marker inside the mask gives label 0 everywhere.
+ * This differs from the watershed by steepest descent above (WatershedCPU/WatershedCUDA) on plateaux and at passes;
+ * both give one region per regional minimum when level is 0 and no markers or mask are given. */
+struct MarkerWatershedParameters
+{
+  /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
+  bool fullyConnected = false;
+  /** Without markers: the depth below which minima are merged (the h of the h-minima transform); 0, the default,
+   * keeps every regional minimum. Must be finite and not negative; a whole number for integer pixel types; 0 when
+   * markers are given. */
+  double level = 0.0;
+};
+
+struct MarkerWatershedResult
+{
+  /** Markers found (without a marker image): the regional minima of the h-minima transform inside the mask. With a
+   * marker image: 0. */
+  uint64_t markerCount = 0;
+  /** Marker pixels inside the mask: the flood's seeds. */
+  uint64_t seedCount = 0;
+};
+
+/** The watershed from markers of `image` (scalar pixels of up to 32 bits: 8, 16 and 32-bit integers and float; no
+ * NaN) into `labels`. `markers` (the label type; null: the minima, see above) and `mask` (one byte a pixel, 0 =
+ * outside; null: every pixel) are optional. Throws std::invalid_argument for an empty image, 2^32 - 1 voxels or more,
+ * 64-bit pixels, a NaN (naming the first such pixel), a bad level, a level with markers, or more markers than the
+ * label type holds, before anything is written. */
+template <typename T, typename TLabel>
+MarkerWatershedResult
+MarkerWatershedCPU(const T *                         image,
+                   const TLabel *                    markers,
+                   const uint8_t *                   mask,
+                   const Grid &                      grid,
+                   const MarkerWatershedParameters & parameters,
+                   TLabel *                          labels);
+
+template <typename T, typename TLabel>
+MarkerWatershedResult
+MarkerWatershedCUDA(const T *                         image,
+                    const TLabel *                    markers,
+                    const uint8_t *                   mask,
+                    const Grid &                      grid,
+                    const MarkerWatershedParameters & parameters,
+                    TLabel *                          labels,
+                    const ExecutionContext &          context,
+                    RunInfo *                         info = nullptr);
+
 struct WaterfallParameters
 {
   /** The watershed of level 0 (markLines must be false: the levels are partitions). */

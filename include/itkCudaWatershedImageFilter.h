@@ -5,6 +5,7 @@
 #define itkCudaWatershedImageFilter_h
 
 #include "itkCudaWatershedFilterBase.h"
+#include "itkImage.h"
 
 namespace itk
 {
@@ -20,6 +21,16 @@ namespace itk
  * GetObjectCount() is the number of basins, which is the number of regional minima. With MarkWatershedLine on, a
  * pixel that has a neighbour in another basin which is lower, or equal and earlier in raster order, is set to 0, as
  * users of MorphologicalWatershedImageFilter expect lines; the basins keep their minima.
+ *
+ * Markers, a mask and a level (ITK's MorphologicalWatershedFromMarkersImageFilter and the Level of its
+ * MorphologicalWatershedImageFilter): with a marker image (SetMarkerImage, the output's label type: every non-zero
+ * pixel is a marker with that label), a mask (SetMaskImage: pixels where it is 0 are left out and labelled 0) or a
+ * Level above 0, the filter floods the input from the markers instead: each pixel takes the label of the marker that
+ * reaches it first as the level rises (the Image Foresting Transform where a path costs its largest pixel, the
+ * marker's included; ties by geodesic distance on plateaux, then raster order). Without a marker image the markers are the regional minima of the input's
+ * h-minima transform of height Level (minima shallower than Level merge into deeper ones), numbered 1, 2, ... in
+ * raster order; GetObjectCount() is their number (0 with a marker image). Input pixels of up to 32 bits; no
+ * MarkWatershedLine. include/chsWatershed.h (MarkerWatershedCPU) states the definition.
  *
  * Parameters: FullyConnected (4/8 in 2D, 6/26 in 3D), Algorithm and PlateauResolution (CudaWatershedEnums; the
  * defaults PRUF and Balanced), ReductionRate (RR, default 6) and the plateau resolution's BlockSize (default
@@ -53,6 +64,8 @@ public:
   using AlgorithmEnum         = typename Superclass::AlgorithmEnum;
   using PlateauResolutionEnum = typename Superclass::PlateauResolutionEnum;
   using BlockSizeType         = typename Superclass::BlockSizeType;
+  using MarkerImageType       = TOutputImage;
+  using MaskImageType         = Image<unsigned char, ImageDimension>;
 
   itkNewMacro(Self);
   chsTypeMacro(CudaWatershedImageFilter, ImageToImageFilter);
@@ -62,14 +75,28 @@ public:
   itkGetConstReferenceMacro(MarkWatershedLine, bool);
   itkBooleanMacro(MarkWatershedLine);
 
-  /** Basins (regional minima) of the last update. */
+  /** Markers to flood from (optional): every non-zero pixel is a marker with its label. */
+  itkSetInputMacro(MarkerImage, MarkerImageType);
+  itkGetInputMacro(MarkerImage, MarkerImageType);
+  /** Pixels to label (optional): where the mask is 0 the output is 0 and no flood passes. */
+  itkSetInputMacro(MaskImage, MaskImageType);
+  itkGetInputMacro(MaskImage, MaskImageType);
+  /** Without a marker image: minima shallower than Level are merged (the h-minima transform's height; 0, the default,
+   * keeps every regional minimum). A whole number for integer pixel types. */
+  itkSetMacro(Level, double);
+  itkGetConstMacro(Level, double);
+
+  /** Basins (regional minima) of the last update; with markers, a mask or a level: the markers found (0 when a marker
+   * image is given). */
   itkGetConstMacro(ObjectCount, SizeValueType);
+  /** Marker pixels inside the mask of the last update by flooding (0 for the watershed by steepest descent). */
+  itkGetConstMacro(SeedCount, SizeValueType);
   /** Global rounds of the plateau resolution in the last CUDA update (0 on the CPU, and when no pixel that does not
    * descend has an equal neighbour: the resolution is then skipped). */
   itkGetConstMacro(PlateauRounds, SizeValueType);
 
 protected:
-  CudaWatershedImageFilter()           = default;
+  CudaWatershedImageFilter();
   ~CudaWatershedImageFilter() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
@@ -79,7 +106,9 @@ protected:
 
 private:
   bool          m_MarkWatershedLine{ false };
+  double        m_Level{ 0.0 };
   SizeValueType m_ObjectCount{ 0 };
+  SizeValueType m_SeedCount{ 0 };
   SizeValueType m_PlateauRounds{ 0 };
 };
 

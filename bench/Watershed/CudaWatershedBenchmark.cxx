@@ -10,11 +10,15 @@
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
+//   CudaWatershedBenchmark --markers [--json out.json] [--reps N] [--quick]  (the watershed by flooding: from grid
+//                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
+//                          against MorphologicalWatershedImageFilter with that Level)
 #include "Common/chsBenchTiming.h"
 #include "chsWatershed.h"
 #include "itkCudaWaterfallImageFilter.h"
 #include "itkCudaWatershedImageFilter.h"
 #include "itkImage.h"
+#include "itkMorphologicalWatershedFromMarkersImageFilter.h"
 #include "itkMorphologicalWatershedImageFilter.h"
 #include "itkMultiThreaderBase.h"
 
@@ -142,6 +146,7 @@ struct Options
   uint64_t    itkMax = 20000000ull, cpuMax = 20000000ull;
   std::string inputs, only;
   bool        waterfallPaths = false;
+  bool        markers        = false;
 };
 
 std::vector<std::string> records;
@@ -383,6 +388,135 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
   }
 }
 
+/** --markers: the watershed by flooding (markers or a Level), CUDA against the CPU reference and ITK's filters
+ * (all cores) in one run. Markers: one every `step` voxels along each axis, labelled 1, 2, ...; Level: 2% of the
+ * image's range. Reports the fraction of voxels where ITK's labels equal the module's (the float gradients have few
+ * ties; where two floods tie, the two tie rules may differ) and checks that the marker counts agree. */
+template <unsigned D>
+void
+RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointer & image, int step, const Options & o)
+{
+  using Image         = itk::Image<float, D>;
+  using Labels        = itk::Image<unsigned int, D>;
+  const uint64_t n    = image->GetLargestPossibleRegion().GetNumberOfPixels();
+  const auto *   v    = image->GetBufferPointer();
+  const auto [lo, hi] = std::minmax_element(v, v + n);
+  const double level  = std::floor(0.02 * double(*hi - *lo));
+  auto         grid   = Labels::New();
+  grid->SetRegions(image->GetLargestPossibleRegion());
+  grid->Allocate();
+  grid->FillBuffer(0);
+  const auto   size = image->GetLargestPossibleRegion().GetSize();
+  unsigned int next = 0;
+  for (uint64_t i = 0; i < n; ++i)
+  {
+    bool on = true;
+    for (unsigned d = 0, r = 1; d < D; r *= unsigned(size[d]), ++d)
+      on = on && (i / r % size[d]) % step == unsigned(step / 2);
+    if (on)
+      grid->GetBufferPointer()[i] = ++next;
+  }
+  for (bool full : { false, true })
+    for (const bool withLevel : { false, true })
+    {
+      const int  conn  = D == 2 ? (full ? 8 : 4) : (full ? 26 : 6);
+      const auto setup = [&](auto & f)
+      {
+        f->SetInput(image);
+        f->SetFullyConnected(full);
+        if (withLevel)
+          f->SetLevel(level);
+        else
+          f->SetMarkerImage(grid);
+      };
+      std::vector<unsigned int> reference;
+      double                    cpuMs = 0;
+      if (n <= o.cpuMax)
+      {
+        auto cpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+        setup(cpu);
+        cpu->SetBackend(Backend::CPU);
+        cpuMs = WallMs([&] { cpu->Update(); });
+        reference.assign(cpu->GetOutput()->GetBufferPointer(), cpu->GetOutput()->GetBufferPointer() + n);
+      }
+      std::vector<unsigned int> itkLabels;
+      double                    itkMs = 0;
+      if (n <= o.itkMax)
+      {
+        if (withLevel)
+        {
+          auto f = itk::MorphologicalWatershedImageFilter<Image, Labels>::New();
+          f->SetInput(image);
+          f->SetFullyConnected(full);
+          f->SetMarkWatershedLine(false);
+          f->SetLevel(float(level));
+          itkMs = WallMs([&] { f->Update(); });
+          itkLabels.assign(f->GetOutput()->GetBufferPointer(), f->GetOutput()->GetBufferPointer() + n);
+        }
+        else
+        {
+          auto f = itk::MorphologicalWatershedFromMarkersImageFilter<Image, Labels>::New();
+          f->SetInput(image);
+          f->SetMarkerImage(grid);
+          f->SetFullyConnected(full);
+          f->SetMarkWatershedLine(false);
+          itkMs = WallMs([&] { f->Update(); });
+          itkLabels.assign(f->GetOutput()->GetBufferPointer(), f->GetOutput()->GetBufferPointer() + n);
+        }
+      }
+      auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+      setup(gpu);
+      gpu->SetBackend(Backend::CUDA);
+      gpu->Update(); // warm-up
+      std::vector<double> kernel, wall;
+      for (int r = 0; r < o.reps; ++r)
+      {
+        gpu->Modified();
+        wall.push_back(WallMs([&] { gpu->Update(); }));
+        kernel.push_back(gpu->GetKernelMilliseconds());
+      }
+      const auto * out       = gpu->GetOutput()->GetBufferPointer();
+      const bool   identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+      uint64_t     agree = 0, itkMarkers = 0;
+      for (uint64_t i = 0; i < itkLabels.size(); ++i)
+      {
+        agree += itkLabels[i] == out[i];
+        itkMarkers = std::max<uint64_t>(itkMarkers, itkLabels[i]);
+      }
+      const uint64_t markers = withLevel ? uint64_t(gpu->GetObjectCount()) : uint64_t(next);
+      const double   k = Median(kernel), w = Median(wall), equal = itkLabels.empty() ? 0.0 : double(agree) / n;
+      if (!reference.empty() && !identical)
+        identicalAll = false;
+      if (!itkLabels.empty() && itkMarkers != markers)
+        identicalAll = false;
+      std::printf("%-14s %2d-conn %-7s %11llu vox  kernel %8.2f ms  end-to-end %8.2f ms  markers %8llu  peak %6.0f MiB"
+                  "  CPU ref %9.1f ms%s  ITK %9.1f ms (%llu markers, x%.0f, labels equal at %.4f%% of voxels)\n",
+                  name.c_str(),
+                  conn,
+                  withLevel ? "level" : "markers",
+                  (unsigned long long)n,
+                  k,
+                  w,
+                  (unsigned long long)markers,
+                  gpu->GetPeakDeviceMemory() / 1048576.0,
+                  cpuMs,
+                  reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"),
+                  itkMs,
+                  (unsigned long long)itkMarkers,
+                  itkMs > 0 ? itkMs / w : 0.0,
+                  100.0 * equal);
+      std::fflush(stdout);
+      records.push_back("{" + Field("kind", std::string(withLevel ? "watershed-level" : "watershed-markers")) + ", " +
+                        Field("name", name) + ", " + Field("connectivity", conn) + ", " + Field("voxels", n) + ", " +
+                        Field("level", level) + ", " + Field("markers", markers) + ", " + Field("kernel_ms", k) + ", " +
+                        Field("end_to_end_ms", w) + ", " +
+                        Field("peak_device_bytes", uint64_t(gpu->GetPeakDeviceMemory())) + ", " +
+                        Field("cpu_reference_ms", cpuMs) + ", " + Field("cpu_checked", !reference.empty()) + ", " +
+                        Field("identical_to_cpu", identical) + ", " + Field("itk_ms", itkMs) + ", " +
+                        Field("itk_markers", itkMarkers) + ", " + Field("itk_equal_fraction", equal) + "}");
+    }
+}
+
 /** Writes the records as {"results": [...]} to `json` (nothing when it is empty). */
 void
 WriteRecords(const std::string & json)
@@ -481,6 +615,8 @@ main(int argc, char * argv[])
       o.only = next();
     else if (a == "--waterfall-paths")
       o.waterfallPaths = true;
+    else if (a == "--markers")
+      o.markers = true;
     else
     {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -496,6 +632,15 @@ main(int argc, char * argv[])
     return 0;
   }
   const int64_t side = o.quick ? 1024 : 4096, vol = o.quick ? 128 : 512;
+  if (o.markers)
+  {
+    const int64_t size2[3] = { side, side, 1 }, cube = vol / 2, size3[3] = { cube, cube, cube };
+    RunMarkers<2>(std::to_string(side) + "^2", ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size2), 32, o);
+    RunMarkers<3>(
+      std::to_string(cube) + "^3", ToImage<3>(GradientOfSmoothedNoise(cube, cube, cube, 2, 2), size3), 16, o);
+    WriteRecords(o.json);
+    return identicalAll ? 0 : 1;
+  }
   if (o.only != "3d")
   {
     const int64_t     size[3] = { side, side, 1 };

@@ -91,9 +91,10 @@ def label(image, *, mask=None, fully_connected: bool = False, flat_zones: bool =
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def watershed(image, *, fully_connected: bool = False, watershed_line: bool = False, algorithm: str = "pruf",
-              plateaus: str = "balanced", reduction_rate: int = 6, return_num: bool = False, dtype=np.uint32,
-              backend: str = "auto", device: Optional[int] = None):
+def watershed(image, markers=None, *, mask=None, level: float = 0, fully_connected: bool = False,
+              watershed_line: bool = False, algorithm: str = "pruf", plateaus: str = "balanced",
+              reduction_rate: int = 6, return_num: bool = False, dtype=np.uint32, backend: str = "auto",
+              device: Optional[int] = None):
     """The watershed of a 2D or 3D image by steepest descent (Yeghiazaryan, Gabrielyan and Voiculescu's PRUF, APRUF
     and PRW; docs/watershed.md): one basin per regional minimum (a minimal plateau), every pixel in one basin.
 
@@ -103,10 +104,41 @@ def watershed(image, *, fully_connected: bool = False, watershed_line: bool = Fa
     ``watershed_line``, a pixel is set to 0 when a neighbour in another basin is lower, or equal and earlier in raster
     order. Floats compare as numbers; NaN is a ValueError. ``algorithm`` ('pruf', 'apruf', 'prw') and ``plateaus``
     ('balanced', 'synchronous'; 'block-asynchronous' may split non-minimal plateaux differently) change the steps,
-    not the result."""
-    run = resolve(backend, device, image)
+    not the result.
+
+    With ``markers`` (an integer array: its non-zero pixels are markers with their labels), ``mask`` (non-zero =
+    inside; pixels outside are 0) or ``level`` > 0, the image is flooded from markers instead, as
+    ``skimage.segmentation.watershed(image, markers, mask=mask)`` and ITK's MorphologicalWatershedFromMarkersImageFilter
+    do: each pixel takes the label of the marker whose flood reaches it first as the level rises (a path costs its
+    largest pixel, the marker's included; ties: geodesic distance on plateaux, then raster order). Without ``markers``, the markers are the regional minima of the h-minima transform
+    of height ``level`` (minima shallower than ``level`` merge into deeper ones; a whole number for integer images),
+    each connected component inside the mask a marker, numbered 1, 2, ... in raster order; ``return_num`` then gives
+    their number (0 with ``markers``). Pixels the flood does not reach are 0. Pixels of up to 32 bits; no
+    ``watershed_line`` in this mode."""
+    run = resolve(backend, device, image, markers, mask)
     a = prepare(run, image, "image")
     labels = run.empty(a.shape, label_dtype(dtype))
+    if markers is not None or mask is not None or level != 0:
+        if watershed_line:
+            raise ValueError("watershed_line is not available with markers, a mask or a level")
+        k = prepare(run, markers, "markers")
+        m = prepare(run, mask, "mask")
+        for name, x in (("markers", k), ("mask", m)):
+            if x is not None and x.shape != a.shape:
+                raise ValueError(f"{name} shape {x.shape} differs from the image's {a.shape}")
+        if k is not None:
+            if k.dtype.kind not in "biu" or (k.dtype.kind == "i" and bool((k < 0).any())):
+                raise ValueError(f"markers must be non-negative integers, not {k.dtype} with negative values"
+                                 if k.dtype.kind == "i" else f"markers must be integers, not {k.dtype}")
+            if k.size and int(k.max()) > int(np.iinfo(labels.dtype).max):
+                raise ValueError(f"a marker label ({int(k.max())}) does not fit the output dtype {labels.dtype}")
+            k = k.astype(labels.dtype)
+        if m is not None:
+            m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
+        r = _chseg.marker_watershed(a, k, m, labels, check_connectivity(fully_connected), float(level), run.backend,
+                                    run.device, run.stream)
+        out = run.output(to_caller(run, labels))
+        return (out, int(r["count"])) if return_num else out
     r = _chseg.watershed(a, labels, check_connectivity(fully_connected), choice(algorithm, _ALGORITHMS, "algorithm"),
                          choice(plateaus, _PLATEAUS, "plateaus"), int(reduction_rate), bool(watershed_line),
                          run.backend, run.device, run.stream)

@@ -334,6 +334,51 @@ Watershed(const Array &       image,
   return d;
 }
 
+/** The watershed by flooding from markers (or from the minima of the h-minima transform of height `level`), inside
+ * the mask when there is one. `markers` has the labels' dtype. */
+nb::dict
+MarkerWatershed(const Array &       image,
+                const nb::object &  markersObject,
+                const nb::object &  maskObject,
+                const Array &       labels,
+                bool                fullyConnected,
+                double              level,
+                const std::string & backend,
+                int                 device,
+                uintptr_t           stream)
+{
+  const Backend b = MakeBackend(backend, device, stream);
+  Array         markers, mask;
+  const auto *  maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  if (!markersObject.is_none())
+    markers = nb::cast<Array>(markersObject);
+  CheckHost(b, { &image, &labels, maskPointer ? &mask : nullptr, markersObject.is_none() ? nullptr : &markers });
+  const chs::Grid                grid = GridOf(labels, labels.ndim());
+  chs::MarkerWatershedParameters p;
+  p.fullyConnected = fullyConnected;
+  p.level          = level;
+  chs::MarkerWatershedResult r;
+  chs::RunInfo               info;
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        labels,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T     = decltype(pixel);
+                          using L     = decltype(label);
+                          const L * m = markersObject.is_none() ? nullptr : Ptr<const L>(markers);
+                          r           = b.cuda
+                                          ? chs::MarkerWatershedCUDA(
+                                    Ptr<const T>(image), m, maskPointer, grid, p, Ptr<L>(labels), b.context, &info)
+                                          : chs::MarkerWatershedCPU(Ptr<const T>(image), m, maskPointer, grid, p, Ptr<L>(labels));
+                        });
+  nb::dict d      = Info(info);
+  d["count"]      = r.markerCount;
+  d["seed_count"] = r.seedCount;
+  return d;
+}
+
 /** The waterfall, kept as a hierarchy: level 0's labels into `level0`, the parent labels of every level returned. */
 nb::dict
 Waterfall(const Array &       image,
@@ -896,6 +941,17 @@ NB_MODULE(_chseg, m)
         nb::arg("plateaus"),
         nb::arg("reduction_rate"),
         nb::arg("mark_lines"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("marker_watershed",
+        &MarkerWatershed,
+        nb::arg("image"),
+        nb::arg("markers").none(),
+        nb::arg("mask").none(),
+        nb::arg("labels"),
+        nb::arg("fully_connected"),
+        nb::arg("level"),
         nb::arg("backend"),
         nb::arg("device"),
         nb::arg("stream"));

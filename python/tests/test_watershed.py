@@ -118,3 +118,74 @@ def test_waterfall_level_limit(backend):
     assert chseg.waterfall(image, levels=2, backend=backend).num_levels == 2
     with pytest.raises(ValueError):
         chseg.waterfall(image).labels(99)
+
+
+def smooth_relief(shape, seed):
+    """Smoothed random floats: no two pixels equal, so floods never tie."""
+    return ndimage.uniform_filter(np.random.default_rng(seed).random(shape), 3).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape", [(70, 83), (14, 17, 12)])
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_markers_and_mask_equal_scikit_image(backend, shape, fully_connected):
+    from skimage.segmentation import watershed as skimage_watershed
+
+    rng = np.random.default_rng(8)
+    image = smooth_relief(shape, 9)
+    markers = np.zeros(shape, np.int32)
+    markers.flat[rng.choice(image.size, 20, replace=False)] = np.arange(3, 23)
+    mask = np.ones(shape, bool)
+    mask[(slice(None),) * (len(shape) - 1) + (shape[-1] // 2,)] = False  # a wall the floods cannot cross
+    mask &= rng.random(shape) > 0.1
+    connectivity = len(shape) if fully_connected else 1
+    for m in (None, mask):
+        ours = chseg.watershed(image, markers, mask=m, fully_connected=fully_connected, backend=backend)
+        theirs = skimage_watershed(image, markers, connectivity=connectivity, mask=m)
+        assert np.array_equal(ours, theirs)
+    assert (ours[~mask] == 0).all()
+
+
+@pytest.mark.parametrize("fully_connected", [False, True])
+def test_level_merges_shallow_minima_like_scikit_image_h_minima(backend, fully_connected):
+    from skimage.morphology import h_minima
+    from skimage.segmentation import watershed as skimage_watershed
+
+    image = (smooth_relief((90, 77), 10) * 1000).astype(np.float32)
+    connectivity = 2 if fully_connected else 1
+    footprint = ndimage.generate_binary_structure(2, connectivity)
+    for level in (3.0, 20.0):
+        labels, count = chseg.watershed(image, level=level, fully_connected=fully_connected, return_num=True,
+                                        backend=backend)
+        # scikit-image's h-minima: the pixels at least `level` below the h-minima transform, one pixel of each of its
+        # regional minima here (no ties), where this module's markers are the whole regional minima; both floods
+        # give the same basins, numbered differently (scikit-image by marker pixel, this module by first pixel)
+        markers, expected = ndimage.label(h_minima(image, level, footprint=footprint), footprint)
+        assert count == expected == labels.max()
+        assert np.array_equal(np.unique(labels), np.arange(1, count + 1))
+        assert same_partition(labels, skimage_watershed(image, markers, connectivity=connectivity))
+    assert chseg.watershed(image, level=20.0, return_num=True, backend=backend)[1] < \
+        chseg.watershed(image, level=3.0, return_num=True, backend=backend)[1]
+
+
+def test_marker_watershed_bad_input(backend):
+    image = np.random.default_rng(1).random((10, 12)).astype(np.float32)
+    markers = np.zeros((10, 12), np.uint8)
+    markers[2, 3] = 1
+    with pytest.raises(ValueError, match="must be 0 when a marker image is given"):
+        chseg.watershed(image, markers, level=1, backend=backend)
+    with pytest.raises(ValueError, match="not negative"):
+        chseg.watershed(image, level=-1, backend=backend)
+    with pytest.raises(ValueError, match="whole number"):
+        chseg.watershed((image * 9).astype(np.int16), level=0.5, backend=backend)
+    with pytest.raises(ValueError, match="up to 32 bits"):
+        chseg.watershed(image.astype(np.float64), markers, backend=backend)
+    with pytest.raises(ValueError, match="watershed_line"):
+        chseg.watershed(image, markers, watershed_line=True, backend=backend)
+    with pytest.raises(ValueError, match="differs"):
+        chseg.watershed(image, markers[:5], backend=backend)
+    with pytest.raises(ValueError, match="does not fit"):
+        chseg.watershed(image, markers.astype(np.int32) * 300, dtype=np.uint8, backend=backend)
+    # a marker outside the mask only: nothing is reached
+    mask = np.ones((10, 12), bool)
+    mask[2, 3] = False
+    assert (chseg.watershed(image, markers, mask=mask, backend=backend) == 0).all()

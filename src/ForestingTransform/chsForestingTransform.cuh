@@ -36,6 +36,7 @@ constexpr int kRoundBatch = 4;
 template <ArcWeightFunction F, bool Full, class TileT, typename TW>
 uint64_t
 RelaxRounds(const TW *              B,
+            const uint8_t *         mask,
             uint64_t *              K,
             const Extent &          e,
             uint64_t                maximumRounds,
@@ -61,7 +62,7 @@ RelaxRounds(const TW *              B,
       uint8_t *      before = flags.get() + (r & 1) * tiles;
       uint8_t *      now    = flags.get() + ((r + 1) & 1) * tiles;
       RelaxKernel<F, Full, TileT, TW>
-        <<<grid, TileT::Threads, 0, stream>>>(B, K, e, before, now, counts.get() + b, r == 0);
+        <<<grid, TileT::Threads, 0, stream>>>(B, mask, K, e, before, now, counts.get() + b, r == 0);
       CHS_CUDA_CHECK_LAUNCH("RelaxKernel");
     }
     CHS_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
@@ -79,6 +80,7 @@ RelaxRounds(const TW *              B,
 template <ArcWeightFunction F, bool Full, typename TW, typename TCost>
 uint64_t
 Keys(const TW *              B,
+     const uint8_t *         mask,
      uint64_t *              K,
      uint32_t *              parent,
      TCost *                 cost,
@@ -95,12 +97,12 @@ Keys(const TW *              B,
   uint64_t       rounds;
   if (threeD)
   {
-    rounds = RelaxRounds<F, Full, Tile3D>(B, K, e, maximumRounds, stream, tracker);
+    rounds = RelaxRounds<F, Full, Tile3D>(B, mask, K, e, maximumRounds, stream, tracker);
     ForestKernel<F, Full, 1, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
   }
   else
   {
-    rounds = RelaxRounds<F, Full, Tile2D>(B, K, e, maximumRounds, stream, tracker);
+    rounds = RelaxRounds<F, Full, Tile2D>(B, mask, K, e, maximumRounds, stream, tracker);
     ForestKernel<F, Full, 0, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
   }
   CHS_CUDA_CHECK_LAUNCH("ForestKernel");
@@ -118,7 +120,8 @@ TransformOnDevice(const TWeight *                         dWeights,
                   int64_t *                               predecessor,
                   const ExecutionContext &                context,
                   detail::MemoryTracker &                 tracker,
-                  detail::EventTimer &                    timer)
+                  detail::EventTimer &                    timer,
+                  const TransformOptions &                options)
 {
   using TCost      = typename ForestingCost<TWeight>::Type;
   const uint64_t n = CheckedVoxelCount(grid);
@@ -130,12 +133,21 @@ TransformOnDevice(const TWeight *                         dWeights,
   const unsigned                           blocks    = detail::GridStrideBlocks(n, 256, context.device);
   unsigned long long                       status[2] = { 0, n };
   CHS_CUDA_CHECK(cudaMemcpyAsync(dStatus.get(), status, sizeof(status), cudaMemcpyHostToDevice, stream));
-  InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights, dSeeds, dKeys.get(), n, dStatus.get());
+  InitializeKernel<<<blocks, 256, 0, stream>>>(
+    dWeights, dSeeds, options.mask, options.handicap, options.seedCostIsWeight, dKeys.get(), n, dStatus.get());
   CHS_CUDA_CHECK_LAUNCH("InitializeKernel");
   CHS_CUDA_CHECK(cudaMemcpyAsync(status, dStatus.get(), sizeof(status), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (status[1] < n)
     throw InvalidWeightError(grid, status[1]);
+  if (status[0] == 0 && options.emptyWithoutSeeds)
+  {
+    timer.Stop();
+    detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
+    CHS_CUDA_CHECK(cudaMemsetAsync(dLabels.get(), 0, n * sizeof(TLabel), stream));
+    detail::CopyToHost(labels, dLabels.get(), n * sizeof(TLabel), stream, context);
+    return ForestingTransformResult{};
+  }
   if (status[0] == 0)
     throw NoSeedError();
 
@@ -154,6 +166,7 @@ TransformOnDevice(const TWeight *                         dWeights,
   const auto     keys               = [&](auto f, auto full)
   {
     rounds = Keys<decltype(f)::value, decltype(full)::value>(dWeights,
+                                                             options.mask,
                                                              dKeys.get(),
                                                              dParent.get(),
                                                              costPointer,
@@ -186,6 +199,12 @@ TransformOnDevice(const TWeight *                         dWeights,
       break;
   }
 
+  if (options.seedCostIsWeight)
+  {
+    // A seed's key is not 0 then, so ForestKernel may have given it a neighbour of equal offer: seeds are roots.
+    SeedRootKernel<<<blocks, 256, 0, stream>>>(dSeeds, options.mask, dParent.get(), n);
+    CHS_CUDA_CHECK_LAUNCH("SeedRootKernel");
+  }
   // The keys are no longer needed: their first half holds the shortened predecessors that the finds follow.
   auto * root = reinterpret_cast<uint32_t *>(dKeys.get());
   if (threeD)
@@ -195,7 +214,7 @@ TransformOnDevice(const TWeight *                         dWeights,
     ShortcutKernel<64, 64, 1><<<dim3((e.nx + 63) / 64, (e.ny + 63) / 64, 1), 1024, 0, stream>>>(dParent.get(), root, e);
   CHS_CUDA_CHECK_LAUNCH("ShortcutKernel");
   detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
-  LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds, dLabels.get(), n);
+  LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds, options.mask, dLabels.get(), n);
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   timer.Stop();
   if (context.progress)
@@ -262,7 +281,7 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   template chs::ForestingTransformResult chs::ift::TransformOnDevice<TWeight, TLabel>(                              \
     const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
     typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &,                         \
-    chs::detail::MemoryTracker &, chs::detail::EventTimer &)
+    chs::detail::MemoryTracker &, chs::detail::EventTimer &, const chs::ift::TransformOptions &)
 // clang-format on
 
 #endif

@@ -6,7 +6,9 @@
 #include "Common/chsProgress.h"
 #include "chsForestingTransformRule.h"
 
+#include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -38,6 +40,8 @@ template <ArcWeightFunction F, typename TWeight, typename TLabel>
 void
 Transform(const TWeight *                         weights,
           const TLabel *                          seeds,
+          const uint8_t *                         mask,
+          bool                                    weightCost,
           const Grid &                            grid,
           const ForestingTransformParameters &    parameters,
           TLabel *                                labels,
@@ -56,11 +60,12 @@ Transform(const TWeight *                         weights,
   // Progress: the seeds, the voxels taken from the heap (each once), the outputs.
   detail::CpuPhases progress(3);
   progress.Start(0, n);
+  const auto in = [&](uint64_t i) { return !mask || mask[i] != 0; };
   for (uint64_t i = 0; i < n; ++i, progress.At(i))
-    if (seeds[i] != 0)
+    if (seeds[i] != 0 && in(i))
     {
-      key[i] = 0;
-      heap.emplace(0, static_cast<uint32_t>(i));
+      key[i] = weightCost ? uint64_t(EncodeOrdered(weights[i])) << 32 : 0;
+      heap.emplace(key[i], static_cast<uint32_t>(i));
     }
 
   progress.Start(1, n);
@@ -90,7 +95,7 @@ Transform(const TWeight *                         weights,
         bestKey = key[p];
         best    = p;
       }
-      if (!done[p])
+      if (!done[p] && in(p))
       {
         const uint64_t offer = ift::Offer(k, ift::ArcWeight<F>(weights[q], weights[p]));
         if (offer < key[p])
@@ -143,17 +148,66 @@ ImageForestingTransformCPU(const TWeight *                         weights,
   switch (parameters.arcWeight)
   {
     case ArcWeightFunction::Target:
-      Transform<ArcWeightFunction::Target>(weights, seeds, grid, parameters, labels, cost, predecessor);
+      Transform<ArcWeightFunction::Target>(weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
       break;
     case ArcWeightFunction::Maximum:
-      Transform<ArcWeightFunction::Maximum>(weights, seeds, grid, parameters, labels, cost, predecessor);
+      Transform<ArcWeightFunction::Maximum>(
+        weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
       break;
     case ArcWeightFunction::AbsoluteDifference:
-      Transform<ArcWeightFunction::AbsoluteDifference>(weights, seeds, grid, parameters, labels, cost, predecessor);
+      Transform<ArcWeightFunction::AbsoluteDifference>(
+        weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
       break;
   }
   return result;
 }
+
+namespace ift
+{
+template <typename TWeight, typename TLabel>
+void
+MaskedTransformCPU(const TWeight *                      weights,
+                   const TLabel *                       seeds,
+                   const uint8_t *                      mask,
+                   const Grid &                         grid,
+                   const ForestingTransformParameters & parameters,
+                   TLabel *                             labels)
+{
+  static_assert(std::is_unsigned<TWeight>::value, "the masked transform runs on order-preserving codes");
+  // Pixels left out of the graph, and pixels that no seed reaches, keep label 0.
+  std::fill(labels, labels + grid.NumberOfVoxels(), TLabel(0));
+  if (parameters.arcWeight == ArcWeightFunction::Target)
+    Transform<ArcWeightFunction::Target>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+  else if (parameters.arcWeight == ArcWeightFunction::Maximum)
+    Transform<ArcWeightFunction::Maximum>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+  else
+    throw std::logic_error("chs: the masked Image Foresting Transform takes the Target and Maximum arc weights");
+}
+#define CHS_INSTANTIATE_MASKED_IFT_CPU(TWeight)                                                                        \
+  template void MaskedTransformCPU(                                                                                    \
+    const TWeight *, const uint8_t *, const uint8_t *, const Grid &, const ForestingTransformParameters &, uint8_t *); \
+  template void MaskedTransformCPU(const TWeight *,                                                                    \
+                                   const uint16_t *,                                                                   \
+                                   const uint8_t *,                                                                    \
+                                   const Grid &,                                                                       \
+                                   const ForestingTransformParameters &,                                               \
+                                   uint16_t *);                                                                        \
+  template void MaskedTransformCPU(const TWeight *,                                                                    \
+                                   const uint32_t *,                                                                   \
+                                   const uint8_t *,                                                                    \
+                                   const Grid &,                                                                       \
+                                   const ForestingTransformParameters &,                                               \
+                                   uint32_t *);                                                                        \
+  template void MaskedTransformCPU(const TWeight *,                                                                    \
+                                   const uint64_t *,                                                                   \
+                                   const uint8_t *,                                                                    \
+                                   const Grid &,                                                                       \
+                                   const ForestingTransformParameters &,                                               \
+                                   uint64_t *)
+CHS_INSTANTIATE_MASKED_IFT_CPU(uint8_t);
+CHS_INSTANTIATE_MASKED_IFT_CPU(uint16_t);
+CHS_INSTANTIATE_MASKED_IFT_CPU(uint32_t);
+} // namespace ift
 
 #define CHS_INSTANTIATE_IFT_CPU(TWeight, TLabel)                                                                       \
   template CudaHierarchicalSegmentation_EXPORT ForestingTransformResult ImageForestingTransformCPU<TWeight, TLabel>(   \

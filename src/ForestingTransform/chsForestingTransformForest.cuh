@@ -51,6 +51,16 @@ ForestKernel(const TW * B, const uint64_t * K, Extent e, uint32_t * parent, TCos
   }
 }
 
+/** Makes every seed (inside the mask) the root of its tree. */
+template <typename TLabel>
+__global__ void
+SeedRootKernel(const TLabel * seeds, const uint8_t * mask, uint32_t * parent, uint64_t n)
+{
+  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
+    if (seeds[q] != 0 && (!mask || mask[q]))
+      parent[q] = uint32_t(q);
+}
+
 /** Shortens the predecessor paths inside each tile of TX x TY x TZ (4096) pixels before the global find: every pixel
  * gets the parent of the last pixel of its path that lies in its tile (the seed itself at a seed). Pointer jumping
  * in shared memory, until nothing changes (at most 12 jumps): the global finds then hop a tile at a time. */
@@ -109,12 +119,12 @@ __global__ void __launch_bounds__(1024) ShortcutKernel(const uint32_t * parent, 
   }
 }
 
-/** Labels every pixel with its root's seed label. `root` starts as the shortcuts of ShortcutKernel (seeds point to
- * themselves); the finds shorten it further as they go. Concurrent halving stores only ever write an ancestor, so every
- * find still ends at the root. */
+/** Labels every pixel with its root's seed label (0 outside the mask, when there is one). `root` starts as the
+ * shortcuts of ShortcutKernel (seeds point to themselves); the finds shorten it further as they go. Concurrent halving
+ * stores only ever write an ancestor, so every find still ends at the root. */
 template <typename TLabel>
 __global__ void
-LabelKernel(uint32_t * root, const TLabel * seeds, TLabel * labels, uint64_t n)
+LabelKernel(uint32_t * root, const TLabel * seeds, const uint8_t * mask, TLabel * labels, uint64_t n)
 {
   const volatile uint32_t * R = root;
   for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
@@ -134,7 +144,7 @@ LabelKernel(uint32_t * root, const TLabel * seeds, TLabel * labels, uint64_t n)
       root[a] = gp;
       a       = gp;
     }
-    labels[q] = seeds[a];
+    labels[q] = mask && !mask[q] ? TLabel(0) : seeds[a];
   }
 }
 

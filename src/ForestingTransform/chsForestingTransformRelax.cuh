@@ -16,17 +16,26 @@ namespace chs
 namespace ift
 {
 
-/** Seeds get key (0, 0), other pixels kUnreached. Counts the seeds and finds the first pixel with an invalid weight
- * (status[0]: seed count, status[1]: smallest invalid index, n if none). */
+/** Seeds get key (0, 0) (or (handicap, 0), or (B(s), 0)), other pixels, and every pixel outside the mask, kUnreached.
+ * Counts the seeds and finds the first pixel with an invalid weight (status[0]: seed count, status[1]: smallest invalid
+ * index, n if none). */
 template <typename TW, typename TLabel>
 __global__ void
-InitializeKernel(const TW * B, const TLabel * seeds, uint64_t * K, uint64_t n, unsigned long long * status)
+InitializeKernel(const TW *           B,
+                 const TLabel *       seeds,
+                 const uint8_t *      mask,
+                 const uint32_t *     handicap,
+                 bool                 weightCost,
+                 uint64_t *           K,
+                 uint64_t             n,
+                 unsigned long long * status)
 {
   unsigned long long count = 0;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const bool seed = seeds[i] != 0;
-    K[i]            = seed ? 0 : kUnreached;
+    const bool     seed = seeds[i] != 0 && (!mask || mask[i]);
+    const uint64_t cost = handicap ? handicap[i] : weightCost ? EncodeOrdered(B[i]) : 0;
+    K[i]                = seed ? cost << 32 : kUnreached;
     count += seed;
     if (!ValidWeight(B[i]))
       atomicMin(status + 1, static_cast<unsigned long long>(i));
@@ -40,6 +49,7 @@ InitializeKernel(const TW * B, const TLabel * seeds, uint64_t * K, uint64_t n, u
 template <ArcWeightFunction F, bool Full, class TileT, typename TW>
 __global__ void
 __launch_bounds__(TileT::Threads) RelaxKernel(const TW *      B,
+                                              const uint8_t * mask,
                                               uint64_t *      K,
                                               Extent          e,
                                               const uint8_t * changedBefore,
@@ -84,7 +94,8 @@ __launch_bounds__(TileT::Threads) RelaxKernel(const TW *      B,
             tz     = threadIdx.x / (TileT::X * TileT::Y);
   const int      c = ((tz + ZR) * HY + ty + 1) * HX + tx + 1;
   const unsigned x = unsigned(x0 + 1 + tx), y = unsigned(y0 + 1 + ty), z = unsigned(z0 + ZR + tz);
-  const bool     inside = x < e.nx && y < e.ny && z < e.nz;
+  // Pixels outside the mask keep kUnreached: they take no offer, and so make none.
+  const bool inside = x < e.nx && y < e.ny && z < e.nz && (!mask || mask[(uint64_t(z) * e.ny + y) * e.nx + x]);
   // The arc weights into this pixel do not change: one register each.
   uint32_t w[Full ? (ZR ? 26 : 8) : (ZR ? 6 : 4)];
   {

@@ -89,6 +89,19 @@ InvalidWeightError(const Grid & grid, uint64_t index)
                                "; the Image Foresting Transform needs non-negative weights");
 }
 
+/** The sequential transform with the Target or Maximum arc weight on a graph restricted to the mask (pixels where mask
+ * is 0 are left out; they and the pixels that no seed reaches get label 0; seeds outside the mask are ignored), where a
+ * seed's trivial path costs its own weight (TransformOptions::seedCostIsWeight). No checks: the
+ * caller passes order-preserving codes (src/ForestingTransform/chsForestingTransformCPU.cxx). */
+template <typename TWeight, typename TLabel>
+void
+MaskedTransformCPU(const TWeight *                      weights,
+                   const TLabel *                       seeds,
+                   const uint8_t *                      mask,
+                   const Grid &                         grid,
+                   const ForestingTransformParameters & parameters,
+                   TLabel *                             labels);
+
 inline std::invalid_argument
 NoSeedError()
 {

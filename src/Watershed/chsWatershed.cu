@@ -2,6 +2,8 @@
 // pixels in place (src/Watershed/chsWatershedRule.h), the device pipeline of the code's width
 // (src/Watershed/chsWatershed.cuh), and the download of the labels.
 #include "Common/chsDeviceHelpers.cuh"
+#include "ForestingTransform/chsForestingTransformDevice.h"
+#include "chsConnectedComponents.h"
 #include "chsHostCache.h"
 #include "chsWatershedDevice.h"
 #include "chsWatershedRule.h"
@@ -118,8 +120,184 @@ private:
   int m_Device;
 };
 
+/** The handicaps of the h-minima transform: the codes of min(I + level, top), as 32-bit codes. */
+template <typename T>
+__global__ void
+ShiftKernel(const typename Code<T>::Type * codes, double level, uint32_t * handicap, uint64_t n)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    handicap[i] = Encode(Shifted(Decode<T>(codes[i]), level));
+}
+
+/** lowest[b]: the smallest code of basin b. */
+template <typename U>
+__global__ void
+LowestKernel(const U * h, const uint32_t * basin, uint32_t * lowest, uint64_t n)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    atomicMin(lowest + basin[i], uint32_t(h[i]));
+}
+
+/** The pixels of the regional minima: in each basin, those of its smallest code. */
+template <typename U>
+__global__ void
+MinimaKernel(const U * h, const uint32_t * basin, const uint32_t * lowest, uint8_t * minimum, uint64_t n)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    minimum[i] = uint32_t(h[i]) == lowest[basin[i]];
+}
+
+/** The markers of the watershed without a marker image (include/chsWatershed.h): the regional minima of the h-minima
+ * transform H of the codes, one marker per connected component inside the mask, into `markers`. Returns their count. */
+template <typename T, typename TLabel>
+uint64_t
+MinimaMarkers(Run<T> &                          run,
+              const Grid &                      grid,
+              const MarkerWatershedParameters & parameters,
+              const uint8_t *                   dMask,
+              TLabel *                          markers,
+              const ExecutionContext &          quiet)
+{
+  using C                              = typename Code<T>::Type;
+  const uint64_t                n      = grid.NumberOfVoxels();
+  const auto                    stream = static_cast<cudaStream_t>(quiet.stream);
+  const unsigned                blocks = detail::GridStrideBlocks(n, 256, quiet.device);
+  const Arrays                  a      = run.Buffers();
+  detail::DeviceBuffer<uint8_t> minimum(n, stream, &run.tracker);
+  const auto                    minima = [&](const auto * h)
+  {
+    WatershedParameters descent;
+    descent.fullyConnected = parameters.fullyConnected;
+    uint64_t       rounds  = 0;
+    const uint64_t basins  = WatershedOnDevice(h, grid, descent, a, quiet.device, stream, run.tracker, rounds);
+    detail::DeviceBuffer<uint32_t> lowest(basins + 1, stream, &run.tracker);
+    CHS_CUDA_CHECK(cudaMemsetAsync(lowest.get(), 0xff, (basins + 1) * sizeof(uint32_t), stream));
+    LowestKernel<<<blocks, 256, 0, stream>>>(h, a.b1, lowest.get(), n);
+    CHS_CUDA_CHECK_LAUNCH("LowestKernel");
+    MinimaKernel<<<blocks, 256, 0, stream>>>(h, a.b1, lowest.get(), minimum.get(), n);
+    CHS_CUDA_CHECK_LAUNCH("MinimaKernel");
+  };
+  if (parameters.level > 0)
+  {
+    // H by the Image Foresting Transform: every pixel a seed whose trivial path costs its handicap, arc weights I(q).
+    detail::DeviceBuffer<uint32_t> handicap(n, stream, &run.tracker);
+    detail::DeviceBuffer<uint32_t> h(n, stream, &run.tracker);
+    {
+      detail::DeviceBuffer<uint8_t> all(n, stream, &run.tracker), unused(n, stream, &run.tracker);
+      ShiftKernel<T><<<blocks, 256, 0, stream>>>(run.Codes(), parameters.level, handicap.get(), n);
+      CHS_CUDA_CHECK_LAUNCH("ShiftKernel");
+      CHS_CUDA_CHECK(cudaMemsetAsync(all.get(), 1, n, stream));
+      ForestingTransformParameters reconstruction;
+      reconstruction.fullyConnected = parameters.fullyConnected;
+      reconstruction.arcWeight      = ArcWeightFunction::Target;
+      ift::TransformOptions options;
+      options.handicap = handicap.get();
+      ift::TransformOnDevice<C, uint8_t>(run.Codes(),
+                                         all.get(),
+                                         grid,
+                                         reconstruction,
+                                         unused.get(),
+                                         h.get(),
+                                         nullptr,
+                                         quiet,
+                                         run.tracker,
+                                         run.timer,
+                                         options);
+    }
+    minima(static_cast<const uint32_t *>(h.get()));
+  }
+  else
+    minima(run.Codes());
+  ConnectedComponentParameters cc;
+  cc.fullyConnected = parameters.fullyConnected;
+  cc.maximumLabel   = uint64_t(TLabel(~TLabel(0)));
+  RunInfo info;
+  try
+  {
+    const uint64_t count = LabelConnectedComponentsCUDA(minimum.get(), dMask, markers, grid, cc, nullptr, quiet, &info);
+    run.tracker.peak     = std::max(run.tracker.peak, run.tracker.current + info.peakDeviceBytes);
+    return count;
+  }
+  catch (const LabelOverflowError & e)
+  {
+    throw TooManyMarkers(e.objectCount, cc.maximumLabel);
+  }
+}
+
+template <typename T, typename TLabel>
+MarkerWatershedResult
+MarkerWatershedOnDevice(const T *                         image,
+                        const TLabel *                    markers,
+                        const uint8_t *                   mask,
+                        const Grid &                      grid,
+                        const MarkerWatershedParameters & parameters,
+                        TLabel *                          labels,
+                        const ExecutionContext &          context,
+                        RunInfo *                         info)
+{
+  using C               = typename Code<T>::Type;
+  const uint64_t      n = grid.NumberOfVoxels();
+  detail::DeviceScope scope(context.device);
+  const auto          stream = static_cast<cudaStream_t>(context.stream);
+  Run<T>              run(image, grid, context);
+  // The steps before the flood report no progress of their own (the flood reports 0.8 and 1).
+  ExecutionContext quiet = context;
+  quiet.progress         = nullptr;
+  std::unique_ptr<detail::DeviceBuffer<uint8_t>> dMask;
+  if (mask)
+  {
+    dMask = std::make_unique<detail::DeviceBuffer<uint8_t>>(n, stream, &run.tracker);
+    detail::CopyToDevice(dMask->get(), mask, n, stream, context);
+  }
+  detail::DeviceBuffer<TLabel> dMarkers(n, stream, &run.tracker);
+  MarkerWatershedResult        result;
+  if (markers)
+    detail::CopyToDevice(dMarkers.get(), markers, n * sizeof(TLabel), stream, context);
+  else
+    result.markerCount =
+      MinimaMarkers<T, TLabel>(run, grid, parameters, dMask ? dMask->get() : nullptr, dMarkers.get(), quiet);
+  if (context.progress)
+    context.progress(0.5f);
+  ForestingTransformParameters flood;
+  flood.fullyConnected = parameters.fullyConnected;
+  flood.arcWeight      = ArcWeightFunction::Maximum;
+  ift::TransformOptions options;
+  options.mask              = dMask ? dMask->get() : nullptr;
+  options.emptyWithoutSeeds = true;
+  options.seedCostIsWeight  = true;
+  result.seedCount =
+    ift::TransformOnDevice<C, TLabel>(
+      run.Codes(), dMarkers.get(), grid, flood, labels, nullptr, nullptr, context, run.tracker, run.timer, options)
+      .seedCount;
+  if (info)
+  {
+    info->kernelMilliseconds = run.timer.Milliseconds();
+    info->peakDeviceBytes    = run.tracker.peak;
+  }
+  return result;
+}
+
 } // namespace
 } // namespace ws
+
+template <typename T, typename TLabel>
+MarkerWatershedResult
+MarkerWatershedCUDA(const T *                         image,
+                    const TLabel *                    markers,
+                    const uint8_t *                   mask,
+                    const Grid &                      grid,
+                    const MarkerWatershedParameters & parameters,
+                    TLabel *                          labels,
+                    const ExecutionContext &          context,
+                    RunInfo *                         info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  ws::CheckMarkerParameters<T>(grid, parameters, markers != nullptr);
+  if constexpr (sizeof(T) <= 4)
+    return ws::MarkerWatershedOnDevice(image, markers, mask, grid, parameters, labels, context, info);
+  else
+    return MarkerWatershedResult{};
+}
 
 template <typename T, typename TLabel>
 WatershedResult
@@ -263,15 +441,24 @@ SetWaterfallLevelPath(int path)
 }
 } // namespace testing
 
-#define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                           \
-  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                    \
-    const T *, const Grid &, const WatershedParameters &, L *, const ExecutionContext &, RunInfo *);                   \
-  template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCUDA<T, L>(const T *,                          \
-                                                                                   const Grid &,                       \
-                                                                                   const WaterfallParameters &,        \
-                                                                                   const WaterfallLevelSink<L> &,      \
-                                                                                   const ExecutionContext &,           \
-                                                                                   RunInfo *)
+#define CHS_INSTANTIATE_WATERSHED_CUDA(T, L)                                                                            \
+  template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCUDA<T, L>(                                     \
+    const T *, const Grid &, const WatershedParameters &, L *, const ExecutionContext &, RunInfo *);                    \
+  template CudaHierarchicalSegmentation_EXPORT WaterfallResult       WaterfallCUDA<T, L>(const T *,                     \
+                                                                                   const Grid &,                  \
+                                                                                   const WaterfallParameters &,   \
+                                                                                   const WaterfallLevelSink<L> &, \
+                                                                                   const ExecutionContext &,      \
+                                                                                   RunInfo *);                    \
+  template CudaHierarchicalSegmentation_EXPORT MarkerWatershedResult MarkerWatershedCUDA<T, L>(                         \
+    const T *,                                                                                                          \
+    const L *,                                                                                                          \
+    const uint8_t *,                                                                                                    \
+    const Grid &,                                                                                                       \
+    const MarkerWatershedParameters &,                                                                                  \
+    L *,                                                                                                                \
+    const ExecutionContext &,                                                                                           \
+    RunInfo *)
 #define CHS_INSTANTIATE_WATERSHED_CUDA_LABELS(T)                                                                       \
   CHS_INSTANTIATE_WATERSHED_CUDA(T, uint8_t);                                                                          \
   CHS_INSTANTIATE_WATERSHED_CUDA(T, uint16_t);                                                                         \

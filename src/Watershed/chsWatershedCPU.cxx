@@ -3,13 +3,17 @@
 // union-find of the minimal plateaux, numbering by first pixel; the waterfall by lowest passes and union-find of the
 // regions. It works on the pixel values themselves, not on the CUDA backend's codes.
 #include "chsWatershed.h"
+#include "chsConnectedComponents.h"
 #include "chsWatershedRule.h"
 #include "Common/chsProgress.h"
+#include "ForestingTransform/chsForestingTransformRule.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <numeric>
+#include <queue>
+#include <utility>
 #include <vector>
 
 namespace chs
@@ -320,12 +324,131 @@ WaterfallCPU(const T *                          image,
   return result;
 }
 
+namespace
+{
+/** The reconstruction by erosion of the handicaps h above the codes c (both order-preserving codes): the smallest,
+ * over the paths from any pixel s to p, of max(h(s), the largest c along the path after s). Dijkstra with a heap. */
+std::vector<uint32_t>
+ReconstructionByErosion(const std::vector<uint32_t> & c, std::vector<uint32_t> h, const Grid & grid, bool full)
+{
+  const uint64_t      n = c.size();
+  const Neighbourhood nb(grid, full);
+  using Entry = std::pair<uint32_t, uint64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (uint64_t p = 0; p < n; ++p)
+    heap.emplace(h[p], p);
+  detail::CpuPhases progress(1);
+  progress.Start(0, n);
+  uint64_t q[26], taken = 0;
+  while (!heap.empty())
+  {
+    const auto [v, p] = heap.top();
+    heap.pop();
+    if (v != h[p])
+      continue;
+    progress.At(++taken);
+    const int k = nb.Of(p, q);
+    for (int i = 0; i < k; ++i)
+    {
+      const uint32_t offer = std::max(v, c[q[i]]);
+      if (offer < h[q[i]])
+      {
+        h[q[i]] = offer;
+        heap.emplace(offer, q[i]);
+      }
+    }
+  }
+  return h;
+}
+} // namespace
+
+template <typename T, typename TLabel>
+MarkerWatershedResult
+MarkerWatershedCPU(const T *                         image,
+                   const TLabel *                    markers,
+                   const uint8_t *                   mask,
+                   const Grid &                      grid,
+                   const MarkerWatershedParameters & parameters,
+                   TLabel *                          labels)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  ws::CheckMarkerParameters<T>(grid, parameters, markers != nullptr);
+  const uint64_t n = grid.NumberOfVoxels();
+  CheckImage(image, grid, n);
+  MarkerWatershedResult result;
+  if constexpr (sizeof(T) <= 4)
+  {
+    using C = typename ws::Code<T>::Type;
+    std::vector<C> codes(n);
+    for (uint64_t p = 0; p < n; ++p)
+      codes[p] = ws::Encode(image[p]);
+    ForestingTransformParameters flood;
+    flood.fullyConnected = parameters.fullyConnected;
+    flood.arcWeight      = ArcWeightFunction::Maximum;
+    std::vector<TLabel> found;
+    if (!markers)
+    {
+      // The minima of H: the pixels of each basin of H (one per regional minimum) whose value is the basin's lowest.
+      std::vector<uint32_t> h(codes.begin(), codes.end());
+      {
+        detail::CpuSubRange part(0.0f, 0.3f);
+        if (parameters.level > 0)
+        {
+          std::vector<uint32_t> shifted(n);
+          for (uint64_t p = 0; p < n; ++p)
+            shifted[p] = ws::Encode(ws::Shifted(image[p], parameters.level));
+          h = ReconstructionByErosion(h, std::move(shifted), grid, parameters.fullyConnected);
+        }
+      }
+      std::vector<uint32_t> basin;
+      uint64_t              basins;
+      {
+        detail::CpuSubRange part(0.3f, 0.6f);
+        detail::CpuPhases   phases(6);
+        basins = Basins(h.data(), grid, parameters.fullyConnected, basin, phases);
+      }
+      std::vector<uint32_t> lowest(basins + 1, ~uint32_t(0));
+      for (uint64_t p = 0; p < n; ++p)
+        lowest[basin[p]] = std::min(lowest[basin[p]], h[p]);
+      std::vector<uint8_t> minimum(n);
+      for (uint64_t p = 0; p < n; ++p)
+        minimum[p] = h[p] == lowest[basin[p]];
+      ConnectedComponentParameters cc;
+      cc.fullyConnected = parameters.fullyConnected;
+      cc.maximumLabel   = uint64_t(TLabel(~TLabel(0)));
+      found.resize(n);
+      detail::CpuSubRange part(0.6f, 0.7f);
+      try
+      {
+        result.markerCount = LabelConnectedComponentsCPU(minimum.data(), mask, found.data(), grid, cc, nullptr);
+      }
+      catch (const LabelOverflowError & e)
+      {
+        throw ws::TooManyMarkers(e.objectCount, cc.maximumLabel);
+      }
+      markers = found.data();
+    }
+    for (uint64_t p = 0; p < n; ++p)
+      result.seedCount += markers[p] != 0 && (!mask || mask[p]);
+    detail::CpuSubRange part(markers == found.data() ? 0.7f : 0.0f, 1.0f);
+    ift::MaskedTransformCPU(codes.data(), markers, mask, grid, flood, labels);
+  }
+  return result;
+}
+
+#define CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, L)                                                                     \
+  template CudaHierarchicalSegmentation_EXPORT MarkerWatershedResult MarkerWatershedCPU<T, L>(                         \
+    const T *, const L *, const uint8_t *, const Grid &, const MarkerWatershedParameters &, L *)
 #define CHS_INSTANTIATE_WATERSHED_CPU(T, L)                                                                            \
   template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCPU<T, L>(                                     \
     const T *, const Grid &, const WatershedParameters &, L *);                                                        \
   template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCPU<T, L>(                                     \
     const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &)
 #define CHS_INSTANTIATE_WATERSHED_CPU_LABELS(T)                                                                        \
+  CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint8_t);                                                                    \
+  CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint16_t);                                                                   \
+  CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint32_t);                                                                   \
+  CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint64_t);                                                                   \
   CHS_INSTANTIATE_WATERSHED_CPU(T, uint8_t);                                                                           \
   CHS_INSTANTIATE_WATERSHED_CPU(T, uint16_t);                                                                          \
   CHS_INSTANTIATE_WATERSHED_CPU(T, uint32_t);                                                                          \

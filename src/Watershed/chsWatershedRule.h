@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,26 @@ Encode(T v)
     return C(C(v) ^ sign);
   else
     return C(v);
+}
+
+/** The pixel value of a code (Encode's inverse; -0 comes back as +0). */
+template <typename T>
+CHS_WS_HOST_DEVICE T
+Decode(typename Code<T>::Type c)
+{
+  using C          = typename Code<T>::Type;
+  constexpr C sign = C(C(1) << (8 * sizeof(C) - 1));
+  if constexpr (std::is_floating_point<T>::value)
+  {
+    const C bits = (c & sign) ? C(c & C(~sign)) : C(~c);
+    T       v;
+    std::memcpy(&v, &bits, sizeof(v));
+    return v;
+  }
+  else if constexpr (std::is_signed<T>::value)
+    return T(C(c ^ sign));
+  else
+    return T(c);
 }
 
 inline uint64_t
@@ -136,6 +157,49 @@ CheckLabelCapacity(uint64_t count)
     throw std::invalid_argument("chs: the watershed found " + std::to_string(count) +
                                 " basins, more than the label type holds (" +
                                 std::to_string(uint64_t(TLabel(~TLabel(0)))) + "); use a wider label type");
+}
+
+/** The checks of the watershed from markers that do not read the image (include/chsWatershed.h). */
+template <typename T>
+void
+CheckMarkerParameters(const Grid & grid, const MarkerWatershedParameters & p, bool markers)
+{
+  CheckedVoxelCount(grid);
+  if (sizeof(T) > 4)
+    throw std::invalid_argument("chs: the watershed from markers takes pixels of up to 32 bits (its flood's costs are "
+                                "32-bit codes); cast 64-bit images to float or a 32-bit integer type");
+  if (!(p.level >= 0) || p.level > 1e300)
+    throw std::invalid_argument("chs: the watershed's level must be finite and not negative; it is " +
+                                std::to_string(p.level));
+  if (std::is_integral<T>::value && p.level != std::floor(p.level))
+    throw std::invalid_argument("chs: the watershed's level must be a whole number for integer pixels; it is " +
+                                std::to_string(p.level));
+  if (markers && p.level != 0)
+    throw std::invalid_argument("chs: the level (h-minima) finds the markers; it must be 0 when a marker image is "
+                                "given");
+}
+
+inline std::invalid_argument
+TooManyMarkers(uint64_t count, uint64_t maximum)
+{
+  return std::invalid_argument("chs: the watershed found " + std::to_string(count) +
+                               " markers, more than the label type holds (" + std::to_string(maximum) +
+                               "); use a wider label type");
+}
+
+/** min(v + level, the type's largest value), computed in double and rounded to T (as ITK's shift filter does). */
+template <typename T>
+CHS_WS_HOST_DEVICE T
+Shifted(T v, double level)
+{
+  const double s = double(v) + level;
+  if constexpr (std::is_integral<T>::value)
+  {
+    constexpr double top = double(std::numeric_limits<T>::max());
+    return s >= top ? std::numeric_limits<T>::max() : T(s);
+  }
+  else
+    return T(s);
 }
 
 } // namespace ws

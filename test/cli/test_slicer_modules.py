@@ -420,3 +420,27 @@ def test_many_labels_give_the_label_map_only(modules_dir, backend, tmp_path):
                           str(seg), source, str(out)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert len(slicerio.read_segmentation(str(seg))["segments"]) == kept
+
+
+def test_watershed_from_markers_inside_a_mask(modules_dir, inputs, backend, tmp_path):
+    """CudaWatershedSegmentation --markers floods the input from the markers: the labels of CudaSeededSegmentation
+    (the Image Foresting Transform with arc weight B(q), the same definition through another filter); --mask leaves
+    the pixels outside at 0; --level merges shallow minima (fewer basins than without it)."""
+    ws, seeded = str(modules_dir / "CudaWatershedSegmentation"), str(modules_dir / "CudaSeededSegmentation")
+
+    def run(*arguments):
+        out = str(tmp_path / f"out{len(list(tmp_path.iterdir()))}.nrrd")
+        r = subprocess.run(list(arguments) + [out], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, f"{arguments}\n{r.stdout}\n{r.stderr}"
+        return nrrd.read(out)[0]
+
+    common = ["--backend", backend]
+    flooded = run(ws, *common, "--markers", inputs["markers"], inputs["grey"])
+    assert np.array_equal(flooded, run(seeded, *common, inputs["grey"], inputs["markers"]))
+    assert sorted(np.unique(flooded)) == [1, 2, 40000]
+    inside = run(ws, *common, "--markers", inputs["markers"], "--mask", inputs["binary"], inputs["grey"])
+    assert (inside[inputs["binaryArray"] == 0] == 0).all()
+    assert set(np.unique(inside)) <= {0, 1, 2, 40000}
+    basins = len(np.unique(run(ws, *common, inputs["grey"])))
+    merged = np.unique(run(ws, *common, "--level", "20", inputs["grey"]))
+    assert 0 < len(merged) < basins and list(merged) == list(range(1, len(merged) + 1))

@@ -183,3 +183,34 @@ def test_nan_is_rejected():
     array[3, 4] = np.nan
     with pytest.raises(RuntimeError, match=r"NaN at pixel \(4, 3\)"):
         watershed(array, "CPU")
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_markers_mask_and_level_through_the_wrapping(backend_name):
+    """SetMarkerImage, SetMaskImage and SetLevel from Python: the markers' flood equals scikit-image's watershed from
+    the same markers inside the same mask (a float relief: no ties), and a level gives as many basins as
+    scikit-image's h-minima."""
+    segmentation = pytest.importorskip("skimage.segmentation")
+    array = relief((60, 70), 12)
+    markers = np.zeros(array.shape, np.uint64)
+    markers.flat[np.random.default_rng(4).choice(array.size, 15, replace=False)] = np.arange(1, 16)
+    mask = (np.random.default_rng(5).random(array.shape) > 0.15).astype(np.uint8)
+    image = itk.image_from_array(array)
+    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+    f.SetInput(image)
+    f.SetMarkerImage(itk.image_from_array(markers))
+    f.SetMaskImage(itk.image_from_array(mask))
+    f.SetBackend(backend(backend_name))
+    f.Update()
+    expected = segmentation.watershed(array, markers.astype(np.int64), connectivity=1, mask=mask.astype(bool))
+    assert np.array_equal(itk.array_from_image(f.GetOutput()), expected)
+    assert f.GetSeedCount() == int(np.count_nonzero(markers * mask))
+
+    g = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+    g.SetInput(image)
+    g.SetLevel(25.0)
+    g.SetBackend(backend(backend_name))
+    g.Update()
+    footprint = ndi.generate_binary_structure(2, 1)
+    expected_count = ndi.label(skimage_morphology.h_minima(array, 25.0, footprint=footprint), footprint)[1]
+    assert g.GetObjectCount() == expected_count == itk.array_from_image(g.GetOutput()).max()
