@@ -1,6 +1,8 @@
 // Tests of itk::CudaConnectedComponentImageFilter and of the chs connected-components backends it calls.
-// Oracles: ITK's ConnectedComponentImageFilter (binary mode) and a brute-force flood fill (flat zones, stats).
+// Oracles: ITK's ConnectedComponentImageFilter (binary mode) and a brute-force flood fill (flat zones, stats); the
+// object factory against an unchanged ITK pipeline without it.
 #include "itkCudaConnectedComponentImageFilter.h"
+#include "itkCudaConnectedComponentImageFilterFactory.h"
 #include "itkConnectedComponentImageFilter.h"
 #include "chsConnectedComponents.h"
 #include "Common/chsTestImages.h"
@@ -742,4 +744,73 @@ TEST(CudaConnectedComponentImageFilter, GPUAllocationFailureThrowsAndLeaksNothin
   filter->Modified();
   filter->Update();
   EXPECT_EQ(filter->GetObjectCount(), expected);
+}
+
+namespace
+{
+/** An unchanged ITK pipeline: ConnectedComponentImageFilter::New(), as code written for ITK alone calls it. */
+template <typename TIn, typename TOut>
+std::pair<std::vector<typename TOut::PixelType>, itk::SizeValueType>
+ItkPipeline(const TIn * input, const TIn * mask, bool full, typename TOut::PixelType background, std::string & name)
+{
+  auto filter = itk::ConnectedComponentImageFilter<TIn, TOut>::New();
+  filter->SetInput(input);
+  if (mask)
+    filter->SetMaskImage(mask);
+  filter->SetFullyConnected(full);
+  filter->SetBackgroundValue(background);
+  filter->Update();
+  name           = filter->GetNameOfClass();
+  const auto * o = filter->GetOutput();
+  return { std::vector<typename TOut::PixelType>(o->GetBufferPointer(),
+                                                 o->GetBufferPointer() + o->GetBufferedRegion().GetNumberOfPixels()),
+           filter->GetObjectCount() };
+}
+
+template <typename TIn, typename TOut>
+void
+ExpectFactoryGivesITKsResult(const TIn * input, const TIn * mask, bool full, typename TOut::PixelType background)
+{
+  std::string name;
+  const auto itkOwn = ItkPipeline<TIn, TOut>(input, mask, full, background, name);
+  EXPECT_EQ(name, std::string("ConnectedComponentImageFilter"));
+  const auto factory = itk::CudaConnectedComponentImageFilterFactory::RegisterOneFactory();
+  const auto cuda    = ItkPipeline<TIn, TOut>(input, mask, full, background, name);
+  EXPECT_EQ(name, std::string("CudaConnectedComponentImageFilterOverride"));
+  EXPECT_EQ(cuda.second, itkOwn.second) << "full " << full;
+  EXPECT_GT(cuda.second, 0u);
+  EXPECT_TRUE(cuda.first == itkOwn.first) << "full " << full;
+  // Where it ran: the GPU when there is one.
+  auto probe = itk::ConnectedComponentImageFilter<TIn, TOut>::New();
+  auto * over = dynamic_cast<itk::CudaConnectedComponentImageFilterOverride<TIn, TOut> *>(probe.GetPointer());
+  ASSERT_NE(over, nullptr);
+  probe->SetInput(input);
+  probe->Update();
+  EXPECT_EQ(over->GetLastBackend(), HasCudaDevice() ? Backend::CUDA : Backend::CPU);
+  itk::ObjectFactoryBase::UnRegisterFactory(factory);
+  ItkPipeline<TIn, TOut>(input, mask, full, background, name);
+  EXPECT_EQ(name, std::string("ConnectedComponentImageFilter")) << "unregistered, ITK's own filter again";
+}
+} // namespace
+
+TEST(CudaConnectedComponentImageFilterFactory, UnchangedITKPipelineGivesTheSameLabels)
+{
+  using Image2  = itk::Image<unsigned char, 2>;
+  using Image3  = itk::Image<short, 3>;
+  using Labels2 = itk::Image<unsigned int, 2>;
+  using Labels3 = itk::Image<unsigned long, 3>;
+  const auto input2 = RandomImage<Image2>(Size<Image2>({ 213, 117 }), 0.45, 21);
+  const auto mask2  = RandomImage<Image2>(Size<Image2>({ 213, 117 }), 0.8, 22);
+  const auto input3 = RandomImage<Image3>(Size<Image3>({ 41, 37, 23 }), 0.3, 23);
+  for (bool full : { false, true })
+  {
+    ExpectFactoryGivesITKsResult<Image2, Labels2>(input2.GetPointer(), nullptr, full, 0);
+    ExpectFactoryGivesITKsResult<Image2, Labels2>(input2.GetPointer(), mask2.GetPointer(), full, 3);
+    ExpectFactoryGivesITKsResult<Image3, Labels3>(input3.GetPointer(), nullptr, full, 0);
+  }
+  // A type the factory does not register: ITK's own filter, factory or not.
+  const auto factory = itk::CudaConnectedComponentImageFilterFactory::RegisterOneFactory();
+  auto       other   = itk::ConnectedComponentImageFilter<itk::Image<float, 2>, itk::Image<unsigned int, 2>>::New();
+  EXPECT_EQ(std::string(other->GetNameOfClass()), "ConnectedComponentImageFilter");
+  itk::ObjectFactoryBase::UnRegisterFactory(factory);
 }
