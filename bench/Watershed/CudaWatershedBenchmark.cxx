@@ -10,7 +10,8 @@
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
-//   CudaWatershedBenchmark --markers [--json out.json] [--reps N] [--quick]  (the watershed by flooding: from grid
+//   CudaWatershedBenchmark --markers [--mode markers|level] [--only 2d|3d] [--json out.json] [--reps N] [--quick]
+//                          (the watershed by flooding: from grid
 //                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
 //                          against MorphologicalWatershedImageFilter with that Level)
 #include "Common/chsBenchTiming.h"
@@ -147,6 +148,7 @@ struct Options
   std::string inputs, only;
   bool        waterfallPaths = false;
   bool        markers        = false;
+  std::string mode; // --markers: "markers" or "level" runs that mode only
 };
 
 std::vector<std::string> records;
@@ -390,7 +392,7 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
 
 /** --markers: the watershed by flooding (markers or a Level), CUDA against the CPU reference and ITK's filters
  * (all cores) in one run. Markers: one every `step` voxels along each axis, labelled 1, 2, ...; Level: 2% of the
- * image's range. Reports the fraction of voxels where ITK's labels equal the module's (the float gradients have few
+ * image's range (the gradients' range is a few tens: the level is a float). Reports the fraction of voxels where ITK's labels equal the module's (the float gradients have few
  * ties; where two floods tie, the two tie rules may differ) and checks that the marker counts agree. */
 template <unsigned D>
 void
@@ -401,7 +403,7 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
   const uint64_t n    = image->GetLargestPossibleRegion().GetNumberOfPixels();
   const auto *   v    = image->GetBufferPointer();
   const auto [lo, hi] = std::minmax_element(v, v + n);
-  const double level  = std::floor(0.02 * double(*hi - *lo));
+  const double level  = double(float(0.02 * double(*hi - *lo))); // a float, as the float image's filters take it
   auto         grid   = Labels::New();
   grid->SetRegions(image->GetLargestPossibleRegion());
   grid->Allocate();
@@ -419,6 +421,8 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
   for (bool full : { false, true })
     for (const bool withLevel : { false, true })
     {
+      if (o.mode == (withLevel ? "markers" : "level"))
+        continue;
       const int  conn  = D == 2 ? (full ? 8 : 4) : (full ? 26 : 6);
       const auto setup = [&](auto & f)
       {
@@ -617,6 +621,8 @@ main(int argc, char * argv[])
       o.waterfallPaths = true;
     else if (a == "--markers")
       o.markers = true;
+    else if (a == "--mode")
+      o.mode = next();
     else
     {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -635,9 +641,11 @@ main(int argc, char * argv[])
   if (o.markers)
   {
     const int64_t size2[3] = { side, side, 1 }, cube = vol / 2, size3[3] = { cube, cube, cube };
-    RunMarkers<2>(std::to_string(side) + "^2", ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size2), 32, o);
-    RunMarkers<3>(
-      std::to_string(cube) + "^3", ToImage<3>(GradientOfSmoothedNoise(cube, cube, cube, 2, 2), size3), 16, o);
+    if (o.only != "3d")
+      RunMarkers<2>(std::to_string(side) + "^2", ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size2), 32, o);
+    if (o.only != "2d")
+      RunMarkers<3>(
+        std::to_string(cube) + "^3", ToImage<3>(GradientOfSmoothedNoise(cube, cube, cube, 2, 2), size3), 16, o);
     WriteRecords(o.json);
     return identicalAll ? 0 : 1;
   }

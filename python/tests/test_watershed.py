@@ -146,8 +146,8 @@ def test_markers_and_mask_equal_scikit_image(backend, shape, fully_connected):
 
 
 @pytest.mark.parametrize("fully_connected", [False, True])
-def test_level_merges_shallow_minima_like_scikit_image_h_minima(backend, fully_connected):
-    from skimage.morphology import h_minima
+def test_level_equals_scikit_image_from_the_minima_of_the_h_minima_transform(backend, fully_connected):
+    from skimage.morphology import h_minima, local_minima, reconstruction
     from skimage.segmentation import watershed as skimage_watershed
 
     image = (smooth_relief((90, 77), 10) * 1000).astype(np.float32)
@@ -156,13 +156,15 @@ def test_level_merges_shallow_minima_like_scikit_image_h_minima(backend, fully_c
     for level in (3.0, 20.0):
         labels, count = chseg.watershed(image, level=level, fully_connected=fully_connected, return_num=True,
                                         backend=backend)
-        # scikit-image's h-minima: the pixels at least `level` below the h-minima transform, one pixel of each of its
-        # regional minima here (no ties), where this module's markers are the whole regional minima; both floods
-        # give the same basins, numbered differently (scikit-image by marker pixel, this module by first pixel)
-        markers, expected = ndimage.label(h_minima(image, level, footprint=footprint), footprint)
+        # The markers as ITK finds them: the regional minima of the h-minima transform (the reconstruction by
+        # erosion of image + level above the image), labelled in raster order.
+        transform = reconstruction(image + np.float32(level), image, method="erosion", footprint=footprint)
+        minima = local_minima(transform, connectivity=connectivity, allow_borders=True)
+        markers, expected = ndimage.label(minima, footprint)
         assert count == expected == labels.max()
-        assert np.array_equal(np.unique(labels), np.arange(1, count + 1))
-        assert same_partition(labels, skimage_watershed(image, markers, connectivity=connectivity))
+        assert np.array_equal(labels, skimage_watershed(image, markers, connectivity=connectivity))
+        # scikit-image's h_minima marks one pixel of each of those minima (its deepest here): as many markers
+        assert ndimage.label(h_minima(image, level, footprint=footprint), footprint)[1] == count
     assert chseg.watershed(image, level=20.0, return_num=True, backend=backend)[1] < \
         chseg.watershed(image, level=3.0, return_num=True, backend=backend)[1]
 
