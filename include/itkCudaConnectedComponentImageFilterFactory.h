@@ -102,10 +102,11 @@ private:
  *
  *   itk::CudaConnectedComponentImageFilterFactory::RegisterOneFactory();
  *
- * RegisterOneFactory registers 2D and 3D images of unsigned char, unsigned short, short and unsigned int input pixels
- * (the mask of the input's type, ITK's default) and unsigned short, unsigned int, unsigned long and unsigned long long
- * labels; RegisterOverride<TInputImage, TOutputImage, TMaskImage>() adds other types to a factory.
- * ObjectFactoryBase::UnRegisterFactory takes the factory back out.
+ * RegisterOneFactory registers 2D and 3D images of unsigned char, unsigned short and short input pixels (the mask of
+ * the input's type, ITK's default) and unsigned short, unsigned int, unsigned long and unsigned long long labels (24
+ * overrides: 1.7 MB of code and data in the library); RegisterOverride<TInputImage, TOutputImage, TMaskImage>() adds
+ * other types to a factory (it instantiates them in the caller's code). ObjectFactoryBase::UnRegisterFactory takes the
+ * factory back out.
  *
  * \ingroup CudaHierarchicalSegmentation
  */

@@ -24,7 +24,6 @@ RegisterDimension(CudaConnectedComponentImageFilterFactory & factory)
   RegisterLabels<D, unsigned char>(factory);
   RegisterLabels<D, unsigned short>(factory);
   RegisterLabels<D, short>(factory);
-  RegisterLabels<D, unsigned int>(factory);
 }
 } // namespace
 
