@@ -182,6 +182,22 @@ Name(Resolution r)
   return r == Resolution::Balanced ? "balanced" : r == Resolution::Synchronous ? "sync" : "async";
 }
 
+/** A warm-up update, then `reps` timed ones: the kernel and the wall times of each, in ms. */
+template <typename TFilter>
+std::pair<std::vector<double>, std::vector<double>>
+TimedUpdates(TFilter * filter, int reps)
+{
+  filter->Update();
+  std::vector<double> kernel, wall;
+  for (int r = 0; r < reps; ++r)
+  {
+    filter->Modified();
+    wall.push_back(WallMs([&] { filter->Update(); }));
+    kernel.push_back(filter->GetKernelMilliseconds());
+  }
+  return { kernel, wall };
+}
+
 template <unsigned D>
 void
 RunWatershed(const std::string &                            name,
@@ -237,16 +253,9 @@ RunWatershed(const std::string &                            name,
       gpu->SetAlgorithm(algorithm);
       gpu->SetPlateauResolution(resolution);
       gpu->SetBackend(Backend::CUDA);
-      gpu->Update(); // warm-up
-      std::vector<double> kernel, wall;
-      for (int r = 0; r < o.reps; ++r)
-      {
-        gpu->Modified();
-        wall.push_back(WallMs([&] { gpu->Update(); }));
-        kernel.push_back(gpu->GetKernelMilliseconds());
-      }
-      const auto * out       = gpu->GetOutput()->GetBufferPointer();
-      const bool   identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+      const auto [kernel, wall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      const auto * out          = gpu->GetOutput()->GetBufferPointer();
+      const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
       const double k = Median(kernel), w = Median(wall);
       std::printf("%-14s %2d-conn %-5s %-8s %11llu vox  kernel %8.2f ms (%7.0f Mvox/s)  end-to-end %8.2f ms  "
                   "basins %9llu  rounds %4llu  peak %6.0f MiB  CPU ref %9.1f ms%s  ITK %9.1f ms (%lu basins, x%.0f)\n",
@@ -471,16 +480,9 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
       auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
       setup(gpu);
       gpu->SetBackend(Backend::CUDA);
-      gpu->Update(); // warm-up
-      std::vector<double> kernel, wall;
-      for (int r = 0; r < o.reps; ++r)
-      {
-        gpu->Modified();
-        wall.push_back(WallMs([&] { gpu->Update(); }));
-        kernel.push_back(gpu->GetKernelMilliseconds());
-      }
-      const auto * out       = gpu->GetOutput()->GetBufferPointer();
-      const bool   identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+      const auto [kernel, wall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      const auto * out          = gpu->GetOutput()->GetBufferPointer();
+      const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
       uint64_t     agree = 0, itkMarkers = 0;
       for (uint64_t i = 0; i < itkLabels.size(); ++i)
       {

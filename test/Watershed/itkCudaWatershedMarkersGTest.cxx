@@ -22,45 +22,6 @@ namespace
 using namespace chs_test;
 using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
-/** Smoothed noise scaled to 0 .. 1000 (continuous: no two pixels equal) or quantised to `levels` values. */
-template <typename TImage>
-typename TImage::Pointer
-Relief(const typename TImage::SizeType & size, unsigned seed, int levels)
-{
-  auto                                   image = MakeImage<TImage>(size);
-  const size_t                           n     = NumberOfPixels(size);
-  std::mt19937                           rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<double>                    a(n), b(n);
-  for (auto & v : a)
-    v = u(rng);
-  size_t stride = 1;
-  for (unsigned d = 0; d < TImage::ImageDimension; ++d)
-  {
-    for (size_t p = 0; p < n; ++p)
-    {
-      const size_t c = p / stride % size[d];
-      double       s = 2 * a[p], w = 2;
-      if (c > 0)
-        s += a[p - stride], ++w;
-      if (c + 1 < size[d])
-        s += a[p + stride], ++w;
-      b[p] = s / w;
-    }
-    a.swap(b);
-    stride *= size[d];
-  }
-  const double lo = *std::min_element(a.begin(), a.end()), hi = *std::max_element(a.begin(), a.end());
-  auto *       out = image->GetBufferPointer();
-  for (size_t p = 0; p < n; ++p)
-  {
-    const double t = (a[p] - lo) / (hi - lo);
-    out[p]         = levels ? static_cast<typename TImage::PixelType>(std::floor(t * (levels - 1) + 0.5))
-                            : static_cast<typename TImage::PixelType>(t * 1000);
-  }
-  return image;
-}
-
 /** `count` markers: labels 1 .. count at random pixels, the first three a 3-pixel run along x. */
 template <typename TLabels>
 typename TLabels::Pointer
