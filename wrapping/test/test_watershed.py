@@ -198,7 +198,7 @@ def test_markers_mask_and_level_through_the_wrapping(backend_name):
     image = itk.image_from_array(array)
     f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
     f.SetInput(image)
-    f.SetMarkerImage(itk.image_from_array(markers))
+    f.SetMarkerImage(itk.PyBuffer[itk.Image[itk.ULL, 2]].GetImageFromArray(markers))  # uint64 arrays map to UL
     f.SetMaskImage(itk.image_from_array(mask))
     f.SetBackend(backend(backend_name))
     f.Update()
