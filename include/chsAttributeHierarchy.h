@@ -1,0 +1,100 @@
+/*=========================================================================
+ *  CudaHierarchicalSegmentation: hierarchies by attribute on a single-linkage dendrogram (watershed hierarchies by
+ *  area, volume and dynamics; attribute filtering), ITK-free API.
+ *
+ *  Both operations take a dendrogram as include/chsSingleLinkage.h defines it (the binary partition tree of a
+ *  graph's minimum spanning tree: leaves 0 .. n-1, the tree edge of rank r is node n + r, parents after children) and
+ *  give a new weight to every tree edge; the result is the single-linkage dendrogram of the same minimum spanning tree
+ *  with the new weights, edges ordered by (new weight, old rank). Two implementations of one definition: CUDA
+ *  (src/SingleLinkage/chsAttributeHierarchy.cu: bottom-up passes in which the second child to finish computes its
+ *  parent, pointer jumping for the top-down pass, then the sort and PANDORA of the graph entry) and the sequential CPU
+ *  reference (src/SingleLinkage/chsAttributeHierarchyCPU.cxx). For the same input they write identical arrays.
+ *
+ *  The definitions (docs/single-linkage.md, "Hierarchies by attribute"); alt(x) is the weight of node x (0 for the
+ *  leaves), the children of a node are taken in increasing id order:
+ *  - area(x): number of leaves under x.
+ *  - volume(x) = (sum of the children's volumes) + area(x) * (alt(parent(x)) - alt(x)); 0 for the leaves, and the
+ *    root's own term is 0. In double, in that order (exact while the values are integers below 2^53).
+ *  - depth(x) of an internal node: the lowest weight of an internal node under x (alt(x) when both children are
+ *    leaves); its deepest child: the internal child of smaller depth, the smaller id on ties.
+ *  - height(x) = alt(parent(x)) - depth(x) for internal nodes (the root: alt(root) - depth(root)); 0 for the leaves.
+ *  - dynamics(x) of an internal node = height(t), t the highest node reached from x by moving to the parent while
+ *    the current node is its parent's deepest child (the extinction value of the height).
+ *  - Watershed hierarchy by attribute A in {area, volume, dynamics} (Najman, Cousty and Perret, "Playing with
+ *    Kruskal", ISMM 2013): corrected(x) = 0 for leaves, A(root) at the root, and for the other internal nodes A(x)
+ *    when alt(x) != alt(parent(x)), else the largest corrected value of its children. The tree edge of node x gets
+ *    the smallest corrected value of x's children (so 0 when a child is a leaf).
+ *  - Attribute filtering with A in {area, volume, height} and a threshold t: the tree edge of node x keeps alt(x)
+ *    when both children have A >= t, and gets 0 otherwise (the frontier between a region smaller than t and its
+ *    neighbour is removed; regions of the result are regions of the input or unions of adjacent ones).
+ *  These equal Higra's watershed_hierarchy_by_area / _volume / _dynamics and filter_non_relevant_node_from_tree (with
+ *  canonize_tree=False) on the same graph (python/tests/test_trees.py compares them array by array).
+ *=========================================================================*/
+#ifndef chsAttributeHierarchy_h
+#define chsAttributeHierarchy_h
+
+#include "chsSingleLinkage.h"
+
+namespace chs
+{
+
+enum class RegionAttribute
+{
+  Area,
+  Volume,
+  Height,
+  Dynamics
+};
+
+/** A dendrogram of `vertices` leaves as the single-linkage backends write it: `parent` (2n - 1), and per rank
+ * `weight`, `u`, `v` (n - 1 each) and, optionally, `edge` (null: the result's edges are the input's ranks). Host or
+ * device pointers for the CUDA backend, host pointers for the CPU reference. */
+struct DendrogramInput
+{
+  uint64_t         vertices = 0;
+  const uint32_t * parent   = nullptr;
+  const double *   weight   = nullptr;
+  const uint64_t * edge     = nullptr;
+  const uint32_t * u        = nullptr;
+  const uint32_t * v        = nullptr;
+};
+
+/** The watershed hierarchy by `attribute` (Area, Volume or Dynamics) of the dendrogram `in`, written to `out` like a
+ * single-linkage dendrogram (its `edge` is the input's edge of each tree edge, `u` and `v` its ends). Throws
+ * std::invalid_argument, before writing anything, for no vertex, a null array, more than MaximumDendrogramVertices
+ * vertices, Height as the attribute, or an input that is not a dendrogram (a parent before its child, a node with other
+ * than two children, a NaN or decreasing weight, an end vertex out of range). */
+CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, const DendrogramArrays & out);
+
+CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+WatershedHierarchyCUDA(const DendrogramInput &  in,
+                       RegionAttribute          attribute,
+                       const DendrogramArrays & out,
+                       const ExecutionContext & context,
+                       RunInfo *                info = nullptr);
+
+/** The dendrogram `in` with the frontiers of regions whose `attribute` (Area, Volume or Height) is below `threshold`
+ * removed (their tree edges weigh 0). Throws as WatershedHierarchyCPU does, and for Dynamics or a NaN threshold. */
+CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+FilterRegionsCPU(const DendrogramInput &  in,
+                 RegionAttribute          attribute,
+                 double                   threshold,
+                 const DendrogramArrays & out);
+
+CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
+FilterRegionsCUDA(const DendrogramInput &  in,
+                  RegionAttribute          attribute,
+                  double                   threshold,
+                  const DendrogramArrays & out,
+                  const ExecutionContext & context,
+                  RunInfo *                info = nullptr);
+
+/** The attribute of every node (2n - 1 values) of the dendrogram `in`, as defined above (Dynamics: 0 for the leaves),
+ * on the host. For reports and tests. */
+CudaHierarchicalSegmentation_EXPORT void
+DendrogramAttributeCPU(const DendrogramInput & in, RegionAttribute attribute, double * values);
+
+} // namespace chs
+
+#endif

@@ -1,0 +1,213 @@
+// The sequential reference of the hierarchies by attribute (include/chsAttributeHierarchy.h): the attributes in one
+// pass over the internal nodes in id order (children before parents), the dynamics in one pass from the root down,
+// the new tree-edge weights, then the single-linkage dendrogram of the reweighted tree (the graph entry's Kruskal).
+#include "chsAttributeHierarchy.h"
+#include "SingleLinkage/chsAttributeHierarchyCheck.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace chs
+{
+namespace
+{
+
+/** The input's tree with its children (smaller id first) and the attributes of its internal nodes. */
+class Tree
+{
+public:
+  explicit Tree(const DendrogramInput & in)
+    : m_In(in)
+    , m_N(in.vertices)
+    , m_Child(2 * (in.vertices - 1), kNone)
+  {
+    for (uint64_t x = 0; x + 1 < 2 * m_N - 1; ++x)
+    {
+      const uint64_t k = m_In.parent[x] - m_N;
+      m_Child[2 * k + (m_Child[2 * k] == kNone ? 0 : 1)] = uint32_t(x);
+    }
+  }
+
+  double
+  Altitude(uint64_t x) const
+  {
+    return x < m_N ? 0.0 : m_In.weight[x - m_N];
+  }
+  double
+  ParentAltitude(uint64_t x) const
+  {
+    return Altitude(m_In.parent[x]);
+  }
+  uint32_t
+  Child(uint64_t k, unsigned c) const
+  {
+    return m_Child[2 * k + c];
+  }
+  uint64_t
+  Leaves() const
+  {
+    return m_N;
+  }
+
+  /** area, volume, depth and deepest child of every internal node (index x - n). */
+  void
+  BottomUp(std::vector<double> & area, std::vector<double> & volume, std::vector<double> & depth,
+           std::vector<uint32_t> & deepest) const
+  {
+    const uint64_t internal = m_N - 1;
+    area.assign(internal, 0.0);
+    volume.assign(internal, 0.0);
+    depth.assign(internal, 0.0);
+    deepest.assign(internal, kNone);
+    for (uint64_t k = 0; k < internal; ++k)
+    {
+      const uint64_t x = m_N + k;
+      const uint32_t c0 = Child(k, 0), c1 = Child(k, 1);
+      const bool     leaf0 = c0 < m_N, leaf1 = c1 < m_N;
+      area[k] = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
+      const double children = (leaf0 ? 0.0 : volume[c0 - m_N]) + (leaf1 ? 0.0 : volume[c1 - m_N]);
+      const double own = area[k] * (ParentAltitude(x) - Altitude(x));
+      volume[k]        = children + own;
+      if (leaf0 && leaf1)
+        depth[k] = Altitude(x);
+      else
+      {
+        const uint32_t d = !leaf0 && (leaf1 || depth[c0 - m_N] <= depth[c1 - m_N]) ? c0 : c1;
+        deepest[k]       = d;
+        depth[k]         = depth[d - m_N];
+      }
+    }
+  }
+
+  /** The attribute of every internal node (index x - n). */
+  std::vector<double>
+  Attribute(RegionAttribute attribute) const
+  {
+    std::vector<double>   area, volume, depth;
+    std::vector<uint32_t> deepest;
+    BottomUp(area, volume, depth, deepest);
+    if (attribute == RegionAttribute::Area)
+      return area;
+    if (attribute == RegionAttribute::Volume)
+      return volume;
+    const uint64_t      internal = m_N - 1;
+    std::vector<double> height(internal);
+    for (uint64_t k = 0; k < internal; ++k)
+      height[k] = ParentAltitude(m_N + k) - depth[k];
+    if (attribute == RegionAttribute::Height)
+      return height;
+    // Dynamics: from the root down, a deepest child inherits its parent's value.
+    std::vector<double> dynamics(internal);
+    const uint64_t      root = 2 * m_N - 2;
+    for (uint64_t k = internal; k-- > 0;)
+    {
+      const uint64_t x = m_N + k, p = m_In.parent[x];
+      dynamics[k]      = x != root && deepest[p - m_N] == x ? dynamics[p - m_N] : height[k];
+    }
+    return dynamics;
+  }
+
+  /** The attribute of a node, leaves included (area 1, other attributes 0 at the leaves). */
+  static double
+  Of(const std::vector<double> & internal, uint64_t n, uint32_t x, RegionAttribute attribute)
+  {
+    if (x >= n)
+      return internal[x - n];
+    return attribute == RegionAttribute::Area ? 1.0 : 0.0;
+  }
+
+private:
+  static constexpr uint32_t kNone = 0xffffffffu;
+  const DendrogramInput &   m_In;
+  const uint64_t            m_N;
+  std::vector<uint32_t>     m_Child;
+};
+
+/** The single-linkage dendrogram of the input's tree with the new weights; edges mapped back to the input's. */
+SingleLinkageResult
+Reweighted(const DendrogramInput & in, const std::vector<double> & weights, const DendrogramArrays & out)
+{
+  const uint64_t        n = in.vertices, edges = n - 1;
+  std::vector<uint64_t> rank(edges ? edges : 1);
+  DendrogramArrays      inner = out;
+  inner.edge                  = rank.data();
+  const SingleLinkageResult result =
+    GraphSingleLinkageCPU(in.u, in.v, weights.data(), edges, n, true, inner);
+  if (out.edge)
+    for (uint64_t r = 0; r < edges; ++r)
+      out.edge[r] = in.edge ? in.edge[rank[r]] : rank[r];
+  return result;
+}
+
+} // namespace
+
+void
+DendrogramAttributeCPU(const DendrogramInput & in, RegionAttribute attribute, double * values)
+{
+  ah::CheckInput(in, "a dendrogram attribute");
+  ah::CheckDendrogramCPU(in);
+  const Tree                tree(in);
+  const std::vector<double> internal = tree.Attribute(attribute);
+  const uint64_t            n        = in.vertices;
+  for (uint64_t x = 0; x < 2 * n - 1; ++x)
+    values[x] = x < n ? (attribute == RegionAttribute::Area ? 1.0 : 0.0) : internal[x - n];
+}
+
+SingleLinkageResult
+WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, const DendrogramArrays & out)
+{
+  ah::CheckWatershedAttribute(attribute);
+  ah::CheckInput(in, "a watershed hierarchy");
+  ah::CheckDendrogramCPU(in);
+  const Tree                tree(in);
+  const std::vector<double> value    = tree.Attribute(attribute);
+  const uint64_t            n        = in.vertices;
+  const uint64_t            internal = n - 1;
+  const uint64_t            root     = 2 * n - 2;
+  std::vector<double>       corrected(internal);
+  for (uint64_t k = 0; k < internal; ++k)
+  {
+    const uint64_t x = n + k;
+    if (x == root || tree.Altitude(x) != tree.ParentAltitude(x))
+      corrected[k] = value[k];
+    else
+    {
+      const uint32_t c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
+      corrected[k] = std::max(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
+    }
+  }
+  std::vector<double> weights(internal);
+  for (uint64_t k = 0; k < internal; ++k)
+  {
+    const uint32_t c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
+    weights[k]        = std::min(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
+  }
+  return Reweighted(in, weights, out);
+}
+
+SingleLinkageResult
+FilterRegionsCPU(const DendrogramInput &  in,
+                 RegionAttribute          attribute,
+                 double                   threshold,
+                 const DendrogramArrays & out)
+{
+  ah::CheckFilter(attribute, threshold);
+  ah::CheckInput(in, "an attribute filter");
+  ah::CheckDendrogramCPU(in);
+  const Tree                tree(in);
+  const std::vector<double> value    = tree.Attribute(attribute);
+  const uint64_t            n        = in.vertices;
+  const uint64_t            internal = n - 1;
+  std::vector<double>       weights(internal);
+  for (uint64_t k = 0; k < internal; ++k)
+  {
+    const double smaller = std::min(Tree::Of(value, n, tree.Child(k, 0), attribute),
+                                    Tree::Of(value, n, tree.Child(k, 1), attribute));
+    weights[k]           = smaller < threshold ? 0.0 : in.weight[k];
+  }
+  return Reweighted(in, weights, out);
+}
+
+} // namespace chs

@@ -1,0 +1,285 @@
+// Tests of the hierarchies by attribute (include/chsAttributeHierarchy.h): the CPU reference against hand-computed
+// hierarchies and identities of the definition (a filter that keeps everything gives the input back, one that keeps
+// nothing gives every weight 0), the CUDA backend against the CPU reference run after run, and bad input. Higra is
+// the independent oracle of python/tests/test_trees.py (same arrays as its watershed hierarchies and filters).
+#include "chsAttributeHierarchy.h"
+#include "SingleLinkage/chsDendrogramOracles.h"
+#include "Common/chsTestImages.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace
+{
+using chs::RegionAttribute;
+
+/** A dendrogram's arrays, owned. */
+struct Tree
+{
+  uint64_t              n = 0;
+  std::vector<uint32_t> parent, u, v;
+  std::vector<double>   weight;
+  std::vector<uint64_t> edge;
+
+  explicit Tree(uint64_t vertices = 0)
+    : n(vertices)
+    , parent(vertices ? 2 * vertices - 1 : 0)
+    , u(vertices > 1 ? vertices - 1 : 0)
+    , v(vertices > 1 ? vertices - 1 : 0)
+    , weight(vertices > 1 ? vertices - 1 : 0)
+    , edge(vertices > 1 ? vertices - 1 : 0)
+  {
+  }
+  chs::DendrogramArrays
+  Out()
+  {
+    return { parent.data(), weight.data(), edge.data(), u.data(), v.data() };
+  }
+  chs::DendrogramInput
+  In() const
+  {
+    return { n, parent.data(), weight.data(), edge.data(), u.data(), v.data() };
+  }
+  bool
+  operator==(const Tree & o) const
+  {
+    return n == o.n && parent == o.parent && u == o.u && v == o.v && weight == o.weight && edge == o.edge;
+  }
+};
+
+Tree
+FromGraph(const chs_test::Graph & g)
+{
+  Tree t(g.n);
+  chs::GraphSingleLinkageCPU(g.u.data(), g.v.data(), g.w.data(), g.u.size(), g.n, false, t.Out());
+  return t;
+}
+
+/** The path 0 - 1 - 2 - 3 - 4 with edge weights 1, 3, 2, 1: tree edges by rank (0,1) (3,4) (2,3) (1,2); nodes
+ * 5 = {0,1} at 1, 6 = {3,4} at 1, 7 = {2,3,4} at 2, 8 = root at 3. */
+Tree
+Path()
+{
+  chs_test::Graph g;
+  g.n = 5;
+  g.Add(0, 1, 1);
+  g.Add(1, 2, 3);
+  g.Add(2, 3, 2);
+  g.Add(3, 4, 1);
+  return FromGraph(g);
+}
+
+Tree
+Watershed(const Tree & in, RegionAttribute a, bool cuda = false)
+{
+  Tree out(in.n);
+  if (cuda)
+    chs::WatershedHierarchyCUDA(in.In(), a, out.Out(), chs::ExecutionContext());
+  else
+    chs::WatershedHierarchyCPU(in.In(), a, out.Out());
+  return out;
+}
+
+Tree
+Filter(const Tree & in, RegionAttribute a, double t, bool cuda = false)
+{
+  Tree out(in.n);
+  if (cuda)
+    chs::FilterRegionsCUDA(in.In(), a, t, out.Out(), chs::ExecutionContext());
+  else
+    chs::FilterRegionsCPU(in.In(), a, t, out.Out());
+  return out;
+}
+
+std::vector<double>
+Attribute(const Tree & in, RegionAttribute a)
+{
+  std::vector<double> values(2 * in.n - 1);
+  chs::DendrogramAttributeCPU(in.In(), a, values.data());
+  return values;
+}
+
+/** The hand-computed attributes of Path(): areas, volumes (area x height above the node, plus the children's),
+ * depths, heights, dynamics (node 5 is the root's deepest child on the tie with node 7, node 6 is node 7's). */
+TEST(AttributeHierarchy, AttributesOfAPathByHand)
+{
+  const Tree t = Path();
+  ASSERT_EQ(t.parent, (std::vector<uint32_t>{ 5, 5, 7, 6, 6, 8, 7, 8, 8 }));
+  ASSERT_EQ(t.weight, (std::vector<double>{ 1, 1, 2, 3 }));
+  EXPECT_EQ(Attribute(t, RegionAttribute::Area), (std::vector<double>{ 1, 1, 1, 1, 1, 2, 2, 3, 5 }));
+  EXPECT_EQ(Attribute(t, RegionAttribute::Volume), (std::vector<double>{ 0, 0, 0, 0, 0, 4, 2, 5, 9 }));
+  EXPECT_EQ(Attribute(t, RegionAttribute::Height), (std::vector<double>{ 0, 0, 0, 0, 0, 2, 1, 2, 2 }));
+  EXPECT_EQ(Attribute(t, RegionAttribute::Dynamics), (std::vector<double>{ 0, 0, 0, 0, 0, 2, 2, 2, 2 }));
+}
+
+/** Watershed hierarchies of Path(): the two minima {0,1} and {3,4} merge at the smaller minimum's area (2), volume
+ * (4: the region {0,1} filled up to 3) or dynamics (2); every other tree edge weighs 0. The ranks keep their order, so
+ * the tree keeps its shape. */
+TEST(AttributeHierarchy, WatershedOfAPathByHand)
+{
+  const Tree t = Path();
+  for (const auto & [a, top] : { std::pair<RegionAttribute, double>{ RegionAttribute::Area, 2 },
+                                 { RegionAttribute::Volume, 4 },
+                                 { RegionAttribute::Dynamics, 2 } })
+  {
+    const Tree w = Watershed(t, a);
+    EXPECT_EQ(w.parent, t.parent);
+    EXPECT_EQ(w.weight, (std::vector<double>{ 0, 0, 0, top }));
+    EXPECT_EQ(w.edge, t.edge);
+    EXPECT_EQ(w.u, t.u);
+    EXPECT_EQ(w.v, t.v);
+  }
+}
+
+/** Area filters of Path(): at 2 only the root's frontier (between {0,1} and {2,3,4}) stays; at 3 none does. */
+TEST(AttributeHierarchy, AreaFilterOfAPathByHand)
+{
+  const Tree t = Path();
+  EXPECT_EQ(Filter(t, RegionAttribute::Area, 2).weight, (std::vector<double>{ 0, 0, 0, 3 }));
+  EXPECT_EQ(Filter(t, RegionAttribute::Area, 3).weight, (std::vector<double>{ 0, 0, 0, 0 }));
+  // Height 1 keeps node 8 (children 5 and 7 of heights 2 and 2) only: every other node has a leaf child (height 0).
+  EXPECT_EQ(Filter(t, RegionAttribute::Height, 1).weight, (std::vector<double>{ 0, 0, 0, 3 }));
+}
+
+/** A graph with ties, so that the reweighted tree reorders its edges. */
+chs_test::Graph
+RandomGraph(uint64_t n, int weights, std::mt19937 & rng)
+{
+  std::uniform_int_distribution<int> w(0, weights);
+  auto g = chs_test::MakeTree(n, chs_test::TreeShape::Random, rng, [&](uint64_t) { return double(w(rng)); });
+  std::uniform_int_distribution<uint32_t> vertex(0, uint32_t(n - 1));
+  for (uint64_t i = 0; i < 2 * n; ++i)
+    g.Add(vertex(rng), vertex(rng), double(w(rng)));
+  return g;
+}
+
+/** Identities: a filter whose threshold every region passes gives the input back; one that no frontier passes gives
+ * the input's tree with every weight 0 (the ranks keep their order). */
+TEST(AttributeHierarchy, FiltersThatKeepAllOrNothing)
+{
+  std::mt19937 rng(7);
+  for (uint64_t n : { 1, 2, 3, 50, 400 })
+  {
+    const Tree t = FromGraph(RandomGraph(n, 6, rng));
+    EXPECT_TRUE(Filter(t, RegionAttribute::Area, 1) == t) << n;
+    EXPECT_TRUE(Filter(t, RegionAttribute::Volume, 0) == t) << n;
+    const Tree none = Filter(t, RegionAttribute::Area, double(n) + 1);
+    EXPECT_EQ(none.parent, t.parent);
+    EXPECT_EQ(none.edge, t.edge);
+    for (double w : none.weight)
+      EXPECT_EQ(w, 0.0);
+  }
+}
+
+/** The watershed hierarchy is a dendrogram of the same tree edges with weights in order, and by area no merge weighs
+ * more than half the vertices (a merge weighs at most the area of the smaller of two disjoint regions). */
+TEST(AttributeHierarchy, WatershedKeepsTheTreeEdges)
+{
+  std::mt19937 rng(11);
+  for (uint64_t n : { 2, 3, 64, 500 })
+  {
+    const Tree t = FromGraph(RandomGraph(n, 9, rng));
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
+    {
+      const Tree w = Watershed(t, a);
+      std::vector<uint64_t> before(t.edge), after(w.edge);
+      std::sort(before.begin(), before.end());
+      std::sort(after.begin(), after.end());
+      EXPECT_EQ(before, after) << n;
+      for (size_t r = 1; r < w.weight.size(); ++r)
+        EXPECT_LE(w.weight[r - 1], w.weight[r]);
+      if (a == RegionAttribute::Area && n > 1)
+        EXPECT_LE(w.weight.back(), double(n / 2));
+    }
+  }
+}
+
+TEST(AttributeHierarchy, BadInput)
+{
+  const Tree t = Path();
+  Tree       out(t.n);
+  EXPECT_THROW(chs::WatershedHierarchyCPU(t.In(), RegionAttribute::Height, out.Out()), std::invalid_argument);
+  EXPECT_THROW(chs::FilterRegionsCPU(t.In(), RegionAttribute::Dynamics, 1, out.Out()), std::invalid_argument);
+  EXPECT_THROW(chs::FilterRegionsCPU(t.In(), RegionAttribute::Area, std::nan(""), out.Out()), std::invalid_argument);
+  chs::DendrogramInput none = t.In();
+  none.vertices             = 0;
+  EXPECT_THROW(chs::WatershedHierarchyCPU(none, RegionAttribute::Area, out.Out()), std::invalid_argument);
+  Tree broken = t;
+  broken.parent[2] = 1; // a parent before its child
+  EXPECT_THROW(chs::WatershedHierarchyCPU(broken.In(), RegionAttribute::Area, out.Out()), std::invalid_argument);
+  broken        = t;
+  broken.weight = { 1, 1, 4, 3 }; // node 7 above its parent
+  EXPECT_THROW(chs::WatershedHierarchyCPU(broken.In(), RegionAttribute::Area, out.Out()), std::invalid_argument);
+  const std::vector<uint32_t> before = out.parent;
+  if (chs_test::HasCudaDevice())
+  {
+    EXPECT_THROW(chs::WatershedHierarchyCUDA(broken.In(), RegionAttribute::Area, out.Out(), chs::ExecutionContext()),
+                 std::invalid_argument);
+    EXPECT_THROW(chs::FilterRegionsCUDA(t.In(), RegionAttribute::Dynamics, 1, out.Out(), chs::ExecutionContext()),
+                 std::invalid_argument);
+  }
+  EXPECT_EQ(out.parent, before) << "nothing written";
+}
+
+/** Images: the dendrogram of a relief with plateaux and ties (8-bit), and of a noisy float image. */
+Tree
+ImageDendrogram(uint64_t nx, uint64_t ny, bool full, unsigned seed, bool smooth)
+{
+  std::mt19937                  rng(seed);
+  std::uniform_int_distribution<int> noise(0, smooth ? 3 : 255);
+  std::vector<uint8_t>          pixels(nx * ny);
+  for (uint64_t y = 0; y < ny; ++y)
+    for (uint64_t x = 0; x < nx; ++x)
+    {
+      const double r = smooth ? 40.0 * (2.0 + std::sin(0.3 * double(x)) + std::cos(0.23 * double(y))) : 0.0;
+      pixels[y * nx + x] = uint8_t(std::min(255.0, r + noise(rng)));
+    }
+  chs::Grid grid;
+  grid.size[0] = nx;
+  grid.size[1] = ny;
+  chs::ImageGraphParameters p;
+  p.fullyConnected = full;
+  Tree t(nx * ny);
+  chs::ImageSingleLinkageCPU(pixels.data(), grid, p, t.Out());
+  return t;
+}
+
+TEST(AttributeHierarchy, GpuEqualsCpu)
+{
+  CHS_REQUIRE_GPU();
+  std::mt19937 rng(3);
+  std::vector<Tree> inputs;
+  for (uint64_t n : { 1, 2, 3, 17, 1000, 20000 })
+    inputs.push_back(FromGraph(RandomGraph(n, 5, rng)));
+  inputs.push_back(ImageDendrogram(300, 200, false, 1, true));
+  inputs.push_back(ImageDendrogram(300, 200, true, 2, true));
+  inputs.push_back(ImageDendrogram(257, 129, false, 3, false));
+  // A deep tree: a ramp's dendrogram is a chain of n - 1 nodes.
+  {
+    chs_test::Graph g;
+    g.n = 30000;
+    for (uint32_t i = 0; i + 1 < g.n; ++i)
+      g.Add(i, i + 1, double(i / 7));
+    inputs.push_back(FromGraph(g));
+  }
+  for (const Tree & t : inputs)
+  {
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
+    {
+      const Tree cpu = Watershed(t, a);
+      for (int run = 0; run < 2; ++run)
+        EXPECT_TRUE(Watershed(t, a, true) == cpu) << "watershed, n = " << t.n << ", attribute " << int(a);
+    }
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Height })
+    {
+      const double threshold = a == RegionAttribute::Area ? 20 : a == RegionAttribute::Volume ? 100 : 3;
+      const Tree   cpu       = Filter(t, a, threshold);
+      EXPECT_TRUE(Filter(t, a, threshold, true) == cpu) << "filter, n = " << t.n << ", attribute " << int(a);
+    }
+  }
+}
+
+} // namespace
