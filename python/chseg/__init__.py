@@ -13,7 +13,8 @@ sequential CPU reference, which gives identical results. Inputs are 2D or 3D arr
 Functions: ``label`` (connected components, flat zones, statistics), ``watershed``, ``waterfall`` (a
 ``WaterfallHierarchy``), ``alpha_tree`` (an ``AlphaTree``: ``cut``, ``saliency``, ``areas``, ``to_higra``),
 ``single_linkage`` and ``single_linkage_graph`` (a ``Dendrogram``: ``cut``, ``clusters``, ``linkage_matrix``,
-``to_higra``), ``ift`` (the Image Foresting Transform by seed competition) and ``waterpixels``. The definitions and
+``to_higra``, ``watershed_hierarchy``, ``filter_regions``, ``attribute``), ``watershed_hierarchy`` (by area, volume or
+dynamics, a ``Dendrogram``), ``ift`` (the Image Foresting Transform by seed competition) and ``waterpixels``. The definitions and
 tie rules are the module's (docs/*.md); the docstrings give them in short. The GIL is released while a backend runs.
 Errors: ValueError for bad arguments (nothing is written), RuntimeError naming the CUDA error.
 """
@@ -43,6 +44,7 @@ __all__ = [
     "set_host_cache_limit",
     "single_linkage",
     "single_linkage_graph",
+    "watershed_hierarchy",
     "waterfall",
     "waterpixels",
     "watershed",
@@ -245,6 +247,18 @@ def single_linkage_graph(u, v, w, num_vertices: int, *, is_tree: bool = False, b
     _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.backend, run.device,
                                 run.stream)
     return Dendrogram(run, None, *(to_caller(run, x) for x in out))
+
+
+def watershed_hierarchy(image, attribute: str = "area", *, fully_connected: bool = False,
+                        channel_axis: Optional[int] = None, distance: str = "l2", backend: str = "auto",
+                        device: Optional[int] = None) -> Dendrogram:
+    """The watershed hierarchy by ``attribute`` ('area', 'volume' or 'dynamics') of an image's pixel graph (edges
+    between neighbours weighted |a - b| or a norm of the channels' differences, as ``single_linkage``): the graph's
+    minimum spanning tree with each edge weighted by the attribute at which the regions it separates merge, as a
+    Dendrogram (``cut(t)``: the watershed regions whose minima survive the attribute filter at t). Equal to Higra's
+    ``watershed_hierarchy_by_area`` / ``_volume`` / ``_dynamics`` with ``canonize_tree=False`` on the same graph."""
+    return single_linkage(image, fully_connected=fully_connected, channel_axis=channel_axis, distance=distance,
+                          backend=backend, device=device).watershed_hierarchy(attribute)
 
 
 def ift(weights, seeds, *, fully_connected: bool = False, arc_weight: str = "target", return_cost: bool = False,

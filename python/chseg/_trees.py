@@ -201,6 +201,48 @@ class Dendrogram(_Tree):
         roots = _highest_kept_ancestor(xp, self.parents, kept)[:n]
         return self._labels_from_roots(roots)
 
+    def _backend_inputs(self):
+        run = self._run
+        return [x if run.device_arrays else host(x) for x in (self.parents, self.weights, self.edges, self.u, self.v)]
+
+    def _reweighted(self, attribute: str, filter_regions: bool, threshold: float) -> "Dendrogram":
+        run = self._run
+        n = self.num_leaves
+        out = (run.empty((2 * n - 1,), np.uint32), run.empty((max(n - 1, 0),), np.float64),
+               run.empty((max(n - 1, 0),), np.uint64), run.empty((max(n - 1, 0),), np.uint32),
+               run.empty((max(n - 1, 0),), np.uint32))
+        _chseg.attribute_hierarchy(*self._backend_inputs(), str(attribute), bool(filter_regions), float(threshold),
+                                   *out, run.backend, run.device, run.stream)
+        return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
+
+    def watershed_hierarchy(self, attribute: str = "area") -> "Dendrogram":
+        """The watershed hierarchy by ``attribute`` ('area', 'volume' or 'dynamics') of the graph this dendrogram was
+        built from (Najman, Cousty and Perret's algorithm, as Higra's ``watershed_hierarchy_by_area`` / ``_volume`` /
+        ``_dynamics`` with ``canonize_tree=False``): the same minimum spanning tree, each tree edge weighted by the
+        attribute at which the regions it separates merge. A Dendrogram: ``cut(t)`` keeps the regions whose minima
+        survive an attribute filter at t."""
+        if attribute not in ("area", "volume", "dynamics"):
+            raise ValueError(f"attribute must be 'area', 'volume' or 'dynamics', not {attribute!r}")
+        return self._reweighted(attribute, False, 0.0)
+
+    def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
+        """This dendrogram with the frontiers of regions whose ``attribute`` ('area', 'volume' or 'height') is below
+        ``threshold`` removed (those merges weigh 0): regions of the result are regions of this dendrogram or unions of
+        adjacent ones (Higra's ``filter_small_nodes_from_tree`` for the area, ``filter_non_relevant_node_from_tree``
+        in general, with ``canonize_tree=False``)."""
+        if attribute not in ("area", "volume", "height"):
+            raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
+        threshold = float(threshold)
+        if math.isnan(threshold):
+            raise ValueError("threshold must be a number, not NaN")
+        return self._reweighted(attribute, True, threshold)
+
+    def attribute(self, name: str) -> np.ndarray:
+        """The attribute ``name`` ('area', 'volume', 'height' or 'dynamics') of every node, as the hierarchies by
+        attribute define it (include/chsAttributeHierarchy.h), a NumPy float64 array."""
+        return _chseg.dendrogram_attribute(host(self.parents), host(self.weights), host(self.u), host(self.v),
+                                           str(name))
+
     def linkage_matrix(self) -> np.ndarray:
         """SciPy's linkage matrix Z ((n - 1) x 4, float64): row r joins the clusters Z[r, 0] < Z[r, 1] (ids as SciPy
         numbers them: vertices 0..n-1, the cluster of row r is n + r) at distance Z[r, 2]; Z[r, 3] vertices."""

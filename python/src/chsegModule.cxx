@@ -6,6 +6,7 @@
 // Arguments are checked by the Python layer; the library checks them again and throws std::invalid_argument
 // (ValueError here) before writing anything. The GIL is released while a backend runs.
 #include "chsAlphaTree.h"
+#include "chsAttributeHierarchy.h"
 #include "chsConnectedComponents.h"
 #include "chsExecution.h"
 #include "chsForestingTransform.h"
@@ -713,6 +714,92 @@ GraphSingleLinkage(const Array &       u,
   return SingleLinkageInfo(r, info);
 }
 
+chs::RegionAttribute
+RegionAttributeOf(const std::string & name)
+{
+  if (name == "area")
+    return chs::RegionAttribute::Area;
+  if (name == "volume")
+    return chs::RegionAttribute::Volume;
+  if (name == "height")
+    return chs::RegionAttribute::Height;
+  if (name == "dynamics")
+    return chs::RegionAttribute::Dynamics;
+  throw std::invalid_argument("chseg: the attribute is 'area', 'volume', 'height' or 'dynamics', not '" + name + "'");
+}
+
+/** A hierarchy by attribute of a dendrogram (parent, weight, edge, u, v): the watershed hierarchy (`filter` false) or
+ * the attribute filter at `threshold`, written to the out arrays. */
+nb::dict
+AttributeHierarchy(const Array &       parent,
+                   const Array &       weight,
+                   const Array &       edge,
+                   const Array &       u,
+                   const Array &       v,
+                   const std::string & attribute,
+                   bool                filter,
+                   double              threshold,
+                   const Array &       outParent,
+                   const Array &       outWeight,
+                   const Array &       outEdge,
+                   const Array &       outU,
+                   const Array &       outV,
+                   const std::string & backend,
+                   int                 device,
+                   uintptr_t           stream)
+{
+  const Backend b = MakeBackend(backend, device, stream);
+  CheckHost(b, { &parent, &weight, &edge, &u, &v, &outParent, &outWeight, &outEdge, &outU, &outV });
+  const uint64_t n = (parent.size() + 1) / 2; // the backends check that the arrays form a dendrogram
+  if (parent.dtype() != nb::dtype<uint32_t>() || weight.dtype() != nb::dtype<double>() || edge.dtype() != nb::dtype<uint64_t>() ||
+      u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() || weight.size() + 1 != n ||
+      edge.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n)
+    throw std::invalid_argument("chseg: a dendrogram of n leaves has 2n - 1 uint32 parents and n - 1 float64 "
+                                "weights, uint64 edges and uint32 ends");
+  const chs::RegionAttribute  a = RegionAttributeOf(attribute);
+  const chs::DendrogramInput  in{ n,
+                                 Ptr<const uint32_t>(parent),
+                                 Ptr<const double>(weight),
+                                 Ptr<const uint64_t>(edge),
+                                 Ptr<const uint32_t>(u),
+                                 Ptr<const uint32_t>(v) };
+  const chs::DendrogramArrays out = DendrogramArraysOf(outParent, outWeight, outEdge, outU, outV);
+  chs::SingleLinkageResult    r;
+  chs::RunInfo                info;
+  {
+    nb::gil_scoped_release release;
+    if (filter)
+      r = b.cuda ? chs::FilterRegionsCUDA(in, a, threshold, out, b.context, &info)
+                 : chs::FilterRegionsCPU(in, a, threshold, out);
+    else
+      r = b.cuda ? chs::WatershedHierarchyCUDA(in, a, out, b.context, &info) : chs::WatershedHierarchyCPU(in, a, out);
+  }
+  return SingleLinkageInfo(r, info);
+}
+
+/** The attribute of every node of a dendrogram (host arrays), a NumPy float64 array. */
+nb::object
+DendrogramAttribute(const Array & parent, const Array & weight, const Array & u, const Array & v,
+                    const std::string & attribute)
+{
+  for (const Array * a : { &parent, &weight, &u, &v })
+    if (a->device_type() != nb::device::cpu::value)
+      throw std::invalid_argument("chseg: node attributes are computed from host arrays");
+  CheckParents(parent);
+  const uint64_t n = (parent.size() + 1) / 2;
+  if (weight.dtype() != nb::dtype<double>() || weight.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n)
+    throw std::invalid_argument("chseg: a dendrogram of n leaves has n - 1 float64 weights and end vertices");
+  const chs::DendrogramInput in{ n, Ptr<const uint32_t>(parent), Ptr<const double>(weight), nullptr,
+                                 Ptr<const uint32_t>(u), Ptr<const uint32_t>(v) };
+  std::vector<double>        values(parent.size());
+  const chs::RegionAttribute a = RegionAttributeOf(attribute);
+  {
+    nb::gil_scoped_release release;
+    chs::DendrogramAttributeCPU(in, a, values.data());
+  }
+  return ToNumpy(std::move(values), parent.size());
+}
+
 // --- Image Foresting Transform and waterpixels ---------------------------------------------------------------------
 
 nb::dict
@@ -1030,6 +1117,31 @@ NB_MODULE(_chseg, m)
         nb::arg("backend"),
         nb::arg("device"),
         nb::arg("stream"));
+  m.def("attribute_hierarchy",
+        &AttributeHierarchy,
+        nb::arg("parent"),
+        nb::arg("weight"),
+        nb::arg("edge"),
+        nb::arg("u"),
+        nb::arg("v"),
+        nb::arg("attribute"),
+        nb::arg("filter"),
+        nb::arg("threshold"),
+        nb::arg("out_parent"),
+        nb::arg("out_weight"),
+        nb::arg("out_edge"),
+        nb::arg("out_u"),
+        nb::arg("out_v"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("dendrogram_attribute",
+        &DendrogramAttribute,
+        nb::arg("parent"),
+        nb::arg("weight"),
+        nb::arg("u"),
+        nb::arg("v"),
+        nb::arg("attribute"));
   m.def("foresting_transform",
         &ForestingTransform,
         nb::arg("weights"),

@@ -8,7 +8,7 @@ from scipy.cluster import hierarchy
 from scipy.spatial.distance import pdist
 
 import chseg
-from conftest import neighbour_pairs, raster_numbered, same_partition
+from conftest import needs_cupy, neighbour_pairs, raster_numbered, same_partition
 
 
 def higra_graph(shape, fully_connected):
@@ -129,3 +129,120 @@ def test_graph_single_linkage_errors():
         chseg.single_linkage_graph(u, v, np.array([1.0, 2.0]), 4, backend="cpu")  # not connected
     with pytest.raises(ValueError):
         chseg.single_linkage_graph(u, v, np.array([1.0]), 3, backend="cpu")
+
+
+# --- hierarchies by attribute: Higra's watershed hierarchies and attribute filters, array by array ------------------
+
+
+def module_order_graph(image, fully_connected):
+    """Higra's graph of the image with its edges in the module's order (pixel, then the neighbour's raster offset), so
+    that ties between equal weights break alike, and the weights |a - b|."""
+    p, q = neighbour_pairs(image.shape, fully_connected)
+    lo, hi = np.minimum(p, q), np.maximum(p, q)
+    offset = hi - lo
+    slot = np.searchsorted(np.unique(offset), offset)
+    order = np.argsort(lo * (slot.max() + 1) + slot, kind="stable")
+    lo, hi = lo[order], hi[order]
+    graph = hg.UndirectedGraph(image.size)
+    graph.add_edges(lo, hi)
+    flat = image.ravel().astype(np.float64)
+    return graph, np.abs(flat[lo] - flat[hi])
+
+
+HIERARCHY_CASES = [((23, 31), False, 6), ((23, 31), True, 9), ((5, 6, 7), False, 5), ((40, 3), False, 40)]
+
+
+@pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
+def test_dendrogram_is_higras_binary_partition_tree_array_by_array(backend, shape, fully_connected, levels):
+    image = np.random.default_rng(21).integers(0, levels, shape).astype(np.uint8)
+    dendrogram = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
+    graph, weights = module_order_graph(image, fully_connected)
+    tree, altitudes = hg.bpt_canonical(graph, weights)
+    assert np.array_equal(dendrogram.parents, tree.parents())
+    assert np.array_equal(dendrogram.weights, altitudes[image.size:])
+    for name, expected in (("area", hg.attribute_area(tree)), ("volume", hg.attribute_volume(tree, altitudes)),
+                           ("height", hg.attribute_height(tree, altitudes)),
+                           ("dynamics", hg.attribute_dynamics(tree, altitudes))):
+        ours = dendrogram.attribute(name)
+        start = image.size if name == "dynamics" else 0  # Higra's dynamics of a leaf is its minimum's; ours 0
+        assert np.array_equal(ours[start:], expected[start:]), name
+
+
+WATERSHEDS = {"area": hg.watershed_hierarchy_by_area, "volume": hg.watershed_hierarchy_by_volume,
+              "dynamics": hg.watershed_hierarchy_by_dynamics}
+
+
+@pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
+@pytest.mark.parametrize("attribute", sorted(WATERSHEDS))
+def test_watershed_hierarchy_is_higras(backend, shape, fully_connected, levels, attribute):
+    image = np.random.default_rng(22).integers(0, levels, shape).astype(np.uint8)
+    ours = chseg.watershed_hierarchy(image, attribute, fully_connected=fully_connected, backend=backend)
+    graph, weights = module_order_graph(image, fully_connected)
+    tree, altitudes = WATERSHEDS[attribute](graph, weights, canonize_tree=False)
+    assert np.array_equal(ours.parents, tree.parents())
+    assert np.array_equal(ours.weights, altitudes[image.size:])
+    for t in np.unique(altitudes)[:4]:
+        assert same_partition(ours.cut(t), hg.labelisation_horizontal_cut_from_threshold(tree, altitudes, t))
+
+
+def test_watershed_hierarchy_of_a_smooth_relief_is_higras(backend):
+    """A relief with many minima and long merges (the kind of image the hierarchy is for), 8-connected."""
+    y, x = np.mgrid[0:48, 0:64]
+    noise = np.random.default_rng(23).integers(0, 4, y.shape)
+    image = (60 + 30 * np.sin(x / 5.0) * np.cos(y / 4.0) + noise).astype(np.uint16)
+    graph, weights = module_order_graph(image, True)
+    for attribute, function in WATERSHEDS.items():
+        ours = chseg.watershed_hierarchy(image, attribute, fully_connected=True, backend=backend)
+        tree, altitudes = function(graph, weights, canonize_tree=False)
+        assert np.array_equal(ours.parents, tree.parents()), attribute
+        assert np.array_equal(ours.weights, altitudes[image.size:]), attribute
+
+
+@pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
+def test_attribute_filters_are_higras(backend, shape, fully_connected, levels):
+    image = np.random.default_rng(24).integers(0, levels, shape).astype(np.uint8)
+    dendrogram = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
+    graph, weights = module_order_graph(image, fully_connected)
+    tree, altitudes = hg.bpt_canonical(graph, weights)
+    for threshold in (2, 5, 30):
+        expected, expected_altitudes = hg.filter_small_nodes_from_tree(tree, altitudes, threshold, graph,
+                                                                       canonize_tree=False)
+        ours = dendrogram.filter_regions(threshold)
+        assert np.array_equal(ours.parents, expected.parents())
+        assert np.array_equal(ours.weights, expected_altitudes[image.size:])
+    for name, attribute in (("volume", hg.attribute_volume), ("height", hg.attribute_height)):
+        for threshold in (1, 4):
+            def non_relevant(t, a, attribute=attribute, threshold=threshold):
+                return hg.accumulate_parallel(t, attribute(t, a), hg.Accumulators.min) < threshold
+
+            expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(tree, altitudes, non_relevant, graph,
+                                                                                 canonize_tree=False)
+            ours = dendrogram.filter_regions(threshold, name)
+            assert np.array_equal(ours.parents, expected.parents()), (name, threshold)
+            assert np.array_equal(ours.weights, expected_altitudes[image.size:]), (name, threshold)
+
+
+def test_hierarchies_by_attribute_bad_arguments():
+    dendrogram = chseg.single_linkage(np.arange(12, dtype=np.uint8).reshape(3, 4), backend="cpu")
+    with pytest.raises(ValueError):
+        dendrogram.watershed_hierarchy("height")
+    with pytest.raises(ValueError):
+        dendrogram.filter_regions(3, "dynamics")
+    with pytest.raises(ValueError):
+        dendrogram.filter_regions(float("nan"))
+    with pytest.raises(ValueError):
+        dendrogram.attribute("perimeter")
+
+
+@needs_cupy
+def test_watershed_hierarchy_of_cupy_arrays_stays_on_the_device():
+    import cupy
+
+    image = np.random.default_rng(25).integers(0, 9, (30, 40)).astype(np.uint8)
+    expected = chseg.watershed_hierarchy(image, "volume", backend="cpu")
+    ours = chseg.watershed_hierarchy(cupy.asarray(image), "volume")
+    assert isinstance(ours.parents, cupy.ndarray) and isinstance(ours.weights, cupy.ndarray)
+    assert np.array_equal(ours.parents.get(), expected.parents)
+    assert np.array_equal(ours.weights.get(), expected.weights)
+    filtered = ours.filter_regions(6)
+    assert np.array_equal(filtered.parents.get(), expected.filter_regions(6).parents)

@@ -3,6 +3,10 @@
 // nothing gives every weight 0), the CUDA backend against the CPU reference run after run, and bad input. Higra is
 // the independent oracle of python/tests/test_trees.py (same arrays as its watershed hierarchies and filters).
 #include "chsAttributeHierarchy.h"
+#include "itkCudaDendrogramAttributeFilter.h"
+#include "itkCudaImageToSingleLinkageDendrogramFilter.h"
+#include "itkDendrogramToLabelImageFilter.h"
+#include "itkImage.h"
 #include "SingleLinkage/chsDendrogramOracles.h"
 #include "Common/chsTestImages.h"
 
@@ -280,6 +284,109 @@ TEST(AttributeHierarchy, GpuEqualsCpu)
       EXPECT_TRUE(Filter(t, a, threshold, true) == cpu) << "filter, n = " << t.n << ", attribute " << int(a);
     }
   }
+}
+
+} // namespace
+
+namespace
+{
+using ImageType  = itk::Image<unsigned char, 2>;
+using AttrFilter = itk::CudaDendrogramAttributeFilter;
+using Backend    = itk::CudaSegmentationBackendEnums::Backend;
+
+ImageType::Pointer
+Relief(unsigned nx, unsigned ny)
+{
+  auto                  image = ImageType::New();
+  ImageType::RegionType region;
+  region.SetSize({ { nx, ny } });
+  image->SetRegions(region);
+  image->Allocate();
+  const double spacing[2] = { 0.5, 2.0 };
+  image->SetSpacing(spacing);
+  std::mt19937                       rng(5);
+  std::uniform_int_distribution<int> noise(0, 3);
+  for (unsigned y = 0; y < ny; ++y)
+    for (unsigned x = 0; x < nx; ++x)
+      image->SetPixel({ { x, y } },
+                      (unsigned char)(60.0 + 30.0 * std::sin(x / 5.0) * std::cos(y / 4.0) + noise(rng)));
+  return image;
+}
+
+Tree
+FromItk(const itk::Dendrogram * d)
+{
+  Tree t(d->GetNumberOfVertices());
+  t.parent = d->GetParents()->CastToSTLConstContainer();
+  t.weight = d->GetWeights()->CastToSTLConstContainer();
+  t.edge   = d->GetEdgeIds()->CastToSTLConstContainer();
+  t.u      = d->GetEdgeU()->CastToSTLConstContainer();
+  t.v      = d->GetEdgeV()->CastToSTLConstContainer();
+  return t;
+}
+
+/** The filter in a pipeline (image -> dendrogram -> hierarchy -> cut) gives the ITK-free API's arrays, keeps the
+ * image geometry, and its cut at t has no more regions than at any lower t. */
+TEST(CudaDendrogramAttributeFilter, PipelineGivesTheApisHierarchy)
+{
+  const Backend backends[] = { Backend::CPU, Backend::CUDA };
+  for (Backend backend : backends)
+  {
+    if (backend == Backend::CUDA && !chs_test::HasCudaDevice())
+      continue;
+    auto tree = itk::CudaImageToSingleLinkageDendrogramFilter<ImageType>::New();
+    tree->SetInput(Relief(64, 48));
+    tree->SetBackend(backend);
+    auto hierarchy = AttrFilter::New();
+    hierarchy->SetInput(tree->GetOutput());
+    hierarchy->SetBackend(backend);
+    using LabelImageType = itk::Image<unsigned int, 2>;
+    auto cut             = itk::DendrogramToLabelImageFilter<LabelImageType>::New();
+    cut->SetInput(hierarchy->GetOutput());
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
+    {
+      hierarchy->SetAttribute(a);
+      cut->Update();
+      const Tree in = FromItk(tree->GetOutput());
+      EXPECT_TRUE(FromItk(hierarchy->GetOutput()) == Watershed(in, a)) << int(a);
+      EXPECT_EQ(hierarchy->GetOutput()->GetImageSpacing(1), 2.0);
+      EXPECT_EQ(cut->GetOutput()->GetSpacing()[0], 0.5);
+      itk::SizeValueType previous = 0;
+      for (double t : { 1000.0, 100.0, 10.0, 0.0 })
+      {
+        cut->SetDistance(t);
+        cut->Update();
+        const itk::SizeValueType regions = cut->GetObjectCount();
+        EXPECT_GE(regions, previous) << "fewer regions at a lower threshold";
+        previous = regions;
+      }
+      EXPECT_GT(previous, 1u);
+    }
+    hierarchy->SetOperation(AttrFilter::OperationEnum::FilterRegions);
+    hierarchy->SetAttribute(RegionAttribute::Area);
+    hierarchy->SetThreshold(20);
+    hierarchy->Update();
+    EXPECT_TRUE(FromItk(hierarchy->GetOutput()) == Filter(FromItk(tree->GetOutput()), RegionAttribute::Area, 20));
+  }
+}
+
+TEST(CudaDendrogramAttributeFilter, BadInputThrowsAndTheFilterRunsAgain)
+{
+  auto tree = itk::CudaImageToSingleLinkageDendrogramFilter<ImageType>::New();
+  tree->SetInput(Relief(20, 10));
+  tree->SetBackend(Backend::CPU);
+  auto hierarchy = AttrFilter::New();
+  hierarchy->SetInput(tree->GetOutput());
+  hierarchy->SetBackend(Backend::CPU);
+  hierarchy->SetAttribute(RegionAttribute::Height);
+  EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
+  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 0u) << "nothing half-written";
+  hierarchy->SetOperation(AttrFilter::OperationEnum::FilterRegions);
+  hierarchy->SetThreshold(std::nan(""));
+  EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
+  hierarchy->SetThreshold(4);
+  hierarchy->Update();
+  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 200u);
 }
 
 } // namespace
