@@ -1,10 +1,19 @@
 // The CUDA backend of the hierarchies by attribute (include/chsAttributeHierarchy.h).
+// Single-linkage trees of images are deep (a 2048^2 relief's has a path of 600,000 nodes), so no pass walks the tree
+// level by level or leaf to root:
 // - Children: every non-root node takes a slot of its parent (atomics), then each pair is put in id order.
-// - Bottom-up passes (area, volume, depth and deepest child; the corrected attribute): one thread per leaf walks up;
-//   at each node the first child to arrive stops, the second computes the node from both children and goes on, so
-//   each node is computed once, after its children, reading them in id order (the CPU reference's order, hence the
-//   same doubles). Work O(n); the span is the tree's depth.
-// - Dynamics: the deepest-child chains by pointer jumping (O(log depth) rounds).
+// - Preorder and subtree sizes from the Euler tour (each non-root node entered and left once; the successor of each
+//   visit is local), ranked by pointer jumping (Wyllie, O(log n) rounds on packed (next, count) words). A subtree is
+//   then the preorder range [pre(x), pre(x) + size(x)).
+// - area = (size + 1) / 2 (a full binary tree); volume = a prefix sum over the preorder of area(y) * (alt(parent(y)) -
+//   alt(y)), exact when the weights are whole numbers and n * (max - min) <= 2^53 (every partial sum is then an exact
+//   double, in any order); otherwise the sequential order of the definition is kept by a leaf-to-root walk (the
+//   second child to finish computes its parent), whose span is the tree's depth.
+// - depth = a range minimum of the internal nodes' altitudes, and the corrected attribute of a node at its parent's
+//   level = a range maximum of the attribute over the internal nodes below it not at their parent's level (the
+//   attributes are increasing, so the maximum over all of them is the maximum over the level's own exits): both from
+//   one block sparse table (warp scans inside 32-element blocks, a sparse table over the blocks).
+// - Dynamics: the deepest-child chains by pointer jumping.
 // - The new weights, the sort by (weight, rank) (CUB radix sort of the weights' ordered codes), then PANDORA and the
 //   download as for any dendrogram (FinishOnDevice).
 #include "Common/chsCudaCommon.cuh"
@@ -14,6 +23,12 @@
 #include "SingleLinkage/chsSingleLinkageRule.h"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 namespace chs
 {
@@ -73,17 +88,13 @@ OrderChildrenKernel(uint64_t internal, uint32_t * child)
   }
 }
 
-/** Per internal node: area, volume, depth and deepest child; with `corrected`, the corrected attribute of the area
- * (fuse 0) or the volume (fuse 1) too. */
-struct AttributesStep
+/** The sequential definition's order for the volume (non-whole weights): per internal node, from its children in id
+ * order, the area and the volume. */
+struct VolumeStep
 {
   DeviceTree t;
   double *   area;
   double *   volume;
-  double *   depth;
-  uint32_t * deepest;
-  double *   corrected;
-  int        fuse;
 
   __device__ void
   operator()(uint32_t x) const
@@ -93,53 +104,8 @@ struct AttributesStep
     const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
     const double   a  = __dadd_rn(leaf0 ? 1.0 : __ldcg(area + c0 - t.n), leaf1 ? 1.0 : __ldcg(area + c1 - t.n));
     const double   vc = __dadd_rn(leaf0 ? 0.0 : __ldcg(volume + c0 - t.n), leaf1 ? 0.0 : __ldcg(volume + c1 - t.n));
-    const double   own = __dmul_rn(a, t.ParentAltitude(x) - t.Altitude(x));
-    const double   v   = __dadd_rn(vc, own);
-    area[k]            = a;
-    volume[k]          = v;
-    if (leaf0 && leaf1)
-    {
-      depth[k]   = t.Altitude(x);
-      deepest[k] = kNone;
-    }
-    else
-    {
-      const double   d0 = leaf0 ? 0.0 : __ldcg(depth + c0 - t.n), d1 = leaf1 ? 0.0 : __ldcg(depth + c1 - t.n);
-      const bool     first = !leaf0 && (leaf1 || d0 <= d1);
-      deepest[k]           = first ? c0 : c1;
-      depth[k]             = first ? d0 : d1;
-    }
-    if (corrected)
-      corrected[k] = Corrected(x, k, c0, c1, fuse == 0 ? a : v);
-  }
-
-  __device__ double
-  Corrected(uint32_t x, uint64_t k, uint32_t c0, uint32_t c1, double value) const
-  {
-    if (x == t.root || t.Altitude(x) != t.ParentAltitude(x))
-      return value;
-    return fmax(c0 < t.n ? 0.0 : __ldcg(corrected + c0 - t.n), c1 < t.n ? 0.0 : __ldcg(corrected + c1 - t.n));
-  }
-};
-
-/** Per internal node: the corrected attribute of `value` (for the dynamics, known only after the top-down pass). */
-struct CorrectedStep
-{
-  DeviceTree     t;
-  const double * value;
-  double *       corrected;
-
-  __device__ void
-  operator()(uint32_t x) const
-  {
-    const uint64_t k = x - t.n;
-    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
-    double         r;
-    if (x == t.root || t.Altitude(x) != t.ParentAltitude(x))
-      r = value[k];
-    else
-      r = fmax(c0 < t.n ? 0.0 : __ldcg(corrected + c0 - t.n), c1 < t.n ? 0.0 : __ldcg(corrected + c1 - t.n));
-    corrected[k] = r;
+    area[k]           = a;
+    volume[k]         = __dadd_rn(vc, __dmul_rn(a, t.ParentAltitude(x) - t.Altitude(x)));
   }
 };
 
@@ -163,6 +129,257 @@ BottomUpKernel(DeviceTree t, uint32_t * arrived, TStep step)
         break;
       x = t.parent[x];
     }
+  }
+}
+
+// --- Preorder and subtree sizes from the Euler tour ----------------------------------------------------------------
+
+constexpr uint32_t kEnd = 0xffffffffu;
+
+/** The tour visits D(x) = 2x (entering x) and U(x) = 2x + 1 (leaving x) of every non-root node x; each word packs the
+ * next visit (high half, kEnd after the last) and the count of entering visits (low half) from this one on. */
+__global__ void
+TourKernel(DeviceTree t, unsigned long long * tour)
+{
+  CHS_GRID_STRIDE(x, uint64_t(t.root))
+  {
+    const uint64_t k = x - t.n;
+    const uint32_t down = x >= t.n ? 2 * t.child[2 * k] : uint32_t(2 * x + 1);
+    const uint32_t p = t.parent[x], pk = p - uint32_t(t.n);
+    const uint32_t up = uint32_t(x) == t.child[2 * pk] ? 2 * t.child[2 * pk + 1] : p == t.root ? kEnd : 2 * p + 1;
+    tour[2 * x]     = (static_cast<unsigned long long>(down) << 32) | 1ull;
+    tour[2 * x + 1] = static_cast<unsigned long long>(up) << 32;
+  }
+}
+
+/** One round of pointer jumping: each visit adds the count of its successor and skips over it. */
+__global__ void
+JumpTourKernel(uint64_t count, const unsigned long long * in, unsigned long long * out)
+{
+  CHS_GRID_STRIDE(e, count)
+  {
+    const unsigned long long w    = in[e];
+    const uint32_t           next = uint32_t(w >> 32);
+    if (next == kEnd)
+      out[e] = w;
+    else
+    {
+      const unsigned long long v = in[next];
+      out[e]                     = (v & 0xffffffff00000000ull) | ((w + v) & 0xffffffffull);
+    }
+  }
+}
+
+/** pre(x) and size(x) from the ranked tour (the root: 0 and 2n - 1); order[pre(x)] = x. */
+__global__ void
+PreorderKernel(DeviceTree t, const unsigned long long * ranked, uint32_t * pre, uint32_t * size, uint32_t * order)
+{
+  CHS_GRID_STRIDE(x, uint64_t(t.root) + 1)
+  {
+    uint32_t p = 0, s = t.root + 1;
+    if (x != t.root)
+    {
+      const uint32_t fromDown = uint32_t(ranked[2 * x]), fromUp = uint32_t(ranked[2 * x + 1]);
+      p                       = t.root + 1 - fromDown;
+      s                       = fromDown - fromUp;
+    }
+    pre[x]   = p;
+    size[x]  = s;
+    order[p] = uint32_t(x);
+  }
+}
+
+/** Per preorder position: the term area(y) * (alt(parent(y)) - alt(y)) of an internal node y, 0 for a leaf. */
+__global__ void
+VolumeTermKernel(DeviceTree t, const uint32_t * order, const uint32_t * size, double * term)
+{
+  CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
+  {
+    const uint32_t y = order[i];
+    term[i] = y < t.n ? 0.0 : double((size[y] + 1) / 2) * (t.ParentAltitude(y) - t.Altitude(y));
+  }
+}
+
+__global__ void
+AreaVolumeKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, const double * prefix, double * area,
+                 double * volume)
+{
+  CHS_GRID_STRIDE(k, t.n - 1)
+  {
+    const uint32_t x = uint32_t(t.n + k);
+    area[k]          = double((size[x] + 1) / 2);
+    if (volume)
+      volume[k] = prefix[pre[x] + size[x]] - prefix[pre[x]];
+  }
+}
+
+/** Whole-number weights and their range: flags[0] set for a weight that is not a whole number or beyond 2^52,
+ * flags[1] / flags[2] the smallest / largest ordered code. */
+__global__ void
+WeightRangeKernel(uint64_t count, const double * w, unsigned long long * flags)
+{
+  CHS_GRID_STRIDE(k, count)
+  {
+    const double v = w[k];
+    if (!(v == floor(v) && fabs(v) <= 4503599627370496.0))
+      flags[0] = 1;
+    atomicMin(flags + 1, static_cast<unsigned long long>(sl::OrderedCode(v)));
+    atomicMax(flags + 2, static_cast<unsigned long long>(sl::OrderedCode(v)));
+  }
+}
+
+// --- Range minimum and maximum over the preorder: a block sparse table ---------------------------------------------
+
+constexpr unsigned kBlock = 32;
+
+struct Min
+{
+  static constexpr double kIdentity = INFINITY;
+  __device__ static double
+  Op(double a, double b)
+  {
+    return fmin(a, b);
+  }
+};
+struct Max
+{
+  static constexpr double kIdentity = 0.0; // the values are attributes, never negative
+  __device__ static double
+  Op(double a, double b)
+  {
+    return fmax(a, b);
+  }
+};
+
+/** One warp per block of 32 positions: the prefix and suffix results inside the block, and the block's result. */
+template <class TOp>
+__global__ void
+BlockScanKernel(uint64_t count, const double * value, double * prefix, double * suffix, double * blocks)
+{
+  const uint64_t warps = (uint64_t(gridDim.x) * blockDim.x) / 32;
+  const unsigned lane  = threadIdx.x & 31;
+  for (uint64_t b = (blockIdx.x * uint64_t(blockDim.x) + threadIdx.x) / 32; b * kBlock < count; b += warps)
+  {
+    const uint64_t i = b * kBlock + lane;
+    const double   v = i < count ? value[i] : TOp::kIdentity;
+    double         p = v, q = v;
+    for (unsigned o = 1; o < 32; o *= 2)
+    {
+      const double up = __shfl_up_sync(0xffffffffu, p, o), down = __shfl_down_sync(0xffffffffu, q, o);
+      if (lane >= o)
+        p = TOp::Op(p, up);
+      if (lane + o < 32)
+        q = TOp::Op(q, down);
+    }
+    if (i < count)
+    {
+      prefix[i] = p;
+      suffix[i] = q;
+    }
+    if (lane == 31)
+      blocks[b] = p;
+  }
+}
+
+/** Level `level` of the sparse table over the blocks from the level below. */
+template <class TOp>
+__global__ void
+SparseLevelKernel(uint64_t blocks, const double * below, double * level, uint64_t half)
+{
+  CHS_GRID_STRIDE(b, blocks)
+  level[b] = b + half < blocks ? TOp::Op(below[b], below[b + half]) : below[b];
+}
+
+template <class TOp>
+struct RangeTable
+{
+  const double * value;
+  const double * prefix;
+  const double * suffix;
+  const double * table; // levels of `blocks` entries each
+  uint64_t       blocks;
+
+  /** The result over the positions [l, r), r > l. */
+  __device__ double
+  Query(uint64_t l, uint64_t r) const
+  {
+    const uint64_t lb = l / kBlock, rb = (r - 1) / kBlock;
+    if (lb == rb)
+    {
+      double result = TOp::kIdentity;
+      for (uint64_t i = l; i < r; ++i)
+        result = TOp::Op(result, value[i]);
+      return result;
+    }
+    double result = TOp::Op(suffix[l], prefix[r - 1]);
+    if (rb - lb > 1)
+    {
+      const uint64_t span  = rb - lb - 1;
+      const unsigned level = 63 - __clzll(static_cast<long long>(span));
+      result = TOp::Op(result, TOp::Op(table[level * blocks + lb + 1], table[level * blocks + rb - (1ull << level)]));
+    }
+    return result;
+  }
+};
+
+/** Per preorder position: the altitude of an internal node, infinity for a leaf. */
+__global__ void
+DepthValueKernel(DeviceTree t, const uint32_t * order, double * value)
+{
+  CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
+  {
+    const uint32_t y = order[i];
+    value[i]         = y < t.n ? INFINITY : t.Altitude(y);
+  }
+}
+
+/** depth(x): the lowest altitude of an internal node in x's subtree; deepest(x): the internal child of smaller
+ * depth, the smaller id on ties. */
+__global__ void
+DepthKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, RangeTable<Min> range, double * depth)
+{
+  CHS_GRID_STRIDE(k, t.n - 1)
+  {
+    const uint32_t x = uint32_t(t.n + k);
+    depth[k]         = range.Query(pre[x], pre[x] + size[x]);
+  }
+}
+
+__global__ void
+DeepestKernel(DeviceTree t, const double * depth, uint32_t * deepest)
+{
+  CHS_GRID_STRIDE(k, t.n - 1)
+  {
+    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
+    deepest[k] = leaf0 && leaf1 ? kNone : !leaf0 && (leaf1 || depth[c0 - t.n] <= depth[c1 - t.n]) ? c0 : c1;
+  }
+}
+
+/** Per preorder position: the attribute of an internal node that is not at its parent's level (the root excluded),
+ * else 0. */
+__global__ void
+ExitValueKernel(DeviceTree t, const uint32_t * order, const double * attribute, double * value)
+{
+  CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
+  {
+    const uint32_t y = order[i];
+    value[i] = y < t.n || y == t.root || t.Altitude(y) == t.ParentAltitude(y) ? 0.0 : attribute[y - t.n];
+  }
+}
+
+/** corrected(x): the attribute at the root and at nodes not at their parent's level, else the largest attribute of
+ * the internal nodes below x not at their parent's level. */
+__global__ void
+CorrectedKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, const double * attribute,
+                RangeTable<Max> range, double * corrected)
+{
+  CHS_GRID_STRIDE(k, t.n - 1)
+  {
+    const uint32_t x = uint32_t(t.n + k);
+    corrected[k]     = x == t.root || t.Altitude(x) != t.ParentAltitude(x)
+                         ? attribute[k]
+                         : range.Query(pre[x] + 1, pre[x] + size[x]);
   }
 }
 
@@ -270,6 +487,199 @@ enum class Operation
   Filter
 };
 
+/** Preorder positions, subtree sizes and the nodes in preorder, from the Euler tour ranked by pointer jumping. */
+void
+Preorder(const DeviceTree & t, uint32_t * pre, uint32_t * size, uint32_t * order, cudaStream_t stream,
+         detail::MemoryTracker & tracker, int device)
+{
+  const uint64_t                           visits = 2 * uint64_t(t.root);
+  detail::DeviceBuffer<unsigned long long> a(visits, stream, &tracker), b(visits, stream, &tracker);
+  const unsigned                           blocks = detail::GridStrideBlocks(visits, kThreads, device);
+  TourKernel<<<detail::GridStrideBlocks(t.root, kThreads, device), kThreads, 0, stream>>>(t, a.get());
+  CHS_CUDA_CHECK_LAUNCH("TourKernel");
+  unsigned long long * in = a.get(), *out = b.get();
+  for (uint64_t span = 1; span < visits; span *= 2)
+  {
+    JumpTourKernel<<<blocks, kThreads, 0, stream>>>(visits, in, out);
+    CHS_CUDA_CHECK_LAUNCH("JumpTourKernel");
+    std::swap(in, out);
+  }
+  PreorderKernel<<<detail::GridStrideBlocks(uint64_t(t.root) + 1, kThreads, device), kThreads, 0, stream>>>(
+    t, in, pre, size, order);
+  CHS_CUDA_CHECK_LAUNCH("PreorderKernel");
+}
+
+/** The block sparse table of `value` (count positions); its arrays live in `storage`. */
+template <class TOp>
+RangeTable<TOp>
+BuildRange(const double * value, uint64_t count, std::vector<std::unique_ptr<detail::DeviceBuffer<double>>> & storage,
+           cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+{
+  const uint64_t blocks = (count + kBlock - 1) / kBlock;
+  unsigned       levels = 1;
+  while ((uint64_t(1) << levels) <= blocks)
+    ++levels;
+  storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(count, stream, &tracker));
+  double * prefix = storage.back()->get();
+  storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(count, stream, &tracker));
+  double * suffix = storage.back()->get();
+  storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(levels * blocks, stream, &tracker));
+  double * table = storage.back()->get();
+  BlockScanKernel<TOp><<<detail::GridStrideBlocks(blocks * kBlock, kThreads, device), kThreads, 0, stream>>>(
+    count, value, prefix, suffix, table);
+  CHS_CUDA_CHECK_LAUNCH("BlockScanKernel");
+  for (unsigned level = 1; level < levels; ++level)
+  {
+    SparseLevelKernel<TOp><<<detail::GridStrideBlocks(blocks, kThreads, device), kThreads, 0, stream>>>(
+      blocks, table + (level - 1) * blocks, table + level * blocks, uint64_t(1) << (level - 1));
+    CHS_CUDA_CHECK_LAUNCH("SparseLevelKernel");
+  }
+  return RangeTable<TOp>{ value, prefix, suffix, table, blocks };
+}
+
+/** True when every weight is a whole number of at most 2^52 and n * (max - min) <= 2^53: every volume and every
+ * partial sum of volumes is then a whole number that a double holds exactly, whatever the order of the sums. */
+bool
+VolumesAreExact(uint64_t n, const double * weight, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+{
+  const uint64_t                           internal = n - 1;
+  detail::DeviceBuffer<unsigned long long> flags(3, stream, &tracker);
+  const unsigned long long                 initial[3] = { 0, ~0ull, 0 };
+  CHS_CUDA_CHECK(cudaMemcpyAsync(flags.get(), initial, sizeof(initial), cudaMemcpyHostToDevice, stream));
+  WeightRangeKernel<<<detail::GridStrideBlocks(internal, kThreads, device), kThreads, 0, stream>>>(
+    internal, weight, flags.get());
+  CHS_CUDA_CHECK_LAUNCH("WeightRangeKernel");
+  unsigned long long host[3];
+  CHS_CUDA_CHECK(cudaMemcpyAsync(host, flags.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  auto decode = [](unsigned long long code)
+  {
+    const unsigned long long bits = (code >> 63) ? (code ^ (1ull << 63)) : ~code;
+    double                   d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  };
+  return host[0] == 0 && double(n) * (decode(host[2]) - decode(host[1])) <= 9007199254740992.0;
+}
+
+/** The new weight of every tree edge (by rank) on the device. */
+void
+NewWeights(uint64_t                n,
+           const uint32_t *        dParent,
+           const double *          dWeight,
+           Operation               operation,
+           RegionAttribute         attribute,
+           double                  threshold,
+           double *                w2,
+           cudaStream_t            stream,
+           detail::MemoryTracker & tracker,
+           int                     device)
+{
+  const uint64_t internal = n - 1, nodes = 2 * n - 1;
+  const unsigned blocks   = detail::GridStrideBlocks(internal, kThreads, device);
+  const unsigned all      = detail::GridStrideBlocks(nodes, kThreads, device);
+  detail::DeviceBuffer<uint32_t> child(2 * internal, stream, &tracker), count(internal, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
+  ChildrenKernel<<<detail::GridStrideBlocks(2 * n - 2, kThreads, device), kThreads, 0, stream>>>(
+    n, dParent, count.get(), child.get());
+  CHS_CUDA_CHECK_LAUNCH("ChildrenKernel");
+  OrderChildrenKernel<<<blocks, kThreads, 0, stream>>>(internal, child.get());
+  CHS_CUDA_CHECK_LAUNCH("OrderChildrenKernel");
+  const DeviceTree t{ n, uint32_t(2 * n - 2), dParent, child.get(), dWeight };
+
+  detail::DeviceBuffer<uint32_t> pre(nodes, stream, &tracker), size(nodes, stream, &tracker),
+    order(nodes, stream, &tracker);
+  Preorder(t, pre.get(), size.get(), order.get(), stream, tracker, device);
+  std::vector<std::unique_ptr<detail::DeviceBuffer<double>>> storage;
+  detail::DeviceBuffer<double> values(nodes + 1, stream, &tracker); // per preorder position, reused
+  detail::DeviceBuffer<double> area(internal, stream, &tracker), attributeOf(internal, stream, &tracker);
+
+  // Area and volume.
+  double *   value      = area.get();
+  const bool needVolume = attribute == RegionAttribute::Volume;
+  if (needVolume && !VolumesAreExact(n, dWeight, stream, tracker, device))
+  {
+    // Weights that are not whole numbers: the sums in the definition's order (a leaf-to-root walk).
+    CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
+    BottomUpKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
+      t, count.get(), VolumeStep{ t, area.get(), attributeOf.get() });
+    CHS_CUDA_CHECK_LAUNCH("BottomUpKernel<VolumeStep>");
+    value = attributeOf.get();
+  }
+  else
+  {
+    double * prefix = nullptr;
+    if (needVolume)
+    {
+      VolumeTermKernel<<<all, kThreads, 0, stream>>>(t, order.get(), size.get(), values.get());
+      CHS_CUDA_CHECK_LAUNCH("VolumeTermKernel");
+      CHS_CUDA_CHECK(cudaMemsetAsync(values.get() + nodes, 0, sizeof(double), stream));
+      storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(nodes + 1, stream, &tracker));
+      prefix       = storage.back()->get();
+      size_t bytes = 0;
+      CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, values.get(), prefix, nodes + 1, stream));
+      detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+      CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, values.get(), prefix, nodes + 1, stream));
+      value = attributeOf.get();
+    }
+    AreaVolumeKernel<<<blocks, kThreads, 0, stream>>>(t, pre.get(), size.get(), prefix, area.get(),
+                                                       needVolume ? attributeOf.get() : nullptr);
+    CHS_CUDA_CHECK_LAUNCH("AreaVolumeKernel");
+  }
+
+  // Depth, height and dynamics.
+  if (attribute == RegionAttribute::Height || attribute == RegionAttribute::Dynamics)
+  {
+    DepthValueKernel<<<all, kThreads, 0, stream>>>(t, order.get(), values.get());
+    CHS_CUDA_CHECK_LAUNCH("DepthValueKernel");
+    const RangeTable<Min>        range = BuildRange<Min>(values.get(), nodes, storage, stream, tracker, device);
+    detail::DeviceBuffer<double> depth(internal, stream, &tracker);
+    DepthKernel<<<blocks, kThreads, 0, stream>>>(t, pre.get(), size.get(), range, depth.get());
+    CHS_CUDA_CHECK_LAUNCH("DepthKernel");
+    storage.clear();
+    HeightKernel<<<blocks, kThreads, 0, stream>>>(t, depth.get(), attributeOf.get());
+    CHS_CUDA_CHECK_LAUNCH("HeightKernel");
+    value = attributeOf.get();
+    if (attribute == RegionAttribute::Dynamics)
+    {
+      detail::DeviceBuffer<uint32_t> deepest(internal, stream, &tracker), top(internal, stream, &tracker);
+      DeepestKernel<<<blocks, kThreads, 0, stream>>>(t, depth.get(), deepest.get());
+      CHS_CUDA_CHECK_LAUNCH("DeepestKernel");
+      DeepestLinkKernel<<<blocks, kThreads, 0, stream>>>(t, deepest.get(), top.get());
+      CHS_CUDA_CHECK_LAUNCH("DeepestLinkKernel");
+      detail::DeviceBuffer<unsigned> changed(1, stream, &tracker);
+      for (unsigned more = 1; more;)
+      {
+        CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
+        JumpKernel<<<blocks, kThreads, 0, stream>>>(n, top.get(), changed.get());
+        CHS_CUDA_CHECK_LAUNCH("JumpKernel");
+        ReadBack(more, changed.get(), stream);
+      }
+      DynamicsKernel<<<blocks, kThreads, 0, stream>>>(n, top.get(), attributeOf.get(), area.get());
+      CHS_CUDA_CHECK_LAUNCH("DynamicsKernel");
+      value = area.get(); // the areas are not needed any more: they hold the dynamics now
+    }
+  }
+
+  if (operation == Operation::Filter)
+  {
+    FilterWeightKernel<<<blocks, kThreads, 0, stream>>>(t, value, attribute == RegionAttribute::Area ? 1.0 : 0.0,
+                                                         threshold, w2);
+    CHS_CUDA_CHECK_LAUNCH("FilterWeightKernel");
+    return;
+  }
+  // The corrected attribute, then the smaller corrected value of each node's children.
+  ExitValueKernel<<<all, kThreads, 0, stream>>>(t, order.get(), value, values.get());
+  CHS_CUDA_CHECK_LAUNCH("ExitValueKernel");
+  const RangeTable<Max>        range = BuildRange<Max>(values.get(), nodes, storage, stream, tracker, device);
+  detail::DeviceBuffer<double> corrected(internal, stream, &tracker);
+  CorrectedKernel<<<blocks, kThreads, 0, stream>>>(t, pre.get(), size.get(), value, range, corrected.get());
+  CHS_CUDA_CHECK_LAUNCH("CorrectedKernel");
+  WatershedWeightKernel<<<blocks, kThreads, 0, stream>>>(t, corrected.get(), w2);
+  CHS_CUDA_CHECK_LAUNCH("WatershedWeightKernel");
+}
+
+
 SingleLinkageResult
 Run(const DendrogramInput &  in,
     Operation                operation,
@@ -313,71 +723,9 @@ Run(const DendrogramInput &  in,
 
   detail::EventTimer timer(stream);
   timer.Start();
-  detail::DeviceBuffer<double>   w2(ii, stream, &tracker);
+  detail::DeviceBuffer<double> w2(ii, stream, &tracker);
   if (internal)
-  {
-    const unsigned blocks = detail::GridStrideBlocks(internal, kThreads, device);
-    const unsigned leaves = detail::GridStrideBlocks(n, kThreads, device);
-    detail::DeviceBuffer<uint32_t> child(2 * internal, stream, &tracker), count(internal, stream, &tracker);
-    CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
-    ChildrenKernel<<<detail::GridStrideBlocks(2 * n - 2, kThreads, device), kThreads, 0, stream>>>(
-      n, dParent.get(), count.get(), child.get());
-    CHS_CUDA_CHECK_LAUNCH("ChildrenKernel");
-    OrderChildrenKernel<<<blocks, kThreads, 0, stream>>>(internal, child.get());
-    CHS_CUDA_CHECK_LAUNCH("OrderChildrenKernel");
-    const DeviceTree t{ n, uint32_t(2 * n - 2), dParent.get(), child.get(), dWeight.get() };
-
-    detail::DeviceBuffer<double>   area(internal, stream, &tracker), volume(internal, stream, &tracker),
-      depth(internal, stream, &tracker), corrected(internal, stream, &tracker);
-    detail::DeviceBuffer<uint32_t> deepest(internal, stream, &tracker);
-    const bool fuse = operation == Operation::Watershed && attribute != RegionAttribute::Dynamics;
-    CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream)); // arrivals
-    BottomUpKernel<<<leaves, kThreads, 0, stream>>>(
-      t,
-      count.get(),
-      AttributesStep{ t, area.get(), volume.get(), depth.get(), deepest.get(), fuse ? corrected.get() : nullptr,
-                      attribute == RegionAttribute::Area ? 0 : 1 });
-    CHS_CUDA_CHECK_LAUNCH("BottomUpKernel<AttributesStep>");
-
-    const double * value = attribute == RegionAttribute::Area ? area.get() : volume.get();
-    detail::DeviceBuffer<double> height(attribute == RegionAttribute::Height || attribute == RegionAttribute::Dynamics
-                                          ? internal
-                                          : 1,
-                                        stream,
-                                        &tracker);
-    if (attribute == RegionAttribute::Height || attribute == RegionAttribute::Dynamics)
-    {
-      HeightKernel<<<blocks, kThreads, 0, stream>>>(t, depth.get(), height.get());
-      CHS_CUDA_CHECK_LAUNCH("HeightKernel");
-      value = height.get();
-    }
-    if (attribute == RegionAttribute::Dynamics)
-    {
-      detail::DeviceBuffer<uint32_t> top(internal, stream, &tracker);
-      DeepestLinkKernel<<<blocks, kThreads, 0, stream>>>(t, deepest.get(), top.get());
-      CHS_CUDA_CHECK_LAUNCH("DeepestLinkKernel");
-      detail::DeviceBuffer<unsigned> changed(1, stream, &tracker);
-      for (unsigned more = 1; more;)
-      {
-        CHS_CUDA_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned), stream));
-        JumpKernel<<<blocks, kThreads, 0, stream>>>(n, top.get(), changed.get());
-        CHS_CUDA_CHECK_LAUNCH("JumpKernel");
-        ReadBack(more, changed.get(), stream);
-      }
-      DynamicsKernel<<<blocks, kThreads, 0, stream>>>(n, top.get(), height.get(), area.get());
-      CHS_CUDA_CHECK_LAUNCH("DynamicsKernel");
-      value = area.get(); // the areas are not needed any more: they hold the dynamics now
-      CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
-      BottomUpKernel<<<leaves, kThreads, 0, stream>>>(t, count.get(), CorrectedStep{ t, value, corrected.get() });
-      CHS_CUDA_CHECK_LAUNCH("BottomUpKernel<CorrectedStep>");
-    }
-    if (operation == Operation::Watershed)
-      WatershedWeightKernel<<<blocks, kThreads, 0, stream>>>(t, corrected.get(), w2.get());
-    else
-      FilterWeightKernel<<<blocks, kThreads, 0, stream>>>(
-        t, value, attribute == RegionAttribute::Area ? 1.0 : 0.0, threshold, w2.get());
-    CHS_CUDA_CHECK_LAUNCH("WeightKernel");
-  }
+    NewWeights(n, dParent.get(), dWeight.get(), operation, attribute, threshold, w2.get(), stream, tracker, device);
 
   // The tree edges by (new weight, old rank), then PANDORA and the download.
   detail::DeviceBuffer<uint32_t> sU(ii, stream, &tracker), sV(ii, stream, &tracker);

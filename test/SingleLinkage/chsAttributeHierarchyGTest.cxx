@@ -261,6 +261,13 @@ TEST(AttributeHierarchy, GpuEqualsCpu)
   inputs.push_back(ImageDendrogram(300, 200, false, 1, true));
   inputs.push_back(ImageDendrogram(300, 200, true, 2, true));
   inputs.push_back(ImageDendrogram(257, 129, false, 3, false));
+  // Weights that are not whole numbers: the CUDA backend sums the volumes in the definition's order.
+  {
+    chs_test::Graph g = RandomGraph(5000, 40, rng);
+    for (double & w : g.w)
+      w = w / 3.0 + 0.1;
+    inputs.push_back(FromGraph(g));
+  }
   // A deep tree: a ramp's dendrogram is a chain of n - 1 nodes.
   {
     chs_test::Graph g;
