@@ -47,7 +47,7 @@ def relief(side, seed=2):
     return image.astype(np.uint8)
 
 
-def higra_graph(image):
+def higra_graph(image, compute=np.float64):
     """Higra's graph of the image with its edges in the module's order (pixel, then right before down), so that ties
     break alike, and the weights |a - b|."""
     import higra as hg
@@ -63,11 +63,11 @@ def higra_graph(image):
     p, q = p[order], q[order]
     graph = hg.UndirectedGraph(image.size)
     graph.add_edges(p, q)
-    flat = image.ravel().astype(np.float64)
-    return graph, np.abs(flat[p] - flat[q])
+    flat = image.ravel().astype(compute)  # float32 images: |a - b| in float32, as the module computes it
+    return graph, np.abs(flat[p] - flat[q]).astype(np.float64)
 
 
-def bench(rows, side, reps, cupy):
+def bench(rows, side, reps, cupy, float_volume):
     import higra as hg
 
     image = relief(side)
@@ -114,6 +114,24 @@ def bench(rows, side, reps, cupy):
                      "times": times, "identical": bool(np.array_equal(ours.parents, peer_tree.parents())
                                                        and np.array_equal(ours.weights,
                                                                           peer_altitudes[image.size:]))})
+    if float_volume:
+        # Weights that are not whole numbers: the volume's sums keep the definition's order (a leaf-to-root walk).
+        relief_f = image.astype(np.float32) / np.float32(3)
+        graph_f, weights_f = higra_graph(relief_f, np.float32)
+        case = f"watershed by volume, {side}^2 float32 4-conn"
+        ms, times, ours_f = timed(lambda: chseg.watershed_hierarchy(relief_f, "volume"), reps)
+        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, NumPy in and out (sequential-order "
+                     "volumes)", "ms": ms, "times": times})
+        ms, times, cpu = timed(lambda: chseg.watershed_hierarchy(relief_f, "volume", backend="cpu"), 1, warm=False)
+        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, CPU reference", "ms": ms,
+                     "times": times, "identical_to_cuda": bool(np.array_equal(cpu.parents, ours_f.parents)
+                                                               and np.array_equal(cpu.weights, ours_f.weights))})
+        ms, times, (peer_tree, peer_altitudes) = timed(
+            lambda: hg.watershed_hierarchy_by_volume(graph_f, weights_f, canonize_tree=False), 1, warm=False)
+        rows.append({"case": case, "implementation": "Higra watershed_hierarchy_by_volume (canonize_tree=False)",
+                     "ms": ms, "times": times,
+                     "identical": bool(np.array_equal(ours_f.parents, peer_tree.parents())
+                                       and np.array_equal(ours_f.weights, peer_altitudes[image.size:]))})
     threshold = 100
     case = f"area filter at {threshold}, {name}"
     ms, times, ours = timed(lambda: dendrogram.filter_regions(threshold), reps)
@@ -148,8 +166,9 @@ def main():
         cupy = None
 
     rows = []
-    for side in [256] if args.quick else args.sides:
-        bench(rows, side, args.reps, cupy)
+    sides = [256] if args.quick else args.sides
+    for side in sides:
+        bench(rows, side, args.reps, cupy, side == min(sides))
     info = {"device": _chseg.device_name(0) if chseg.device_count() else "no CUDA device (CPU backend)", "python": platform.python_version(), "numpy": np.__version__,
             "cupy": cupy.__version__ if cupy else "missing", "higra": _version("higra"), "reps": args.reps, "rows": rows}
     with open(args.out, "w") as f:

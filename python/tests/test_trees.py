@@ -198,6 +198,19 @@ def test_watershed_hierarchy_of_a_smooth_relief_is_higras(backend):
         assert np.array_equal(ours.weights, altitudes[image.size:]), attribute
 
 
+def test_watershed_hierarchy_by_volume_of_float_weights_is_higras(backend):
+    """Weights that are not whole numbers: the volumes are summed in the definition's order, as Higra sums them."""
+    image = (np.random.default_rng(26).random((27, 33)) * 7).astype(np.float32)
+    graph, _ = module_order_graph(image, False)
+    p, q = graph.edge_list()
+    flat = image.ravel()
+    weights = np.abs(flat[p] - flat[q]).astype(np.float64)  # |a - b| in float32, as the module computes it
+    ours = chseg.watershed_hierarchy(image, "volume", backend=backend)
+    tree, altitudes = hg.watershed_hierarchy_by_volume(graph, weights, canonize_tree=False)
+    assert np.array_equal(ours.parents, tree.parents())
+    assert np.array_equal(ours.weights, altitudes[image.size:])
+
+
 @pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
 def test_attribute_filters_are_higras(backend, shape, fully_connected, levels):
     image = np.random.default_rng(24).integers(0, levels, shape).astype(np.uint8)
