@@ -3,6 +3,7 @@
 // fail in turn. Each workload keeps its own filters and input, as a thread of a Slicer session or a Dask worker would.
 #include "itkAlphaTreeCutImageFilter.h"
 #include "itkCudaConnectedComponentImageFilter.h"
+#include "itkCudaDendrogramAttributeFilter.h"
 #include "itkCudaGraphToSingleLinkageDendrogramFilter.h"
 #include "itkCudaImageForestingTransformImageFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
@@ -248,27 +249,37 @@ MakeWorkload(unsigned k, unsigned seed, int device = 0, unsigned scale = 1)
     }
     case 4:
     {
-      w->name         = "image dendrogram";
+      w->name         = "image dendrogram and its watershed hierarchy by dynamics";
       auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<U8_2>::New();
       dendrogram->SetInput(RandomImage<U8_2>(Size<U8_2>({ 140 * c, 130 * c }), 0.95, seed, 40));
+      auto hierarchy = itk::CudaDendrogramAttributeFilter::New();
+      hierarchy->SetInput(dendrogram->GetOutput());
+      hierarchy->SetAttribute(itk::CudaDendrogramAttributeFilter::AttributeEnum::Dynamics);
       auto cut = itk::DendrogramToLabelImageFilter<L32_2>::New();
-      cut->SetInput(dendrogram->GetOutput());
+      cut->SetInput(hierarchy->GetOutput());
       cut->SetNumberOfClusters(20);
-      w->run = [dendrogram, cut, device, wp](Backend b, std::uintptr_t s)
+      w->run = [dendrogram, hierarchy, cut, device, wp](Backend b, std::uintptr_t s)
       {
         Configure(dendrogram.GetPointer(), b, s, device);
+        Configure(hierarchy.GetPointer(), b, s, device);
         cut->Modified();
         wp->Timed([&] { cut->Update(); });
         Fingerprint f;
         AppendValues(f, dendrogram->GetOutput()->GetParents());
         AppendValues(f, dendrogram->GetOutput()->GetWeights());
+        AppendValues(f, hierarchy->GetOutput()->GetParents());
+        AppendValues(f, hierarchy->GetOutput()->GetWeights());
         Append(f, cut->GetOutput());
         return f;
       };
-      w->released = [dendrogram]
-      { return dendrogram->GetOutput()->GetNumberOfNodes() == 0 && dendrogram->GetOutput()->GetParents()->empty(); };
+      // A failure in either update leaves that filter's output empty.
+      w->released = [dendrogram, hierarchy]
+      {
+        auto empty = [](itk::Dendrogram * d) { return d->GetNumberOfNodes() == 0 && d->GetParents()->empty(); };
+        return empty(dendrogram->GetOutput()) || empty(hierarchy->GetOutput());
+      };
       w->reset   = [cut] { cut->ResetPipeline(); };
-      w->filters = { dendrogram.GetPointer() };
+      w->filters = { dendrogram.GetPointer(), hierarchy.GetPointer() };
       break;
     }
     case 5:
