@@ -161,6 +161,30 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
                       const ExecutionContext & context,
                       RunInfo *                info = nullptr);
 
+/** The level of the lowest common ancestor of each edge's ends (u[i], v[i] < nodes, i < count) in a tree whose
+ * parents come after their children (the alpha-tree, or any dendrogram with its leaves at level 0): the saliency of
+ * the tree on a graph's edges (Higra's `saliency`), in double. Throws std::invalid_argument, before writing anything,
+ * for an end out of range. The CUDA backend gives the same values. */
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
+                         const double *   level,
+                         uint64_t         nodes,
+                         const uint32_t * u,
+                         const uint32_t * v,
+                         uint64_t         count,
+                         double *         saliency);
+
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const uint32_t *         u,
+                          const uint32_t *         v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info = nullptr);
+
 /** Per node of a tree of the definition above (`nodes` parents, the first `leaves` the pixels of `components`
  * interleaved values each), the largest difference of values inside the node over the components: the range an
  * alpha-omega cut compares with omega. Host code, one pass from the leaves up (parents come after their children). */

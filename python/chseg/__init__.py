@@ -197,7 +197,7 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
                           choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"), allocate, run.backend, run.device,
                           run.stream)
     parents, levels = r["arrays"]
-    return AlphaTree(run, shape, parents, levels, host(a))
+    return AlphaTree(run, shape, parents, levels, host(a), check_connectivity(fully_connected))
 
 
 def _dendrogram_arrays(run, n):

@@ -113,8 +113,9 @@ class AlphaTree(_Tree):
     nodes, the pixels first (raster order, leaves at level 0), the internal nodes ordered by (level, smallest pixel),
     the root last. Arrays of the input's kind (NumPy or CuPy)."""
 
-    def __init__(self, run: Run, shape, parents, levels, values: Optional[np.ndarray]):
+    def __init__(self, run: Run, shape, parents, levels, values: Optional[np.ndarray], fully_connected: bool = False):
         super().__init__(run, shape)
+        self._fully_connected = bool(fully_connected)
         self._backend_arrays = (parents, levels)  # what the backend wrote and reads (host for the cpu backend)
         self.parents = to_caller(run, parents)
         self.levels = to_caller(run, levels)
@@ -151,6 +152,49 @@ class AlphaTree(_Tree):
         _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device,
                               run.stream)
         return run.output(to_caller(run, labels))
+
+    def _image_graph(self):
+        """The image graph's edges in the module's order (pixel, then the neighbour's raster offset: the edge index
+        pixel * K + slot of include/chsSingleLinkage.h): (u, v, index), of the backend's kind."""
+        xp = self._run.backend_xp
+        ndim = len(self.shape)
+        index = xp.arange(self.num_leaves, dtype=np.int64).reshape(self.shape)
+        forward = []  # the slots: the offsets after the origin in lexicographic (raster) order
+        for off in np.ndindex(*(3,) * ndim):
+            o = tuple(x - 1 for x in off)
+            if o > (0,) * ndim and (self._fully_connected or sum(map(abs, o)) == 1):
+                forward.append(o)
+        us, vs, ids = [], [], []
+        for slot, o in enumerate(forward):
+            src = tuple(slice(max(0, -d), s - max(0, d)) for d, s in zip(o, self.shape))
+            dst = tuple(slice(max(0, d), s - max(0, -d)) for d, s in zip(o, self.shape))
+            p = index[src].ravel()
+            us.append(p)
+            vs.append(index[dst].ravel())
+            ids.append(p * len(forward) + slot)
+        ids = xp.concatenate(ids)
+        order = xp.argsort(ids)
+        return (xp.concatenate(us)[order].astype(np.uint32), xp.concatenate(vs)[order].astype(np.uint32),
+                ids[order].astype(np.uint64))
+
+    def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
+        """The tree with the frontiers of regions whose ``attribute`` ('area', 'volume' or 'height') is below
+        ``threshold`` removed, as Higra filters a tree that is not binary (``filter_small_nodes_from_tree``,
+        ``filter_non_relevant_node_from_tree`` with ``canonize_tree=False``): the binary partition tree of the image
+        graph weighted by this tree's saliency (the level at which each edge's pixels merge), then the filter of that
+        tree. A Dendrogram whose edges are image edge indices; ``cut(t)`` gives the filtered partitions."""
+        run = self._run
+        u, v, ids = self._image_graph()
+        parents, levels = self._backend_arrays
+        saliency = run.empty((int(u.shape[0]),), np.float64)
+        _chseg.alpha_tree_edge_saliency(parents, levels, u, v, saliency, run.backend, run.device, run.stream)
+        out = (run.empty((2 * self.num_leaves - 1,), np.uint32), run.empty((self.num_leaves - 1,), np.float64),
+               run.empty((self.num_leaves - 1,), np.uint64), run.empty((self.num_leaves - 1,), np.uint32),
+               run.empty((self.num_leaves - 1,), np.uint32))
+        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.backend, run.device, run.stream)
+        out[2][...] = ids[out[2]]  # the image edge index of each tree edge
+        tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
+        return tree.filter_regions(threshold, attribute)
 
     def saliency(self):
         """The saliency map on the interpixel grid (2 s - 1 samples per axis of s pixels), float32: 0 at the pixels,

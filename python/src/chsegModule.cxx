@@ -607,6 +607,38 @@ AlphaTreeSaliency(const Array &                 parent,
   return Info(info);
 }
 
+nb::dict
+AlphaTreeEdgeSaliency(const Array &       parent,
+                      const Array &       level,
+                      const Array &       u,
+                      const Array &       v,
+                      const Array &       saliency,
+                      const std::string & backend,
+                      int                 device,
+                      uintptr_t           stream)
+{
+  const Backend b = MakeBackend(backend, device, stream);
+  CheckHost(b, { &parent, &level, &u, &v, &saliency });
+  if (parent.dtype() != nb::dtype<uint32_t>() || level.dtype() != nb::dtype<double>() ||
+      u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() ||
+      saliency.dtype() != nb::dtype<double>() || level.size() != parent.size() || u.size() != v.size() ||
+      saliency.size() != u.size())
+    throw std::invalid_argument("chseg: edge saliency takes uint32 parents, float64 levels, uint32 ends and a float64 "
+                                "output, the ends and the output of one length");
+  chs::RunInfo info;
+  {
+    nb::gil_scoped_release release;
+    if (b.cuda)
+      chs::AlphaTreeEdgeSaliencyCUDA(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(),
+                                     Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), u.size(), Ptr<double>(saliency),
+                                     b.context, &info);
+    else
+      chs::AlphaTreeEdgeSaliencyCPU(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(),
+                                    Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), u.size(), Ptr<double>(saliency));
+  }
+  return Info(info);
+}
+
 // --- single linkage ------------------------------------------------------------------------------------------------
 
 chs::DendrogramArrays
@@ -1084,6 +1116,16 @@ NB_MODULE(_chseg, m)
         nb::arg("parent"),
         nb::arg("level"),
         nb::arg("shape"),
+        nb::arg("saliency"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree_edge_saliency",
+        &AlphaTreeEdgeSaliency,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("u"),
+        nb::arg("v"),
         nb::arg("saliency"),
         nb::arg("backend"),
         nb::arg("device"),

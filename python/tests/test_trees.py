@@ -236,6 +236,37 @@ def test_attribute_filters_are_higras(backend, shape, fully_connected, levels):
             assert np.array_equal(ours.weights, expected_altitudes[image.size:]), (name, threshold)
 
 
+@pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES + [((6, 5, 7), True, 4)])
+def test_alpha_tree_filters_are_higras(backend, shape, fully_connected, levels):
+    """Higra filters a tree that is not binary through the binary partition tree of the graph weighted by the tree's
+    saliency; AlphaTree.filter_regions does the same on the module's engines."""
+    image = np.random.default_rng(27).integers(0, levels, shape).astype(np.uint8)
+    tree = chseg.alpha_tree(image, fully_connected=fully_connected, backend=backend)
+    graph, weights = module_order_graph(image, fully_connected)
+    qfz, altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
+    for threshold in (2, 6, 40):
+        expected, expected_altitudes = hg.filter_small_nodes_from_tree(qfz, altitudes.copy(), threshold, graph,
+                                                                       canonize_tree=False)
+        ours = tree.filter_regions(threshold)
+        assert np.array_equal(ours.parents, expected.parents()), threshold
+        assert np.array_equal(ours.weights, expected_altitudes[image.size:]), threshold
+        for t in np.unique(expected_altitudes)[:3]:
+            assert same_partition(ours.cut(t), hg.labelisation_horizontal_cut_from_threshold(expected,
+                                                                                              expected_altitudes, t))
+    for name, attribute in (("volume", hg.attribute_volume), ("height", hg.attribute_height)):
+        def non_relevant(t, a, attribute=attribute):
+            return hg.accumulate_parallel(t, attribute(t, a), hg.Accumulators.min) < 3
+
+        expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(qfz, altitudes.copy(), non_relevant,
+                                                                             graph, canonize_tree=False)
+        ours = tree.filter_regions(3, name)
+        assert np.array_equal(ours.parents, expected.parents()), name
+        assert np.array_equal(ours.weights, expected_altitudes[image.size:]), name
+    # the tree's edges are image edge indices pixel * K + slot, the pixel being the smaller end
+    slots = {(2, False): 2, (2, True): 4, (3, False): 3, (3, True): 13}[(len(shape), fully_connected)]
+    assert np.array_equal(ours.edges // slots, ours.u)
+
+
 def test_hierarchies_by_attribute_bad_arguments():
     dendrogram = chseg.single_linkage(np.arange(12, dtype=np.uint8).reshape(3, 4), backend="cpu")
     with pytest.raises(ValueError):

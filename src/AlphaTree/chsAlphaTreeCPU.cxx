@@ -180,6 +180,29 @@ AlphaTreeSaliencyCPU(const uint32_t * parent,
   progress.Done();
 }
 
+void
+AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
+                         const double *   level,
+                         uint64_t         nodes,
+                         const uint32_t * u,
+                         const uint32_t * v,
+                         uint64_t         count,
+                         double *         saliency)
+{
+  for (uint64_t i = 0; i < count; ++i)
+    if (u[i] >= nodes || v[i] >= nodes)
+      throw std::invalid_argument("edge " + std::to_string(i) + " joins nodes " + std::to_string(u[i]) + " and " +
+                                  std::to_string(v[i]) + "; the tree has " + std::to_string(nodes) + " nodes");
+  detail::CpuPhases progress(1);
+  progress.Start(0, count);
+  for (uint64_t i = 0; i < count; ++i)
+  {
+    progress.At(i);
+    saliency[i] = level[at::CommonAncestor(parent, u[i], v[i])];
+  }
+  progress.Done();
+}
+
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
     const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)

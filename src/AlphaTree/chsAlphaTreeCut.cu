@@ -131,4 +131,85 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
     context.progress(1.0f);
 }
 
+namespace at
+{
+static __global__ void
+EdgeSaliencyKernel(const uint32_t * parent, const double * level, const uint32_t * u, const uint32_t * v,
+                   uint64_t count, uint64_t nodes, double * saliency, unsigned long long * bad)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+  {
+    const uint32_t a = u[i], b = v[i];
+    if (a >= nodes || b >= nodes)
+    {
+      atomicMin(bad, (unsigned long long)i);
+      continue;
+    }
+    saliency[i] = level[CommonAncestor(parent, a, b)];
+  }
+}
+} // namespace at
+
+void
+AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const uint32_t *         u,
+                          const uint32_t *         v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info)
+{
+  constexpr unsigned    kThreads = 256;
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
+  const uint64_t        cc = count ? count : 1;
+
+  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
+  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dOut(cc, stream, &tracker);
+  detail::DeviceBuffer<unsigned long long> bad(1, stream, &tracker);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
+  if (count)
+  {
+    detail::CopyToDevice(dU.get(), u, count * sizeof(uint32_t), stream, context);
+    detail::CopyToDevice(dV.get(), v, count * sizeof(uint32_t), stream, context);
+  }
+  CHS_CUDA_CHECK(cudaMemcpyAsync(bad.get(), &count, sizeof(count), cudaMemcpyHostToDevice, stream));
+  if (context.progress)
+    context.progress(0.3f);
+  detail::EventTimer timer(stream);
+  timer.Start();
+  if (count)
+  {
+    at::EdgeSaliencyKernel<<<detail::GridStrideBlocks(count, kThreads, context.device), kThreads, 0, stream>>>(
+      dParent.get(), dLevel.get(), dU.get(), dV.get(), count, nodes, dOut.get(), bad.get());
+    CHS_CUDA_CHECK_LAUNCH("EdgeSaliencyKernel");
+  }
+  timer.Stop();
+  unsigned long long first = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&first, bad.get(), sizeof(first), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (first < count)
+  {
+    uint32_t ends[2];
+    CHS_CUDA_CHECK(cudaMemcpyAsync(ends, dU.get() + first, 4, cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(ends + 1, dV.get() + first, 4, cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    throw std::invalid_argument("edge " + std::to_string(first) + " joins nodes " + std::to_string(ends[0]) + " and " +
+                                std::to_string(ends[1]) + "; the tree has " + std::to_string(nodes) + " nodes");
+  }
+  if (count)
+    detail::CopyToHost(saliency, dOut.get(), count * sizeof(double), stream, context);
+  if (info)
+  {
+    info->kernelMilliseconds = timer.Milliseconds();
+    info->peakDeviceBytes    = tracker.peak;
+  }
+  if (context.progress)
+    context.progress(1.0f);
+}
+
 } // namespace chs

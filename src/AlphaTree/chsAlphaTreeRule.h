@@ -87,9 +87,9 @@ struct SaliencyGrid
   }
 };
 
-/** The merge level of pixels a and b: climb the smaller id (parents have larger ids) until the paths meet. */
-CHS_HOST_DEVICE float
-MergeLevel(const uint32_t * parent, const double * level, uint32_t a, uint32_t b)
+/** The lowest common ancestor of nodes a and b: climb the smaller id (parents have larger ids) until the paths meet. */
+CHS_HOST_DEVICE uint32_t
+CommonAncestor(const uint32_t * parent, uint32_t a, uint32_t b)
 {
   while (a != b)
   {
@@ -98,7 +98,14 @@ MergeLevel(const uint32_t * parent, const double * level, uint32_t a, uint32_t b
     else
       b = parent[b];
   }
-  return float(level[a]);
+  return a;
+}
+
+/** The merge level of pixels a and b. */
+CHS_HOST_DEVICE float
+MergeLevel(const uint32_t * parent, const double * level, uint32_t a, uint32_t b)
+{
+  return float(level[CommonAncestor(parent, a, b)]);
 }
 
 /** Sample i of the grid: the number of odd coordinates (k), and for k = 1 the two pixels it lies between; for k > 1,

@@ -397,3 +397,80 @@ TEST(AlphaTreeCUDA, BadInput)
   const std::vector<uint8_t> v(9, 0);
   EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
 }
+
+namespace
+{
+/** The edge saliency of the alpha-tree (the level at which two pixels merge) equals the minimax path weight between
+ * them, found by a search over the edges up to each weight in turn; the CUDA backend gives the same values. */
+TEST(AlphaTreeEdgeSaliency, IsTheMinimaxPathWeight)
+{
+  const Case           c{ 11, 8, 1, false };
+  std::mt19937         rng(31);
+  std::vector<uint8_t> v(88);
+  for (auto & x : v)
+    x = uint8_t(rng() % 6);
+  const Tree t = RunCPU(v, c, ParametersOf(c));
+  // The 4-neighbour edges, and random pairs of pixels.
+  std::vector<uint32_t> u, w;
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 11; ++x)
+    {
+      if (x + 1 < 11)
+        u.push_back(y * 11 + x), w.push_back(y * 11 + x + 1);
+      if (y + 1 < 8)
+        u.push_back(y * 11 + x), w.push_back((y + 1) * 11 + x);
+    }
+  for (int i = 0; i < 40; ++i)
+    u.push_back(uint32_t(rng() % 88)), w.push_back(uint32_t(rng() % 88));
+  std::vector<double> saliency(u.size(), -1.0);
+  chs::AlphaTreeEdgeSaliencyCPU(t.parent.data(), t.level.data(), t.parent.size(), u.data(), w.data(), u.size(),
+                                saliency.data());
+  auto connectedUpTo = [&](uint32_t a, uint32_t b, int alpha)
+  {
+    std::vector<bool>     seen(88, false);
+    std::vector<uint32_t> stack{ a };
+    seen[a] = true;
+    while (!stack.empty())
+    {
+      const uint32_t p = stack.back();
+      stack.pop_back();
+      const int x = int(p % 11), y = int(p / 11);
+      const int dx[4] = { 1, -1, 0, 0 }, dy[4] = { 0, 0, 1, -1 };
+      for (int k = 0; k < 4; ++k)
+      {
+        const int qx = x + dx[k], qy = y + dy[k];
+        if (qx < 0 || qx >= 11 || qy < 0 || qy >= 8)
+          continue;
+        const uint32_t q = uint32_t(qy * 11 + qx);
+        if (!seen[q] && std::abs(int(v[p]) - int(v[q])) <= alpha)
+        {
+          seen[q] = true;
+          stack.push_back(q);
+        }
+      }
+    }
+    return bool(seen[b]);
+  };
+  for (size_t i = 0; i < u.size(); ++i)
+  {
+    int alpha = 0;
+    while (!connectedUpTo(u[i], w[i], alpha))
+      ++alpha;
+    EXPECT_EQ(saliency[i], double(alpha)) << "pixels " << u[i] << " and " << w[i];
+  }
+  std::vector<uint32_t> bad = u;
+  bad[3]                    = uint32_t(t.parent.size());
+  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCPU(t.parent.data(), t.level.data(), t.parent.size(), bad.data(), w.data(),
+                                             u.size(), saliency.data()),
+               std::invalid_argument);
+  if (!chs_test::HasCudaDevice())
+    return;
+  std::vector<double> gpu(u.size(), -2.0);
+  chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(), t.level.data(), t.parent.size(), u.data(), w.data(), u.size(),
+                                 gpu.data(), chs::ExecutionContext());
+  EXPECT_EQ(gpu, saliency);
+  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(), t.level.data(), t.parent.size(), bad.data(), w.data(),
+                                              u.size(), gpu.data(), chs::ExecutionContext()),
+               std::invalid_argument);
+}
+} // namespace
