@@ -4,7 +4,8 @@
   hierarchy) on NumPy and on CuPy arrays, the hierarchy step alone (Dendrogram.watershed_hierarchy), and the CPU
   reference once, against Higra's watershed_hierarchy_by_area / _volume / _dynamics (canonize_tree=False) on the same
   graph (built once, outside the timing);
-- Dendrogram.filter_regions(t) (area) against Higra's filter_small_nodes_from_tree on the same tree.
+- Dendrogram.filter_regions(t) (area) against Higra's filter_small_nodes_from_tree on the same tree, and
+  AlphaTree.filter_regions(t) against the same Higra function on Higra's quasi-flat zone hierarchy (smallest side).
 
 Input: a smooth random relief with noise (uint8, many minima and plateaux), 4-connected, edges weighted |a - b|.
 Times: medians of --reps runs after one warm-up (Higra and the CPU reference: one run, no warm-up), host clock around
@@ -132,6 +133,22 @@ def bench(rows, side, reps, cupy, float_volume):
                      "ms": ms, "times": times,
                      "identical": bool(np.array_equal(ours_f.parents, peer_tree.parents())
                                        and np.array_equal(ours_f.weights, peer_altitudes[image.size:]))})
+    if float_volume:
+        # The alpha-tree's area filter: Higra filters a tree that is not binary through the binary partition tree of
+        # the graph weighted by the tree's saliency; AlphaTree.filter_regions does the same on the GPU.
+        case = f"alpha-tree area filter at 100, {name}"
+        alpha = chseg.alpha_tree(image)
+        ms, times, ours_a = timed(lambda: alpha.filter_regions(100), reps)
+        rows.append({"case": case, "implementation": "AlphaTree.filter_regions (saliency, dendrogram, filter), NumPy",
+                     "ms": ms, "times": times})
+        qfz, qfz_altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
+        ms, times, (peer_tree, peer_altitudes) = timed(
+            lambda: hg.filter_small_nodes_from_tree(qfz, qfz_altitudes.copy(), 100, graph, canonize_tree=False), 1,
+            warm=False)
+        rows.append({"case": case, "implementation": "Higra filter_small_nodes_from_tree on its quasi-flat zone "
+                     "hierarchy (canonize_tree=False)", "ms": ms, "times": times,
+                     "identical": bool(np.array_equal(ours_a.parents, peer_tree.parents())
+                                       and np.array_equal(ours_a.weights, peer_altitudes[image.size:]))})
     threshold = 100
     case = f"area filter at {threshold}, {name}"
     ms, times, ours = timed(lambda: dendrogram.filter_regions(threshold), reps)
