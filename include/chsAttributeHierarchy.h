@@ -77,10 +77,7 @@ WatershedHierarchyCUDA(const DendrogramInput &  in,
 /** The dendrogram `in` with the frontiers of regions whose `attribute` (Area, Volume or Height) is below `threshold`
  * removed (their tree edges weigh 0). Throws as WatershedHierarchyCPU does, and for Dynamics or a NaN threshold. */
 CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-FilterRegionsCPU(const DendrogramInput &  in,
-                 RegionAttribute          attribute,
-                 double                   threshold,
-                 const DendrogramArrays & out);
+FilterRegionsCPU(const DendrogramInput & in, RegionAttribute attribute, double threshold, const DendrogramArrays & out);
 
 CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
 FilterRegionsCUDA(const DendrogramInput &  in,

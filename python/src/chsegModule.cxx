@@ -629,12 +629,23 @@ AlphaTreeEdgeSaliency(const Array &       parent,
   {
     nb::gil_scoped_release release;
     if (b.cuda)
-      chs::AlphaTreeEdgeSaliencyCUDA(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(),
-                                     Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), u.size(), Ptr<double>(saliency),
-                                     b.context, &info);
+      chs::AlphaTreeEdgeSaliencyCUDA(Ptr<const uint32_t>(parent),
+                                     Ptr<const double>(level),
+                                     parent.size(),
+                                     Ptr<const uint32_t>(u),
+                                     Ptr<const uint32_t>(v),
+                                     u.size(),
+                                     Ptr<double>(saliency),
+                                     b.context,
+                                     &info);
     else
-      chs::AlphaTreeEdgeSaliencyCPU(Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(),
-                                    Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), u.size(), Ptr<double>(saliency));
+      chs::AlphaTreeEdgeSaliencyCPU(Ptr<const uint32_t>(parent),
+                                    Ptr<const double>(level),
+                                    parent.size(),
+                                    Ptr<const uint32_t>(u),
+                                    Ptr<const uint32_t>(v),
+                                    u.size(),
+                                    Ptr<double>(saliency));
   }
   return Info(info);
 }
@@ -783,9 +794,10 @@ AttributeHierarchy(const Array &       parent,
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &parent, &weight, &edge, &u, &v, &outParent, &outWeight, &outEdge, &outU, &outV });
   const uint64_t n = (parent.size() + 1) / 2; // the backends check that the arrays form a dendrogram
-  if (parent.dtype() != nb::dtype<uint32_t>() || weight.dtype() != nb::dtype<double>() || edge.dtype() != nb::dtype<uint64_t>() ||
-      u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() || weight.size() + 1 != n ||
-      edge.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n)
+  if (parent.dtype() != nb::dtype<uint32_t>() || weight.dtype() != nb::dtype<double>() ||
+      edge.dtype() != nb::dtype<uint64_t>() || u.dtype() != nb::dtype<uint32_t>() ||
+      v.dtype() != nb::dtype<uint32_t>() || weight.size() + 1 != n || edge.size() + 1 != n || u.size() + 1 != n ||
+      v.size() + 1 != n)
     throw std::invalid_argument("chseg: a dendrogram of n leaves has 2n - 1 uint32 parents and n - 1 float64 "
                                 "weights, uint64 edges and uint32 ends");
   const chs::RegionAttribute  a = RegionAttributeOf(attribute);
@@ -811,7 +823,10 @@ AttributeHierarchy(const Array &       parent,
 
 /** The attribute of every node of a dendrogram (host arrays), a NumPy float64 array. */
 nb::object
-DendrogramAttribute(const Array & parent, const Array & weight, const Array & u, const Array & v,
+DendrogramAttribute(const Array &       parent,
+                    const Array &       weight,
+                    const Array &       u,
+                    const Array &       v,
                     const std::string & attribute)
 {
   for (const Array * a : { &parent, &weight, &u, &v })
@@ -821,8 +836,8 @@ DendrogramAttribute(const Array & parent, const Array & weight, const Array & u,
   const uint64_t n = (parent.size() + 1) / 2;
   if (weight.dtype() != nb::dtype<double>() || weight.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n)
     throw std::invalid_argument("chseg: a dendrogram of n leaves has n - 1 float64 weights and end vertices");
-  const chs::DendrogramInput in{ n, Ptr<const uint32_t>(parent), Ptr<const double>(weight), nullptr,
-                                 Ptr<const uint32_t>(u), Ptr<const uint32_t>(v) };
+  const chs::DendrogramInput in{ n,       Ptr<const uint32_t>(parent), Ptr<const double>(weight),
+                                 nullptr, Ptr<const uint32_t>(u),      Ptr<const uint32_t>(v) };
   std::vector<double>        values(parent.size());
   const chs::RegionAttribute a = RegionAttributeOf(attribute);
   {

@@ -134,8 +134,14 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
 namespace at
 {
 static __global__ void
-EdgeSaliencyKernel(const uint32_t * parent, const double * level, const uint32_t * u, const uint32_t * v,
-                   uint64_t count, uint64_t nodes, double * saliency, unsigned long long * bad)
+EdgeSaliencyKernel(const uint32_t *     parent,
+                   const double *       level,
+                   const uint32_t *     u,
+                   const uint32_t *     v,
+                   uint64_t             count,
+                   uint64_t             nodes,
+                   double *             saliency,
+                   unsigned long long * bad)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {

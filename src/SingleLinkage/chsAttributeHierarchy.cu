@@ -40,7 +40,7 @@ namespace
 constexpr unsigned kThreads = 256;
 constexpr uint32_t kNone    = 0xffffffffu;
 
-#define CHS_GRID_STRIDE(i, count)                                                                                     \
+#define CHS_GRID_STRIDE(i, count)                                                                                      \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
 /** The tree as the kernels read it: n leaves, internal node x at index x - n of the per-node arrays. */
@@ -69,7 +69,7 @@ ChildrenKernel(uint64_t n, const uint32_t * parent, uint32_t * count, uint32_t *
 {
   CHS_GRID_STRIDE(x, 2 * n - 2)
   {
-    const uint64_t k = parent[x] - n;
+    const uint64_t k                        = parent[x] - n;
     child[2 * k + atomicAdd(count + k, 1u)] = uint32_t(x);
   }
 }
@@ -99,7 +99,7 @@ struct VolumeStep
   __device__ void
   operator()(uint32_t x) const
   {
-    const uint64_t k = x - t.n;
+    const uint64_t k  = x - t.n;
     const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
     const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
     const double   a  = __dadd_rn(leaf0 ? 1.0 : __ldcg(area + c0 - t.n), leaf1 ? 1.0 : __ldcg(area + c1 - t.n));
@@ -143,12 +143,12 @@ TourKernel(DeviceTree t, unsigned long long * tour)
 {
   CHS_GRID_STRIDE(x, uint64_t(t.root))
   {
-    const uint64_t k = x - t.n;
+    const uint64_t k    = x - t.n;
     const uint32_t down = x >= t.n ? 2 * t.child[2 * k] : uint32_t(2 * x + 1);
     const uint32_t p = t.parent[x], pk = p - uint32_t(t.n);
     const uint32_t up = uint32_t(x) == t.child[2 * pk] ? 2 * t.child[2 * pk + 1] : p == t.root ? kEnd : 2 * p + 1;
-    tour[2 * x]     = (static_cast<unsigned long long>(down) << 32) | 1ull;
-    tour[2 * x + 1] = static_cast<unsigned long long>(up) << 32;
+    tour[2 * x]       = (static_cast<unsigned long long>(down) << 32) | 1ull;
+    tour[2 * x + 1]   = static_cast<unsigned long long>(up) << 32;
   }
 }
 
@@ -180,8 +180,8 @@ PreorderKernel(DeviceTree t, const unsigned long long * ranked, uint32_t * pre, 
     if (x != t.root)
     {
       const uint32_t fromDown = uint32_t(ranked[2 * x]), fromUp = uint32_t(ranked[2 * x + 1]);
-      p                       = t.root + 1 - fromDown;
-      s                       = fromDown - fromUp;
+      p = t.root + 1 - fromDown;
+      s = fromDown - fromUp;
     }
     pre[x]   = p;
     size[x]  = s;
@@ -196,13 +196,17 @@ VolumeTermKernel(DeviceTree t, const uint32_t * order, const uint32_t * size, do
   CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
   {
     const uint32_t y = order[i];
-    term[i] = y < t.n ? 0.0 : double((size[y] + 1) / 2) * (t.ParentAltitude(y) - t.Altitude(y));
+    term[i]          = y < t.n ? 0.0 : double((size[y] + 1) / 2) * (t.ParentAltitude(y) - t.Altitude(y));
   }
 }
 
 __global__ void
-AreaVolumeKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, const double * prefix, double * area,
-                 double * volume)
+AreaVolumeKernel(DeviceTree       t,
+                 const uint32_t * pre,
+                 const uint32_t * size,
+                 const double *   prefix,
+                 double *         area,
+                 double *         volume)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
@@ -364,22 +368,25 @@ ExitValueKernel(DeviceTree t, const uint32_t * order, const double * attribute, 
   CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
   {
     const uint32_t y = order[i];
-    value[i] = y < t.n || y == t.root || t.Altitude(y) == t.ParentAltitude(y) ? 0.0 : attribute[y - t.n];
+    value[i]         = y < t.n || y == t.root || t.Altitude(y) == t.ParentAltitude(y) ? 0.0 : attribute[y - t.n];
   }
 }
 
 /** corrected(x): the attribute at the root and at nodes not at their parent's level, else the largest attribute of
  * the internal nodes below x not at their parent's level. */
 __global__ void
-CorrectedKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, const double * attribute,
-                RangeTable<Max> range, double * corrected)
+CorrectedKernel(DeviceTree       t,
+                const uint32_t * pre,
+                const uint32_t * size,
+                const double *   attribute,
+                RangeTable<Max>  range,
+                double *         corrected)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
     const uint32_t x = uint32_t(t.n + k);
-    corrected[k]     = x == t.root || t.Altitude(x) != t.ParentAltitude(x)
-                         ? attribute[k]
-                         : range.Query(pre[x] + 1, pre[x] + size[x]);
+    corrected[k] =
+      x == t.root || t.Altitude(x) != t.ParentAltitude(x) ? attribute[k] : range.Query(pre[x] + 1, pre[x] + size[x]);
   }
 }
 
@@ -398,7 +405,7 @@ DeepestLinkKernel(DeviceTree t, const uint32_t * deepest, uint32_t * link)
   CHS_GRID_STRIDE(k, t.n - 1)
   {
     const uint32_t x = uint32_t(t.n + k), p = t.parent[x];
-    link[k]                                 = x != t.root && deepest[p - t.n] == x ? p : x;
+    link[k] = x != t.root && deepest[p - t.n] == x ? p : x;
   }
 }
 
@@ -442,7 +449,7 @@ FilterWeightKernel(DeviceTree t, const double * value, double leafValue, double 
   {
     const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
     const double   a = c0 < t.n ? leafValue : value[c0 - t.n], b = c1 < t.n ? leafValue : value[c1 - t.n];
-    w[k]             = fmin(a, b) < threshold ? 0.0 : t.weight[k];
+    w[k] = fmin(a, b) < threshold ? 0.0 : t.weight[k];
   }
 }
 
@@ -489,15 +496,20 @@ enum class Operation
 
 /** Preorder positions, subtree sizes and the nodes in preorder, from the Euler tour ranked by pointer jumping. */
 void
-Preorder(const DeviceTree & t, uint32_t * pre, uint32_t * size, uint32_t * order, cudaStream_t stream,
-         detail::MemoryTracker & tracker, int device)
+Preorder(const DeviceTree &      t,
+         uint32_t *              pre,
+         uint32_t *              size,
+         uint32_t *              order,
+         cudaStream_t            stream,
+         detail::MemoryTracker & tracker,
+         int                     device)
 {
   const uint64_t                           visits = 2 * uint64_t(t.root);
   detail::DeviceBuffer<unsigned long long> a(visits, stream, &tracker), b(visits, stream, &tracker);
   const unsigned                           blocks = detail::GridStrideBlocks(visits, kThreads, device);
   TourKernel<<<detail::GridStrideBlocks(t.root, kThreads, device), kThreads, 0, stream>>>(t, a.get());
   CHS_CUDA_CHECK_LAUNCH("TourKernel");
-  unsigned long long * in = a.get(), *out = b.get();
+  unsigned long long *in = a.get(), *out = b.get();
   for (uint64_t span = 1; span < visits; span *= 2)
   {
     JumpTourKernel<<<blocks, kThreads, 0, stream>>>(visits, in, out);
@@ -512,8 +524,12 @@ Preorder(const DeviceTree & t, uint32_t * pre, uint32_t * size, uint32_t * order
 /** The block sparse table of `value` (count positions); its arrays live in `storage`. */
 template <class TOp>
 RangeTable<TOp>
-BuildRange(const double * value, uint64_t count, std::vector<std::unique_ptr<detail::DeviceBuffer<double>>> & storage,
-           cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+BuildRange(const double *                                               value,
+           uint64_t                                                     count,
+           std::vector<std::unique_ptr<detail::DeviceBuffer<double>>> & storage,
+           cudaStream_t                                                 stream,
+           detail::MemoryTracker &                                      tracker,
+           int                                                          device)
 {
   const uint64_t blocks = (count + kBlock - 1) / kBlock;
   unsigned       levels = 1;
@@ -575,9 +591,9 @@ NewWeights(uint64_t                n,
            detail::MemoryTracker & tracker,
            int                     device)
 {
-  const uint64_t internal = n - 1, nodes = 2 * n - 1;
-  const unsigned blocks   = detail::GridStrideBlocks(internal, kThreads, device);
-  const unsigned all      = detail::GridStrideBlocks(nodes, kThreads, device);
+  const uint64_t                 internal = n - 1, nodes = 2 * n - 1;
+  const unsigned                 blocks = detail::GridStrideBlocks(internal, kThreads, device);
+  const unsigned                 all    = detail::GridStrideBlocks(nodes, kThreads, device);
   detail::DeviceBuffer<uint32_t> child(2 * internal, stream, &tracker), count(internal, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
   ChildrenKernel<<<detail::GridStrideBlocks(2 * n - 2, kThreads, device), kThreads, 0, stream>>>(
@@ -622,8 +638,8 @@ NewWeights(uint64_t                n,
       CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, values.get(), prefix, nodes + 1, stream));
       value = attributeOf.get();
     }
-    AreaVolumeKernel<<<blocks, kThreads, 0, stream>>>(t, pre.get(), size.get(), prefix, area.get(),
-                                                       needVolume ? attributeOf.get() : nullptr);
+    AreaVolumeKernel<<<blocks, kThreads, 0, stream>>>(
+      t, pre.get(), size.get(), prefix, area.get(), needVolume ? attributeOf.get() : nullptr);
     CHS_CUDA_CHECK_LAUNCH("AreaVolumeKernel");
   }
 
@@ -663,8 +679,8 @@ NewWeights(uint64_t                n,
 
   if (operation == Operation::Filter)
   {
-    FilterWeightKernel<<<blocks, kThreads, 0, stream>>>(t, value, attribute == RegionAttribute::Area ? 1.0 : 0.0,
-                                                         threshold, w2);
+    FilterWeightKernel<<<blocks, kThreads, 0, stream>>>(
+      t, value, attribute == RegionAttribute::Area ? 1.0 : 0.0, threshold, w2);
     CHS_CUDA_CHECK_LAUNCH("FilterWeightKernel");
     return;
   }
@@ -678,7 +694,6 @@ NewWeights(uint64_t                n,
   WatershedWeightKernel<<<blocks, kThreads, 0, stream>>>(t, corrected.get(), w2);
   CHS_CUDA_CHECK_LAUNCH("WatershedWeightKernel");
 }
-
 
 SingleLinkageResult
 Run(const DendrogramInput &  in,
@@ -744,9 +759,16 @@ Run(const DendrogramInput &  in,
     CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, internal, 0, 64, stream));
     detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
     CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys, values, internal, 0, 64, stream));
-    GatherKernel<<<blocks, kThreads, 0, stream>>>(internal, values.Current(), dU.get(), dV.get(),
-                                                   in.edge ? dEdge.get() : nullptr, w2.get(), sU.get(), sV.get(),
-                                                   sEdge.get(), sWeight.get());
+    GatherKernel<<<blocks, kThreads, 0, stream>>>(internal,
+                                                  values.Current(),
+                                                  dU.get(),
+                                                  dV.get(),
+                                                  in.edge ? dEdge.get() : nullptr,
+                                                  w2.get(),
+                                                  sU.get(),
+                                                  sV.get(),
+                                                  sEdge.get(),
+                                                  sWeight.get());
     CHS_CUDA_CHECK_LAUNCH("GatherKernel");
   }
   timer.Stop();

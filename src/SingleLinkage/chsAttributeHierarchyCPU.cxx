@@ -25,7 +25,7 @@ public:
   {
     for (uint64_t x = 0; x + 1 < 2 * m_N - 1; ++x)
     {
-      const uint64_t k = m_In.parent[x] - m_N;
+      const uint64_t k                                   = m_In.parent[x] - m_N;
       m_Child[2 * k + (m_Child[2 * k] == kNone ? 0 : 1)] = uint32_t(x);
     }
   }
@@ -53,7 +53,9 @@ public:
 
   /** area, volume, depth and deepest child of every internal node (index x - n). */
   void
-  BottomUp(std::vector<double> & area, std::vector<double> & volume, std::vector<double> & depth,
+  BottomUp(std::vector<double> &   area,
+           std::vector<double> &   volume,
+           std::vector<double> &   depth,
            std::vector<uint32_t> & deepest) const
   {
     const uint64_t internal = m_N - 1;
@@ -63,13 +65,13 @@ public:
     deepest.assign(internal, kNone);
     for (uint64_t k = 0; k < internal; ++k)
     {
-      const uint64_t x = m_N + k;
+      const uint64_t x  = m_N + k;
       const uint32_t c0 = Child(k, 0), c1 = Child(k, 1);
       const bool     leaf0 = c0 < m_N, leaf1 = c1 < m_N;
-      area[k] = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
+      area[k]               = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
       const double children = (leaf0 ? 0.0 : volume[c0 - m_N]) + (leaf1 ? 0.0 : volume[c1 - m_N]);
-      const double own = area[k] * (ParentAltitude(x) - Altitude(x));
-      volume[k]        = children + own;
+      const double own      = area[k] * (ParentAltitude(x) - Altitude(x));
+      volume[k]             = children + own;
       if (leaf0 && leaf1)
         depth[k] = Altitude(x);
       else
@@ -104,7 +106,7 @@ public:
     for (uint64_t k = internal; k-- > 0;)
     {
       const uint64_t x = m_N + k, p = m_In.parent[x];
-      dynamics[k]      = x != root && deepest[p - m_N] == x ? dynamics[p - m_N] : height[k];
+      dynamics[k] = x != root && deepest[p - m_N] == x ? dynamics[p - m_N] : height[k];
     }
     return dynamics;
   }
@@ -131,10 +133,9 @@ Reweighted(const DendrogramInput & in, const std::vector<double> & weights, cons
 {
   const uint64_t        n = in.vertices, edges = n - 1;
   std::vector<uint64_t> rank(edges ? edges : 1);
-  DendrogramArrays      inner = out;
-  inner.edge                  = rank.data();
-  const SingleLinkageResult result =
-    GraphSingleLinkageCPU(in.u, in.v, weights.data(), edges, n, true, inner);
+  DendrogramArrays      inner      = out;
+  inner.edge                       = rank.data();
+  const SingleLinkageResult result = GraphSingleLinkageCPU(in.u, in.v, weights.data(), edges, n, true, inner);
   if (out.edge)
     for (uint64_t r = 0; r < edges; ++r)
       out.edge[r] = in.edge ? in.edge[rank[r]] : rank[r];
@@ -182,16 +183,13 @@ WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, con
   for (uint64_t k = 0; k < internal; ++k)
   {
     const uint32_t c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
-    weights[k]        = std::min(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
+    weights[k] = std::min(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
   }
   return Reweighted(in, weights, out);
 }
 
 SingleLinkageResult
-FilterRegionsCPU(const DendrogramInput &  in,
-                 RegionAttribute          attribute,
-                 double                   threshold,
-                 const DendrogramArrays & out)
+FilterRegionsCPU(const DendrogramInput & in, RegionAttribute attribute, double threshold, const DendrogramArrays & out)
 {
   ah::CheckFilter(attribute, threshold);
   ah::CheckInput(in, "an attribute filter");
@@ -203,9 +201,9 @@ FilterRegionsCPU(const DendrogramInput &  in,
   std::vector<double>       weights(internal);
   for (uint64_t k = 0; k < internal; ++k)
   {
-    const double smaller = std::min(Tree::Of(value, n, tree.Child(k, 0), attribute),
-                                    Tree::Of(value, n, tree.Child(k, 1), attribute));
-    weights[k]           = smaller < threshold ? 0.0 : in.weight[k];
+    const double smaller =
+      std::min(Tree::Of(value, n, tree.Child(k, 0), attribute), Tree::Of(value, n, tree.Child(k, 1), attribute));
+    weights[k] = smaller < threshold ? 0.0 : in.weight[k];
   }
   return Reweighted(in, weights, out);
 }

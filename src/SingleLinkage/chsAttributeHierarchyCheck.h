@@ -56,8 +56,7 @@ inline void
 CheckDendrogramCPU(const DendrogramInput & in)
 {
   const uint64_t n = in.vertices, root = 2 * n - 2;
-  auto           fail = [](const std::string & why)
-  { throw std::invalid_argument("the input is not a dendrogram: " + why); };
+  auto fail = [](const std::string & why) { throw std::invalid_argument("the input is not a dendrogram: " + why); };
   if (in.parent[root] != root)
     fail("the root " + std::to_string(root) + " is not its own parent");
   std::vector<unsigned char> children(n - 1, 0);

@@ -70,8 +70,8 @@ CudaDendrogramAttributeFilter::GenerateOutputInformation()
 void
 CudaDendrogramAttributeFilter::GenerateData()
 {
-  const Dendrogram * input  = this->GetInput();
-  Dendrogram *       output = this->GetOutput();
+  const Dendrogram * input     = this->GetInput();
+  Dendrogram *       output    = this->GetOutput();
   const bool         watershed = m_Operation == OperationEnum::WatershedHierarchy;
   if (!input || input->GetNumberOfVertices() == 0)
   {
@@ -118,7 +118,8 @@ void
 CudaDendrogramAttributeFilter::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "Operation: " << (m_Operation == OperationEnum::WatershedHierarchy ? "WatershedHierarchy" : "FilterRegions")
+  os << indent
+     << "Operation: " << (m_Operation == OperationEnum::WatershedHierarchy ? "WatershedHierarchy" : "FilterRegions")
      << std::endl;
   os << indent << "Attribute: " << AttributeName(m_Attribute) << std::endl;
   os << indent << "Threshold: " << m_Threshold << std::endl;

@@ -423,8 +423,8 @@ TEST(AlphaTreeEdgeSaliency, IsTheMinimaxPathWeight)
   for (int i = 0; i < 40; ++i)
     u.push_back(uint32_t(rng() % 88)), w.push_back(uint32_t(rng() % 88));
   std::vector<double> saliency(u.size(), -1.0);
-  chs::AlphaTreeEdgeSaliencyCPU(t.parent.data(), t.level.data(), t.parent.size(), u.data(), w.data(), u.size(),
-                                saliency.data());
+  chs::AlphaTreeEdgeSaliencyCPU(
+    t.parent.data(), t.level.data(), t.parent.size(), u.data(), w.data(), u.size(), saliency.data());
   auto connectedUpTo = [&](uint32_t a, uint32_t b, int alpha)
   {
     std::vector<bool>     seen(88, false);
@@ -460,17 +460,29 @@ TEST(AlphaTreeEdgeSaliency, IsTheMinimaxPathWeight)
   }
   std::vector<uint32_t> bad = u;
   bad[3]                    = uint32_t(t.parent.size());
-  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCPU(t.parent.data(), t.level.data(), t.parent.size(), bad.data(), w.data(),
-                                             u.size(), saliency.data()),
+  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCPU(
+                 t.parent.data(), t.level.data(), t.parent.size(), bad.data(), w.data(), u.size(), saliency.data()),
                std::invalid_argument);
   if (!chs_test::HasCudaDevice())
     return;
   std::vector<double> gpu(u.size(), -2.0);
-  chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(), t.level.data(), t.parent.size(), u.data(), w.data(), u.size(),
-                                 gpu.data(), chs::ExecutionContext());
+  chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(),
+                                 t.level.data(),
+                                 t.parent.size(),
+                                 u.data(),
+                                 w.data(),
+                                 u.size(),
+                                 gpu.data(),
+                                 chs::ExecutionContext());
   EXPECT_EQ(gpu, saliency);
-  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(), t.level.data(), t.parent.size(), bad.data(), w.data(),
-                                              u.size(), gpu.data(), chs::ExecutionContext()),
+  EXPECT_THROW(chs::AlphaTreeEdgeSaliencyCUDA(t.parent.data(),
+                                              t.level.data(),
+                                              t.parent.size(),
+                                              bad.data(),
+                                              w.data(),
+                                              u.size(),
+                                              gpu.data(),
+                                              chs::ExecutionContext()),
                std::invalid_argument);
 }
 } // namespace

@@ -188,7 +188,7 @@ TEST(AttributeHierarchy, WatershedKeepsTheTreeEdges)
     const Tree t = FromGraph(RandomGraph(n, 9, rng));
     for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
     {
-      const Tree w = Watershed(t, a);
+      const Tree            w = Watershed(t, a);
       std::vector<uint64_t> before(t.edge), after(w.edge);
       std::sort(before.begin(), before.end());
       std::sort(after.begin(), after.end());
@@ -211,7 +211,7 @@ TEST(AttributeHierarchy, BadInput)
   chs::DendrogramInput none = t.In();
   none.vertices             = 0;
   EXPECT_THROW(chs::WatershedHierarchyCPU(none, RegionAttribute::Area, out.Out()), std::invalid_argument);
-  Tree broken = t;
+  Tree broken      = t;
   broken.parent[2] = 1; // a parent before its child
   EXPECT_THROW(chs::WatershedHierarchyCPU(broken.In(), RegionAttribute::Area, out.Out()), std::invalid_argument);
   broken        = t;
@@ -232,13 +232,13 @@ TEST(AttributeHierarchy, BadInput)
 Tree
 ImageDendrogram(uint64_t nx, uint64_t ny, bool full, unsigned seed, bool smooth)
 {
-  std::mt19937                  rng(seed);
+  std::mt19937                       rng(seed);
   std::uniform_int_distribution<int> noise(0, smooth ? 3 : 255);
-  std::vector<uint8_t>          pixels(nx * ny);
+  std::vector<uint8_t>               pixels(nx * ny);
   for (uint64_t y = 0; y < ny; ++y)
     for (uint64_t x = 0; x < nx; ++x)
     {
-      const double r = smooth ? 40.0 * (2.0 + std::sin(0.3 * double(x)) + std::cos(0.23 * double(y))) : 0.0;
+      const double r     = smooth ? 40.0 * (2.0 + std::sin(0.3 * double(x)) + std::cos(0.23 * double(y))) : 0.0;
       pixels[y * nx + x] = uint8_t(std::min(255.0, r + noise(rng)));
     }
   chs::Grid grid;
@@ -254,7 +254,7 @@ ImageDendrogram(uint64_t nx, uint64_t ny, bool full, unsigned seed, bool smooth)
 TEST(AttributeHierarchy, GpuEqualsCpu)
 {
   CHS_REQUIRE_GPU();
-  std::mt19937 rng(3);
+  std::mt19937      rng(3);
   std::vector<Tree> inputs;
   for (uint64_t n : { 1, 2, 3, 17, 1000, 20000 })
     inputs.push_back(FromGraph(RandomGraph(n, 5, rng)));
@@ -315,8 +315,7 @@ Relief(unsigned nx, unsigned ny)
   std::uniform_int_distribution<int> noise(0, 3);
   for (unsigned y = 0; y < ny; ++y)
     for (unsigned x = 0; x < nx; ++x)
-      image->SetPixel({ { x, y } },
-                      (unsigned char)(60.0 + 30.0 * std::sin(x / 5.0) * std::cos(y / 4.0) + noise(rng)));
+      image->SetPixel({ { x, y } }, (unsigned char)(60.0 + 30.0 * std::sin(x / 5.0) * std::cos(y / 4.0) + noise(rng)));
   return image;
 }
 
