@@ -94,6 +94,12 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
                        const ExecutionContext &     context,
                        RunInfo *                    info = nullptr);
 
+/** The edges of an image's pixel graph (the definition above), in edge-index order: u[i] < v[i] are the pixels of the
+ * i-th existing edge and edge[i] its index pixel * K + slot. Returns the number of edges; with null arrays only counts
+ * them. Host code. Throws std::invalid_argument for the image sizes that ImageSingleLinkageCPU refuses. */
+CudaHierarchicalSegmentation_EXPORT uint64_t
+ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t * v, uint64_t * edge);
+
 /** The dendrogram of a weighted graph given as edge arrays (u[i], v[i], w[i]), i < edgeCount, on vertices
  * 0 .. vertexCount - 1. A graph with vertexCount - 1 edges is a tree and is its own minimum spanning tree; any other
  * connected graph gets its minimum spanning tree first. `inputIsTree` promises a tree (edgeCount must then be

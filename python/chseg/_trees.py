@@ -154,28 +154,13 @@ class AlphaTree(_Tree):
         return run.output(to_caller(run, labels))
 
     def _image_graph(self):
-        """The image graph's edges in the module's order (pixel, then the neighbour's raster offset: the edge index
-        pixel * K + slot of include/chsSingleLinkage.h): (u, v, index), of the backend's kind."""
-        xp = self._run.backend_xp
-        ndim = len(self.shape)
-        index = xp.arange(self.num_leaves, dtype=np.int64).reshape(self.shape)
-        forward = []  # the slots: the offsets after the origin in lexicographic (raster) order
-        for off in np.ndindex(*(3,) * ndim):
-            o = tuple(x - 1 for x in off)
-            if o > (0,) * ndim and (self._fully_connected or sum(map(abs, o)) == 1):
-                forward.append(o)
-        us, vs, ids = [], [], []
-        for slot, o in enumerate(forward):
-            src = tuple(slice(max(0, -d), s - max(0, d)) for d, s in zip(o, self.shape))
-            dst = tuple(slice(max(0, d), s - max(0, -d)) for d, s in zip(o, self.shape))
-            p = index[src].ravel()
-            us.append(p)
-            vs.append(index[dst].ravel())
-            ids.append(p * len(forward) + slot)
-        ids = xp.concatenate(ids)
-        order = xp.argsort(ids)
-        return (xp.concatenate(us)[order].astype(np.uint32), xp.concatenate(vs)[order].astype(np.uint32),
-                ids[order].astype(np.uint64))
+        """The image graph's edges in edge-index order (pixel * K + slot, include/chsSingleLinkage.h): (u, v, index),
+        of the backend's kind."""
+        u, v, ids = _chseg.image_graph_edges(list(self.shape), self._fully_connected)
+        run = self._run
+        if run.device_arrays:
+            return run.array(u), run.array(v), run.array(ids)
+        return u, v, ids
 
     def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
         """The tree with the frontiers of regions whose ``attribute`` ('area', 'volume' or 'height') is below

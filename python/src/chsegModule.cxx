@@ -607,6 +607,21 @@ AlphaTreeSaliency(const Array &                 parent,
   return Info(info);
 }
 
+/** The edges of an image's pixel graph in edge-index order: NumPy (u, v, edge index). */
+nb::tuple
+ImageGraphEdges(const std::vector<uint64_t> & shape, bool fullyConnected)
+{
+  const chs::Grid       grid  = GridOfShape(shape);
+  const uint64_t        count = chs::ImageGraphEdges(grid, fullyConnected, nullptr, nullptr, nullptr);
+  std::vector<uint32_t> u(count), v(count);
+  std::vector<uint64_t> edge(count);
+  {
+    nb::gil_scoped_release release;
+    chs::ImageGraphEdges(grid, fullyConnected, u.data(), v.data(), edge.data());
+  }
+  return nb::make_tuple(ToNumpy(std::move(u), count), ToNumpy(std::move(v), count), ToNumpy(std::move(edge), count));
+}
+
 nb::dict
 AlphaTreeEdgeSaliency(const Array &       parent,
                       const Array &       level,
@@ -1135,6 +1150,7 @@ NB_MODULE(_chseg, m)
         nb::arg("backend"),
         nb::arg("device"),
         nb::arg("stream"));
+  m.def("image_graph_edges", &ImageGraphEdges, nb::arg("shape"), nb::arg("fully_connected"));
   m.def("alpha_tree_edge_saliency",
         &AlphaTreeEdgeSaliency,
         nb::arg("parent"),

@@ -156,6 +156,31 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
   return {};
 }
 
+uint64_t
+ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t * v, uint64_t * edge)
+{
+  const sl::ImageGraph graph(grid, fullyConnected);
+  sl::CheckImageGraph(grid, ImageGraphParameters{ fullyConnected }, graph);
+  uint64_t count = 0, p = 0;
+  for (int64_t z = 0; z < graph.nz; ++z)
+    for (int64_t y = 0; y < graph.ny; ++y)
+      for (int64_t x = 0; x < graph.nx; ++x, ++p)
+        for (unsigned s = 0; s < graph.slots; ++s)
+        {
+          const int64_t q = graph.Neighbour(x, y, z, s);
+          if (q < 0)
+            continue;
+          if (u)
+          {
+            u[count]    = uint32_t(p);
+            v[count]    = uint32_t(q);
+            edge[count] = p * graph.slots + s;
+          }
+          ++count;
+        }
+  return count;
+}
+
 template <typename TWeight>
 SingleLinkageResult
 GraphSingleLinkageCPU(const uint32_t *         u,

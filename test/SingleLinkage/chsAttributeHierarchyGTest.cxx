@@ -396,3 +396,35 @@ TEST(CudaDendrogramAttributeFilter, BadInputThrowsAndTheFilterRunsAgain)
 }
 
 } // namespace
+
+namespace
+{
+/** The image graph's edge list: every edge once, in edge-index order, ends as the image dendrogram records them. */
+TEST(ImageGraphEdges, CountsOrderAndEnds)
+{
+  chs::Grid grid;
+  grid.size[0] = 5;
+  grid.size[1] = 4;
+  EXPECT_EQ(chs::ImageGraphEdges(grid, false, nullptr, nullptr, nullptr), 4u * 4u + 5u * 3u);
+  EXPECT_EQ(chs::ImageGraphEdges(grid, true, nullptr, nullptr, nullptr), 4u * 4u + 5u * 3u + 2u * 4u * 3u);
+  const uint64_t        m = chs::ImageGraphEdges(grid, true, nullptr, nullptr, nullptr);
+  std::vector<uint32_t> u(m), v(m);
+  std::vector<uint64_t> e(m);
+  chs::ImageGraphEdges(grid, true, u.data(), v.data(), e.data());
+  for (uint64_t i = 0; i < m; ++i)
+  {
+    EXPECT_LT(u[i], v[i]);
+    EXPECT_EQ(e[i] / 4, u[i]) << "edge index = pixel * K + slot, K = 4";
+    if (i > 0)
+      EXPECT_LT(e[i - 1], e[i]);
+  }
+  const Tree t = ImageDendrogram(5, 4, true, 9, false);
+  for (uint64_t r = 0; r + 1 < t.n; ++r)
+  {
+    const auto it = std::lower_bound(e.begin(), e.end(), t.edge[r]);
+    ASSERT_TRUE(it != e.end() && *it == t.edge[r]);
+    EXPECT_EQ(u[it - e.begin()], t.u[r]);
+    EXPECT_EQ(v[it - e.begin()], t.v[r]);
+  }
+}
+} // namespace
