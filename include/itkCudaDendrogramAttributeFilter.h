@@ -4,6 +4,7 @@
 #ifndef itkCudaDendrogramAttributeFilter_h
 #define itkCudaDendrogramAttributeFilter_h
 
+#include "itkAlphaTree.h"
 #include "itkCudaSingleLinkageDendrogramSource.h"
 #include "chsAttributeHierarchy.h"
 
@@ -21,6 +22,11 @@ namespace itk
  * output). Output: an itk::Dendrogram over the same minimum spanning tree, with the input's image geometry; cut it
  * with DendrogramToLabelImageFilter (a watershed hierarchy by area cut at t: the watershed regions whose minima
  * survive an area filter at t).
+ *
+ * Or, with SetAlphaTreeInput(), an itk::AlphaTree (CudaImageToAlphaTreeFilter's output; set FullyConnected as it
+ * was built): FilterRegions then filters it as Higra filters a tree that is not binary, through the dendrogram of the
+ * image graph weighted by the tree's saliency (the level at which each edge's pixels merge). Both inputs may not be
+ * set at once.
  *
  * A pipeline on the GPU:
  * \code
@@ -61,6 +67,15 @@ public:
   SetInput(const Dendrogram * input);
   const Dendrogram *
   GetInput() const;
+  /** An alpha-tree to filter instead of a dendrogram (FilterRegions only); FullyConnected: its image graph's
+   * connectivity (false: 4 / 6 neighbours, true: 8 / 26). */
+  void
+  SetAlphaTreeInput(const AlphaTree * tree);
+  const AlphaTree *
+  GetAlphaTreeInput() const;
+  itkSetMacro(FullyConnected, bool);
+  itkGetConstMacro(FullyConnected, bool);
+  itkBooleanMacro(FullyConnected);
 
   itkSetMacro(Operation, OperationEnum);
   itkGetConstMacro(Operation, OperationEnum);
@@ -83,6 +98,11 @@ private:
   OperationEnum m_Operation{ OperationEnum::WatershedHierarchy };
   AttributeEnum m_Attribute{ AttributeEnum::Area };
   double        m_Threshold{ 0.0 };
+  bool          m_FullyConnected{ false };
+
+  /** The alpha-tree's filter: its edge saliency, the dendrogram of the saliency-weighted image graph, its filter. */
+  void
+  GenerateFromAlphaTree(const AlphaTree * tree);
 };
 
 } // namespace itk

@@ -4,6 +4,8 @@
 // the independent oracle of python/tests/test_trees.py (same arrays as its watershed hierarchies and filters).
 #include "chsAttributeHierarchy.h"
 #include "itkCudaDendrogramAttributeFilter.h"
+#include "itkCudaImageToAlphaTreeFilter.h"
+#include "chsAlphaTree.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "itkImage.h"
@@ -425,6 +427,92 @@ TEST(ImageGraphEdges, CountsOrderAndEnds)
     ASSERT_TRUE(it != e.end() && *it == t.edge[r]);
     EXPECT_EQ(u[it - e.begin()], t.u[r]);
     EXPECT_EQ(v[it - e.begin()], t.v[r]);
+  }
+}
+} // namespace
+
+namespace
+{
+/** The alpha-tree input: the filter equals the ITK-free composition (edge saliency, dendrogram of the
+ * saliency-weighted graph, its filter); at area 1 nothing is removed and its cuts are the alpha-tree's partitions;
+ * the GPU gives the CPU's arrays; the wrong operation and two inputs are refused. */
+TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
+{
+  using AlphaFilter = itk::CudaImageToAlphaTreeFilter<ImageType>;
+  for (bool full : { false, true })
+  {
+    auto alpha = AlphaFilter::New();
+    alpha->SetInput(Relief(37, 29));
+    alpha->SetFullyConnected(full);
+    alpha->SetBackend(Backend::CPU);
+    alpha->Update();
+    const itk::AlphaTree * tree = alpha->GetOutput();
+    auto                   hierarchy = AttrFilter::New();
+    hierarchy->SetAlphaTreeInput(tree);
+    hierarchy->SetFullyConnected(full);
+    hierarchy->SetBackend(Backend::CPU);
+    hierarchy->SetOperation(AttrFilter::OperationEnum::FilterRegions);
+    hierarchy->SetThreshold(12);
+    hierarchy->Update();
+
+    // The composition by hand.
+    chs::Grid grid;
+    grid.size[0]      = 37;
+    grid.size[1]      = 29;
+    const uint64_t n = 37 * 29, m = chs::ImageGraphEdges(grid, full, nullptr, nullptr, nullptr);
+    std::vector<uint32_t> u(m), v(m);
+    std::vector<uint64_t> ids(m);
+    chs::ImageGraphEdges(grid, full, u.data(), v.data(), ids.data());
+    std::vector<double> saliency(m);
+    const auto &        parents = tree->GetParents()->CastToSTLConstContainer();
+    chs::AlphaTreeEdgeSaliencyCPU(parents.data(), tree->GetLevels()->CastToSTLConstContainer().data(), parents.size(),
+                                  u.data(), v.data(), m, saliency.data());
+    Tree bpt(n);
+    chs::GraphSingleLinkageCPU(u.data(), v.data(), saliency.data(), m, n, false, bpt.Out());
+    for (auto & e : bpt.edge)
+      e = ids[e];
+    EXPECT_TRUE(FromItk(hierarchy->GetOutput()) == Filter(bpt, RegionAttribute::Area, 12)) << full;
+
+    // At area 1 nothing is removed: the cuts are the alpha-tree's partitions.
+    hierarchy->SetThreshold(1);
+    using LabelImageType = itk::Image<unsigned int, 2>;
+    auto cut             = itk::DendrogramToLabelImageFilter<LabelImageType>::New();
+    cut->SetInput(hierarchy->GetOutput());
+    for (double a : { 0.0, 2.0, 5.0, 11.0 })
+    {
+      cut->SetDistance(a);
+      cut->Update();
+      const auto   labels = tree->ComputeLabels(a);
+      const auto * ours   = cut->GetOutput()->GetBufferPointer();
+      std::map<uint64_t, uint64_t> forward, backward;
+      bool                         same = true;
+      for (uint64_t p = 0; p < n; ++p)
+      {
+        same = same && forward.emplace(ours[p], (*labels)[p]).first->second == (*labels)[p];
+        same = same && backward.emplace((*labels)[p], ours[p]).first->second == ours[p];
+      }
+      EXPECT_TRUE(same) << "alpha " << a << ", fully connected " << full;
+    }
+
+    if (chs_test::HasCudaDevice())
+    {
+      hierarchy->SetThreshold(12);
+      hierarchy->Update();
+      const Tree cpu = FromItk(hierarchy->GetOutput());
+      hierarchy->SetBackend(Backend::CUDA);
+      hierarchy->Update();
+      EXPECT_TRUE(FromItk(hierarchy->GetOutput()) == cpu) << full;
+      hierarchy->SetBackend(Backend::CPU);
+    }
+
+    hierarchy->SetOperation(AttrFilter::OperationEnum::WatershedHierarchy);
+    EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
+    hierarchy->SetOperation(AttrFilter::OperationEnum::FilterRegions);
+    auto dendrogram = itk::CudaImageToSingleLinkageDendrogramFilter<ImageType>::New();
+    dendrogram->SetInput(Relief(37, 29));
+    dendrogram->SetBackend(Backend::CPU);
+    hierarchy->SetInput(dendrogram->GetOutput());
+    EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
   }
 }
 } // namespace
