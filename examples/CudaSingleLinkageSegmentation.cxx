@@ -2,6 +2,7 @@
 // on the GPU (Boruvka minimum spanning tree of the pixel graph, then PANDORA).
 //
 //   CudaSingleLinkageSegmentation [options] <input> <output>      run with --help for the options, --xml for 3D Slicer
+#include "itkCudaDendrogramAttributeFilter.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "chsExampleCli.h"
@@ -26,9 +27,16 @@ pixel graph weighted by |a - b| is built on the GPU, then cut into regions: the 
 all differ by at most --distance (the alpha-connected components), or the --clusters coarsest regions. Writes the
 labels as unsigned 32-bit integers, 1..N in raster order.
 
+With --hierarchy area, volume or dynamics the dendrogram is first turned into the watershed hierarchy by that
+attribute (Najman, Cousty and Perret; Higra's watershed_hierarchy_by_*), and --distance is then a threshold of the
+attribute: the watershed basins whose minima survive an area (volume, dynamics) filter at d.
+
 Options:
-  --distance <d>          merge neighbours that differ by at most d (default 0: the flat zones)
+  --distance <d>          merge neighbours that differ by at most d (default 0: the flat zones); with --hierarchy,
+                          the attribute threshold
   --clusters <k>          instead: cut into exactly k regions (the k - 1 heaviest tree edges removed)
+  --hierarchy <name>      altitude (default: the dendrogram itself), area, volume or dynamics
+  --min-area <a>          remove the frontiers of regions of fewer than a pixels first (an area filter)
   --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
   --overlay <file.png>    also write the region borders over the image (the middle slice of a volume)
 )") + chs_example::kCommonUsage;
@@ -44,11 +52,11 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
       <name>distance</name>
       <longflag>--distance</longflag>
       <label>Distance</label>
-      <description>Merge neighbours whose values differ by at most this much.</description>
+      <description>Merge neighbours whose values differ by at most this much; with a hierarchy by area, volume or dynamics, the threshold of that attribute.</description>
       <default>0</default>
       <constraints>
         <minimum>0</minimum>
-        <maximum>65535</maximum>
+        <maximum>1000000000000</maximum>
         <step>1</step>
       </constraints>
     </double>
@@ -57,6 +65,29 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
       <longflag>--clusters</longflag>
       <label>Number of regions</label>
       <description>When positive, cut into exactly this many regions instead.</description>
+      <default>0</default>
+      <constraints>
+        <minimum>0</minimum>
+        <maximum>1000000000</maximum>
+        <step>1</step>
+      </constraints>
+    </integer>
+    <string-enumeration>
+      <name>hierarchy</name>
+      <longflag>--hierarchy</longflag>
+      <label>Hierarchy</label>
+      <description>altitude: the single-linkage dendrogram; area, volume, dynamics: the watershed hierarchy by that attribute, cut at Distance.</description>
+      <default>altitude</default>
+      <element>altitude</element>
+      <element>area</element>
+      <element>volume</element>
+      <element>dynamics</element>
+    </string-enumeration>
+    <integer>
+      <name>minArea</name>
+      <longflag>--min-area</longflag>
+      <label>Smallest region</label>
+      <description>When above 1, remove the frontiers of regions of fewer pixels first (an area filter).</description>
       <default>0</default>
       <constraints>
         <minimum>0</minimum>
@@ -80,6 +111,8 @@ struct Options
   double                                     distance       = 0.0;
   itk::SizeValueType                         clusters       = 0;
   bool                                       fullyConnected = false;
+  std::string                                hierarchy      = "altitude";
+  itk::SizeValueType                         minArea        = 0;
   chs_example::CommonOptions                 common;
 };
 
@@ -97,8 +130,30 @@ Run(const Options & o)
   dendrogram->SetInput(reader->GetOutput());
   dendrogram->SetFullyConnected(o.fullyConnected);
   o.common.Apply(dendrogram.GetPointer());
+  // The hierarchy to cut: the dendrogram, its watershed hierarchy by an attribute, then the area filter.
+  using Attributes             = itk::CudaDendrogramAttributeFilter;
+  itk::Dendrogram * hierarchy  = dendrogram->GetOutput();
+  auto              watershed  = Attributes::New();
+  auto              areaFilter = Attributes::New();
+  if (o.hierarchy != "altitude")
+  {
+    watershed->SetInput(hierarchy);
+    watershed->SetAttribute(o.hierarchy == "area"     ? Attributes::AttributeEnum::Area
+                            : o.hierarchy == "volume" ? Attributes::AttributeEnum::Volume
+                                                      : Attributes::AttributeEnum::Dynamics);
+    o.common.Apply(watershed.GetPointer());
+    hierarchy = watershed->GetOutput();
+  }
+  if (o.minArea > 1)
+  {
+    areaFilter->SetInput(hierarchy);
+    areaFilter->SetOperation(Attributes::OperationEnum::FilterRegions);
+    areaFilter->SetThreshold(double(o.minArea));
+    o.common.Apply(areaFilter.GetPointer());
+    hierarchy = areaFilter->GetOutput();
+  }
   auto cut = itk::DendrogramToLabelImageFilter<Labels>::New();
-  cut->SetInput(dendrogram->GetOutput());
+  cut->SetInput(hierarchy);
   cut->SetDistance(o.distance);
   cut->SetNumberOfClusters(o.clusters);
   progress.Watch(dendrogram, 0.1f, 0.8f);
@@ -138,6 +193,14 @@ main(int argc, char ** argv)
         o.clusters = std::stoul(value());
       else if (a == "--fully-connected")
         o.fullyConnected = true;
+      else if (a == "--hierarchy")
+      {
+        o.hierarchy = value();
+        if (o.hierarchy != "altitude" && o.hierarchy != "area" && o.hierarchy != "volume" && o.hierarchy != "dynamics")
+          chs_example::Fail(kProgram, "unknown hierarchy '" + o.hierarchy + "' (altitude, area, volume or dynamics)");
+      }
+      else if (a == "--min-area")
+        o.minArea = std::stoul(value());
       else if (a == "--overlay")
         o.overlay = value();
       else

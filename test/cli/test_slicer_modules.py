@@ -448,3 +448,31 @@ def test_watershed_from_markers_inside_a_mask(modules_dir, inputs, backend, tmp_
     basins = len(np.unique(run(inputs["grey"])))
     merged = np.unique(run("--level", "20", inputs["grey"]))
     assert 0 < len(merged) < basins and list(merged) == list(range(1, len(merged) + 1))
+
+
+def test_single_linkage_hierarchies_by_attribute(modules_dir, inputs, backend, tmp_path):
+    """CudaSingleLinkageSegmentation --hierarchy area | volume | dynamics cuts the watershed hierarchy by that
+    attribute (its arrays are compared with Higra's in GTest and chseg's tests): --clusters k gives k regions, a
+    threshold above every attribute one region, a lower threshold more; --min-area a leaves no region smaller than a
+    pixels."""
+    program = str(modules_dir / "CudaSingleLinkageSegmentation")
+
+    def run(*arguments):
+        out = str(tmp_path / f"out{len(list(tmp_path.iterdir()))}.nrrd")
+        r = subprocess.run([program, "--backend", backend] + list(arguments) + [inputs["grey"], out],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, f"{arguments}\n{r.stdout}\n{r.stderr}"
+        return nrrd.read(out)[0]
+
+    pixels = int(np.prod(inputs["shape"]))
+    for hierarchy in ("area", "volume", "dynamics"):
+        labels = run("--hierarchy", hierarchy, "--clusters", "7")
+        assert list(np.unique(labels)) == list(range(1, 8)), hierarchy
+        assert len(np.unique(run("--hierarchy", hierarchy, "--distance", str(300 * pixels)))) == 1, hierarchy
+    assert len(np.unique(run("--hierarchy", "area", "--distance", "3"))) > len(
+        np.unique(run("--hierarchy", "area", "--distance", "40")))
+    filtered = run("--min-area", "20")
+    assert np.bincount(filtered.ravel())[1:].min() >= 20
+    r = subprocess.run([program, "--hierarchy", "perimeter", inputs["grey"], str(tmp_path / "x.nrrd")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "hierarchy" in r.stderr and not (tmp_path / "x.nrrd").exists()
