@@ -222,13 +222,29 @@ AreaVolumeKernel(DeviceTree       t,
 __global__ void
 WeightRangeKernel(uint64_t count, const double * w, unsigned long long * flags)
 {
+  // Each thread reduces its weights, then each warp, so that one lane per warp does the atomics.
+  unsigned long long low = ~0ull, high = 0, bad = 0;
   CHS_GRID_STRIDE(k, count)
   {
-    const double v = w[k];
-    if (!(v == floor(v) && fabs(v) <= 4503599627370496.0))
+    const double             v    = w[k];
+    const unsigned long long code = sl::OrderedCode(v);
+    bad |= v == floor(v) && fabs(v) <= 4503599627370496.0 ? 0ull : 1ull;
+    low  = code < low ? code : low;
+    high = code > high ? code : high;
+  }
+  for (int o = 16; o > 0; o /= 2)
+  {
+    const unsigned long long l = __shfl_xor_sync(0xffffffffu, low, o), h = __shfl_xor_sync(0xffffffffu, high, o);
+    bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    low  = l < low ? l : low;
+    high = h > high ? h : high;
+  }
+  if ((threadIdx.x & 31) == 0)
+  {
+    if (bad)
       flags[0] = 1;
-    atomicMin(flags + 1, static_cast<unsigned long long>(sl::OrderedCode(v)));
-    atomicMax(flags + 2, static_cast<unsigned long long>(sl::OrderedCode(v)));
+    atomicMin(flags + 1, low);
+    atomicMax(flags + 2, high);
   }
 }
 
