@@ -29,7 +29,7 @@ import numpy as np
 from . import _chseg
 from ._arrays import channels_last, check_connectivity, choice, device_count, host, label_dtype, prepare, resolve
 from ._arrays import get_host_cache_limit, release_host_cache, set_host_cache_limit, to_caller
-from ._trees import AlphaTree, Dendrogram, WaterfallHierarchy
+from ._trees import AlphaTree, Dendrogram, WaterfallHierarchy, _dendrogram_arrays
 
 __all__ = [
     "AlphaTree",
@@ -198,11 +198,6 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
                           run.stream)
     parents, levels = r["arrays"]
     return AlphaTree(run, shape, parents, levels, host(a), check_connectivity(fully_connected))
-
-
-def _dendrogram_arrays(run, n):
-    return (run.empty((2 * n - 1,), np.uint32), run.empty((n - 1,), np.float64), run.empty((n - 1,), np.uint64),
-            run.empty((n - 1,), np.uint32), run.empty((n - 1,), np.uint32))
 
 
 def single_linkage(image, *, fully_connected: bool = False, channel_axis: Optional[int] = None,

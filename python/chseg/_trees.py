@@ -19,6 +19,12 @@ def _first_order_labels(xp, roots):
     return rank[inverse.ravel()] + 1
 
 
+def _dendrogram_arrays(run: Run, n: int):
+    """The backend's output arrays of a dendrogram of n leaves: parents, and per tree edge weight, edge, u and v."""
+    return (run.empty((2 * n - 1,), np.uint32), run.empty((n - 1,), np.float64), run.empty((n - 1,), np.uint64),
+            run.empty((n - 1,), np.uint32), run.empty((n - 1,), np.uint32))
+
+
 def _highest_kept_ancestor(xp, parent, kept):
     """For every node, its highest ancestor reached through kept nodes only (pointer jumping): `kept[x]` says whether
     node x joins its children; along a path to the root the kept nodes must come first (levels never fall)."""
@@ -173,9 +179,7 @@ class AlphaTree(_Tree):
         parents, levels = self._backend_arrays
         saliency = run.empty((int(u.shape[0]),), np.float64)
         _chseg.alpha_tree_edge_saliency(parents, levels, u, v, saliency, run.backend, run.device, run.stream)
-        out = (run.empty((2 * self.num_leaves - 1,), np.uint32), run.empty((self.num_leaves - 1,), np.float64),
-               run.empty((self.num_leaves - 1,), np.uint64), run.empty((self.num_leaves - 1,), np.uint32),
-               run.empty((self.num_leaves - 1,), np.uint32))
+        out = _dendrogram_arrays(run, self.num_leaves)
         _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.backend, run.device, run.stream)
         out[2][...] = ids[out[2]]  # the image edge index of each tree edge
         tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
@@ -237,9 +241,7 @@ class Dendrogram(_Tree):
     def _reweighted(self, attribute: str, filter_regions: bool, threshold: float) -> "Dendrogram":
         run = self._run
         n = self.num_leaves
-        out = (run.empty((2 * n - 1,), np.uint32), run.empty((max(n - 1, 0),), np.float64),
-               run.empty((max(n - 1, 0),), np.uint64), run.empty((max(n - 1, 0),), np.uint32),
-               run.empty((max(n - 1, 0),), np.uint32))
+        out = _dendrogram_arrays(run, n)
         _chseg.attribute_hierarchy(*self._backend_inputs(), str(attribute), bool(filter_regions), float(threshold),
                                    *out, run.backend, run.device, run.stream)
         return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))

@@ -45,11 +45,6 @@ public:
   {
     return m_Child[2 * k + c];
   }
-  uint64_t
-  Leaves() const
-  {
-    return m_N;
-  }
 
   /** area, volume, depth and deepest child of every internal node (index x - n). */
   void
