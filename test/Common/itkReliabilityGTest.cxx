@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -535,6 +536,16 @@ Median(std::vector<double> v)
   return v[v.size() / 2];
 }
 
+/** The medians of consecutive blocks of `block` values, comma-separated (the soak report's timeline). */
+std::string
+BlockMedians(const std::vector<double> & v, std::size_t block)
+{
+  std::ostringstream out;
+  for (std::size_t b = 0; b + block <= v.size(); b += block)
+    out << (b ? ", " : "") << Median(std::vector<double>(v.begin() + b, v.begin() + b + block));
+  return out.str();
+}
+
 /** Progress and abort, on both backends (CUDA where there is a device): during an update every module filter of
  * every workload reports rising progress that ends at 1 and passes through values between (at least ten on the CPU
  * references, whose loops report along the way; the CUDA backends report their phases); AbortGenerateData set from
@@ -636,7 +647,8 @@ TEST(Reliability, GPUSoakEveryAlgorithm)
       report << "{\"algorithm\": \"" << w->name << "\", \"runs\": " << runs << ", \"host_rss_start\": " << hostStart
              << ", \"host_rss_end\": " << hostEnd << ", \"device_used_start\": " << uint64_t(usedStart)
              << ", \"device_used_end\": " << uint64_t(usedEnd) << ", \"median_ms_first_100\": " << first
-             << ", \"median_ms_last_100\": " << last << ", \"mismatches\": " << mismatches << "}\n";
+             << ", \"median_ms_last_100\": " << last << ", \"mismatches\": " << mismatches
+             << ", \"median_ms_per_100\": [" << BlockMedians(ms, 100) << "]}\n";
     EXPECT_EQ(mismatches, 0) << w->name;
     EXPECT_LE(std::abs(hostDrift), 0.01) << w->name;
     EXPECT_LE(std::abs(deviceDrift), 0.01) << w->name;
