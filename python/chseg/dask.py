@@ -86,12 +86,12 @@ def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
 def _first_voxels(labels) -> np.ndarray:
     """The raster index of each label's first voxel, labels 1..K (0: background) numbered in raster order of their
     first voxel, as the chunk labellers number them. NumPy: the voxels where the running maximum grows (one pass,
-    checked); CuPy: unique on the device, and only the first voxels come to the host."""
+    checked); CuPy: unique on the device (the result stays there)."""
     if _is_cupy(labels):
         import cupy
 
         values, first = cupy.unique(labels.ravel(), return_index=True)
-        values, first = values.get(), first.get()
+        return (first[1:] if values.size and int(values[0]) == 0 else first).astype(cupy.int64)
     else:
         flat = labels.ravel()
         before = np.maximum.accumulate(flat)
@@ -105,11 +105,39 @@ def _first_voxels(labels) -> np.ndarray:
     return (first[1:] if values.size and values[0] == 0 else first).astype(np.int64)
 
 
+def _on_gpu(block, backend):
+    """A NumPy chunk moved to the worker's GPU when the backend runs there and CuPy is installed (the chunk's labels,
+    first voxels and relabel table then stay on the device, and only faces, counts and the output cross the link)."""
+    if _is_cupy(block) or backend == "cpu" or chseg.device_count() == 0:
+        return block
+    try:
+        import cupy
+    except ImportError:
+        return block
+    return cupy.asarray(block)
+
+
 def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, backend):
-    labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
+    """Pass 1 on a chunk: its label count, the count of its labels' first voxels in each row of the chunk (a row: all
+    axes but the last), its faces, and the global first voxel of each label on a face."""
+    labels = _chunk_labels(_on_gpu(block, backend), mode, fully_connected, flat_zones, alpha, backend)
     first = _first_voxels(labels)
-    return {"count": int(first.size), "first": _global_index(first, block.shape, start, shape),
-            "faces": _faces(labels, block)}
+    xp = _xp(labels)
+    rows = int(np.prod(block.shape[:-1]))
+    per_row = xp.bincount(xp.asarray(first) // block.shape[-1], minlength=rows).astype(xp.int64)
+    faces = _faces(labels, block)
+    on_faces = np.unique(np.concatenate([f[0].ravel() for f in faces.values()]))
+    on_faces = on_faces[on_faces != 0].astype(np.int64)
+    return {"count": int(first.size), "per_row": _to_numpy(per_row), "faces": faces, "face_labels": on_faces,
+            "face_first": _global_index(_to_numpy(first[xp.asarray(on_faces - 1)]), block.shape, start, shape)}
+
+
+def _xp(x):
+    if _is_cupy(x):
+        import cupy
+
+        return cupy
+    return np
 
 
 def _connected(a, b, mode, flat_zones, alpha):
@@ -175,11 +203,21 @@ def _shifted(x, lateral):
 
 
 def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
-    """Passes 1 and 2: per-chunk summaries, equivalences across chunk faces, the relabel table."""
+    """Passes 1 and 2: per-chunk summaries, equivalences across chunk faces, and what each chunk needs to number its
+    labels: per row of the chunk, how many final labels come before its first one, and the final labels of its labels
+    that are not their component's first (the components' other labels, joined across faces).
+
+    A component's final label is 1 + the number of components whose first voxel comes before its own in raster
+    order. Taking the rows of the volume (all axes but the last) in order, and in a row the chunks along the last axis
+    in order, a component's first voxel is preceded by every first voxel of earlier rows, of the same row in chunks to
+    its left, and of its own chunk's row before it. So the client needs only each chunk's count of first voxels per
+    row (a component's first voxel is its first label's; labels joined to an earlier one are taken out) and a prefix
+    sum over (row, chunk along the last axis): never a table of every label of the volume."""
     dask, _ = _dask()
     shape = tuple(int(s) for s in array.shape)
     starts = _starts(array.chunks)
     blocks = array.to_delayed()
+    nblocks = list(blocks.shape)
     grid_index = list(np.ndindex(*blocks.shape))
     tasks = [dask.delayed(_summary)(blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape, mode,
                                     fully_connected, flat_zones, alpha, backend) for k in grid_index]
@@ -187,14 +225,12 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     counts = np.array([summaries[k]["count"] for k in grid_index], dtype=np.int64)
     base = np.concatenate([[0], np.cumsum(counts)])
     offsets = {k: int(base[j]) for j, k in enumerate(grid_index)}  # global label = offset + chunk label (1-based)
-    total = int(base[-1])
-    first = np.concatenate([summaries[k]["first"] for k in grid_index]) if total else np.zeros(0, np.int64)
 
     pairs_a, pairs_b = [], []
     for axis in range(array.ndim):
-        for i in range(1, blocks.shape[axis]):
-            low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets, list(blocks.shape))
-            high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets, list(blocks.shape))
+        for i in range(1, nblocks[axis]):
+            low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets, nblocks)
+            high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets, nblocks)
             for offset in _lateral_offsets(array.ndim, axis, fully_connected):
                 lateral = offset[:axis] + offset[axis + 1:]
                 src, dst = _shifted(low_labels, lateral)
@@ -203,43 +239,111 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
                 joined &= (a != 0) & (b != 0)
                 pairs_a.append(a[joined].ravel())
                 pairs_b.append(b[joined].ravel())
-    # global labels are 1-based: label g is entry g - 1 of `first`
-    root = _roots(total, np.concatenate(pairs_a) - 1 if pairs_a else np.zeros(0, np.int64),
-                  np.concatenate(pairs_b) - 1 if pairs_b else np.zeros(0, np.int64), first)
-    roots = np.flatnonzero(root == np.arange(total))
-    rank = np.zeros(total, np.uint64)
-    rank[roots[np.argsort(first[roots], kind="stable")]] = np.arange(1, roots.size + 1, dtype=np.uint64)
-    lut = rank[root]
-    return grid_index, offsets, counts, lut
+    # the face labels, global, with their first voxels
+    face_labels = np.concatenate([summaries[k]["face_labels"] + offsets[k] for k in grid_index])
+    face_first = np.concatenate([summaries[k]["face_first"] for k in grid_index])
+    a = np.concatenate(pairs_a) if pairs_a else np.zeros(0, np.int64)
+    b = np.concatenate(pairs_b) if pairs_b else np.zeros(0, np.int64)
+    touched, leader = _groups(a, b, lambda g: face_first[np.searchsorted(face_labels, g)])
+    moved = touched != leader  # labels joined to a component whose first voxel is in another label
+    joined, joined_leader = touched[moved], leader[moved]
+    joined_first = face_first[np.searchsorted(face_labels, joined)]
+    chunk_of = lambda g: np.searchsorted(base, g, side="left") - 1  # noqa: E731  (global label g >= 1)
+
+    # first voxels per (row of the volume, chunk along the last axis), joined labels taken out; exclusive prefix sum
+    rows_shape = shape[:-1]
+    per_row = np.zeros(rows_shape + (nblocks[-1],), np.int64)
+    for j, k in enumerate(grid_index):
+        box = tuple(slice(int(starts[a][k[a]]), int(starts[a][k[a] + 1])) for a in range(array.ndim - 1))
+        per_row[box + (k[-1],)] = summaries[k]["per_row"].reshape([e - s for e, s in
+                                                                  ((x.stop, x.start) for x in box)])
+    joined_row = joined_first // shape[-1]
+    joined_chunk = chunk_of(joined)
+    last_index = np.array([k[-1] for k in grid_index], np.int64)
+    np.subtract.at(per_row.reshape(-1), joined_row * nblocks[-1] + last_index[joined_chunk], 1)
+    before = np.cumsum(per_row.reshape(-1)) - per_row.reshape(-1)
+    before = before.reshape(per_row.shape)
+
+    # final labels of the leaders of joined labels, then of the joined labels
+    leaders = np.unique(joined_leader)
+    leader_first = face_first[np.searchsorted(face_labels, leaders)]
+    leader_chunk = chunk_of(leaders)
+    order = np.sort(joined)
+    final_of_leader = np.empty(leaders.size, np.uint64)
+    for j in np.unique(leader_chunk):
+        k = grid_index[j]
+        start = np.array([int(starts[a][k[a]]) for a in range(array.ndim)])
+        which = leader_chunk == j
+        g = leaders[which]
+        coords = np.unravel_index(leader_first[which], shape)
+        local_row = np.ravel_multi_index(tuple(c - s for c, s in zip(coords[:-1], start[:-1])),
+                                         tuple(int(starts[a][k[a] + 1] - starts[a][k[a]])
+                                               for a in range(array.ndim - 1)))
+        row_start = np.concatenate([[0], np.cumsum(summaries[k]["per_row"])])[local_row] + offsets[k]  # labels before
+        skipped = np.searchsorted(order, g) - np.searchsorted(order, row_start + 1)  # joined labels before, same row
+        final_of_leader[which] = (before[tuple(coords[:-1]) + (k[-1],)] + g - row_start - skipped).astype(np.uint64)
+    joined_final = final_of_leader[np.searchsorted(leaders, joined_leader)]
+
+    plan = {}
+    for j, k in enumerate(grid_index):
+        box = tuple(slice(int(starts[a][k[a]]), int(starts[a][k[a] + 1])) for a in range(array.ndim - 1))
+        mine = joined_chunk == j
+        plan[k] = (before[box + (k[-1],)].ravel(), summaries[k]["per_row"], joined[mine] - offsets[k],
+                   joined_final[mine])
+    return grid_index, plan
 
 
-def _roots(total, a, b, first):
-    """Union-find of `total` items joined in pairs (a[i], b[i]) (SciPy's connected components over the items that
-    are paired): each item's root, the member of its group with the smallest `first`."""
+def _groups(a, b, first_of):
+    """Union-find of items joined in pairs (a[i], b[i]) (SciPy's connected components over the items that are
+    paired): the paired items (sorted) and for each the member of its group with the smallest first_of(item)."""
     from scipy import sparse
     from scipy.sparse import csgraph
 
+    if not a.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    m = touched.size
+    graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
+    _, group = csgraph.connected_components(graph, directed=False)
+    order = np.lexsort((first_of(touched), group))
+    leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
+    representative = np.empty(group.max() + 1, np.int64)
+    representative[group[leaders]] = touched[leaders]
+    return touched, representative[group]
+
+
+def _roots(total, a, b, first):
+    """Each of `total` items' root after joining the pairs (a[i], b[i]): the member of its group with the smallest
+    `first`."""
     root = np.arange(total, dtype=np.int64)
-    if a.size:
-        touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
-        m = touched.size
-        graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
-        _, group = csgraph.connected_components(graph, directed=False)
-        order = np.lexsort((first[touched], group))
-        leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
-        representative = np.empty(group.max() + 1, np.int64)
-        representative[group[leaders]] = touched[leaders]
-        root[touched] = representative[group]
+    touched, leader = _groups(a, b, lambda items: first[items])
+    root[touched] = leader
     return root
 
 
-def _relabel(block, table, mode, fully_connected, flat_zones, alpha, backend):
-    labels = _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend)
-    if _is_cupy(labels):
-        import cupy
+def _table(xp, before, per_row, joined, joined_final):
+    """A chunk's relabel table (chunk label -> final label; 0 -> 0): a label that leads its component is numbered
+    after the final labels before its row's first label (`before`) and its row's earlier leading labels; a joined
+    label takes its leader's final label."""
+    per_row = xp.asarray(per_row)
+    count = int(per_row.sum())
+    row = xp.repeat(xp.arange(per_row.size), per_row)  # the row of each label 1..count
+    row_start = xp.cumsum(per_row) - per_row  # labels before each row's first
+    is_joined = xp.zeros(count + 1, xp.int64)
+    is_joined[xp.asarray(joined)] = 1
+    joined_upto = xp.cumsum(is_joined)  # joined labels among 1..l
+    label = xp.arange(1, count + 1)
+    table = xp.zeros(count + 1, xp.uint64)
+    table[1:] = (xp.asarray(before)[row] + label - row_start[row] - (joined_upto[:-1] - joined_upto[row_start[row]])
+                 ).astype(xp.uint64)
+    table[xp.asarray(joined)] = xp.asarray(joined_final)
+    return table
 
-        return cupy.asarray(table)[labels]
-    return table[labels]
+
+def _relabel(block, plan, mode, fully_connected, flat_zones, alpha, backend):
+    labels = _chunk_labels(_on_gpu(block, backend), mode, fully_connected, flat_zones, alpha, backend)
+    out = _table(_xp(labels), *plan)[labels]
+    return out if _is_cupy(block) else _to_numpy(out)
 
 
 def _chunked(array, mode, fully_connected, flat_zones, alpha, backend):
@@ -250,14 +354,13 @@ def _chunked(array, mode, fully_connected, flat_zones, alpha, backend):
         raise ValueError(f"the array must have 2 or 3 axes, not {array.ndim}")
     if array.size == 0:
         raise ValueError("the array is empty")
-    grid_index, offsets, counts, lut = _merge(array, mode, fully_connected, flat_zones, alpha, backend)
+    grid_index, plan = _merge(array, mode, fully_connected, flat_zones, alpha, backend)
     blocks = array.to_delayed()
     meta = array._meta
     out = np.empty(blocks.shape, dtype=object)
-    for j, k in enumerate(grid_index):
-        table = np.concatenate([[0], lut[offsets[k]: offsets[k] + counts[j]]]).astype(np.uint64)
+    for k in grid_index:
         shape = tuple(array.chunks[a][k[a]] for a in range(array.ndim))
-        task = dask.delayed(_relabel)(blocks[k], table, mode, fully_connected, flat_zones, alpha, backend)
+        task = dask.delayed(_relabel)(blocks[k], plan[k], mode, fully_connected, flat_zones, alpha, backend)
         out[k] = da.from_delayed(task, shape=shape, dtype=np.uint64,
                                  meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None)
     return da.block(out.tolist())

@@ -276,3 +276,36 @@ def test_cupy_chunks_on_a_local_cuda_cluster():
                               chseg.watershed(volume, dtype=np.uint64, backend="cpu"))
         tree = cd.single_linkage_tree(array)
         assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)
+
+
+def _chunk_device(block):
+    """The PCI bus id of the GPU a CuPy chunk lives on, as a one-voxel array (a chunk task's device)."""
+    import cupy
+
+    bus = cupy.cuda.Device().pci_bus_id  # e.g. "0000:1B:00.0"
+    return np.full((1,) * block.ndim, int(bus.replace(":", "").replace(".", ""), 16), np.int64)
+
+
+@gpu
+@needs_cupy
+def test_local_cuda_cluster_spreads_chunks_over_every_gpu():
+    """On a machine with several GPUs, LocalCUDACluster starts one worker per GPU, chunk tasks run on every one of
+    them, and chseg.dask.label on that cluster equals the whole volume's labels (skipped with one GPU)."""
+    dask_cuda = pytest.importorskip("dask_cuda")
+    distributed = pytest.importorskip("distributed")
+    import cupy
+
+    gpus = cupy.cuda.runtime.getDeviceCount()
+    if gpus < 2:
+        pytest.skip("one GPU")
+    rng = np.random.default_rng(9)
+    volume = rng.integers(0, 6, (64, 48, 40)).astype(np.uint8)
+    with dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == gpus
+        array = da.from_array(volume, chunks=(8, 16, 20)).map_blocks(cupy.asarray)  # 48 chunks
+        seen = set(array.map_blocks(_chunk_device, chunks=(1, 1, 1), dtype=np.int64,
+                                    meta=np.empty((0, 0, 0), np.int64)).compute().ravel().tolist())
+        assert len(seen) == gpus
+        labels = cd.label(array > 2).compute()
+        assert np.array_equal(labels.get(), chseg.label(volume > 2, dtype=np.uint64, backend="cpu"))
