@@ -67,7 +67,7 @@ def write_volume(path, side, chunk):
 
 
 class GpuMemory:
-    """Peak used memory of GPU 0 (MiB), from nvidia-smi every 0.2 s."""
+    """Peak used memory of the GPUs (MiB, summed over the GPUs), from nvidia-smi every 0.2 s."""
 
     def __init__(self):
         self.peak, self.samples, self._stop = 0, 0, threading.Event()
@@ -76,9 +76,9 @@ class GpuMemory:
     def _run(self):
         while not self._stop.is_set():
             try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits",
-                                      "-i", "0"], capture_output=True, text=True, timeout=5).stdout
-                self.peak = max(self.peak, int(out.split()[0]))
+                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                                     capture_output=True, text=True, timeout=5).stdout
+                self.peak = max(self.peak, sum(int(x) for x in out.split()))
                 self.samples += 1
             except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
                 pass
@@ -116,17 +116,31 @@ def timed_store(name, make_labels, out_path):
 
     import chseg.dask as cd
 
+    import dask
+
     sampler = MemorySampler()
     shutil.rmtree(out_path, ignore_errors=True)
+    compute, computed = dask.compute, []
+
+    def timed_compute(*args, **kwargs):  # the chunk passes that the merge computes (chseg: pass 1)
+        t = time.perf_counter()
+        out = compute(*args, **kwargs)
+        computed.append(time.perf_counter() - t)
+        return out
+
     with GpuMemory() as gpu, sampler.sample(name, measure="process", interval=0.5):
         start = time.perf_counter()
-        labels = make_labels()
+        dask.compute = timed_compute
+        try:
+            labels = make_labels()
+        finally:
+            dask.compute = compute
         merged = time.perf_counter()
         cd.to_zarr(labels, out_path)
         done = time.perf_counter()
     peak_host = float(max(v for _, v in sampler.samples[name]))
-    return {"seconds": done - start, "merge_seconds": merged - start, "peak_cluster_bytes": peak_host,
-            "peak_gpu_mib": gpu.peak, "gpu_samples": gpu.samples}
+    return {"seconds": done - start, "merge_seconds": merged - start, "merge_chunk_pass_seconds": sum(computed),
+            "peak_cluster_bytes": peak_host, "peak_gpu_mib": gpu.peak, "gpu_samples": gpu.samples}
 
 
 def fits(args, result, save):
@@ -178,6 +192,17 @@ def fits(args, result, save):
     save()
 
 
+def spread_cluster(workers, gpus):
+    """A local cluster of `workers` processes of one thread, process i seeing only GPU i mod `gpus`."""
+    import distributed
+
+    spec = {i: {"cls": distributed.Nanny, "options": {"nthreads": 1, "memory_limit": 0,
+                                                      "env": {"CUDA_VISIBLE_DEVICES": str(i % gpus)}}}
+            for i in range(workers)}
+    return distributed.SpecCluster(workers=spec, scheduler={"cls": distributed.Scheduler,
+                                                            "options": {"dashboard_address": None}})
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
@@ -190,6 +215,11 @@ def main():
     parser.add_argument("--no-dask-image", action="store_true")
     parser.add_argument("--only-fits", action="store_true", help="only step 3, the overhead of chunking")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--chseg-cluster", choices=("processes", "spread", "cuda"), default="processes",
+                        help="chseg on the same LocalCluster of --workers processes as dask-image (every process on "
+                             "GPU 0); 'spread': --workers processes of one thread, process i on GPU i mod GPUs "
+                             "(CUDA_VISIBLE_DEVICES); 'cuda': dask_cuda's LocalCUDACluster, one worker per GPU, "
+                             "--workers / GPUs threads each (dask-image stays on the LocalCluster)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = os.environ.get("CHS_BENCH_WORK", os.path.join(args.out, "work"))
@@ -218,7 +248,22 @@ def main():
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster):
         pores = da.from_zarr(os.path.join(work, "volume.zarr")) < 100
-        ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+        if args.chseg_cluster == "cuda":
+            import dask_cuda
+
+            threads = max(1, args.workers // max(1, chseg.device_count()))
+            with dask_cuda.LocalCUDACluster(threads_per_worker=threads, dashboard_address=None,
+                                            memory_limit=0) as gpus, distributed.Client(gpus):
+                ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+                ours["cluster"] = f"LocalCUDACluster: {chseg.device_count()} workers x {threads} threads"
+        elif args.chseg_cluster == "spread":
+            gpus = max(1, chseg.device_count())
+            with spread_cluster(args.workers, gpus) as spread, distributed.Client(spread):
+                ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+            ours["cluster"] = f"{args.workers} processes x 1 thread, process i on GPU i mod {gpus}"
+        else:
+            ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
+            ours["cluster"] = f"LocalCluster: {args.workers} processes x 1 thread"
         ours_labels = da.from_zarr(os.path.join(work, "chseg.zarr"))
         ours["components"] = int(ours_labels.max().compute())
         result["chseg"] = ours
@@ -232,6 +277,7 @@ def main():
                 return labels
 
             theirs = timed_store("dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
+            theirs["cluster"] = f"LocalCluster: {args.workers} processes x 1 thread"
             theirs_labels = da.from_zarr(os.path.join(work, "dask_image.zarr"))
             theirs["components"] = int(theirs_labels.max().compute())
             same, pairs = same_partition(ours_labels, theirs_labels)
