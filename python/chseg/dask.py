@@ -7,18 +7,22 @@ crosses chunk faces is merged on the client, and the output is relabelled chunk 
 
 How (docs/python-package.md, "Dask"):
 
-1. Per chunk (one task each): the chunk's own labels (``chseg.label`` or an alpha-tree cut), their count, the global
-   raster index of each label's first voxel, and the chunk's six (four in 2D) faces: labels and input values.
+1. Per chunk (one task each; NumPy chunks on the worker's GPU when the backend runs there): the chunk's own labels
+   (``chseg.label`` or an alpha-tree cut), their count, the count of their first voxels in each row of the chunk (a
+   row: all axes but the last), the global first voxel of each label on a face, and the chunk's six (four in 2D)
+   faces: labels and input values.
 2. On the client: for each plane between two chunk layers, the faces on both sides are assembled across the volume
    and every pair of neighbours across the plane (with the diagonal ones for full connectivity, which also covers
    chunk edges and corners) that the definition connects gives an equivalence of two chunk labels. A union-find over
-   the labels that touch a face (SciPy's connected components) joins them; each component is numbered by the rank of
-   its first voxel in raster order, as the whole-volume functions number them.
-3. The output is a lazy Dask array: each chunk's labels are computed again and mapped through the chunk's slice of
-   the relabel table, so that the volume is never gathered and can be written to Zarr chunk by chunk.
+   the labels that touch a face (SciPy's connected components) joins them; the label with the smallest first voxel
+   leads each group. Components are numbered by the rank of their first voxel in raster order, as the whole-volume
+   functions number them: by a prefix sum of the per-row counts over (row, chunk along the last axis) (``_merge``).
+3. The output is a lazy Dask array: each chunk's labels are computed again and mapped through a table the chunk
+   builds from its rows' prefix sums and its joined labels' final labels, so that the volume is never gathered and
+   can be written to Zarr chunk by chunk.
 
-Memory on the client: the faces of one plane at a time (labels 8 bytes and values per face voxel, both sides), and 24
-bytes per chunk label (first voxel, root, final label) for the relabel table.
+Memory on the client: the faces of one plane at a time (labels 8 bytes and values per face voxel, both sides), 16
+bytes per label on a face, and 24 bytes per (row of the volume, chunk along the last axis).
 """
 
 from __future__ import annotations
