@@ -95,3 +95,84 @@ def test_cuda_stream_is_an_integer():
     run(f)
     f.SetCudaStream(2**63)  # a 64-bit handle fits
     assert f.GetCudaStream() == 2**63
+
+
+READ_AND_SEGMENT = """
+import sys
+import itk
+image = itk.imread(sys.argv[1], itk.UC)
+f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New()
+f.SetInput(image)
+f.SetBackend(itk.CudaSegmentationBackendEnums.Backend_CPU)
+f.Update()
+print("basins", f.GetObjectCount())
+"""
+
+
+def damaged_files(tmp_path, ext):
+    """A good file of a 2D uint8 relief written by ITK, and damaged copies: truncated in its data, cut inside its header,
+    empty, and with every seventh byte of its last two thirds flipped."""
+    array = (relief((40, 50), 6) * 2.5).astype(np.uint8)
+    good = tmp_path / f"good.{ext}"
+    itk.imwrite(itk.image_from_array(array), str(good))
+    data = good.read_bytes()
+    flipped = bytearray(data)
+    for i in range(len(data) // 3, len(data), 7):
+        flipped[i] ^= 0x5A
+    files = {"good": good}
+    for name, content in (("truncated", data[: len(data) // 2]), ("header only", data[:30]), ("empty", b""),
+                          ("flipped bytes", bytes(flipped))):
+        files[name] = tmp_path / f"{name.replace(' ', '-')}.{ext}"
+        files[name].write_bytes(content)
+    return files
+
+
+def read_and_segment(path):
+    """Reads `path` with itk.imread and runs the watershed on it in a child process: (exit status, output)."""
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", READ_AND_SEGMENT, str(path)], capture_output=True, text=True,
+                           timeout=120)
+    return child.returncode, child.stdout + child.stderr
+
+
+def test_damaged_nrrd_files_from_python():
+    """Python users read files with itk.imread: a truncated, header-only or empty NRRD raises a RuntimeError in the
+    reader (no crash, the filter is not reached); a NRRD with flipped data bytes is a valid image and is segmented."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = damaged_files(Path(tmp), "nrrd")
+        status, out = read_and_segment(files["good"])
+        assert status == 0 and "basins" in out, out
+        for name in ("truncated", "header only", "empty"):
+            status, out = read_and_segment(files[name])
+            assert status == 1, f"{name}: exit status {status}\n{out}"  # a Python exception, not a signal
+            assert "RuntimeError" in out and "basins" not in out, f"{name}: {out}"
+        status, out = read_and_segment(files["flipped bytes"])
+        assert status == 0 and "basins" in out, out
+
+
+def test_damaged_png_files_from_python():
+    """A truncated or empty PNG gives a RuntimeError in itk.imread. ITK 5.2's PNG reader sets no libpng error
+    handler, so there a PNG cut inside its header aborts the Python process (SIGABRT) in itk.imread, before any
+    filter of this module runs (the command-line modules check PNG inputs with libpng first for that reason); this
+    test records that behaviour of ITK 5.2's reader, and expects a RuntimeError from other ITK versions."""
+    import signal
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = damaged_files(Path(tmp), "png")
+        status, out = read_and_segment(files["good"])
+        assert status == 0 and "basins" in out, out
+        for name in ("truncated", "empty"):
+            status, out = read_and_segment(files[name])
+            assert status == 1 and "RuntimeError" in out, f"{name}: exit status {status}\n{out}"
+        status, out = read_and_segment(files["header only"])
+        if itk.Version.GetITKVersion().startswith("5.2."):
+            assert status == -signal.SIGABRT, f"ITK 5.2's PNG reader did not abort on a cut header: {status}\n{out}"
+        else:
+            assert status == 1 and "RuntimeError" in out, f"exit status {status}\n{out}"
