@@ -5,8 +5,10 @@
    are the voxels below 100.
 2. On one distributed.LocalCluster (--workers processes, one thread each), the pores are labelled from the store and
    the labels written to a new Zarr store, chunk by chunk:
-   - chseg.dask.label (each worker's chunk labelled by chseg, on the GPU when there is one);
-   - dask-image's ndmeasure.label (SciPy on each chunk, then its merge across chunks).
+   - chseg.dask.label (each worker's chunk labelled by chseg, on the GPU when there is one); with --chseg-cluster
+     spread, on a cluster of its own of --workers one-thread processes, process i seeing GPU i mod GPUs; with cuda, on
+     dask-cuda's LocalCUDACluster (one worker per GPU, --workers / GPUs threads each);
+   - dask-image's ndmeasure.label (SciPy on each chunk, then its merge across chunks), always on the LocalCluster.
    Wall time of the whole (merge and write); peak memory of the cluster's processes (distributed's MemorySampler) and
    of the GPU (nvidia-smi, sampled every 0.2 s). The two label stores are checked to be the same partition: every
    chunk's distinct (chseg, dask-image) label pairs are gathered and must form a one-to-one map. For scale, what any
@@ -20,7 +22,8 @@
    against chseg.watershed on the whole volume: equal labels, wall times (--ws-side 0: steps 3 and 4 skipped).
 
 Writes OUT/dask_bench.json and prints a Markdown table. Usage:
-python dask_bench.py OUT [--side 2048] [--chunk 512] [--workers 16] [--fits-side 1024] [--ws-side 256]"""
+python dask_bench.py OUT [--side 2048] [--chunk 512] [--workers 16] [--fits-side 1024] [--ws-side 256]
+[--chseg-cluster processes|spread|cuda] [--no-dask-image]"""
 
 import argparse
 import json
