@@ -254,13 +254,14 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     joined_first = face_first[np.searchsorted(face_labels, joined)]
     chunk_of = lambda g: np.searchsorted(base, g, side="left") - 1  # noqa: E731  (global label g >= 1)
 
+    def rows_of(k):  # the chunk's rows in the volume's (row, chunk along the last axis) array
+        return tuple(slice(int(starts[ax][k[ax]]), int(starts[ax][k[ax] + 1])) for ax in range(array.ndim - 1)) + (
+            k[-1],)
+
     # first voxels per (row of the volume, chunk along the last axis), joined labels taken out; exclusive prefix sum
-    rows_shape = shape[:-1]
-    per_row = np.zeros(rows_shape + (nblocks[-1],), np.int64)
-    for j, k in enumerate(grid_index):
-        box = tuple(slice(int(starts[a][k[a]]), int(starts[a][k[a] + 1])) for a in range(array.ndim - 1))
-        per_row[box + (k[-1],)] = summaries[k]["per_row"].reshape([e - s for e, s in
-                                                                  ((x.stop, x.start) for x in box)])
+    per_row = np.zeros(shape[:-1] + (nblocks[-1],), np.int64)
+    for k in grid_index:
+        per_row[rows_of(k)] = summaries[k]["per_row"].reshape(per_row[rows_of(k)].shape)
     joined_row = joined_first // shape[-1]
     joined_chunk = chunk_of(joined)
     last_index = np.array([k[-1] for k in grid_index], np.int64)
@@ -268,7 +269,8 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     before = np.cumsum(per_row.reshape(-1)) - per_row.reshape(-1)
     before = before.reshape(per_row.shape)
 
-    # final labels of the leaders of joined labels, then of the joined labels
+    # final labels of the leaders of joined labels (the rule `_table` applies on the workers: the labels before the
+    # row, plus the leader's place in its row among the labels not joined), then of the joined labels
     leaders = np.unique(joined_leader)
     leader_first = face_first[np.searchsorted(face_labels, leaders)]
     leader_chunk = chunk_of(leaders)
@@ -276,13 +278,12 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     final_of_leader = np.empty(leaders.size, np.uint64)
     for j in np.unique(leader_chunk):
         k = grid_index[j]
-        start = np.array([int(starts[a][k[a]]) for a in range(array.ndim)])
+        rows = rows_of(k)
         which = leader_chunk == j
         g = leaders[which]
         coords = np.unravel_index(leader_first[which], shape)
-        local_row = np.ravel_multi_index(tuple(c - s for c, s in zip(coords[:-1], start[:-1])),
-                                         tuple(int(starts[a][k[a] + 1] - starts[a][k[a]])
-                                               for a in range(array.ndim - 1)))
+        local_row = np.ravel_multi_index(tuple(c - r.start for c, r in zip(coords[:-1], rows[:-1])),
+                                         tuple(r.stop - r.start for r in rows[:-1]))
         row_start = np.concatenate([[0], np.cumsum(summaries[k]["per_row"])])[local_row] + offsets[k]  # labels before
         skipped = np.searchsorted(order, g) - np.searchsorted(order, row_start + 1)  # joined labels before, same row
         final_of_leader[which] = (before[tuple(coords[:-1]) + (k[-1],)] + g - row_start - skipped).astype(np.uint64)
@@ -290,10 +291,8 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
 
     plan = {}
     for j, k in enumerate(grid_index):
-        box = tuple(slice(int(starts[a][k[a]]), int(starts[a][k[a] + 1])) for a in range(array.ndim - 1))
         mine = joined_chunk == j
-        plan[k] = (before[box + (k[-1],)].ravel(), summaries[k]["per_row"], joined[mine] - offsets[k],
-                   joined_final[mine])
+        plan[k] = (before[rows_of(k)].ravel(), summaries[k]["per_row"], joined[mine] - offsets[k], joined_final[mine])
     return grid_index, plan
 
 
