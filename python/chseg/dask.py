@@ -9,7 +9,7 @@ How (docs/python-package.md, "Dask"):
 
 1. Per chunk (one task each; NumPy chunks on the worker's GPU when the backend runs there): the chunk's own labels
    (``chseg.label`` or an alpha-tree cut), their count, the count of their first voxels in each row of the chunk (a
-   row: all axes but the last), the global first voxel of each label on a face, and the chunk's six (four in 2D)
+   row: all axes but the last), the global row of each face label's first voxel, and the chunk's six (four in 2D)
    faces: labels and input values.
 2. On the client: for each plane between two chunk layers, the faces on both sides are assembled across the volume
    and every pair of neighbours across the plane (with the diagonal ones for full connectivity, which also covers
@@ -21,7 +21,7 @@ How (docs/python-package.md, "Dask"):
    builds from its rows' prefix sums and its joined labels' final labels, so that the volume is never gathered and
    can be written to Zarr chunk by chunk.
 
-Memory on the client: the faces of one plane at a time (labels 8 bytes and values per face voxel, both sides), 16
+Memory on the client: the faces of one plane at a time (labels 8 bytes and values per face voxel, both sides), 32
 bytes per label on a face, and 24 bytes per (row of the volume, chunk along the last axis).
 """
 
@@ -87,28 +87,6 @@ def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
     return chseg.alpha_tree(block, fully_connected=fully_connected, backend=backend).cut(alpha)
 
 
-def _first_voxels(labels) -> np.ndarray:
-    """The raster index of each label's first voxel, labels 1..K (0: background) numbered in raster order of their
-    first voxel, as the chunk labellers number them. NumPy: the voxels where the running maximum grows (one pass,
-    checked); CuPy: unique on the device (the result stays there)."""
-    if _is_cupy(labels):
-        import cupy
-
-        values, first = cupy.unique(labels.ravel(), return_index=True)
-        return (first[1:] if values.size and int(values[0]) == 0 else first).astype(cupy.int64)
-    else:
-        flat = labels.ravel()
-        before = np.maximum.accumulate(flat)
-        first = np.flatnonzero(flat[1:] > before[:-1]) + 1
-        if flat.size and flat[0] != 0:
-            first = np.concatenate([[0], first])
-        values = flat[first]
-        if np.array_equal(values, np.arange(1, first.size + 1)):  # each new maximum is the next label: 1, 2, ...
-            return first.astype(np.int64)
-        values, first = np.unique(flat, return_index=True)
-    return (first[1:] if values.size and values[0] == 0 else first).astype(np.int64)
-
-
 def _on_gpu(block, backend):
     """A NumPy chunk moved to the worker's GPU when the backend runs there and CuPy is installed (the chunk's labels,
     first voxels and relabel table then stay on the device, and only faces, counts and the output cross the link)."""
@@ -123,25 +101,18 @@ def _on_gpu(block, backend):
 
 def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, backend):
     """Pass 1 on a chunk: its label count, the count of its labels' first voxels in each row of the chunk (a row: all
-    axes but the last), its faces, and the global first voxel of each label on a face."""
+    axes but the last), its faces, and the global row of the first voxel of each label on a face.
+
+    The chunk labels are 1..K in raster order of their first voxel, so the labels whose first voxel lies in rows
+    0..r are 1..top[r], top the running maximum of the rows' largest labels: only the rows' maxima cross the link."""
     labels = _chunk_labels(_on_gpu(block, backend), mode, fully_connected, flat_zones, alpha, backend)
-    first = _first_voxels(labels)
-    xp = _xp(labels)
-    rows = int(np.prod(block.shape[:-1]))
-    per_row = xp.bincount(xp.asarray(first) // block.shape[-1], minlength=rows).astype(xp.int64)
+    top = np.maximum.accumulate(_to_numpy(labels.reshape(-1, block.shape[-1]).max(axis=1)).astype(np.int64))
     faces = _faces(labels, block)
     on_faces = np.unique(np.concatenate([f[0].ravel() for f in faces.values()]))
     on_faces = on_faces[on_faces != 0].astype(np.int64)
-    return {"count": int(first.size), "per_row": _to_numpy(per_row), "faces": faces, "face_labels": on_faces,
-            "face_first": _global_index(_to_numpy(first[xp.asarray(on_faces - 1)]), block.shape, start, shape)}
-
-
-def _xp(x):
-    if _is_cupy(x):
-        import cupy
-
-        return cupy
-    return np
+    local_row = np.searchsorted(top, on_faces, side="left")  # the first row whose labels reach the label
+    return {"count": int(top[-1]), "per_row": np.diff(top, prepend=0), "faces": faces, "face_labels": on_faces,
+            "face_row": _global_index(local_row, block.shape[:-1], start[:-1], shape[:-1])}
 
 
 def _connected(a, b, mode, flat_zones, alpha):
@@ -243,15 +214,19 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
                 joined &= (a != 0) & (b != 0)
                 pairs_a.append(a[joined].ravel())
                 pairs_b.append(b[joined].ravel())
-    # the face labels, global, with their first voxels
+    # the face labels, global (sorted), with the row of their first voxels and their rank in raster order of first
+    # voxels: by (row, chunk along the last axis, chunk label), since the chunks of a row cover its voxels left to
+    # right and a chunk numbers its labels in raster order
     face_labels = np.concatenate([summaries[k]["face_labels"] + offsets[k] for k in grid_index])
-    face_first = np.concatenate([summaries[k]["face_first"] for k in grid_index])
+    face_row = np.concatenate([summaries[k]["face_row"] for k in grid_index])
+    face_last = np.concatenate([np.full(summaries[k]["face_labels"].size, k[-1], np.int64) for k in grid_index])
+    face_rank = np.empty(face_labels.size, np.int64)
+    face_rank[np.lexsort((face_labels, face_last, face_row))] = np.arange(face_labels.size)
     a = np.concatenate(pairs_a) if pairs_a else np.zeros(0, np.int64)
     b = np.concatenate(pairs_b) if pairs_b else np.zeros(0, np.int64)
-    touched, leader = _groups(a, b, lambda g: face_first[np.searchsorted(face_labels, g)])
+    touched, leader = _groups(a, b, lambda g: face_rank[np.searchsorted(face_labels, g)])
     moved = touched != leader  # labels joined to a component whose first voxel is in another label
     joined, joined_leader = touched[moved], leader[moved]
-    joined_first = face_first[np.searchsorted(face_labels, joined)]
     chunk_of = lambda g: np.searchsorted(base, g, side="left") - 1  # noqa: E731  (global label g >= 1)
 
     def rows_of(k):  # the chunk's rows in the volume's (row, chunk along the last axis) array
@@ -262,7 +237,7 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     per_row = np.zeros(shape[:-1] + (nblocks[-1],), np.int64)
     for k in grid_index:
         per_row[rows_of(k)] = summaries[k]["per_row"].reshape(per_row[rows_of(k)].shape)
-    joined_row = joined_first // shape[-1]
+    joined_row = face_row[np.searchsorted(face_labels, joined)]
     joined_chunk = chunk_of(joined)
     last_index = np.array([k[-1] for k in grid_index], np.int64)
     np.subtract.at(per_row.reshape(-1), joined_row * nblocks[-1] + last_index[joined_chunk], 1)
@@ -272,7 +247,7 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     # final labels of the leaders of joined labels (the rule `_table` applies on the workers: the labels before the
     # row, plus the leader's place in its row among the labels not joined), then of the joined labels
     leaders = np.unique(joined_leader)
-    leader_first = face_first[np.searchsorted(face_labels, leaders)]
+    leader_row = face_row[np.searchsorted(face_labels, leaders)]
     leader_chunk = chunk_of(leaders)
     order = np.sort(joined)
     final_of_leader = np.empty(leaders.size, np.uint64)
@@ -281,12 +256,12 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
         rows = rows_of(k)
         which = leader_chunk == j
         g = leaders[which]
-        coords = np.unravel_index(leader_first[which], shape)
-        local_row = np.ravel_multi_index(tuple(c - r.start for c, r in zip(coords[:-1], rows[:-1])),
+        coords = np.unravel_index(leader_row[which], shape[:-1])
+        local_row = np.ravel_multi_index(tuple(c - r.start for c, r in zip(coords, rows[:-1])),
                                          tuple(r.stop - r.start for r in rows[:-1]))
         row_start = np.concatenate([[0], np.cumsum(summaries[k]["per_row"])])[local_row] + offsets[k]  # labels before
         skipped = np.searchsorted(order, g) - np.searchsorted(order, row_start + 1)  # joined labels before, same row
-        final_of_leader[which] = (before[tuple(coords[:-1]) + (k[-1],)] + g - row_start - skipped).astype(np.uint64)
+        final_of_leader[which] = (before[tuple(coords) + (k[-1],)] + g - row_start - skipped).astype(np.uint64)
     joined_final = final_of_leader[np.searchsorted(leaders, joined_leader)]
 
     plan = {}
@@ -324,28 +299,33 @@ def _roots(total, a, b, first):
     return root
 
 
-def _table(xp, before, per_row, joined, joined_final):
-    """A chunk's relabel table (chunk label -> final label; 0 -> 0): a label that leads its component is numbered
-    after the final labels before its row's first label (`before`) and its row's earlier leading labels; a joined
-    label takes its leader's final label."""
-    per_row = xp.asarray(per_row)
+def _table(before, per_row, joined, joined_final):
+    """A chunk's relabel table (chunk label -> final label; 0 -> 0), built on the host (NumPy, K entries): a label
+    that leads its component is numbered after the final labels before its row's first label (`before`) and its
+    row's earlier leading labels; a joined label takes its leader's final label."""
     count = int(per_row.sum())
-    row = xp.repeat(xp.arange(per_row.size), per_row)  # the row of each label 1..count
-    row_start = xp.cumsum(per_row) - per_row  # labels before each row's first
-    is_joined = xp.zeros(count + 1, xp.int64)
-    is_joined[xp.asarray(joined)] = 1
-    joined_upto = xp.cumsum(is_joined)  # joined labels among 1..l
-    label = xp.arange(1, count + 1)
-    table = xp.zeros(count + 1, xp.uint64)
-    table[1:] = (xp.asarray(before)[row] + label - row_start[row] - (joined_upto[:-1] - joined_upto[row_start[row]])
-                 ).astype(xp.uint64)
-    table[xp.asarray(joined)] = xp.asarray(joined_final)
+    row = np.repeat(np.arange(per_row.size), per_row)  # the row of each label 1..count
+    row_start = np.cumsum(per_row) - per_row  # labels before each row's first
+    is_joined = np.zeros(count + 1, np.int64)
+    is_joined[joined] = 1
+    joined_upto = np.cumsum(is_joined)  # joined labels among 1..l
+    label = np.arange(1, count + 1)
+    table = np.zeros(count + 1, np.uint64)
+    table[1:] = (before[row] + label - row_start[row] - (joined_upto[:-1] - joined_upto[row_start[row]])).astype(
+        np.uint64)
+    table[joined] = joined_final
     return table
 
 
 def _relabel(block, plan, mode, fully_connected, flat_zones, alpha, backend):
+    """Pass 3 on a chunk: its labels again, mapped through its table (uploaded when the labels are on the GPU)."""
     labels = _chunk_labels(_on_gpu(block, backend), mode, fully_connected, flat_zones, alpha, backend)
-    out = _table(_xp(labels), *plan)[labels]
+    table = _table(*plan)
+    if _is_cupy(labels):
+        import cupy
+
+        table = cupy.asarray(table)
+    out = table[labels]
     return out if _is_cupy(block) else _to_numpy(out)
 
 
