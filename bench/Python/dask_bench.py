@@ -339,6 +339,9 @@ def main():
             else:
                 theirs = timed_store("dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
             theirs["cluster"] = f"LocalCluster: {args.workers} processes x 1 thread"
+            result["dask_image"] = theirs
+            result["ratio_dask_image_over_chseg"] = theirs["seconds"] / ours["seconds"]
+            save()  # the times, before the partition check
             theirs_labels = da.from_zarr(os.path.join(work, "dask_image.zarr"))
             theirs["components"] = int(theirs_labels.max().compute())
             same, pairs = same_partition(ours_labels, theirs_labels)
