@@ -5,6 +5,8 @@
 #   CHS_CHSEG_PYTHON  the Python to make the environment from (default: python3 on PATH)
 #   CHS_CHSEG_VENV    the environment's folder (default: build-chseg/venv; emptied first)
 #   CUDAARCHS         as in build.sh (default here: sm_90 only without a GPU)
+#   CHS_PREBUILT_CORE a core library built by build.sh (build/lib/libCudaHierarchicalSegmentationCore.a, same
+#                     CUDAARCHS) that the package links instead of compiling the core again (test.sh sets it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -16,7 +18,9 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
 # The package and its test oracles (SciPy, scikit-image, Higra), then itk-core for the itk.Image cases.
-"$venv/bin/python" -m pip install -q ".[test]"
+core=()
+[ -z "${CHS_PREBUILT_CORE:-}" ] || core=(-C "cmake.define.CHS_PREBUILT_CORE=$CHS_PREBUILT_CORE")
+"$venv/bin/python" -m pip install -q ${core[@]+"${core[@]}"} ".[test]"
 "$venv/bin/python" -m pip install -q itk-core || echo "itk-core could not be installed: the itk.Image case will skip" >&2
 echo "chseg built and installed: $((SECONDS - start)) s" >&2
 # From the repository root the tests import the installed chseg (python/tests is on sys.path, python/ is not).

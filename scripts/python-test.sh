@@ -3,6 +3,8 @@
 # runs the Python tests in wrapping/test with pytest. Extra arguments go to pytest.
 #   CUDAARCHS as in build.sh; CHS_PYTHON and CHS_ITK_CACHE as in build-wrapped-itk.sh;
 #   CHS_PYTHON_BUILD  the module's wrapping build folder (default build-python)
+#   CHS_PREBUILT_CORE as in chseg-test.sh: the core that build.sh built, linked instead of compiled again (read when
+#                     the wrapping build folder is configured)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -22,7 +24,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON \
     -DCASTXML_EXECUTABLE=/usr/bin/castxml -DPython3_EXECUTABLE="$python" \
     -DPY_SITE_PACKAGES_PATH="lib/python$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')/site-packages" \
-    -DCHS_WRAP_ITK_REFERENCE_SOURCE_DIR="$itk_source"
+    -DCHS_WRAP_ITK_REFERENCE_SOURCE_DIR="$itk_source" -DCHS_PREBUILT_CORE="${CHS_PREBUILT_CORE:-}"
 fi
 # The wrapping writes its castxml include list into the shared wrapped-ITK tree; when another checkout of the module
 # configured last, that list names the other checkout's headers: configure again so that it names this one's.
