@@ -88,8 +88,9 @@ def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
 
 
 def _on_gpu(block, backend):
-    """A NumPy chunk moved to the worker's GPU when the backend runs there and CuPy is installed (the chunk's labels,
-    first voxels and relabel table then stay on the device, and only faces, counts and the output cross the link)."""
+    """A NumPy chunk moved to the worker's GPU when the backend runs there and CuPy is installed (the chunk's labels
+    then stay on the device; only the rows' largest labels, the faces, the relabel table and the output cross the
+    link)."""
     if _is_cupy(block) or backend == "cpu" or chseg.device_count() == 0:
         return block
     try:
