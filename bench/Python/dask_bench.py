@@ -281,34 +281,38 @@ def main():
         if (earlier["side"], earlier["chunk"]) != (args.side, args.chunk):
             earlier = None
 
+    local = f"LocalCluster: {args.workers} processes x 1 thread"
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster):
         pores = da.from_zarr(os.path.join(work, "volume.zarr")) < 100
+
+        def chseg_run():  # chseg.dask.label from the store to chseg.zarr on the cluster --chseg-cluster names
+            store = os.path.join(work, "chseg.zarr")
+            if args.chseg_cluster == "cuda":
+                import dask_cuda
+
+                threads = max(1, args.workers // max(1, chseg.device_count()))
+                with dask_cuda.LocalCUDACluster(threads_per_worker=threads, dashboard_address=None,
+                                                memory_limit=0) as gpus, distributed.Client(gpus):
+                    out = timed_store("chseg", lambda: cd.label(pores), store)
+                return dict(out, cluster=f"LocalCUDACluster: {chseg.device_count()} workers x {threads} threads")
+            if args.chseg_cluster == "spread":
+                gpus = max(1, chseg.device_count())
+                with spread_cluster(args.workers, gpus) as spread, distributed.Client(spread):
+                    out = timed_store("chseg", lambda: cd.label(pores), store)
+                return dict(out, cluster=f"{args.workers} processes x 1 thread, process i on GPU i mod {gpus}")
+            return dict(timed_store("chseg", lambda: cd.label(pores), store), cluster=local)
+
         if earlier is not None:
             ours = dict(earlier["chseg"], taken_from=args.chseg_result)
         else:
             runs = []
             for _ in range(max(1, args.chseg_runs)):
-                if args.chseg_cluster == "cuda":
-                    import dask_cuda
-
-                    threads = max(1, args.workers // max(1, chseg.device_count()))
-                    with dask_cuda.LocalCUDACluster(threads_per_worker=threads, dashboard_address=None,
-                                                    memory_limit=0) as gpus, distributed.Client(gpus):
-                        ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
-                        ours["cluster"] = f"LocalCUDACluster: {chseg.device_count()} workers x {threads} threads"
-                elif args.chseg_cluster == "spread":
-                    gpus = max(1, chseg.device_count())
-                    with spread_cluster(args.workers, gpus) as spread, distributed.Client(spread):
-                        ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
-                    ours["cluster"] = f"{args.workers} processes x 1 thread, process i on GPU i mod {gpus}"
-                else:
-                    ours = timed_store("chseg", lambda: cd.label(pores), os.path.join(work, "chseg.zarr"))
-                    ours["cluster"] = f"LocalCluster: {args.workers} processes x 1 thread"
-                print("chseg.dask.label run", len(runs) + 1, ours, flush=True)
-                runs.append(ours)
+                runs.append(chseg_run())
+                print("chseg.dask.label run", len(runs), runs[-1], flush=True)
+            ours = runs[-1]
             if len(runs) > 1:  # the last run is the result (CuPy's kernel cache warm from the first); all are kept
-                ours = dict(runs[-1], runs=[dict(r) for r in runs])
+                ours = dict(ours, runs=runs)
         ours_labels = da.from_zarr(os.path.join(work, "chseg.zarr"))
         ours["components"] = int(ours_labels.max().compute())
         result["chseg"] = ours
@@ -321,24 +325,30 @@ def main():
                 labels, count = ndmeasure.label(pores)
                 return labels
 
-            if args.dask_image_limit > 0:  # timed in a thread; the run is abandoned when the limit passes
-                box = {}
-                thread = threading.Thread(target=lambda: box.update(theirs=timed_store(
-                    "dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))), daemon=True)
-                thread.start()
-                thread.join(args.dask_image_limit)
-                if "theirs" not in box:
-                    result["dask_image"] = {"finished": False, "unfinished_after_seconds": args.dask_image_limit,
-                                            "cluster": f"LocalCluster: {args.workers} processes x 1 thread"}
-                    result["ratio_dask_image_over_chseg_at_least"] = args.dask_image_limit / ours["seconds"]
-                    print("dask_image.ndmeasure.label", result["dask_image"], "ratio at least",
-                          result["ratio_dask_image_over_chseg_at_least"], flush=True)
-                    save()
-                    os._exit(0)  # the cluster is still busy with the abandoned run
-                theirs = box["theirs"]
-            else:
-                theirs = timed_store("dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
-            theirs["cluster"] = f"LocalCluster: {args.workers} processes x 1 thread"
+            # timed in a thread, abandoned when --dask-image-limit passes (None: no limit)
+            box = {}
+
+            def dask_image_run():
+                try:
+                    box["theirs"] = timed_store("dask-image", dask_image_labels,
+                                                os.path.join(work, "dask_image.zarr"))
+                except BaseException as e:  # noqa: BLE001  (raised again below, in the main thread)
+                    box["error"] = e
+
+            thread = threading.Thread(target=dask_image_run, daemon=True)
+            thread.start()
+            thread.join(args.dask_image_limit or None)
+            if "error" in box:
+                raise box["error"]
+            if "theirs" not in box:
+                result["dask_image"] = {"finished": False, "unfinished_after_seconds": args.dask_image_limit,
+                                        "cluster": local}
+                result["ratio_dask_image_over_chseg_at_least"] = args.dask_image_limit / ours["seconds"]
+                print("dask_image.ndmeasure.label", result["dask_image"], "ratio at least",
+                      result["ratio_dask_image_over_chseg_at_least"], flush=True)
+                save()
+                os._exit(0)  # the cluster is still busy with the abandoned run
+            theirs = dict(box["theirs"], cluster=local)
             result["dask_image"] = theirs
             result["ratio_dask_image_over_chseg"] = theirs["seconds"] / ours["seconds"]
             save()  # the times, before the partition check
