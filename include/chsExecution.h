@@ -48,6 +48,9 @@ struct RunInfo
 {
   double   kernelMilliseconds = 0.0;
   uint64_t peakDeviceBytes    = 0;
+  /** The device memory the run reserved (checked against the free memory) before allocating: its bound, at least
+   * peakDeviceBytes. */
+  uint64_t reservedDeviceBytes = 0;
 };
 
 /** Thrown for every CUDA failure; the message carries the CUDA error name and text. */
@@ -55,6 +58,14 @@ class CudaError : public std::runtime_error
 {
 public:
   using std::runtime_error::runtime_error;
+};
+
+/** Thrown before a CUDA run allocates device memory that the device does not have free: the message names the run,
+ * the bytes it needs and the bytes free. Nothing of the run is then allocated or written. */
+class DeviceMemoryError : public CudaError
+{
+public:
+  using CudaError::CudaError;
 };
 
 /** Thrown by a progress callback to stop a run between two of its steps (the ITK filters throw it when
@@ -103,6 +114,24 @@ namespace testing
  * really fails; 0 turns it off. Used to test the error path of every filter. */
 CudaHierarchicalSegmentation_EXPORT void
 FailDeviceAllocationAfter(int n);
+
+/** Test hook: device memory the runs may use, as if the device had no more than `bytes` free (0: the device's own
+ * figure). Used to test the refusals of runs that do not fit. */
+CudaHierarchicalSegmentation_EXPORT void
+SetDeviceMemoryLimit(uint64_t bytes);
+
+/** The device memory a run on `device` may take now, as the runs' check sees it (free memory plus what the memory
+ * pool holds unused, capped by SetDeviceMemoryLimit); for reports of the check's cost. */
+CudaHierarchicalSegmentation_EXPORT uint64_t
+AvailableDeviceBytes(int device);
+
+/** Test counters: the device allocations made since the process started, and those that took a run above the
+ * device memory it had reserved before allocating (each a bug of that run's bound; the last one is described in
+ * `last` when given). */
+CudaHierarchicalSegmentation_EXPORT uint64_t
+DeviceAllocations();
+CudaHierarchicalSegmentation_EXPORT uint64_t
+DeviceMemoryOverruns(std::string * last = nullptr);
 
 /** Test helpers: a new non-blocking CUDA stream of `device` as an integer handle (what a filter's CudaStream takes;
  * CuPy and PyTorch streams are non-blocking too), and its destruction. */

@@ -16,7 +16,8 @@ Functions: ``label`` (connected components, flat zones, statistics), ``watershed
 ``to_higra``, ``watershed_hierarchy``, ``filter_regions``, ``attribute``), ``watershed_hierarchy`` (by area, volume or
 dynamics, a ``Dendrogram``), ``ift`` (the Image Foresting Transform by seed competition) and ``waterpixels``. The definitions and
 tie rules are the module's (docs/*.md); the docstrings give them in short. The GIL is released while a backend runs.
-Errors: ValueError for bad arguments (nothing is written), RuntimeError naming the CUDA error.
+Errors: ValueError for bad arguments (nothing is written), MemoryError when the device lacks the memory a run needs
+(naming the bytes needed and free), RuntimeError naming any other CUDA error.
 """
 
 from __future__ import annotations

@@ -1053,6 +1053,10 @@ NB_MODULE(_chseg, m)
       {
         PyErr_SetString(PyExc_ValueError, e.what());
       }
+      catch (const chs::DeviceMemoryError & e)
+      {
+        PyErr_SetString(PyExc_MemoryError, e.what()); // as CuPy's OutOfMemoryError, a MemoryError
+      }
     });
   m.def("device_count", &DeviceCount);
   m.def("no_device_reason", &NoDeviceReason);
@@ -1061,6 +1065,10 @@ NB_MODULE(_chseg, m)
         &chs::testing::FailDeviceAllocationAfter,
         nb::arg("n"),
         "Test hook: the n-th device allocation from now fails (0: off).");
+  m.def("set_device_memory_limit",
+        &chs::testing::SetDeviceMemoryLimit,
+        nb::arg("bytes"),
+        "Test hook: the runs see at most this many bytes of device memory free (0: the device's own figure).");
   m.def("host_empty", &HostEmpty, nb::arg("shape"), nb::arg("dtype"), nb::arg("pinned"));
   m.def("host_cache_bytes", &chs::GetHostCacheBytes);
   m.def("get_host_cache_limit", &chs::GetHostCacheLimit);

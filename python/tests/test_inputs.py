@@ -248,9 +248,9 @@ def test_cupy_inputs_never_cross_the_host_link():
 
 
 @gpu
-def test_device_errors_are_runtime_errors_and_the_next_run_succeeds():
-    """A failing device allocation (the library's test hook) in every function: RuntimeError naming the CUDA error,
-    then the same call succeeds with the reference's result."""
+def test_device_memory_errors_are_memory_errors_and_the_next_run_succeeds():
+    """A failing device allocation (the library's test hook) in every function: MemoryError (as CuPy's
+    OutOfMemoryError) naming the CUDA error, then the same call succeeds with the reference's result."""
     from chseg import _chseg
 
     with pytest.raises(ValueError, match="device"):
@@ -265,10 +265,32 @@ def test_device_errors_are_runtime_errors_and_the_next_run_succeeds():
         expected = call()
         _chseg.fail_device_allocation_after(1)
         try:
-            with pytest.raises(RuntimeError, match="cudaErrorMemoryAllocation"):
+            with pytest.raises(MemoryError, match="cudaErrorMemoryAllocation"):
                 call()
         finally:
             _chseg.fail_device_allocation_after(0)
+        assert np.array_equal(call(), expected)
+
+
+@gpu
+def test_a_run_larger_than_the_free_device_memory_is_refused_with_the_bytes():
+    """With 1 MiB of device memory free (the library's test hook), the functions whose runs reserve their memory
+    raise MemoryError naming the bytes needed and free before allocating; the next call succeeds."""
+    from chseg import _chseg
+
+    image, seeds = _inputs((60, 70))
+    calls = [lambda: chseg.label(image > 0.5, backend="cuda"), lambda: chseg.watershed(image, backend="cuda"),
+             lambda: chseg.watershed(image, level=0.1, backend="cuda"),
+             lambda: chseg.waterfall(image, backend="cuda").labels(1),
+             lambda: chseg.ift(image, seeds, backend="cuda"), lambda: chseg.waterpixels(image, 7, backend="cuda")]
+    for call in calls:
+        expected = call()
+        _chseg.set_device_memory_limit(1 << 20)
+        try:
+            with pytest.raises(MemoryError, match=r"needs .* of device memory; device 0 has 0.00 GB \(1048576 bytes\) free"):
+                call()
+        finally:
+            _chseg.set_device_memory_limit(0)
         assert np.array_equal(call(), expected)
 
 

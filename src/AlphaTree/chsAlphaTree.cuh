@@ -187,6 +187,21 @@ SpanningTreeConstruction(const TPixel *          dPixels,
 }
 
 
+/** SpanningTreeConstruction's device bytes: the tree's ends and PANDORA's first level, with Boruvka, the sorts and the
+ * slots' ranks, then PANDORA. */
+inline uint64_t
+SpanningTreeConstructionBytes(const sl::ImageGraph & g)
+{
+  const uint64_t n = g.Pixels(), edges = n - 1, slots = n * g.slots;
+  const bool     bySlots = g.slots <= 4;
+  return edges * 2 * sizeof(uint32_t) + (bySlots ? n : 1) * 2 * sizeof(uint32_t) +
+         std::max(edges * 2 * sizeof(unsigned long long) +
+                    std::max({ sl::ImageSpanningTreeBytes(g),
+                               bySlots ? sl::SortPairsScratch(edges, 4) : 0,
+                               bySlots ? slots * sizeof(uint32_t) : 0 }),
+                  sl::PandoraBytes(n));
+}
+
 /** Whether the level-synchronous construction applies: integer scalar pixels, whose level codes are below 2^16. */
 template <typename TPixel>
 constexpr bool
@@ -354,6 +369,36 @@ ChooseTileGrid(const sl::ImageGraph & g, int device)
   return std::nullopt;
 }
 
+/** RunLevelLoop's device bytes for `codes` level codes: the level list and the tail's roots. */
+inline uint64_t
+LevelLoopBytes(uint64_t codes)
+{
+  return (2 * codes + 1) * sizeof(uint32_t) + sizeof(uint32_t) + sizeof(unsigned) + 2 * uint64_t(kTailItems) * 4;
+}
+
+/** LevelSynchronousTree's device bytes: the pixels' and nodes' state to the end; the tile stage (8-bit pixels
+ * where it applies) or every edge sorted by level, with the level loop; then the renumbering. */
+template <typename TPixel>
+uint64_t
+LevelSynchronousBytes(const sl::ImageGraph & g, int device)
+{
+  using TKey              = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  const uint64_t n        = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
+  const uint64_t state    = n * 3 * sizeof(uint32_t) + (2 * n - 1 + 2 * (n - 1)) * sizeof(uint32_t) + 8;
+  uint64_t       stage    = 0;
+  const std::optional<TileGrid> tg = ChooseTileGrid<TPixel>(g, device);
+  if (tg)
+  {
+    const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
+    stage = (kTileCodes + 1) * sizeof(uint32_t) + 8 + room * (2 * sizeof(uint2) + sizeof(uint32_t)) +
+            std::max(cells * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(cells), LevelLoopBytes(kTileCodes));
+  }
+  else
+    stage = slots * 2 * (sizeof(TKey) + sizeof(uint32_t)) +
+            std::max(sl::SortPairsScratch(slots, sizeof(TKey)), (codes + 1) * sizeof(uint32_t) + LevelLoopBytes(codes));
+  return state + std::max(stage, RenumberBytes(n));
+}
+
 /** The level-synchronous construction (src/AlphaTree/chsAlphaTreeLevels.cuh; for 8-bit images with the tile stage of
  * src/AlphaTree/chsAlphaTreeTileLevels.cuh), then the renumbering; returns the number of nodes. */
 template <typename TPixel>
@@ -471,6 +516,28 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   detail::MemoryTracker tracker;
   AlphaTreeResult       result;
+  {
+    // The pixels (and the NaN check's flag) to the end; the construction's arrays, then the canonicalisation's.
+    uint64_t bytes = n * c * sizeof(TPixel) + 8;
+    if (n > 1)
+    {
+      if (algorithm == AlphaTreeAlgorithm::LevelSynchronous)
+      {
+        if constexpr (levelPixels)
+          bytes += at::LevelSynchronousBytes<TPixel>(g, context.device);
+      }
+      else
+      {
+        const bool     spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
+        const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
+        bytes += (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
+                 std::max(spanning ? at::SpanningTreeConstructionBytes(g) : 0,
+                          at::CanonicaliseBytes(n, nodes, spanning));
+      }
+    }
+    tracker.what = detail::DescribeRun("alpha-tree", grid);
+    detail::ReserveDeviceMemory(tracker, bytes, context.device);
+  }
 
   detail::DeviceBuffer<TPixel> dPixels(n * c, stream, &tracker);
   detail::CopyToDevice(dPixels.get(), pixels, n * c * sizeof(TPixel), stream, context);
@@ -498,7 +565,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
         if (info)
         {
           info->kernelMilliseconds = result.buildMilliseconds + result.canonicaliseMilliseconds;
-          info->peakDeviceBytes    = tracker.peak;
+          info->peakDeviceBytes     = tracker.peak;
+          info->reservedDeviceBytes = tracker.reserved;
         }
         if (context.progress)
           context.progress(1.0f);
@@ -541,7 +609,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (info)
   {
     info->kernelMilliseconds = result.buildMilliseconds + result.canonicaliseMilliseconds;
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   if (context.progress)
     context.progress(1.0f);

@@ -3,6 +3,7 @@
 #include "chsAlphaTreeCanonicalKernels.cuh"
 #include "chsAlphaTreeDevice.h"
 #include "chsAlphaTreeRule.h"
+#include "SingleLinkage/chsSingleLinkageDevice.h"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -91,6 +92,36 @@ SortAndWrite(const GlobalTree &                         tree,
 }
 
 } // namespace
+
+namespace
+{
+/** SortAndWrite's bytes for `room` internal nodes: the alternate keys and ids, then the sort's scratch or the outputs
+ * and the check's records. */
+uint64_t
+SortAndWriteBytes(uint64_t pixels, uint64_t room)
+{
+  return room * (sizeof(unsigned long long) + sizeof(uint32_t)) +
+         std::max(sl::SortPairsScratch(room, sizeof(unsigned long long)),
+                  (pixels + room) * sizeof(uint32_t) + room * (sizeof(double) + sizeof(uint2)) + sizeof(unsigned));
+}
+} // namespace
+
+uint64_t
+RenumberBytes(uint64_t pixels)
+{
+  const uint64_t room = pixels > 1 ? pixels - 1 : 1;
+  return room * (sizeof(unsigned long long) + sizeof(uint32_t)) + (pixels + room) * sizeof(uint32_t) +
+         SortAndWriteBytes(pixels, room);
+}
+
+uint64_t
+CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary)
+{
+  const uint64_t room = pixels > 1 ? pixels - 1 : 1;
+  return nodes * sizeof(uint32_t) + (binary ? 4 + (nodes - pixels) * sizeof(uint2) + 1 : nodes * 5 + sizeof(uint2)) +
+         3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) + room * (sizeof(unsigned long long) + sizeof(uint32_t)) +
+         SortAndWriteBytes(pixels, room);
+}
 
 uint64_t
 RenumberOnDevice(uint64_t                   pixels,

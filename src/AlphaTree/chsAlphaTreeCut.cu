@@ -36,6 +36,11 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   const int             device = context.device;
   detail::MemoryTracker tracker;
+  tracker.what = "the alpha-tree cut of " + std::to_string(nodes) + " nodes";
+  detail::ReserveDeviceMemory(tracker,
+                              nodes * (2 * sizeof(uint32_t) + (constrained ? 2 : 1) * sizeof(double)) + 8 +
+                                leaves * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(leaves) + 1024,
+                              device);
 
   detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dRange(constrained ? nodes : 1, stream, &tracker);
@@ -80,7 +85,8 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   if (context.progress)
     context.progress(1.0f);
@@ -104,6 +110,9 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
+  tracker.what = "the alpha-tree saliency map of " + std::to_string(nodes) + " nodes";
+  detail::ReserveDeviceMemory(
+    tracker, nodes * (sizeof(uint32_t) + sizeof(double)) + s.samples * sizeof(float) + 1024, context.device);
 
   detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker);
@@ -125,7 +134,8 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   if (context.progress)
     context.progress(1.0f);
@@ -172,6 +182,11 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
   const uint64_t        cc = count ? count : 1;
+  tracker.what = "the alpha-tree edge saliency of " + std::to_string(nodes) + " nodes";
+  detail::ReserveDeviceMemory(tracker,
+                              nodes * (sizeof(uint32_t) + sizeof(double)) +
+                                cc * (2 * sizeof(uint32_t) + sizeof(double)) + sizeof(unsigned long long),
+                              context.device);
 
   detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dOut(cc, stream, &tracker);
@@ -212,7 +227,8 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   if (context.progress)
     context.progress(1.0f);

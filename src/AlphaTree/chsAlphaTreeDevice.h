@@ -30,6 +30,13 @@ IndexBits(uint64_t count)
  * in (level, id) order; no pixel is a parent), checks it, stops `timer`, asks `allocate` for the arrays, downloads
  * the tree into them and returns the number of nodes. `binary`: every internal node has exactly two children (the
  * spanning-tree construction), which spares counting children. dParent is overwritten. */
+/** The device bytes CanonicaliseOnDevice allocates at most for a tree of `nodes` nodes over `pixels` pixels (a
+ * canonical tree has at most pixels - 1 internal nodes), and RenumberOnDevice. */
+uint64_t
+CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary);
+uint64_t
+RenumberBytes(uint64_t pixels);
+
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
                      uint64_t                   nodes,

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -25,8 +26,13 @@ namespace chs
 {
 namespace
 {
-std::atomic<int> g_FailAllocationCountdown{ 0 };
-}
+std::atomic<int>      g_FailAllocationCountdown{ 0 };
+std::atomic<uint64_t> g_DeviceMemoryLimit{ 0 };
+std::atomic<uint64_t> g_DeviceAllocations{ 0 };
+std::atomic<uint64_t> g_Overruns{ 0 };
+std::mutex            g_OverrunMutex;
+std::string           g_LastOverrun;
+} // namespace
 
 namespace testing
 {
@@ -34,6 +40,34 @@ void
 FailDeviceAllocationAfter(int n)
 {
   g_FailAllocationCountdown.store(n);
+}
+
+void
+SetDeviceMemoryLimit(uint64_t bytes)
+{
+  g_DeviceMemoryLimit.store(bytes);
+}
+
+uint64_t
+AvailableDeviceBytes(int device)
+{
+  detail::DeviceScope scope(device);
+  return detail::AvailableDeviceBytes(device);
+}
+
+uint64_t
+DeviceAllocations()
+{
+  return g_DeviceAllocations.load();
+}
+
+uint64_t
+DeviceMemoryOverruns(std::string * last)
+{
+  std::lock_guard<std::mutex> lock(g_OverrunMutex);
+  if (last)
+    *last = g_LastOverrun;
+  return g_Overruns.load();
 }
 
 namespace
@@ -211,6 +245,63 @@ DeviceScope::~DeviceScope()
   cudaSetDevice(m_Previous);
 }
 
+namespace
+{
+std::string
+Bytes(uint64_t b)
+{
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f GB (%llu bytes)", double(b) / 1e9, static_cast<unsigned long long>(b));
+  return text;
+}
+} // namespace
+
+std::string
+DescribeRun(const char * name, const Grid & grid)
+{
+  std::string s = std::string("the ") + name + " of " + std::to_string(grid.size[0]);
+  for (unsigned d = 1; d < grid.dimension; ++d)
+    s += " x " + std::to_string(grid.size[d]);
+  return s + " voxels";
+}
+
+uint64_t
+AvailableDeviceBytes(int device)
+{
+  size_t f = 0, t = 0;
+  CHS_CUDA_CHECK(cudaMemGetInfo(&f, &t));
+  cudaMemPool_t pool;
+  CHS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t reservedBytes = 0, usedBytes = 0;
+  CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reservedBytes));
+  CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &usedBytes));
+  uint64_t       available = uint64_t(f) + (reservedBytes > usedBytes ? uint64_t(reservedBytes - usedBytes) : 0);
+  const uint64_t limit = g_DeviceMemoryLimit.load();
+  return limit ? std::min(available, limit) : available;
+}
+
+void
+ReserveDeviceMemory(MemoryTracker & tracker, uint64_t bytes, int device)
+{
+  tracker.reserved += bytes;
+  const uint64_t still = tracker.reserved > tracker.current ? tracker.reserved - tracker.current : 0;
+  if (still == 0)
+    return;
+  // The pool rounds allocations up (to 2 MiB pages for large ones): a run of k arrays may take k x 2 MiB more.
+  const uint64_t need = still + still / 256 + (uint64_t(32) << 20);
+  const uint64_t available = AvailableDeviceBytes(device);
+  if (need > available)
+  {
+    tracker.reserved -= bytes;
+    throw DeviceMemoryError("chs: " + (tracker.what.empty() ? std::string("the run") : tracker.what) + " needs " +
+                            Bytes(need) + " of device memory" +
+                            (tracker.current ? " more than the " + Bytes(tracker.current) + " it holds" : "") +
+                            "; device " + std::to_string(device) + " has " + Bytes(available) +
+                            " free. Use a smaller image (or region), a narrower pixel type, or a device with more "
+                            "memory; memory held by other processes or arrays on the device counts against it.");
+  }
+}
+
 RawDeviceBuffer::RawDeviceBuffer(uint64_t bytes, cudaStream_t stream, MemoryTracker * tracker)
   : m_Bytes(bytes)
   , m_Stream(stream)
@@ -221,7 +312,26 @@ RawDeviceBuffer::RawDeviceBuffer(uint64_t bytes, cudaStream_t stream, MemoryTrac
   {
     request = uint64_t(1) << 62; // no device has this much: the driver really refuses it
   }
-  CHS_CUDA_CHECK(cudaMallocAsync(&m_Pointer, request, stream));
+  g_DeviceAllocations.fetch_add(1);
+  if (m_Tracker && !m_Tracker->what.empty() && m_Tracker->current + bytes > m_Tracker->reserved)
+  {
+    std::lock_guard<std::mutex> lock(g_OverrunMutex);
+    g_Overruns.fetch_add(1);
+    g_LastOverrun = (m_Tracker->what.empty() ? std::string("a run") : m_Tracker->what) + " allocated " +
+                    std::to_string(bytes) + " bytes holding " + std::to_string(m_Tracker->current) + " of the " +
+                    std::to_string(m_Tracker->reserved) + " it reserved";
+  }
+  const cudaError_t error = cudaMallocAsync(&m_Pointer, request, stream);
+  if (error == cudaErrorMemoryAllocation)
+  {
+    cudaGetLastError();
+    m_Pointer = nullptr;
+    throw DeviceMemoryError("chs: CUDA error cudaErrorMemoryAllocation: " +
+                            (m_Tracker && !m_Tracker->what.empty() ? m_Tracker->what : std::string("a run")) +
+                            " could not allocate " + Bytes(request) + " of device memory" +
+                            (m_Tracker ? " (it held " + Bytes(m_Tracker->current) + ")" : std::string()));
+  }
+  CHS_CUDA_CHECK(error);
   if (m_Tracker)
   {
     m_Tracker->current += bytes;

@@ -44,12 +44,41 @@ private:
   int m_Previous = 0;
 };
 
-/** Counts the bytes a run holds on the device, for RunInfo::peakDeviceBytes. */
+/** Counts the bytes a run holds on the device, for RunInfo::peakDeviceBytes, and the bytes it reserved
+ * (ReserveDeviceMemory): a run holds no more than it reserved (checked, see testing::DeviceMemoryOverruns). */
 struct MemoryTracker
 {
   uint64_t current = 0;
   uint64_t peak = 0;
+  uint64_t reserved = 0;
+  /** What the run is, for the messages ("the watershed of 512 x 512 x 512 voxels"). */
+  std::string what;
 };
+
+/** Device memory a run can take now: the device's free memory plus what its memory pool holds unused (the memory
+ * that earlier runs freed and the pool kept mapped), capped by testing::SetDeviceMemoryLimit. */
+uint64_t
+AvailableDeviceBytes(int device);
+
+/** Raises the run's reservation by `bytes` and checks, before the run allocates them, that the device can hold what
+ * it may still allocate (reserved - current), with a margin for the pool's rounding. Otherwise throws
+ * DeviceMemoryError naming the bytes needed and the bytes free; the run then has allocated nothing more. Called with
+ * the run's bound before its first allocation, and again with each part whose size depends on the data (object
+ * counts, tree sizes) once that size is known. */
+void
+ReserveDeviceMemory(MemoryTracker & tracker, uint64_t bytes, int device);
+
+/** A bound on the scratch memory of a CUB scan, select or reduction over `items` items (CUB's tile states: some
+ * 16 bytes a tile of at least 256 items, plus its fixed part). */
+constexpr uint64_t
+ScanScratchBytes(uint64_t items)
+{
+  return items / 16 + (uint64_t(64) << 10);
+}
+
+/** "the <name> of 512 x 512 x 512 voxels", for MemoryTracker::what. */
+std::string
+DescribeRun(const char * name, const Grid & grid);
 
 /** Stream-ordered device allocation, freed on scope exit (also on the error path). */
 class RawDeviceBuffer

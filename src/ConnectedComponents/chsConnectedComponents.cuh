@@ -179,6 +179,11 @@ struct StatisticsBuffers
 {
   detail::DeviceBuffer<unsigned long long> voxels;
   detail::DeviceBuffer<unsigned>           minimum, maximum;
+  static uint64_t
+  Bytes(uint64_t count)
+  {
+    return count * (sizeof(unsigned long long) + 6 * sizeof(unsigned));
+  }
   StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
     : voxels(count, stream, &tracker)
     , minimum(3 * count, stream, &tracker)
@@ -276,6 +281,16 @@ RunNodes(const TPixel *                       input,
   // The labels' buffer comes first, outside the timed kernels, where the slots and masks fit in a label-sized buffer.
   const bool            labelsFirst = uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) <= n * sizeof(TLabel);
 
+  {
+    // The input and mask are freed for the labels where those come after the merge.
+    const uint64_t source = n * (sizeof(TPixel) + (mask ? 1 : 0));
+    tracker.what = detail::DescribeRun("connected-components labeling", grid);
+    detail::ReserveDeviceMemory(tracker,
+                                uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) +
+                                  2 * chunks * sizeof(I) + detail::ScanScratchBytes(chunks) +
+                                  (labelsFirst ? source + n * sizeof(TLabel) : std::max(source, n * sizeof(TLabel))),
+                                device);
+  }
   detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
   auto                   dInput = std::make_unique<DeviceBuffer<TPixel>>(n, stream, &tracker);
   auto                   dMask = std::make_unique<DeviceBuffer<uint8_t>>(mask ? n : 0, stream, &tracker);
@@ -324,6 +339,8 @@ RunNodes(const TPixel *                       input,
   NodeRootLabelKernel<I><<<static_cast<unsigned>(chunks), kNodeRootLabelThreads, 0, stream>>>(
     dSlots.get(), half, base, dChunkOffset.get(), words, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("NodeRootLabelKernel");
+  if (wantStats)
+    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
   StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
   const uint64_t    segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
   const unsigned    blocks = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
@@ -357,6 +374,7 @@ RunNodes(const TPixel *                       input,
   {
     info->kernelMilliseconds = timer.Milliseconds();
     info->peakDeviceBytes = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   return count;
 }
@@ -382,16 +400,21 @@ Run(const TPixel *                       input,
       context.progress(f);
   };
 
-  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
-  DeviceBuffer<TPixel> dInput(n, stream, &tracker);
-  DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
-  DeviceBuffer<I>       dParent(n, stream, &tracker);
   // Labels narrower than the index type are written in place over the parents (one working buffer instead of
   // two); indices must then leave the top bit free for the tag.
-  constexpr bool        narrowLabels = sizeof(TLabel) < sizeof(I);
-  const bool            inPlace = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  constexpr bool narrowLabels = sizeof(TLabel) < sizeof(I);
+  const bool     inPlace = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  const uint64_t chunks = (n + kChunk - 1) >> kChunkShift;
+  tracker.what = detail::DescribeRun("connected-components labeling", grid);
+  detail::ReserveDeviceMemory(tracker,
+                              n * (sizeof(TPixel) + (mask ? 1 : 0) + sizeof(I) + (inPlace ? 0 : sizeof(TLabel))) +
+                                2 * chunks * sizeof(I) + detail::ScanScratchBytes(chunks),
+                              device);
+  detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
+  DeviceBuffer<TPixel>  dInput(n, stream, &tracker);
+  DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
+  DeviceBuffer<I>       dParent(n, stream, &tracker);
   DeviceBuffer<TLabel>  dLabels(inPlace ? 0 : n, stream, &tracker);
-  const uint64_t                   chunks = (n + kChunk - 1) >> kChunkShift;
   DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
   DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
   detail::CopyToDevice(dInput.get(), input, n * sizeof(TPixel), stream, context);
@@ -451,6 +474,8 @@ Run(const TPixel *                       input,
       dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
+  if (wantStats)
+    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
   StatisticsBuffers statsBuffers(wantStats ? count : 0, stream, tracker);
   const StatisticsPointers sp = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
   const unsigned blocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
@@ -528,6 +553,7 @@ Run(const TPixel *                       input,
   {
     info->kernelMilliseconds = timer.Milliseconds();
     info->peakDeviceBytes = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   return count;
 }

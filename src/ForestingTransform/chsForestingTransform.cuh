@@ -252,6 +252,14 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   detail::DeviceScope           scope(context.device);
   const auto                    stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker         tracker;
+  tracker.what = detail::DescribeRun("Image Foresting Transform", grid);
+  detail::ReserveDeviceMemory(tracker,
+                              n * (sizeof(TWeight) + sizeof(TLabel)) +
+                                ift::TransformBytes(grid,
+                                                    sizeof(TLabel),
+                                                    cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0,
+                                                    predecessor != nullptr),
+                              context.device);
   detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
   detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);
   detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);
@@ -265,7 +273,8 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
   return result;
 }

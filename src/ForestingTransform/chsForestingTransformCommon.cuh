@@ -34,6 +34,8 @@ struct Tile
 };
 using Tile2D = Tile<32, 32, 1>;
 using Tile3D = Tile<8, 8, 8>;
+static_assert(Tile2D::X == 32 && Tile2D::Y == 32 && Tile3D::X == 8 && Tile3D::Y == 8 && Tile3D::Z == 8,
+              "TransformBytes (chsForestingTransformDevice.h) counts the tiles of these shapes");
 
 } // namespace ift
 } // namespace chs

@@ -27,6 +27,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -594,6 +596,32 @@ VolumesAreExact(uint64_t n, const double * weight, cudaStream_t stream, detail::
   return host[0] == 0 && double(n) * (decode(host[2]) - decode(host[1])) <= 9007199254740992.0;
 }
 
+/** The device bytes of BuildRange over `count` positions. */
+uint64_t
+RangeBytes(uint64_t count)
+{
+  const uint64_t blocks = (count + kBlock - 1) / kBlock;
+  unsigned       levels = 1;
+  while ((uint64_t(1) << levels) <= blocks)
+    ++levels;
+  return (2 * count + levels * blocks) * sizeof(double);
+}
+
+/** A bound on the device bytes NewWeights allocates: the Euler tour's two arrays while the preorder is ranked;
+ * then what the preorder leaves, the volumes' prefix and scan, the depths' range table, depths, deepest links and
+ * tops, and the corrected attribute's range table and values (summed, though not all are held at once). */
+uint64_t
+NewWeightsBytes(uint64_t n)
+{
+  const uint64_t internal = n - 1, nodes = 2 * n - 1, visits = 2 * (2 * n - 2);
+  const uint64_t tree     = internal * 3 * sizeof(uint32_t) + nodes * 3 * sizeof(uint32_t);
+  const uint64_t held     = tree + (nodes + 1) * sizeof(double) + internal * 2 * sizeof(double);
+  return std::max(tree + visits * 2 * sizeof(unsigned long long),
+                  held + (nodes + 1) * sizeof(double) + detail::ScanScratchBytes(nodes + 1) +
+                    3 * sizeof(unsigned long long) + 2 * RangeBytes(nodes) + internal * 2 * sizeof(double) +
+                    internal * 2 * sizeof(uint32_t) + sizeof(unsigned));
+}
+
 /** The new weight of every tree edge (by rank) on the device. */
 void
 NewWeights(uint64_t                n,
@@ -726,6 +754,23 @@ Run(const DendrogramInput &  in,
   const int             device = context.device;
   detail::MemoryTracker tracker;
   SingleLinkageResult   result;
+  {
+    // The input dendrogram and the new weights to the end; its check, the new weights' work, the sort of the tree
+    // edges by their new weights, then PANDORA.
+    const uint64_t kept = (2 * n - 1) * sizeof(uint32_t) + ii * (2 * sizeof(uint32_t) + 2 * sizeof(double)) +
+                          (in.edge && internal ? internal : 1) * sizeof(uint64_t);
+    const uint64_t sorted = ii * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double));
+    tracker.what          = std::string(operation == Operation::Filter ? "the attribute filter" : "the watershed hierarchy") +
+                   " of a dendrogram of " + std::to_string(n) + " leaves";
+    detail::ReserveDeviceMemory(
+      tracker,
+      kept + std::max({ ii * sizeof(uint32_t) + 4,
+                        internal ? NewWeightsBytes(n) : 0,
+                        sorted + std::max(internal * 2 * (sizeof(unsigned long long) + sizeof(uint32_t)) +
+                                            sl::SortPairsScratch(internal, 8),
+                                          sl::FinishBytes(n)) }),
+      device);
+  }
 
   detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker), dU(ii, stream, &tracker),
     dV(ii, stream, &tracker);

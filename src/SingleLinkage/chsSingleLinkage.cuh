@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,6 +62,15 @@ VertexFirstRound(uint64_t              n,
   CHS_CUDA_CHECK_LAUNCH("ListRootsKernel");
 }
 
+/** The device bytes of Boruvka's first round on n vertices with room for liveCapacity live edges (its later rounds
+ * reserve theirs once the live edges are counted). */
+inline uint64_t
+BoruvkaFirstBytes(uint64_t n, uint64_t liveCapacity)
+{
+  return n * (3 * sizeof(uint32_t) + sizeof(unsigned long long)) + 3 * sizeof(unsigned long long) +
+         (liveCapacity ? liveCapacity : 1) * sizeof(LiveEdge);
+}
+
 /** Boruvka's rounds on n vertices. The first round is the caller's: firstRound(BoruvkaArrays) (VertexFirstRound, or
  * the image's tile rounds); later rounds run on the contracted graph. Writes the n - 1 tree keys to `tree` (in no
  * particular order) and returns the number of rounds; throws when the graph is not connected. */
@@ -92,7 +102,11 @@ BoruvkaOnDevice(uint64_t                n,
   // a round whose input has no live edge does nothing. Grids are sized for the counts last read, which only fall.
   if (live > 0)
   {
-    constexpr unsigned                       kQueued = 4;
+    constexpr unsigned kQueued = 4;
+    detail::ReserveDeviceMemory(tracker,
+                                n * sizeof(uint32_t) + live * sizeof(LiveEdge) + components * sizeof(uint32_t) +
+                                  2 * (kQueued + 1) * sizeof(unsigned long long),
+                                device);
     detail::DeviceBuffer<uint32_t>           other(n, stream, &tracker);
     detail::DeviceBuffer<LiveEdge>           liveB(live, stream, &tracker);
     detail::DeviceBuffer<uint32_t>           rootsB(components, stream, &tracker);
@@ -146,6 +160,15 @@ BoruvkaOnDevice(uint64_t                n,
   if (host[0] + 1 != n)
     throw std::invalid_argument(NotConnectedMessage(n - host[0], false));
   return rounds;
+}
+
+/** The device bytes ImageSpanningTree allocates at most (Boruvka's later rounds reserve theirs): Boruvka's first
+ * round, then the sort's scratch and the largest key. */
+inline uint64_t
+ImageSpanningTreeBytes(const ImageGraph & graph)
+{
+  const uint64_t n = graph.Pixels();
+  return std::max(BoruvkaFirstBytes(n, n * graph.slots), SortKeysScratch(n - 1) + sizeof(unsigned long long));
 }
 
 /** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
@@ -273,6 +296,17 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
   SingleLinkageResult   result;
+  {
+    // The pixels and the tree keys live to the end; Boruvka and the keys' sort, then the tree and the dendrogram.
+    const uint64_t ee = edges ? edges : 1;
+    tracker.what = detail::DescribeRun("single-linkage dendrogram", grid);
+    detail::ReserveDeviceMemory(
+      tracker,
+      n * c * sizeof(TPixel) + 2 * ee * sizeof(unsigned long long) +
+        std::max(sizeof(unsigned long long) + (edges ? sl::ImageSpanningTreeBytes(graph) : 0),
+                 ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n)),
+      context.device);
+  }
 
   detail::DeviceBuffer<TPixel> dPixels(n * c, stream, &tracker);
   detail::CopyToDevice(dPixels.get(), pixels, n * c * sizeof(TPixel), stream, context);

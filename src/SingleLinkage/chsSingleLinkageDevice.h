@@ -78,6 +78,21 @@ SortKeys(unsigned long long *    keys,
 int
 SignificantBits(const unsigned long long * keys, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker);
 
+/** The scratch bytes of CUB's radix sorts on double buffers, as the runs ask for them: of `count` 64-bit keys, and of
+ * `count` pairs of keys of `keyBytes` (1, 2, 4 or 8) bytes with 32-bit values, on all their bits. */
+uint64_t
+SortKeysScratch(uint64_t count);
+uint64_t
+SortPairsScratch(uint64_t count, unsigned keyBytes);
+
+/** The device bytes PandoraOnDevice allocates at most for a tree of n vertices. */
+uint64_t
+PandoraBytes(uint64_t n);
+
+/** The device bytes FinishOnDevice allocates at most for a tree of n vertices (the parents, PANDORA, the check). */
+uint64_t
+FinishBytes(uint64_t n);
+
 /** Copies the dendrogram's device arrays into the caller's (null destinations are skipped). */
 void
 DownloadDendrogram(const DendrogramArrays & out,

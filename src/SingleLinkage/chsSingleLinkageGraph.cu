@@ -75,6 +75,68 @@ SingleVertexKernel(uint32_t * parent)
 
 } // namespace
 
+uint64_t
+SortKeysScratch(uint64_t count)
+{
+  size_t                                bytes = 0;
+  cub::DoubleBuffer<unsigned long long> keys(nullptr, nullptr);
+  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, count, 0, 64));
+  return bytes;
+}
+
+namespace
+{
+template <typename K>
+uint64_t
+PairsScratch(uint64_t count)
+{
+  size_t                      bytes = 0;
+  cub::DoubleBuffer<K>        keys(nullptr, nullptr);
+  cub::DoubleBuffer<uint32_t> values(nullptr, nullptr);
+  CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, count, 0, int(8 * sizeof(K))));
+  return bytes;
+}
+} // namespace
+
+uint64_t
+SortPairsScratch(uint64_t count, unsigned keyBytes)
+{
+  switch (keyBytes)
+  {
+    case 1:
+      return PairsScratch<uint8_t>(count);
+    case 2:
+      return PairsScratch<uint16_t>(count);
+    case 4:
+      return PairsScratch<uint32_t>(count);
+    default:
+      return PairsScratch<unsigned long long>(count);
+  }
+}
+
+uint64_t
+PandoraBytes(uint64_t n)
+{
+  if (n < 2)
+    return 0;
+  const uint64_t edges = n - 1, allVertices = 2 * n + kMaximumLevels, half = edges / 2 + 1;
+  // The levels' arrays live to the end; the scans' scratch while the levels contract, the chains, ranks and their
+  // sort's scratch during the expansion.
+  const uint64_t levels = allVertices * 2 * sizeof(uint32_t) + edges * (sizeof(uint8_t) + sizeof(uint32_t)) +
+                          n * 2 * sizeof(uint32_t) + n * sizeof(uint2) + (n + 1) * 2 * sizeof(uint32_t) +
+                          (edges + 1) * 2 * sizeof(uint32_t) + half * 6 * sizeof(uint32_t) +
+                          (kMaximumLevels + 1) * sizeof(LevelSize) + 3 * sizeof(uint32_t);
+  return levels + std::max(detail::ScanScratchBytes(std::max(n, edges) + 1),
+                           edges * 4 * sizeof(uint32_t) + SortPairsScratch(edges, 4));
+}
+
+uint64_t
+FinishBytes(uint64_t n)
+{
+  const uint64_t edges = n - 1;
+  return (2 * n - 1) * sizeof(uint32_t) + std::max(PandoraBytes(n), (edges ? edges : 1) * sizeof(uint32_t) + 4);
+}
+
 unsigned
 PandoraOnDevice(const uint32_t *        dU,
                 const uint32_t *        dV,
@@ -346,7 +408,8 @@ FinishOnDevice(uint64_t                 n,
   if (info)
   {
     info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
-    info->peakDeviceBytes    = tracker.peak;
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
   }
 }
 
@@ -511,6 +574,23 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
   detail::MemoryTracker tracker;
   SingleLinkageResult   result;
   const uint64_t        mm = m ? m : 1;
+  {
+    // The inputs, the sort's codes and orders and the sorted ends live to the end; then the sort's scratch, the
+    // tree's check (or Boruvka's first round and the tree keys' sort), and the tree with the dendrogram's arrays.
+    const uint64_t ee = edges ? edges : 1;
+    const uint64_t kept = mm * (2 * sizeof(uint32_t) + sizeof(TWeight)) + mm * 2 * (sizeof(Code) + sizeof(uint32_t));
+    const uint64_t sorted = mm * 2 * sizeof(uint32_t);
+    const uint64_t keys = m == edges ? 0 : 2 * ee * sizeof(unsigned long long);
+    const uint64_t tree = m == edges ? n * sizeof(uint32_t) + 8
+                                     : keys + std::max(sl::BoruvkaFirstBytes(n, m), sl::SortKeysScratch(edges));
+    const uint64_t finish = keys + ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n);
+    tracker.what = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
+                   std::to_string(m) + " edges";
+    detail::ReserveDeviceMemory(
+      tracker,
+      kept + std::max({ uint64_t(16), sl::SortPairsScratch(m, sizeof(Code)), sorted + std::max(tree, finish) }),
+      device);
+  }
 
   detail::DeviceBuffer<uint32_t> du(mm, stream, &tracker), dv(mm, stream, &tracker);
   detail::DeviceBuffer<TWeight>  dw(mm, stream, &tracker);

@@ -53,8 +53,9 @@ class Run
 public:
   using C = typename Code<T>::Type;
 
-  Run(const T * image, const Grid & grid, const ExecutionContext & context)
-    : m_N(grid.NumberOfVoxels())
+  /** Reserves the run's arrays, the watershed's scratch and `extraBytes` (what the caller adds), then uploads. */
+  Run(const T * image, const Grid & grid, const ExecutionContext & context, const char * name, uint64_t extraBytes)
+    : m_N(Reserve(tracker, grid, context.device, name, extraBytes))
     , m_Stream(static_cast<cudaStream_t>(context.stream))
     , m_Pixels(m_N, m_Stream, &tracker)
     , m_B0(m_N, m_Stream, &tracker)
@@ -75,6 +76,13 @@ public:
     }
     EncodeKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(m_Pixels.get(), m_N);
     CHS_CUDA_CHECK_LAUNCH("EncodeKernel");
+  }
+
+  /** The device bytes of a run's arrays (the codes' upload, three 32-bit arrays) and of the watershed's scratch. */
+  static uint64_t
+  Bytes(uint64_t n)
+  {
+    return n * (sizeof(T) + 3 * sizeof(uint32_t)) + 4 * sizeof(uint32_t) + detail::ScanScratchBytes(n) + 256;
   }
 
   const C *
@@ -108,6 +116,14 @@ public:
   detail::MemoryTracker tracker;
 
 private:
+  static uint64_t
+  Reserve(detail::MemoryTracker & t, const Grid & grid, int device, const char * name, uint64_t extraBytes)
+  {
+    t.what = detail::DescribeRun(name, grid);
+    detail::ReserveDeviceMemory(t, Bytes(grid.NumberOfVoxels()) + extraBytes, device);
+    return grid.NumberOfVoxels();
+  }
+
   uint64_t                       m_N;
   cudaStream_t                   m_Stream;
   detail::DeviceBuffer<T>        m_Pixels;
@@ -170,6 +186,7 @@ MinimaMarkers(Run<T> &                          run,
     descent.fullyConnected = parameters.fullyConnected;
     uint64_t       rounds  = 0;
     const uint64_t basins  = WatershedOnDevice(h, grid, descent, a, quiet.device, stream, run.tracker, rounds);
+    detail::ReserveDeviceMemory(run.tracker, (basins + 1) * sizeof(uint32_t), quiet.device);
     detail::DeviceBuffer<uint32_t> lowest(basins + 1, stream, &run.tracker);
     CHS_CUDA_CHECK(cudaMemsetAsync(lowest.get(), 0xff, (basins + 1) * sizeof(uint32_t), stream));
     LowestKernel<<<blocks, 256, 0, stream>>>(h, a.b1, lowest.get(), n);
@@ -216,6 +233,7 @@ MinimaMarkers(Run<T> &                          run,
   {
     const uint64_t count = LabelConnectedComponentsCUDA(minimum.get(), dMask, markers, grid, cc, nullptr, quiet, &info);
     run.tracker.peak     = std::max(run.tracker.peak, run.tracker.current + info.peakDeviceBytes);
+    run.tracker.reserved = std::max(run.tracker.reserved, run.tracker.current + info.reservedDeviceBytes);
     return count;
   }
   catch (const LabelOverflowError & e)
@@ -239,7 +257,18 @@ MarkerWatershedOnDevice(const T *                         image,
   const uint64_t      n = grid.NumberOfVoxels();
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);
-  Run<T>              run(image, grid, context);
+  // The mask, the markers, the flood's arrays, and without markers the minima's: one byte a voxel, and with a level
+  // the h-minima transform's (handicaps, H, two byte maps and the reconstruction's arrays).
+  const uint64_t minimaBytes =
+    markers ? 0
+            : n + (parameters.level > 0 ? n * (2 * sizeof(uint32_t) + 2) +
+                                            ift::TransformBytes(grid, 1, sizeof(typename ForestingCost<C>::Type), false)
+                                        : 0);
+  Run<T> run(image,
+             grid,
+             context,
+             "watershed from markers",
+             (mask ? n : 0) + n * sizeof(TLabel) + minimaBytes + ift::TransformBytes(grid, sizeof(TLabel), 0, false));
   // The steps before the flood report no progress of their own (the flood reports 0.8 and 1).
   ExecutionContext quiet = context;
   quiet.progress         = nullptr;
@@ -272,7 +301,8 @@ MarkerWatershedOnDevice(const T *                         image,
   if (info)
   {
     info->kernelMilliseconds = run.timer.Milliseconds();
-    info->peakDeviceBytes    = run.tracker.peak;
+    info->peakDeviceBytes     = run.tracker.peak;
+    info->reservedDeviceBytes = run.tracker.reserved;
   }
   return result;
 }
@@ -313,7 +343,7 @@ WatershedCUDA(const T *                   image,
   ws::CheckParameters(grid, parameters);
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);
-  ws::Run<T>          run(image, grid, context);
+  ws::Run<T>          run(image, grid, context, "watershed", 0);
   const ws::Arrays    a = run.Buffers();
   WatershedResult     result;
   result.basinCount =
@@ -334,7 +364,8 @@ WatershedCUDA(const T *                   image,
   if (info)
   {
     info->kernelMilliseconds = run.timer.Milliseconds();
-    info->peakDeviceBytes    = run.tracker.peak;
+    info->peakDeviceBytes     = run.tracker.peak;
+    info->reservedDeviceBytes = run.tracker.reserved;
   }
   return result;
 }
@@ -353,7 +384,7 @@ WaterfallCUDA(const T *                          image,
   ws::CheckWaterfallParameters(grid, parameters);
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);
-  ws::Run<T>          run(image, grid, context);
+  ws::Run<T>          run(image, grid, context, "waterfall", 0);
   const ws::Arrays    a = run.Buffers();
   WaterfallResult     result;
   uint64_t            rounds = 0;
@@ -368,6 +399,7 @@ WaterfallCUDA(const T *                          image,
   // million regions on the H200). Every level at most halves the regions (every region joins one at least), so
   // twice level 0's regions hold them all.
   const uint64_t                   capacity = 2 * regions + 2;
+  detail::ReserveDeviceMemory(run.tracker, capacity * sizeof(uint32_t), context.device);
   detail::DeviceBuffer<uint32_t>   allParents(capacity, stream, &run.tracker);
   uint64_t                         gathered = 0;
   std::unique_ptr<ws::LevelEngine> levels;
@@ -427,7 +459,8 @@ WaterfallCUDA(const T *                          image,
   if (info)
   {
     info->kernelMilliseconds = result.watershedMilliseconds + result.levelsMilliseconds;
-    info->peakDeviceBytes    = run.tracker.peak;
+    info->peakDeviceBytes     = run.tracker.peak;
+    info->reservedDeviceBytes = run.tracker.reserved;
   }
   return result;
 }

@@ -554,6 +554,7 @@ MakeLevelEngine(const C *               I,
     return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
   const Shape                    s      = ShapeOf(grid);
   const uint64_t                 blocks = (uint64_t(s.n) + 255) / 256;
+  detail::ReserveDeviceMemory(tracker, 2 * blocks * sizeof(uint64_t) + detail::ScanScratchBytes(blocks), device);
   detail::DeviceBuffer<uint64_t> counts(blocks, stream, &tracker), ends(blocks, stream, &tracker);
   WithConnectivity(full,
                    grid.dimension == 3,
@@ -569,6 +570,19 @@ MakeLevelEngine(const C *               I,
   const uint64_t pixelBytes = uint64_t(s.n) * (sizeof(C) + 3 * sizeof(uint32_t));
   if (path == LevelPath::Auto && edges * sizeof(RegionEdge<W>) > pixelBytes)
     return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+  // The graph's edges, its regions' arrays and the select's scratch; Auto takes the pixels where they do not fit.
+  const uint64_t graphBytes = edges * sizeof(RegionEdge<W>) + (uint64_t(count) + 1) * (sizeof(W) + 4 * sizeof(uint32_t)) +
+                              2 * sizeof(unsigned long long) + detail::ScanScratchBytes(edges);
+  try
+  {
+    detail::ReserveDeviceMemory(tracker, graphBytes, device);
+  }
+  catch (const DeviceMemoryError &)
+  {
+    if (path != LevelPath::Auto)
+      throw;
+    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+  }
   auto graph = std::make_unique<GraphLevels<W>>(edges, count, s, a, device, stream, tracker);
   if (edges)
     WithConnectivity(full,

@@ -14,6 +14,8 @@
 #include "itkDendrogramToLabelImageFilter.h"
 
 #include "Common/chsTestImages.h"
+#include "chsConnectedComponents.h"
+#include "chsWatershed.h"
 
 #include <algorithm>
 #include <atomic>
@@ -519,6 +521,52 @@ TEST(Reliability, GPUEveryDeviceAllocationFailureOfEveryAlgorithm)
   }
 }
 
+/** Every test of the driver: a CUDA run that allocated more device memory than it reserved before allocating (a bug
+ * of its bound, chs::detail::ReserveDeviceMemory) is reported with the test's name, and fails the program. */
+class OverrunListener : public ::testing::EmptyTestEventListener
+{
+public:
+  void
+  OnTestStart(const ::testing::TestInfo &) override
+  {
+    m_Before = chs::testing::DeviceMemoryOverruns();
+  }
+  void
+  OnTestEnd(const ::testing::TestInfo & info) override
+  {
+    std::string    last;
+    const uint64_t now = chs::testing::DeviceMemoryOverruns(&last);
+    if (now != m_Before)
+    {
+      std::cout << "[ OVERRUN  ] " << info.test_suite_name() << "." << info.name() << ": " << now - m_Before
+                << " device allocations above their run's reservation; the last: " << last << std::endl;
+      s_Failed = true;
+    }
+  }
+  static bool s_Failed;
+
+private:
+  uint64_t m_Before = 0;
+};
+bool OverrunListener::s_Failed = false;
+
+class OverrunEnvironment : public ::testing::Environment
+{
+public:
+  void
+  TearDown() override
+  {
+    EXPECT_FALSE(OverrunListener::s_Failed) << "device allocations above their run's reservation ([ OVERRUN ] above)";
+  }
+};
+
+const bool g_OverrunCheck = []
+{
+  ::testing::UnitTest::GetInstance()->listeners().Append(new OverrunListener);
+  ::testing::AddGlobalTestEnvironment(new OverrunEnvironment);
+  return true;
+}();
+
 /** Host resident memory of the process in bytes (Linux: /proc/self/statm). */
 uint64_t
 ResidentBytes()
@@ -887,3 +935,122 @@ TEST(Reliability, GPUOneAxisOf2To31Plus1Voxels3D)
 }
 
 } // namespace
+
+namespace
+{
+/** The description of the exception `run` throws, empty when it throws none. */
+template <class F>
+std::string
+Refusal(F && run)
+{
+  try
+  {
+    run();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    return e.GetDescription();
+  }
+  catch (const std::exception & e)
+  {
+    return e.what();
+  }
+  return std::string();
+}
+} // namespace
+
+/** A run that does not fit the device's free memory (the test hook says 1 MiB is free) is refused before it allocates
+ * anything, with an exception naming the bytes it needs and the bytes free; the outputs are released and the next
+ * update succeeds. The filters whose runs reserve their device memory: connected components, the watershed, the
+ * waterfall, waterpixels, the seeded IFT. */
+TEST(Reliability, GPURefusedBeforeAllocatingWhenTheDeviceMemoryIsShort)
+{
+  CHS_REQUIRE_GPU();
+  for (const unsigned k : { 0u, 1u, 2u, 6u, 7u })
+  {
+    auto              w        = MakeWorkload(k, 500 + k);
+    const Fingerprint expected = w->run(Backend::CPU, 0);
+    ASSERT_EQ(w->run(Backend::CUDA, 0), expected) << w->name;
+    const uint64_t allocations = chs::testing::DeviceAllocations();
+    chs::testing::SetDeviceMemoryLimit(uint64_t(1) << 20);
+    const std::string what = Refusal([&] { w->run(Backend::CUDA, 0); });
+    chs::testing::SetDeviceMemoryLimit(0);
+    EXPECT_NE(what.find(" needs "), std::string::npos) << w->name << ": " << what;
+    EXPECT_NE(what.find(" bytes) of device memory; device 0 has 0.00 GB (1048576 bytes) free"), std::string::npos)
+      << w->name << ": " << what;
+    EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << w->name << ": allocated before it was refused";
+    EXPECT_TRUE(w->released()) << w->name << ": an output kept its buffer";
+    w->reset();
+    EXPECT_EQ(w->run(Backend::CUDA, 0), expected) << w->name << ", after the refusal";
+  }
+}
+
+/** The reservation bounds the run's peak, and the check uses it: a device with fewer bytes free than the run reserved
+ * refuses it, one with twice as many (and the pool's margin) runs it; the watershed from markers finds its minima
+ * and floods within its bound. */
+TEST(Reliability, GPUReservationBoundsThePeakAndDecidesTheRefusal)
+{
+  CHS_REQUIRE_GPU();
+  auto           image = Relief(257, 5);
+  chs::Grid      grid;
+  const uint64_t n = 257 * 257;
+  grid.size[0] = grid.size[1] = 257;
+  std::vector<uint32_t>     labels(n), again(n);
+  chs::ExecutionContext     context;
+  chs::RunInfo              info;
+  chs::WatershedParameters  p;
+  const float *             pixels = image->GetBufferPointer();
+  chs::WatershedCUDA(pixels, grid, p, labels.data(), context, &info);
+  EXPECT_GT(info.peakDeviceBytes, n * 16);
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  chs::testing::SetDeviceMemoryLimit(info.reservedDeviceBytes);
+  EXPECT_THROW(chs::WatershedCUDA(pixels, grid, p, again.data(), context), chs::DeviceMemoryError);
+  chs::testing::SetDeviceMemoryLimit(2 * info.reservedDeviceBytes + (uint64_t(64) << 20));
+  chs::WatershedCUDA(pixels, grid, p, again.data(), context);
+  chs::testing::SetDeviceMemoryLimit(0);
+  EXPECT_EQ(again, labels);
+
+  for (const double level : { 0.0, 3.0 })
+  {
+    chs::MarkerWatershedParameters m;
+    m.level = level;
+    chs::RunInfo mi;
+    chs::MarkerWatershedCUDA<float, uint32_t>(pixels, nullptr, nullptr, grid, m, labels.data(), context, &mi);
+    EXPECT_GT(mi.peakDeviceBytes, n * 16) << "level " << level;
+    EXPECT_LE(mi.peakDeviceBytes, mi.reservedDeviceBytes) << "level " << level;
+    chs::testing::SetDeviceMemoryLimit(uint64_t(1) << 20);
+    const uint64_t allocations = chs::testing::DeviceAllocations();
+    EXPECT_THROW(chs::MarkerWatershedCUDA<float, uint32_t>(pixels, nullptr, nullptr, grid, m, again.data(), context),
+                 chs::DeviceMemoryError)
+      << "level " << level;
+    chs::testing::SetDeviceMemoryLimit(0);
+    EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "level " << level;
+  }
+}
+
+/** A volume larger than the device (16384 x 16384 x 4096 voxels, 1.1 TB of 8-bit input) is refused by connected
+ * components, whose 64-bit paths accept its size, before anything is read or allocated. */
+TEST(Reliability, GPUVolumeLargerThanTheDeviceIsRefused)
+{
+  CHS_REQUIRE_GPU();
+  chs::Grid grid;
+  grid.dimension = 3;
+  grid.size[0] = grid.size[1] = 16384;
+  grid.size[2]                = 4096;
+  uint64_t freeBytes = 0, totalBytes = 0;
+  chs::CudaDeviceMemoryInfo(0, freeBytes, totalBytes);
+  ASSERT_GT(grid.NumberOfVoxels(), totalBytes);
+  std::vector<uint8_t>  input(1); // never read: the run is refused first
+  std::vector<uint32_t> labels(1);
+  const uint64_t        allocations = chs::testing::DeviceAllocations();
+  const std::string     what        = Refusal(
+    [&]
+    {
+      chs::LabelConnectedComponentsCUDA<uint8_t, uint32_t>(
+        input.data(), nullptr, labels.data(), grid, {}, nullptr, chs::ExecutionContext{}, nullptr);
+    });
+  EXPECT_NE(what.find("the connected-components labeling of 16384 x 16384 x 4096 voxels needs "), std::string::npos)
+    << what;
+  EXPECT_NE(what.find(" free"), std::string::npos) << what;
+  EXPECT_EQ(chs::testing::DeviceAllocations(), allocations);
+}
