@@ -115,11 +115,13 @@ RunShape(Report & r, const chs::Grid & g, bool full)
   r.Row("connected components", g, full, [&](chs::RunInfo & info) {
     chs::ConnectedComponentParameters p;
     p.fullyConnected = full;
+    p.maximumLabel   = 0xffffffffu;
     chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
   });
   r.Row("connected components (64-bit path, forced)", g, full, [&](chs::RunInfo & info) {
     chs::ConnectedComponentParameters p;
     p.fullyConnected = full;
+    p.maximumLabel   = 0xffffffffu;
     p.forceWideIndex = true;
     chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
   });
@@ -127,6 +129,7 @@ RunShape(Report & r, const chs::Grid & g, bool full)
     chs::ConnectedComponentParameters p;
     p.fullyConnected = full;
     p.mode           = chs::ConnectedComponentMode::FlatZones;
+    p.maximumLabel   = 0xffffffffu;
     chs::LabelConnectedComponentsCUDA(relief.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
   });
   r.Row("watershed", g, full, [&](chs::RunInfo & info) {
@@ -219,7 +222,8 @@ RunShape(Report & r, const chs::Grid & g, bool full)
   r.Row("single-linkage dendrogram of the pixel graph's edges", g, full, [&](chs::RunInfo & info) {
     const uint64_t        m = chs::ImageGraphEdges(g, full, nullptr, nullptr, nullptr);
     std::vector<uint32_t> u(m), v(m);
-    chs::ImageGraphEdges(g, full, u.data(), v.data(), nullptr);
+    std::vector<uint64_t> index(m);
+    chs::ImageGraphEdges(g, full, u.data(), v.data(), index.data());
     std::vector<float> w(m);
     for (uint64_t i = 0; i < m; ++i)
       w[i] = std::fabs(weights[u[i]] - weights[v[i]]);

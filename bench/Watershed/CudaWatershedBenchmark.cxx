@@ -10,6 +10,7 @@
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
+//   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (4096^2 to 2048x2048x1100 through the ITK-free API)
 //   CudaWatershedBenchmark --markers [--mode markers|level] [--only 2d|3d] [--json out.json] [--reps N] [--quick]
 //                          (the watershed by flooding: from grid
 //                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
@@ -149,6 +150,7 @@ struct Options
   bool        waterfallPaths = false;
   bool        markers        = false;
   std::string mode; // --markers: "markers" or "level" runs that mode only
+  bool        scale = false;
 };
 
 std::vector<std::string> records;
@@ -593,6 +595,82 @@ WaterfallPaths(const Options & o)
   WriteRecords(o.json);
 }
 
+/** --scale: the watershed through the ITK-free API (chs::WatershedCUDA, uint8 pixels, uint32 labels, 6-connected in
+ * 3D) from 4096^2 and 512^3 to the 2048 x 2048 x 1100 volume of the connected-components benchmark (4.6e9 voxels,
+ * above 2^32): kernel and end-to-end times, voxels per second, peak and reserved device memory. A size the library
+ * refuses is recorded with its message. The pixels are the gradient of smoothed noise, quantised to 0 .. 255. */
+void
+Scale(const Options & o)
+{
+  const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 2048, 2048, 1100 } };
+  for (const auto & size : sizes)
+  {
+    const int64_t     n    = size[0] * size[1] * size[2];
+    const std::string name = std::to_string(size[0]) + "x" + std::to_string(size[1]) +
+                             (size[2] > 1 ? "x" + std::to_string(size[2]) : std::string());
+    std::vector<uint8_t> pixels(n);
+    {
+      const auto g = GradientOfSmoothedNoise(size[0], size[1], size[2], 2, 7);
+      ParallelFor(n,
+                  [&](int64_t a, int64_t b)
+                  {
+                    for (int64_t i = a; i < b; ++i)
+                      pixels[i] = uint8_t(std::min(255.0f, g[i] * 0.25f));
+                  });
+    }
+    chs::Grid grid;
+    grid.dimension = size[2] > 1 ? 3 : 2;
+    for (int d = 0; d < 3; ++d)
+      grid.size[d] = uint64_t(size[d]);
+    std::vector<uint32_t> labels(n);
+    std::vector<double>   kernel, wall;
+    chs::RunInfo          info;
+    uint64_t              basins = 0;
+    std::string           refused;
+    const int             reps = n > (int64_t(1) << 31) ? std::min(o.reps, 3) : o.reps;
+    for (int r = 0; r <= reps && refused.empty(); ++r) // the first run warms up
+    {
+      try
+      {
+        const double ms = WallMs(
+          [&]
+          {
+            basins = chs::WatershedCUDA(pixels.data(), grid, chs::WatershedParameters{}, labels.data(),
+                                        chs::ExecutionContext{}, &info)
+                       .basinCount;
+          });
+        if (r > 0)
+        {
+          wall.push_back(ms);
+          kernel.push_back(info.kernelMilliseconds);
+        }
+      }
+      catch (const std::exception & e)
+      {
+        refused = e.what();
+      }
+    }
+    if (!refused.empty())
+    {
+      std::printf("watershed %s: refused: %s\n", name.c_str(), refused.c_str());
+      records.push_back("{" + Field("kind", std::string("watershed-scale")) + ", " + Field("name", name) + ", " +
+                        Field("voxels", uint64_t(n)) + ", " + Field("refused", refused) + "}");
+      continue;
+    }
+    const double k = Median(kernel), e = Median(wall);
+    std::printf("watershed %s: %llu basins, kernel %.2f ms (%.2f Gvoxel/s), end to end %.2f ms (%.2f Gvoxel/s), "
+                "peak %.2f GB, reserved %.2f GB\n",
+                name.c_str(), static_cast<unsigned long long>(basins), k, n / k / 1e6, e, n / e / 1e6,
+                info.peakDeviceBytes / 1e9, info.reservedDeviceBytes / 1e9);
+    records.push_back("{" + Field("kind", std::string("watershed-scale")) + ", " + Field("name", name) + ", " +
+                      Field("voxels", uint64_t(n)) + ", " + Field("basins", basins) + ", " + Field("kernel_ms", k) +
+                      ", " + Field("end_to_end_ms", e) + ", " + Field("peak_device_bytes", info.peakDeviceBytes) +
+                      ", " + Field("reserved_device_bytes", info.reservedDeviceBytes) + ", " +
+                      Field("reps", int(kernel.size())) + "}");
+  }
+  WriteRecords(o.json);
+}
+
 } // namespace
 
 int
@@ -625,6 +703,8 @@ main(int argc, char * argv[])
       o.markers = true;
     else if (a == "--mode")
       o.mode = next();
+    else if (a == "--scale")
+      o.scale = true;
     else
     {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -637,6 +717,11 @@ main(int argc, char * argv[])
   if (o.waterfallPaths)
   {
     WaterfallPaths(o);
+    return 0;
+  }
+  if (o.scale)
+  {
+    Scale(o);
     return 0;
   }
   const int64_t side = o.quick ? 1024 : 4096, vol = o.quick ? 128 : 512;

@@ -1020,9 +1020,9 @@ TEST(Reliability, GPUReservationBoundsThePeakAndDecidesTheRefusal)
     EXPECT_LE(mi.peakDeviceBytes, mi.reservedDeviceBytes) << "level " << level;
     chs::testing::SetDeviceMemoryLimit(uint64_t(1) << 20);
     const uint64_t allocations = chs::testing::DeviceAllocations();
-    EXPECT_THROW(chs::MarkerWatershedCUDA<float, uint32_t>(pixels, nullptr, nullptr, grid, m, again.data(), context),
-                 chs::DeviceMemoryError)
-      << "level " << level;
+    const auto refused = [&]
+    { chs::MarkerWatershedCUDA<float, uint32_t>(pixels, nullptr, nullptr, grid, m, again.data(), context); };
+    EXPECT_THROW(refused(), chs::DeviceMemoryError) << "level " << level;
     chs::testing::SetDeviceMemoryLimit(0);
     EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "level " << level;
   }
