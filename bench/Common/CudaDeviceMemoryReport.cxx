@@ -78,7 +78,7 @@ struct Report
     char row[512];
     std::snprintf(row,
                   sizeof(row),
-                  "%s,%s,%s,%llu,%llu,%llu,%.2f,%.2f,%.3f,%s\n",
+                  "\"%s\",%s,%s,%llu,%llu,%llu,%.2f,%.2f,%.3f,\"%s\"\n",
                   name.c_str(),
                   shape.str().c_str(),
                   full ? "full" : "face",
