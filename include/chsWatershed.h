@@ -83,6 +83,9 @@ struct WatershedParameters
   unsigned blockSize[3] = { 0, 0, 0 };
   /** Set the watershed-line pixels (see above) to 0. */
   bool markLines = false;
+  /** Testing only: 64-bit voxel indices and labels on the device even for small images (the path taken from 2^32 - 1
+   * voxels on; the CPU reference then numbers its basins in 64 bits too). */
+  bool forceWideIndex = false;
 };
 
 struct WatershedResult
@@ -94,9 +97,13 @@ struct WatershedResult
   uint64_t plateauRounds = 0;
 };
 
-/** The watershed of `image` (any scalar type of up to 64 bits; no NaN) into `labels` (unsigned, 8 to 64 bits).
- * Throws std::invalid_argument for an empty image, 2^32 - 1 voxels or more, a NaN (naming the first such pixel), bad
- * parameters, or more basins than the label type holds, before anything is written. */
+/** The watershed of `image` (any scalar type of up to 64 bits; no NaN) into `labels` (unsigned, 8 to 64 bits), of any
+ * number of voxels: from 2^32 - 1 voxels on the CUDA backend takes 64-bit voxel indices (8 bytes a voxel for each of
+ * its three arrays instead of 4) and the CPU reference 64-bit basin numbers; the result is the same definition's.
+ * Plateau distances are 32-bit: a plateau whose shortest descending path is 2^32 - 2 pixels or longer is refused
+ * (the CPU reference throws std::runtime_error; only a maze-shaped plateau of billions of pixels has one).
+ * Throws std::invalid_argument for an empty image, 2^32 voxels or more along one axis, a NaN (naming the first such
+ * pixel), bad parameters, or more basins than the label type holds, before anything is written. */
 template <typename T, typename TLabel>
 WatershedResult
 WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels);

@@ -38,16 +38,17 @@ EncodeKernel(T * values, uint64_t n)
   }
 }
 
-template <typename TLabel>
+template <typename P, typename TLabel>
 __global__ void
-NarrowKernel(const uint32_t * in, uint64_t count, TLabel * out)
+NarrowKernel(const P * in, uint64_t count, TLabel * out)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
     out[i] = TLabel(in[i]);
 }
 
-/** A run's device state: the codes (uploaded as pixels, checked for NaN, coded in place) and the three arrays. */
-template <typename T>
+/** A run's device state: the codes (uploaded as pixels, checked for NaN, coded in place) and the three arrays of
+ * voxel indices P. */
+template <typename T, typename P = uint32_t>
 class Run
 {
 public:
@@ -78,11 +79,11 @@ public:
     CHS_CUDA_CHECK_LAUNCH("EncodeKernel");
   }
 
-  /** The device bytes of a run's arrays (the codes' upload, three 32-bit arrays) and of the watershed's scratch. */
+  /** The device bytes of a run's arrays (the codes' upload, three arrays of P) and of the watershed's scratch. */
   static uint64_t
   Bytes(uint64_t n)
   {
-    return n * (sizeof(T) + 3 * sizeof(uint32_t)) + 4 * sizeof(uint32_t) + detail::ScanScratchBytes(n) + 256;
+    return n * (sizeof(T) + 3 * sizeof(P)) + 4 * sizeof(P) + detail::ScanScratchBytes(n) + 256;
   }
 
   const C *
@@ -90,24 +91,39 @@ public:
   {
     return reinterpret_cast<const C *>(m_Pixels.get());
   }
-  Arrays
+  ArraysT<P>
   Buffers() const
   {
-    return Arrays{ m_B0.get(), m_B1.get(), m_B2.get() };
+    return ArraysT<P>{ m_B0.get(), m_B1.get(), m_B2.get() };
   }
 
-  /** Copies n labels from the device array `from` to the host, as TLabel; `spare` (another array) takes the
-   * narrowed labels of 8- and 16-bit label types. */
+  /** Copies n labels (at most `largest`) from the device array `from` to the host, as TLabel; `spare` (another array)
+   * takes the labels narrowed to TLabel, or to 32 bits when 64-bit labels are all below 2^32 (the host widens them:
+   * half the bytes cross the link). */
   template <typename TLabel>
   void
-  Download(TLabel * labels, const uint32_t * from, uint32_t * spare, const ExecutionContext & context)
+  Download(TLabel *                 labels,
+           const P *                from,
+           P *                      spare,
+           const ExecutionContext & context,
+           uint64_t                 largest = ~uint64_t(0))
   {
-    if constexpr (sizeof(TLabel) >= sizeof(uint32_t))
-      detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(uint32_t), m_N, m_Stream, context);
+    const unsigned blocks = detail::GridStrideBlocks(m_N, 256, m_Device);
+    if constexpr (sizeof(P) == 8 && sizeof(TLabel) >= 4)
+      if (largest <= 0xffffffffull)
+      {
+        auto * narrow = reinterpret_cast<uint32_t *>(spare);
+        NarrowKernel<<<blocks, 256, 0, m_Stream>>>(from, m_N, narrow);
+        CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
+        detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, sizeof(uint32_t), m_N, m_Stream, context);
+        return;
+      }
+    if constexpr (sizeof(TLabel) >= sizeof(P))
+      detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(P), m_N, m_Stream, context);
     else
     {
       auto * narrow = reinterpret_cast<TLabel *>(spare);
-      NarrowKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(from, m_N, narrow);
+      NarrowKernel<<<blocks, 256, 0, m_Stream>>>(from, m_N, narrow);
       CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
       detail::CopyToHost(labels, narrow, m_N * sizeof(TLabel), m_Stream, context);
     }
@@ -124,10 +140,10 @@ private:
     return grid.NumberOfVoxels();
   }
 
-  uint64_t                       m_N;
-  cudaStream_t                   m_Stream;
-  detail::DeviceBuffer<T>        m_Pixels;
-  detail::DeviceBuffer<uint32_t> m_B0, m_B1, m_B2;
+  uint64_t                m_N;
+  cudaStream_t            m_Stream;
+  detail::DeviceBuffer<T> m_Pixels;
+  detail::DeviceBuffer<P> m_B0, m_B1, m_B2;
 
 public:
   detail::EventTimer timer;
@@ -329,6 +345,50 @@ MarkerWatershedCUDA(const T *                         image,
     return MarkerWatershedResult{};
 }
 
+namespace ws
+{
+namespace
+{
+/** WatershedCUDA with voxel indices P. */
+template <typename P, typename T, typename TLabel>
+WatershedResult
+WatershedRun(const T *                   image,
+             const Grid &                grid,
+             const WatershedParameters & parameters,
+             TLabel *                    labels,
+             const ExecutionContext &    context,
+             RunInfo *                   info)
+{
+  const auto       stream = static_cast<cudaStream_t>(context.stream);
+  Run<T, P>        run(image, grid, context, "watershed", 0);
+  const ArraysT<P> a = run.Buffers();
+  WatershedResult  result;
+  result.basinCount =
+    WatershedOnDevice(run.Codes(), grid, parameters, a, context.device, stream, run.tracker, result.plateauRounds);
+  CheckLabelCapacity<TLabel>(result.basinCount);
+  const P * out = a.b1;
+  if (parameters.markLines)
+  {
+    LinesOnDevice(run.Codes(), grid, parameters.fullyConnected, a, context.device, stream);
+    out = a.b2;
+  }
+  run.timer.Stop();
+  if (context.progress)
+    context.progress(0.8f);
+  run.Download(labels, out, a.b0, context, result.basinCount);
+  if (context.progress)
+    context.progress(1.0f);
+  if (info)
+  {
+    info->kernelMilliseconds  = run.timer.Milliseconds();
+    info->peakDeviceBytes     = run.tracker.peak;
+    info->reservedDeviceBytes = run.tracker.reserved;
+  }
+  return result;
+}
+} // namespace
+} // namespace ws
+
 template <typename T, typename TLabel>
 WatershedResult
 WatershedCUDA(const T *                   image,
@@ -342,32 +402,9 @@ WatershedCUDA(const T *                   image,
   ws::CheckedVoxelCount(grid);
   ws::CheckParameters(grid, parameters);
   detail::DeviceScope scope(context.device);
-  const auto          stream = static_cast<cudaStream_t>(context.stream);
-  ws::Run<T>          run(image, grid, context, "watershed", 0);
-  const ws::Arrays    a = run.Buffers();
-  WatershedResult     result;
-  result.basinCount =
-    ws::WatershedOnDevice(run.Codes(), grid, parameters, a, context.device, stream, run.tracker, result.plateauRounds);
-  ws::CheckLabelCapacity<TLabel>(result.basinCount);
-  const uint32_t * out = a.b1;
-  if (parameters.markLines)
-  {
-    ws::LinesOnDevice(run.Codes(), grid, parameters.fullyConnected, a, context.device, stream);
-    out = a.b2;
-  }
-  run.timer.Stop();
-  if (context.progress)
-    context.progress(0.8f);
-  run.Download(labels, out, a.b0, context);
-  if (context.progress)
-    context.progress(1.0f);
-  if (info)
-  {
-    info->kernelMilliseconds = run.timer.Milliseconds();
-    info->peakDeviceBytes     = run.tracker.peak;
-    info->reservedDeviceBytes = run.tracker.reserved;
-  }
-  return result;
+  if (ws::WideIndex(grid, parameters))
+    return ws::WatershedRun<unsigned long long>(image, grid, parameters, labels, context, info);
+  return ws::WatershedRun<uint32_t>(image, grid, parameters, labels, context, info);
 }
 
 template <typename T, typename TLabel>
@@ -380,7 +417,7 @@ WaterfallCUDA(const T *                          image,
               RunInfo *                          info)
 {
   static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
-  ws::CheckedVoxelCount(grid);
+  ws::CheckedVoxelCount(grid, "the waterfall");
   ws::CheckWaterfallParameters(grid, parameters);
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);

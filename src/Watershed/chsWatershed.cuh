@@ -41,12 +41,11 @@ namespace ws
 /** Launches of a convergence loop between two reads of their change counts. */
 constexpr int kBatch = 4;
 
-inline Shape
+template <typename P = uint32_t>
+ShapeT<P>
 ShapeOf(const Grid & grid)
 {
-  return Shape{
-    uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]), uint32_t(grid.NumberOfVoxels())
-  };
+  return ShapeT<P>{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]), P(grid.NumberOfVoxels()) };
 }
 
 /** Calls f(integral_constant<bool, Full>, integral_constant<int, ZR>). */
@@ -116,9 +115,9 @@ struct TileLaunch
   unsigned  threads;
 };
 
-template <int ZR, typename C>
+template <int ZR, typename C, typename P>
 TileLaunch
-MakeTileLaunch(const Shape & s, const unsigned (&block)[3])
+MakeTileLaunch(const ShapeT<P> & s, const unsigned (&block)[3])
 {
   TileLaunch l;
   l.t    = TileShape{ block[0], block[1], block[2] };
@@ -137,10 +136,10 @@ MakeTileLaunch(const Shape & s, const unsigned (&block)[3])
 
 /** Step II: the plateau distances in D (the asynchronous resolution alternates D and `spare`, which both hold the
  * result at the end); returns the global rounds. */
-template <bool Full, int ZR, typename C>
+template <bool Full, int ZR, typename C, typename P>
 uint64_t
 ResolvePlateaus(const C *                   I,
-                const Shape &               s,
+                const ShapeT<P> &           s,
                 const WatershedParameters & parameters,
                 const TileLaunch &          tiles,
                 uint32_t *                  D,
@@ -156,7 +155,7 @@ ResolvePlateaus(const C *                   I,
     return UntilStable(
       [&](uint64_t, unsigned * count)
       {
-        SyncStepKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, count);
+        SyncStepKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, count);
         CHS_CUDA_CHECK_LAUNCH("SyncStepKernel");
       },
       limit,
@@ -168,7 +167,8 @@ ResolvePlateaus(const C *                   I,
     return UntilStable(
       [&](uint64_t, unsigned * count)
       {
-        TileKernel<Full, ZR, false, C><<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, D, D, count);
+        TileKernel<Full, ZR, false, C, P>
+          <<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, D, D, count);
         CHS_CUDA_CHECK_LAUNCH("TileKernel");
       },
       limit,
@@ -181,7 +181,8 @@ ResolvePlateaus(const C *                   I,
     {
       uint32_t * in  = round & 1 ? spare : D;
       uint32_t * out = round & 1 ? D : spare;
-      TileKernel<Full, ZR, true, C><<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, in, out, count);
+      TileKernel<Full, ZR, true, C, P>
+        <<<tiles.grid, tiles.threads, tiles.shared, stream>>>(I, s, tiles.t, in, out, count);
       CHS_CUDA_CHECK_LAUNCH("TileKernel");
     },
     limit,
@@ -190,12 +191,12 @@ ResolvePlateaus(const C *                   I,
     tracker);
 }
 
-template <typename C>
+template <typename C, typename P>
 uint64_t
 WatershedOnDevice(const C *                   I,
                   const Grid &                grid,
                   const WatershedParameters & parameters,
-                  const Arrays &              a,
+                  const ArraysT<P> &          a,
                   int                         device,
                   cudaStream_t                stream,
                   detail::MemoryTracker &     tracker,
@@ -203,11 +204,11 @@ WatershedOnDevice(const C *                   I,
 {
   unsigned block[3];
   CheckedBlock(grid, parameters, block);
-  const Shape    s      = ShapeOf(grid);
-  const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
-  const uint64_t limit  = uint64_t(s.n) + 2 * kBatch;
-  uint32_t *     L      = a.b1; // the labels end where the pointers were
-  uint32_t *     D      = a.b0;
+  const ShapeT<P> s      = ShapeOf<P>(grid);
+  const unsigned  blocks = detail::GridStrideBlocks(s.n, 256, device);
+  const uint64_t  limit  = uint64_t(s.n) + 2 * kBatch;
+  P *             L      = a.b1; // the labels end where the pointers were
+  uint32_t *      D      = reinterpret_cast<uint32_t *>(a.b0);
   WithConnectivity(
     parameters.fullyConnected,
     grid.dimension == 3,
@@ -216,18 +217,20 @@ WatershedOnDevice(const C *                   I,
       constexpr bool   Full = decltype(full)::value;
       constexpr int    ZR   = decltype(zr)::value;
       const TileLaunch tiles =
-        parameters.plateaus == PlateauResolution::Synchronous ? TileLaunch{} : MakeTileLaunch<ZR, C>(s, block);
+        parameters.plateaus == PlateauResolution::Synchronous ? TileLaunch{} : MakeTileLaunch<ZR, C, P>(s, block);
       detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
       CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
-      InitKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
+      InitKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
       CHS_CUDA_CHECK_LAUNCH("InitKernel");
       unsigned flatBlocks = 0;
       ReadBack(flatBlocks, flat.get(), stream);
       // Without a pixel that does not descend and has an equal neighbour, step II would change
       // nothing (0 rounds): images of real values often have none.
-      plateauRounds =
-        flatBlocks == 0 ? 0 : ResolvePlateaus<Full, ZR, C>(I, s, parameters, tiles, D, a.b2, device, stream, tracker);
-      PointerKernel<Full, ZR, C><<<blocks, 256, 0, stream>>>(I, s, D, L);
+      plateauRounds = flatBlocks == 0
+                        ? 0
+                        : ResolvePlateaus<Full, ZR, C, P>(
+                            I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
+      PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
       CHS_CUDA_CHECK_LAUNCH("PointerKernel");
       // Step III.
       if (parameters.algorithm == WatershedAlgorithm::APRUF)
@@ -268,30 +271,30 @@ WatershedOnDevice(const C *                   I,
     });
   // Labels by first pixel: F in b0 (the distances are no longer needed), flags and their ranks in b2 (scanned in
   // place), labels in b1 (over the roots, each pixel its own).
-  CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, uint64_t(s.n) * sizeof(uint32_t), stream));
+  CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, uint64_t(s.n) * sizeof(P), stream));
   FirstPixelKernel<<<blocks, 256, 0, stream>>>(L, s, a.b0);
   CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
   FirstFlagKernel<<<blocks, 256, 0, stream>>>(L, a.b0, s.n, a.b2);
   CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
   InclusiveSum(a.b2, a.b2, s.n, stream, tracker);
-  uint32_t count = 0;
+  P count = 0;
   ReadBack(count, a.b2 + (s.n - 1), stream);
   LabelKernel<<<blocks, 256, 0, stream>>>(L, a.b0, a.b2, s.n);
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   return count;
 }
 
-template <typename C>
+template <typename C, typename P>
 void
-LinesOnDevice(const C * I, const Grid & grid, bool full, const Arrays & a, int device, cudaStream_t stream)
+LinesOnDevice(const C * I, const Grid & grid, bool full, const ArraysT<P> & a, int device, cudaStream_t stream)
 {
-  const Shape    s      = ShapeOf(grid);
+  const ShapeT<P> s      = ShapeOf<P>(grid);
   const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
   WithConnectivity(full,
                    grid.dimension == 3,
                    [&](auto f, auto zr)
                    {
-                     LinesKernel<decltype(f)::value, decltype(zr)::value, C>
+                     LinesKernel<decltype(f)::value, decltype(zr)::value, C, P>
                        <<<blocks, 256, 0, stream>>>(I, s, a.b1, a.b2);
                      CHS_CUDA_CHECK_LAUNCH("LinesKernel");
                    });
@@ -571,7 +574,8 @@ MakeLevelEngine(const C *               I,
   if (path == LevelPath::Auto && edges * sizeof(RegionEdge<W>) > pixelBytes)
     return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
   // The graph's edges, its regions' arrays and the select's scratch; Auto takes the pixels where they do not fit.
-  const uint64_t graphBytes = edges * sizeof(RegionEdge<W>) + (uint64_t(count) + 1) * (sizeof(W) + 4 * sizeof(uint32_t)) +
+  const uint64_t graphBytes = edges * sizeof(RegionEdge<W>) +
+                              (uint64_t(count) + 1) * (sizeof(W) + 4 * sizeof(uint32_t)) +
                               2 * sizeof(unsigned long long) + detail::ScanScratchBytes(edges);
   try
   {
@@ -601,10 +605,16 @@ MakeLevelEngine(const C *               I,
 
 // clang-format off
 #define CHS_INSTANTIATE_WATERSHED_CODE(C)                                                                           \
-  template uint64_t chs::ws::WatershedOnDevice<C>(const C *, const chs::Grid &, const chs::WatershedParameters &,    \
-    const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &, uint64_t &);                           \
-  template void chs::ws::LinesOnDevice<C>(const C *, const chs::Grid &, bool, const chs::ws::Arrays &, int,          \
-    cudaStream_t);                                                                                                   \
+  template uint64_t chs::ws::WatershedOnDevice<C, uint32_t>(const C *, const chs::Grid &,                         \
+    const chs::WatershedParameters &, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &,      \
+    uint64_t &);                                                                                                     \
+  template uint64_t chs::ws::WatershedOnDevice<C, unsigned long long>(const C *, const chs::Grid &,               \
+    const chs::WatershedParameters &, const chs::ws::ArraysT<unsigned long long> &, int, cudaStream_t,              \
+    chs::detail::MemoryTracker &, uint64_t &);                                                                       \
+  template void chs::ws::LinesOnDevice<C, uint32_t>(const C *, const chs::Grid &, bool, const chs::ws::Arrays &,     \
+    int, cudaStream_t);                                                                                              \
+  template void chs::ws::LinesOnDevice<C, unsigned long long>(const C *, const chs::Grid &, bool,                  \
+    const chs::ws::ArraysT<unsigned long long> &, int, cudaStream_t);                                                \
   template uint32_t chs::ws::WaterfallLevelOnDevice<C>(const C *, const chs::Grid &, bool, uint32_t,                 \
     const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &);                                       \
   template std::unique_ptr<chs::ws::LevelEngine> chs::ws::MakeLevelEngine<C>(const C *, const chs::Grid &, bool,      \

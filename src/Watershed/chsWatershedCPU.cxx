@@ -96,9 +96,9 @@ CheckImage(const T * image, const Grid & grid, uint64_t n)
 
 /** Basin of every pixel, numbered 1, 2, ... by first pixel; returns the basin count. Its six steps are phases 0 to 5
  * of `progress`. */
-template <typename T>
+template <typename T, typename B>
 uint64_t
-Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin, detail::CpuPhases & progress)
+Basins(const T * I, const Grid & grid, bool full, std::vector<B> & basin, detail::CpuPhases & progress)
 {
   const uint64_t        n = grid.NumberOfVoxels();
   const Neighbourhood   nb(grid, full);
@@ -134,6 +134,9 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin,
     for (int i = 0; i < k; ++i)
       if (distance[q[i]] == ws::kNoDistance && I[q[i]] == I[p])
       {
+        if (distance[p] + 1 == ws::kNoDistance)
+          throw std::runtime_error("chs: a plateau's shortest descending path reaches 2^32 - 2 pixels at " +
+                                   ws::PixelName(grid, q[i]) + ", more than the watershed's 32-bit distances hold");
         distance[q[i]] = distance[p] + 1;
         queue.push_back(q[i]);
       }
@@ -184,8 +187,8 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin,
     path.clear();
   }
   // Numbering by first pixel.
-  std::vector<uint32_t> label(n, 0);
-  uint32_t              count = 0;
+  std::vector<B> label(n, 0);
+  B              count = 0;
   basin.assign(n, 0);
   progress.Start(5, n);
   for (uint64_t p = 0; p < n; ++p)
@@ -198,18 +201,15 @@ Basins(const T * I, const Grid & grid, bool full, std::vector<uint32_t> & basin,
   return count;
 }
 
-} // namespace
-
-template <typename T, typename TLabel>
+/** WatershedCPU with basins numbered in B. */
+template <typename B, typename T, typename TLabel>
 WatershedResult
-WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels)
+Labelled(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels)
 {
-  const uint64_t n = ws::CheckedVoxelCount(grid);
-  ws::CheckParameters(grid, parameters);
-  CheckImage(image, grid, n);
-  std::vector<uint32_t> basin;
-  WatershedResult       result;
-  detail::CpuPhases     progress(7);
+  const uint64_t    n = grid.NumberOfVoxels();
+  std::vector<B>    basin;
+  WatershedResult   result;
+  detail::CpuPhases progress(7);
   result.basinCount = Basins(image, grid, parameters.fullyConnected, basin, progress);
   ws::CheckLabelCapacity<TLabel>(result.basinCount);
   progress.Start(6, n);
@@ -233,6 +233,19 @@ WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & par
   progress.Done();
   return result;
 }
+} // namespace
+
+template <typename T, typename TLabel>
+WatershedResult
+WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels)
+{
+  const uint64_t n = ws::CheckedVoxelCount(grid);
+  ws::CheckParameters(grid, parameters);
+  CheckImage(image, grid, n);
+  if (ws::WideIndex(grid, parameters))
+    return Labelled<uint64_t>(image, grid, parameters, labels);
+  return Labelled<uint32_t>(image, grid, parameters, labels);
+}
 
 template <typename T, typename TLabel>
 WaterfallResult
@@ -241,7 +254,7 @@ WaterfallCPU(const T *                          image,
              const WaterfallParameters &        parameters,
              const WaterfallLevelSink<TLabel> & sink)
 {
-  const uint64_t n = ws::CheckedVoxelCount(grid);
+  const uint64_t n = ws::CheckedVoxelCount(grid, "the waterfall");
   ws::CheckWaterfallParameters(grid, parameters);
   CheckImage(image, grid, n);
   std::vector<uint32_t> label;

@@ -13,17 +13,20 @@ namespace chs
 namespace ws
 {
 
-struct Shape
+/** The image's extents and voxel count; voxel indices of type P (uint32_t below 2^32 - 1 voxels, else 64-bit). */
+template <typename P>
+struct ShapeT
 {
   uint32_t nx, ny, nz;
-  uint32_t n; // nx * ny * nz, below 2^32 - 1
+  P        n; // nx * ny * nz
 };
+using Shape = ShapeT<uint32_t>;
 
 /** Calls f(q) for every neighbour q of p = (x, y, z) inside the image, in increasing raster order; with Forward,
- * only for those after p. */
-template <bool Full, int ZR, bool Forward = false, class F>
+ * only for those after p. (Unsigned wrap-around makes p + dx a neighbour's index for negative offsets too.) */
+template <bool Full, int ZR, bool Forward = false, typename P, class F>
 __device__ __forceinline__ void
-ForEachNeighbour(const Shape & s, uint32_t x, uint32_t y, uint32_t z, uint32_t p, F && f)
+ForEachNeighbour(const ShapeT<P> & s, uint32_t x, uint32_t y, uint32_t z, P p, F && f)
 {
   ForNeighbours<Full, ZR>(
     [&](int dx, int dy, int dz)
@@ -33,20 +36,39 @@ ForEachNeighbour(const Shape & s, uint32_t x, uint32_t y, uint32_t z, uint32_t p
       if ((dx < 0 && x == 0) || (dx > 0 && x + 1 == s.nx) || (dy < 0 && y == 0) || (dy > 0 && y + 1 == s.ny) ||
           (dz < 0 && z == 0) || (dz > 0 && z + 1 == s.nz))
         return;
-      f(p + uint32_t(dx) + uint32_t(dy) * s.nx + uint32_t(dz) * s.nx * s.ny);
+      f(p + P(dx) + P(dy) * s.nx + P(dz) * s.nx * s.ny);
     });
 }
 
+/** a / b for a below 2^53 and b below 2^32, by a double-precision estimate corrected by one either way (a 64-bit
+ * integer division is a long software routine on the GPU; the voxel loops of the 64-bit path divide three times a
+ * voxel). */
+__device__ __forceinline__ uint64_t
+Quotient(uint64_t a, uint32_t b)
+{
+  uint64_t q = uint64_t(double(a) / double(b));
+  if (q * b > a)
+    --q;
+  else if ((q + 1) * b <= a)
+    ++q;
+  return q;
+}
+
 /** Calls f(p, x, y, z) for every pixel, grid-stride. */
-template <class F>
+template <typename P, class F>
 __device__ __forceinline__ void
-ForEachPixel(const Shape & s, F && f)
+ForEachPixel(const ShapeT<P> & s, F && f)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < s.n; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const uint32_t p = uint32_t(i);
-    const uint32_t x = p % s.nx, y = p / s.nx % s.ny, z = p / (s.nx * s.ny);
-    f(p, x, y, z);
+    const P p = P(i);
+    if constexpr (sizeof(P) == 4)
+      f(p, p % s.nx, p / s.nx % s.ny, p / (s.nx * s.ny));
+    else
+    {
+      const uint64_t row = Quotient(p, s.nx), z = Quotient(row, s.ny);
+      f(p, uint32_t(p - row * s.nx), uint32_t(row - z * s.ny), uint32_t(z));
+    }
   }
 }
 

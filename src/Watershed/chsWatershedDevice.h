@@ -14,30 +14,33 @@ namespace chs
 namespace ws
 {
 
-/** The three 32-bit arrays of a run: b0 and b1 hold n words, b2 n + 4. */
-struct Arrays
+/** The three arrays of a run, of voxel indices P (32-bit below 2^32 - 1 voxels, else 64-bit): b0 and b1 hold n
+ * words, b2 n + 4. The plateau distances are 32-bit at the front of b0 (and of b2 for the asynchronous resolution). */
+template <typename P>
+struct ArraysT
 {
-  uint32_t * b0;
-  uint32_t * b1;
-  uint32_t * b2;
+  P * b0;
+  P * b1;
+  P * b2;
 };
+using Arrays = ArraysT<uint32_t>;
 
 /** The watershed of the codes I: labels 1 .. m in a.b1; returns m. */
-template <typename C>
+template <typename C, typename P>
 uint64_t
 WatershedOnDevice(const C *                   I,
                   const Grid &                grid,
                   const WatershedParameters & parameters,
-                  const Arrays &              a,
+                  const ArraysT<P> &          a,
                   int                         device,
                   cudaStream_t                stream,
                   detail::MemoryTracker &     tracker,
                   uint64_t &                  plateauRounds);
 
 /** Watershed lines: the labels in a.b1 with the line pixels set to 0, into a.b2. */
-template <typename C>
+template <typename C, typename P>
 void
-LinesOnDevice(const C * I, const Grid & grid, bool full, const Arrays & a, int device, cudaStream_t stream);
+LinesOnDevice(const C * I, const Grid & grid, bool full, const ArraysT<P> & a, int device, cudaStream_t stream);
 
 /** One waterfall level: the labels in a.b1 (1 .. count) become the next level's; a.b0[1 .. count] receives each
  * region's new label. Returns the new region count. */

@@ -15,24 +15,24 @@ namespace ws
  * neighbour when that comes after it (the paper's state 2), else to itself (states 1 and 3). `flat` counts the
  * blocks that saw a pixel which does not descend and has an equal neighbour: when there is none, every pixel that
  * does not descend is a regional minimum of its own, and step II has nothing to do. */
-template <bool Full, int ZR, typename C>
+template <bool Full, int ZR, typename C, typename P>
 __global__ void
-InitKernel(const C * I, Shape s, uint32_t * L, uint32_t * D, unsigned * flat)
+InitKernel(const C * I, ShapeT<P> s, P * L, uint32_t * D, unsigned * flat)
 {
   bool sawFlat = false;
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
-                 const C  v   = I[p];
-                 C        low = 0;
-                 uint32_t at  = p;
-                 bool     any = false;
+                 const C v   = I[p];
+                 C       low = 0;
+                 P       at  = p;
+                 bool    any = false;
                  ForEachNeighbour<Full, ZR>(s,
                                             x,
                                             y,
                                             z,
                                             p,
-                                            [&](uint32_t q)
+                                            [&](P q)
                                             {
                                               const C c = I[q];
                                               if (!any ||
@@ -59,24 +59,24 @@ InitKernel(const C * I, Shape s, uint32_t * L, uint32_t * D, unsigned * flat)
 }
 
 /** A plateau pixel of distance d >= 1 points to its last equal neighbour of distance d - 1. */
-template <bool Full, int ZR, typename C>
+template <bool Full, int ZR, typename C, typename P>
 __global__ void
-PointerKernel(const C * I, Shape s, const uint32_t * D, uint32_t * L)
+PointerKernel(const C * I, ShapeT<P> s, const uint32_t * D, P * L)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  const uint32_t d = D[p];
                  if (d == 0 || d == kNoDistance)
                    return;
-                 const C  v  = I[p];
-                 uint32_t at = p;
+                 const C v  = I[p];
+                 P       at = p;
                  ForEachNeighbour<Full, ZR>(s,
                                             x,
                                             y,
                                             z,
                                             p,
-                                            [&](uint32_t q)
+                                            [&](P q)
                                             {
                                               if (I[q] == v && D[q] == d - 1)
                                                 at = q;

@@ -13,30 +13,33 @@ namespace ws
 
 /** F(r) = the smallest pixel whose root is r (F is all ones before). A pixel whose predecessor in raster order has
  * the same root is not the first, and skips its atomic. */
-static __global__ void
-FirstPixelKernel(const uint32_t * L, Shape s, uint32_t * F)
+template <typename P>
+__global__ void
+FirstPixelKernel(const P * L, ShapeT<P> s, P * F)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               [&](P p, uint32_t, uint32_t, uint32_t)
                {
-                 const uint32_t r = L[p];
+                 const P r = L[p];
                  if (p == 0 || L[p - 1] != r)
                    atomicMin(F + r, p);
                });
 }
 
 /** flag(p) = 1 where p is the first pixel of its basin (F(L(p)) = p), else 0. */
-static __global__ void
-FirstFlagKernel(const uint32_t * L, const uint32_t * F, uint32_t count, uint32_t * flag)
+template <typename P>
+__global__ void
+FirstFlagKernel(const P * L, const P * F, P count, P * flag)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    flag[i] = F[L[i]] == uint32_t(i) ? 1u : 0u;
+    flag[i] = F[L[i]] == P(i) ? 1u : 0u;
 }
 
 /** L(p) = rank(F(L(p))): the inclusive count of first pixels up to p's basin's, so labels run from 1. Each pixel
  * reads and writes only its own L, so L is overwritten in place. */
-static __global__ void
-LabelKernel(uint32_t * L, const uint32_t * F, const uint32_t * rank, uint32_t count)
+template <typename P>
+__global__ void
+LabelKernel(P * L, const P * F, const P * rank, P count)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
     L[i] = rank[F[L[i]]];
@@ -44,14 +47,14 @@ LabelKernel(uint32_t * L, const uint32_t * F, const uint32_t * rank, uint32_t co
 
 /** out(p) = 0 where p has a neighbour in another basin that is lower, or equal and earlier in raster order; else
  * label(p). */
-template <bool Full, int ZR, typename C>
+template <bool Full, int ZR, typename C, typename P>
 __global__ void
-LinesKernel(const C * I, Shape s, const uint32_t * label, uint32_t * out)
+LinesKernel(const C * I, ShapeT<P> s, const P * label, P * out)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
-                 const uint32_t l    = label[p];
+                 const P        l    = label[p];
                  const C        v    = I[p];
                  bool           line = false;
                  ForEachNeighbour<Full, ZR>(s,
@@ -59,12 +62,12 @@ LinesKernel(const C * I, Shape s, const uint32_t * label, uint32_t * out)
                                             y,
                                             z,
                                             p,
-                                            [&](uint32_t q)
+                                            [&](P q)
                                             {
                                               const C c = I[q];
                                               line      = line || (label[q] != l && (c < v || (c == v && q < p)));
                                             });
-                 out[p] = line ? 0u : l;
+                 out[p] = line ? P(0) : l;
                });
 }
 

@@ -15,13 +15,13 @@ namespace ws
 /** One synchronous relaxation step: D(p) = min(D(p), min over equal neighbours q of D(q) + 1). Distances only
  * decrease and are always lengths of real paths, so reading a neighbour another thread is updating is harmless and
  * the fixed point (the breadth-first distances) is reached whatever the order. */
-template <bool Full, int ZR, typename C>
+template <bool Full, int ZR, typename C, typename P>
 __global__ void
-SyncStepKernel(const C * I, Shape s, uint32_t * D, unsigned * changes)
+SyncStepKernel(const C * I, ShapeT<P> s, uint32_t * D, unsigned * changes)
 {
   bool changed = false;
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  const uint32_t d = D[p];
                  if (d == 0)
@@ -33,7 +33,7 @@ SyncStepKernel(const C * I, Shape s, uint32_t * D, unsigned * changes)
                                             y,
                                             z,
                                             p,
-                                            [&](uint32_t q)
+                                            [&](P q)
                                             {
                                               if (I[q] == v)
                                               {
@@ -72,9 +72,9 @@ struct TileShape
  * for the balanced resolution (monotone, so reading other tiles' fresh values is harmless); two buffers for the
  * asynchronous one, whose result would otherwise depend on which tiles ran first. Tiles without plateau pixels
  * return at once (their distances are all 0 and never change, in both buffers). */
-template <bool Full, int ZR, bool Async, typename C>
+template <bool Full, int ZR, bool Async, typename C, typename P>
 __global__ void
-TileKernel(const C * I, Shape s, TileShape t, const uint32_t * Din, uint32_t * Dout, unsigned * changes)
+TileKernel(const C * I, ShapeT<P> s, TileShape t, const uint32_t * Din, uint32_t * Dout, unsigned * changes)
 {
   extern __shared__ uint32_t sD[];
   const uint32_t             hx = t.HX(), hy = t.HY(), hz = t.bz + 2 * ZR, cells = hx * hy * hz;
@@ -84,7 +84,7 @@ TileKernel(const C * I, Shape s, TileShape t, const uint32_t * Din, uint32_t * D
   const uint32_t             x0 = blockIdx.x * t.bx, y0 = blockIdx.y * t.by, z0 = blockIdx.z * t.bz;
   const uint32_t             x = x0 + tx, y = y0 + ty, z = z0 + tz;
   const bool                 inside = x < s.nx && y < s.ny && z < s.nz;
-  const uint32_t             p      = inside ? x + s.nx * (y + s.ny * z) : 0;
+  const P                    p      = inside ? x + P(s.nx) * (y + P(s.ny) * z) : 0;
   uint32_t                   mine   = inside ? Din[p] : 0;
   if (!__syncthreads_or(inside && mine != 0))
     return;
@@ -93,7 +93,7 @@ TileKernel(const C * I, Shape s, TileShape t, const uint32_t * Din, uint32_t * D
     const uint32_t cx = i % hx, cy = i / hx % hy, cz = i / (hx * hy);
     const int64_t  gx = int64_t(x0) + cx - 1, gy = int64_t(y0) + cy - 1, gz = int64_t(z0) + cz - ZR;
     const bool     in = gx >= 0 && gy >= 0 && gz >= 0 && gx < s.nx && gy < s.ny && gz < s.nz;
-    const uint32_t g  = in ? uint32_t(gx + int64_t(s.nx) * (gy + int64_t(s.ny) * gz)) : 0;
+    const P        g  = in ? P(gx + int64_t(s.nx) * (gy + int64_t(s.ny) * gz)) : 0;
     sD[i]             = in ? Din[g] : kNoDistance;
     sI[i]             = in ? I[g] : C(0);
   }

@@ -13,19 +13,20 @@ namespace ws
 
 /** Step III, PRUF and PRW: L(p) = L(L(p)) up to RR times. Every value read is an ancestor of p on its path, whatever
  * other threads have written, so the launches converge to pointers to the paths' ends. */
-static __global__ void
-ReduceKernel(uint32_t * L, Shape s, unsigned rr, unsigned * changes)
+template <typename P>
+__global__ void
+ReduceKernel(P * L, ShapeT<P> s, unsigned rr, unsigned * changes)
 {
-  const volatile uint32_t * V       = L;
-  bool                      changed = false;
+  const volatile P * V       = L;
+  bool               changed = false;
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               [&](P p, uint32_t, uint32_t, uint32_t)
                {
-                 const uint32_t first = V[p];
-                 uint32_t       l     = first;
+                 const P first = V[p];
+                 P       l     = first;
                  for (unsigned i = 0; i < rr; ++i)
                  {
-                   const uint32_t next = V[l];
+                   const P next = V[l];
                    if (next == l)
                      break;
                    l = next;
@@ -40,17 +41,18 @@ ReduceKernel(uint32_t * L, Shape s, unsigned rr, unsigned * changes)
 }
 
 /** Step III, APRUF, and the last step of every algorithm: each pixel follows its pointers to the end. */
-static __global__ void
-FollowKernel(uint32_t * L, Shape s)
+template <typename P>
+__global__ void
+FollowKernel(P * L, ShapeT<P> s)
 {
-  const volatile uint32_t * V = L;
+  const volatile P * V = L;
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t, uint32_t, uint32_t)
+               [&](P p, uint32_t, uint32_t, uint32_t)
                {
-                 uint32_t l = V[p];
+                 P l = V[p];
                  for (;;)
                  {
-                   const uint32_t next = V[l];
+                   const P next = V[l];
                    if (next == l)
                      break;
                    l = next;
@@ -62,12 +64,12 @@ FollowKernel(uint32_t * L, Shape s)
 /** Step IV, PRUF and APRUF: unites the sets of neighbouring minimal-plateau pixels (both without a distance: two
  * neighbouring minimal plateaux have equal values, so they are one). After step III every pixel points to a root,
  * and roots are linked only to smaller roots, so the union-find's halving stores (atomicMin) are safe. */
-template <bool Full, int ZR>
+template <bool Full, int ZR, typename P>
 __global__ void
-UnionKernel(const uint32_t * D, Shape s, uint32_t * L)
+UnionKernel(const uint32_t * D, ShapeT<P> s, P * L)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  if (D[p] != kNoDistance)
                    return;
@@ -76,10 +78,10 @@ UnionKernel(const uint32_t * D, Shape s, uint32_t * L)
                                                   y,
                                                   z,
                                                   p,
-                                                  [&](uint32_t q)
+                                                  [&](P q)
                                                   {
                                                     if (D[q] == kNoDistance)
-                                                      Unite<uint32_t>(L, p, q);
+                                                      Unite<P>(L, p, q);
                                                   });
                });
 }
@@ -87,14 +89,14 @@ UnionKernel(const uint32_t * D, Shape s, uint32_t * L)
 /** Step IV, PRW, one launch: for neighbouring minimal-plateau pixels p and q, L(L(p)) and L(L(q)) are lowered to
  * their minimum until they agree, then L(p) is reduced to the end of its path. Repeated until no launch changes a
  * pointer. Pointers only decrease (atomicMin), so the launches end. */
-template <bool Full, int ZR>
+template <bool Full, int ZR, typename P>
 __global__ void
-MinMergeKernel(const uint32_t * D, Shape s, uint32_t * L, unsigned * changes)
+MinMergeKernel(const uint32_t * D, ShapeT<P> s, P * L, unsigned * changes)
 {
-  const volatile uint32_t * V       = L;
-  bool                      changed = false;
+  const volatile P * V       = L;
+  bool               changed = false;
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  if (D[p] != kNoDistance)
                    return;
@@ -103,17 +105,17 @@ MinMergeKernel(const uint32_t * D, Shape s, uint32_t * L, unsigned * changes)
                                                   y,
                                                   z,
                                                   p,
-                                                  [&](uint32_t q)
+                                                  [&](P q)
                                                   {
                                                     if (D[q] != kNoDistance)
                                                       return;
-                                                    const uint32_t lp = V[p], lq = V[q];
+                                                    const P lp = V[p], lq = V[q];
                                                     for (;;)
                                                     {
-                                                      const uint32_t a = V[lp], b = V[lq];
+                                                      const P a = V[lp], b = V[lq];
                                                       if (a == b)
                                                         break;
-                                                      const uint32_t m = a < b ? a : b;
+                                                      const P m = a < b ? a : b;
                                                       atomicMin(L + lp, m);
                                                       atomicMin(L + lq, m);
                                                       changed = true;
@@ -121,7 +123,7 @@ MinMergeKernel(const uint32_t * D, Shape s, uint32_t * L, unsigned * changes)
                                                   });
                  for (;;)
                  {
-                   const uint32_t l = V[p], ll = V[l];
+                   const P l = V[p], ll = V[l];
                    if (l == ll)
                      break;
                    atomicMin(L + p, ll);

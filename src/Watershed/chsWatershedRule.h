@@ -79,18 +79,30 @@ Decode(typename Code<T>::Type c)
     return T(c);
 }
 
+/** The voxel count, checked. The watershed (`what` null) takes any number of voxels, each axis below 2^32; the other
+ * runs (`what`: the waterfall, the watershed from markers) fewer than 2^32 - 1. */
 inline uint64_t
-CheckedVoxelCount(const Grid & grid)
+CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (grid.dimension != 2 && grid.dimension != 3)
     throw std::invalid_argument("chs: the watershed takes 2D images and 3D volumes");
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
-  if (n >= 0xffffffffull)
-    throw std::invalid_argument("chs: the watershed takes images of fewer than 2^32 - 1 voxels; this one has " +
-                                std::to_string(n));
+  if (what && n >= 0xffffffffull)
+    throw std::invalid_argument(std::string("chs: ") + what +
+                                " takes images of fewer than 2^32 - 1 voxels; this one has " + std::to_string(n));
+  for (unsigned d = 0; d < 3; ++d)
+    if (grid.size[d] > 0xffffffffull)
+      throw std::invalid_argument("chs: the watershed takes images of fewer than 2^32 voxels along each axis");
   return n;
+}
+
+/** Whether a watershed run takes 64-bit voxel indices: from 2^32 - 1 voxels on, or when a test forces it. */
+inline bool
+WideIndex(const Grid & grid, const WatershedParameters & p)
+{
+  return grid.NumberOfVoxels() >= 0xffffffffull || p.forceWideIndex;
 }
 
 /** The block of the plateau resolution, checked: the defaults for 0 0 0. */
@@ -164,7 +176,7 @@ template <typename T>
 void
 CheckMarkerParameters(const Grid & grid, const MarkerWatershedParameters & p, bool markers)
 {
-  CheckedVoxelCount(grid);
+  CheckedVoxelCount(grid, "the watershed from markers");
   if (sizeof(T) > 4)
     throw std::invalid_argument("chs: the watershed from markers takes pixels of up to 32 bits (its flood's costs are "
                                 "32-bit codes); cast 64-bit images to float or a 32-bit integer type");

@@ -3,6 +3,7 @@
 // steepest descent on images without plateaux, regional minima counted by flood fill, a waterfall worked out by
 // hand, the hierarchy's properties), the CUDA backend against the CPU reference on many images, every algorithm,
 // plateau resolution, connectivity, several pixel and label types, block shapes and repeated runs; bad input.
+#include "chsConnectedComponents.h"
 #include "chsWatershed.h"
 #include "Common/chsTestImages.h"
 
@@ -10,6 +11,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -492,6 +497,14 @@ TEST(WatershedReference, BadInput)
   wp.watershed.markLines                       = true;
   const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return L.data(); };
   EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(4, 3), wp, sink), std::invalid_argument);
+  // The waterfall and the watershed from markers stop below 2^32 - 1 voxels, every run at 2^32 along an axis; the
+  // check comes before the image is read.
+  const chs::Grid huge = MakeGrid(65536, 65536);
+  EXPECT_THROW(chs::WaterfallCPU(I.data(), huge, {}, sink), std::invalid_argument);
+  EXPECT_THROW((chs::MarkerWatershedCPU<float, uint32_t>(I.data(), nullptr, nullptr, huge, {}, L.data())),
+               std::invalid_argument);
+  EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(uint64_t(1) << 32, 1), {}, L.data()), std::invalid_argument);
+  EXPECT_EQ(L, std::vector<uint32_t>(12, 7));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -566,6 +579,64 @@ TEST(WatershedCUDA, EqualsReference)
           EXPECT_EQ(count, *std::max_element(expected.begin(), expected.end()));
         }
     }
+}
+
+/** The 64-bit path (voxel indices and labels of 64 bits on the device, the CPU reference's basins numbered in 64 bits),
+ * forced on small images: the same labels and counts as the 32-bit path and the reference, for every input,
+ * connectivity, algorithm and plateau resolution, with and without watershed lines, into 8- to 64-bit labels. */
+TEST(WatershedCUDA, WideIndexPathEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  for (const auto & in : Inputs())
+    for (bool full : { false, true })
+      for (bool lines : { false, true })
+      {
+        auto p                 = Params(full);
+        p.markLines            = lines;
+        uint64_t   narrowCount = 0, wideCount = 0;
+        const auto expected = CPU(in.f, in.grid, p, &narrowCount);
+        auto       wide     = p;
+        wide.forceWideIndex = true;
+        EXPECT_EQ(CPU(in.f, in.grid, wide, &wideCount), expected) << in.name << " full " << full << " lines " << lines;
+        EXPECT_EQ(wideCount, narrowCount) << in.name;
+        for (auto a : { chs::WatershedAlgorithm::PRUF, chs::WatershedAlgorithm::APRUF, chs::WatershedAlgorithm::PRW })
+          for (auto r : { chs::PlateauResolution::Balanced,
+                          chs::PlateauResolution::Synchronous,
+                          chs::PlateauResolution::BlockAsynchronous })
+          {
+            auto q           = Params(full, a, r);
+            q.markLines      = lines;
+            auto w           = q;
+            w.forceWideIndex = true;
+            uint64_t count   = 0;
+            // The asynchronous resolution's own result (the same minima, another split of non-minimal plateaux) is
+            // compared with its 32-bit run; the others with the reference.
+            const auto narrow = r == chs::PlateauResolution::BlockAsynchronous ? GPU(in.f, in.grid, q) : expected;
+            EXPECT_EQ(GPU(in.f, in.grid, w, &count), narrow)
+              << in.name << " " << in.grid.size[0] << "x" << in.grid.size[1] << "x" << in.grid.size[2] << " full "
+              << full << " lines " << lines << " algorithm " << int(a) << " resolution " << int(r);
+            EXPECT_EQ(count, narrowCount) << in.name;
+          }
+      }
+  // Every label type from the 64-bit path, and a 64-bit pixel type.
+  const chs::Grid g        = MakeGrid(70, 45, 3);
+  const auto      f        = SmoothNoise<float>(g, 9, 40, 1.0);
+  auto            p        = Params(true);
+  const auto      expected = CPU(f, g, p);
+  p.forceWideIndex         = true;
+  std::vector<uint64_t> l64(f.size());
+  std::vector<uint16_t> l16(f.size());
+  std::vector<uint8_t>  l8(f.size());
+  chs::WatershedCUDA(f.data(), g, p, l64.data(), chs::ExecutionContext{});
+  chs::WatershedCUDA(f.data(), g, p, l16.data(), chs::ExecutionContext{});
+  EXPECT_TRUE(std::equal(l64.begin(), l64.end(), expected.begin()));
+  EXPECT_TRUE(std::equal(l16.begin(), l16.end(), expected.begin()));
+  EXPECT_EQ(GPU(Cast<double>(f), g, p), expected);
+  if (*std::max_element(expected.begin(), expected.end()) <= 255)
+  {
+    chs::WatershedCUDA(f.data(), g, p, l8.data(), chs::ExecutionContext{});
+    EXPECT_TRUE(std::equal(l8.begin(), l8.end(), expected.begin()));
+  }
 }
 
 TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
@@ -867,3 +938,156 @@ TEST(WatershedCUDA, BadInput)
 }
 
 } // namespace
+
+namespace
+{
+/** Runs f(begin, end) over [0, count) on all hardware threads. */
+template <typename F>
+void
+Parallel(uint64_t count, F && f)
+{
+  const uint64_t           threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (uint64_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
+  for (auto & th : pool)
+    th.join();
+}
+} // namespace
+
+/** A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit; 107 GB of device memory: an H200), when CHS_LARGE_TESTS is
+ * set. The CPU reference would need some 160 GB of host memory, so the labels are checked against the definition's
+ * invariants, computed independently: the basin count equals the regional minima (flat zones, from the
+ * connected-components filter's flat-zone mode, with no lower neighbour); labels are numbered 1, 2, ... by first
+ * voxel; every voxel with a lower neighbour has the label of its lowest one (the smallest value, then the largest
+ * index); every regional minimum is one basin. */
+TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  const chs::Grid g = MakeGrid(2048, 2048, 1025);
+  const uint64_t  n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1], nz = g.size[2];
+  ASSERT_GT(n, uint64_t(1) << 32);
+  // Waves of several periods plus hashed noise of 12 levels: basins of all sizes and plateaux.
+  std::vector<uint8_t> I(n);
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             for (uint64_t p = a; p < b; ++p)
+             {
+               const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+               uint64_t       h = p * 0x9E3779B97F4A7C15ull;
+               h ^= h >> 31;
+               const double w =
+                 100 + 40 * std::sin(x * 0.05) * std::cos(y * 0.037) + 30 * std::sin(z * 0.09 + x * 0.011);
+               I[p] = uint8_t(w + double(h % 12));
+             }
+           });
+  std::vector<uint32_t> labels(n);
+  chs::RunInfo          info;
+  uint64_t              basins = 0;
+  try
+  {
+    basins = chs::WatershedCUDA(I.data(), g, chs::WatershedParameters{}, labels.data(), chs::ExecutionContext{}, &info)
+               .basinCount;
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  std::cout << basins << " basins; peak device memory " << info.peakDeviceBytes << " bytes, reserved "
+            << info.reservedDeviceBytes << ", kernels " << info.kernelMilliseconds << " ms" << std::endl;
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  EXPECT_GT(info.peakDeviceBytes, n * 24);
+
+  // Numbered by first voxel: each new label is one more than the largest so far; the largest is the count.
+  uint64_t largest = 0, misnumbered = 0;
+  for (uint64_t p = 0; p < n; ++p)
+    if (labels[p] > largest)
+    {
+      misnumbered += labels[p] != largest + 1;
+      largest = labels[p];
+    }
+    else
+      misnumbered += labels[p] == 0;
+  EXPECT_EQ(misnumbered, 0u);
+  EXPECT_EQ(largest, basins);
+
+  // Steepest descent, face neighbours in increasing raster order.
+  const int64_t         off[6][3] = { { 0, 0, -1 }, { 0, -1, 0 }, { -1, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  std::atomic<uint64_t> wrongDescent{ 0 };
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             uint64_t wrong = 0;
+             for (uint64_t p = a; p < b; ++p)
+             {
+               const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
+               uint64_t      low = p;
+               for (const auto & o : off)
+               {
+                 const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
+                 if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) || qz >= int64_t(nz))
+                   continue;
+                 const uint64_t q = uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz));
+                 if (low == p || I[q] <= I[low])
+                   low = q;
+               }
+               if (I[low] < I[p])
+                 wrong += labels[p] != labels[low];
+             }
+             wrongDescent += wrong;
+           });
+  EXPECT_EQ(wrongDescent.load(), 0u);
+
+  // Regional minima: flat zones without a lower neighbour, each a single basin, as many as the basins.
+  std::vector<uint32_t>             zone(n);
+  chs::ConnectedComponentParameters cc;
+  cc.mode         = chs::ConnectedComponentMode::FlatZones;
+  cc.maximumLabel = 0xffffffffu;
+  const uint64_t zones =
+    chs::LabelConnectedComponentsCUDA(I.data(), nullptr, zone.data(), g, cc, nullptr, chs::ExecutionContext{});
+  std::vector<std::atomic<uint8_t>> raised(zones + 1);
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             for (uint64_t p = a; p < b; ++p)
+             {
+               const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
+               for (const auto & o : off)
+               {
+                 const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
+                 if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) || qz >= int64_t(nz))
+                   continue;
+                 if (I[uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz))] < I[p])
+                 {
+                   raised[zone[p]].store(1, std::memory_order_relaxed);
+                   break;
+                 }
+               }
+             }
+           });
+  uint64_t minima = 0;
+  for (uint64_t z = 1; z <= zones; ++z)
+    minima += raised[z].load() == 0;
+  EXPECT_EQ(minima, basins) << zones << " flat zones";
+  std::atomic<uint64_t> split{ 0 };
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             uint64_t wrong = 0;
+             for (uint64_t p = a; p < b; ++p)
+               if (raised[zone[p]].load(std::memory_order_relaxed) == 0)
+               {
+                 if (p % nx + 1 < nx && zone[p + 1] == zone[p])
+                   wrong += labels[p + 1] != labels[p];
+                 if (p / nx % ny + 1 < ny && zone[p + nx] == zone[p])
+                   wrong += labels[p + nx] != labels[p];
+                 if (p + nx * ny < n && zone[p + nx * ny] == zone[p])
+                   wrong += labels[p + nx * ny] != labels[p];
+               }
+             split += wrong;
+           });
+  EXPECT_EQ(split.load(), 0u);
+}
