@@ -70,7 +70,7 @@ struct Report
       ++failures;
       error += (error.empty() ? "" : "; ") + std::to_string(overruns) + " allocations above the reservation: " + last;
     }
-    const double   n = double(g.NumberOfVoxels());
+    const double       n = double(g.NumberOfVoxels());
     std::ostringstream shape;
     shape << g.size[0] << "x" << g.size[1];
     if (g.dimension == 3)
@@ -97,13 +97,13 @@ struct Report
 void
 RunShape(Report & r, const chs::Grid & g, bool full)
 {
-  const uint64_t               n = g.NumberOfVoxels();
-  const chs::ExecutionContext  context;
-  const std::vector<uint8_t>   relief = Relief(g);
-  std::vector<float>           weights(relief.begin(), relief.end());
-  std::vector<uint8_t>         binary(n);
-  std::vector<uint16_t>        wide(n);
-  std::vector<uint32_t>        labels(n), seeds(n, 0);
+  const uint64_t              n = g.NumberOfVoxels();
+  const chs::ExecutionContext context;
+  const std::vector<uint8_t>  relief = Relief(g);
+  std::vector<float>          weights(relief.begin(), relief.end());
+  std::vector<uint8_t>        binary(n);
+  std::vector<uint16_t>       wide(n);
+  std::vector<uint32_t>       labels(n), seeds(n, 0);
   for (uint64_t i = 0; i < n; ++i)
   {
     binary[i] = relief[i] > 128;
@@ -112,61 +112,99 @@ RunShape(Report & r, const chs::Grid & g, bool full)
       seeds[i] = uint32_t(i % 7 + 1);
   }
 
-  r.Row("connected components", g, full, [&](chs::RunInfo & info) {
-    chs::ConnectedComponentParameters p;
-    p.fullyConnected = full;
-    p.maximumLabel   = 0xffffffffu;
-    chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-  });
-  r.Row("connected components (64-bit path, forced)", g, full, [&](chs::RunInfo & info) {
-    chs::ConnectedComponentParameters p;
-    p.fullyConnected = full;
-    p.maximumLabel   = 0xffffffffu;
-    p.forceWideIndex = true;
-    chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-  });
-  r.Row("connected components (flat zones)", g, full, [&](chs::RunInfo & info) {
-    chs::ConnectedComponentParameters p;
-    p.fullyConnected = full;
-    p.mode           = chs::ConnectedComponentMode::FlatZones;
-    p.maximumLabel   = 0xffffffffu;
-    chs::LabelConnectedComponentsCUDA(relief.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-  });
-  r.Row("watershed", g, full, [&](chs::RunInfo & info) {
-    chs::WatershedParameters p;
-    p.fullyConnected = full;
-    chs::WatershedCUDA(relief.data(), g, p, labels.data(), context, &info);
-  });
-  r.Row("waterfall (all levels)", g, full, [&](chs::RunInfo & info) {
-    chs::WaterfallParameters p;
-    p.watershed.fullyConnected = full;
-    chs::WaterfallCUDA<uint8_t, uint32_t>(
-      relief.data(), g, p, [&](unsigned level, uint64_t) { return level == 0 ? labels.data() : nullptr; }, context,
-      &info);
-  });
+  r.Row("connected components",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::ConnectedComponentParameters p;
+          p.fullyConnected = full;
+          p.maximumLabel   = 0xffffffffu;
+          chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
+        });
+  r.Row("connected components (64-bit path, forced)",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::ConnectedComponentParameters p;
+          p.fullyConnected = full;
+          p.maximumLabel   = 0xffffffffu;
+          p.forceWideIndex = true;
+          chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
+        });
+  r.Row("connected components (flat zones)",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::ConnectedComponentParameters p;
+          p.fullyConnected = full;
+          p.mode           = chs::ConnectedComponentMode::FlatZones;
+          p.maximumLabel   = 0xffffffffu;
+          chs::LabelConnectedComponentsCUDA(relief.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
+        });
+  r.Row("watershed",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::WatershedParameters p;
+          p.fullyConnected = full;
+          chs::WatershedCUDA(relief.data(), g, p, labels.data(), context, &info);
+        });
+  r.Row("waterfall (all levels)",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::WaterfallParameters p;
+          p.watershed.fullyConnected = full;
+          chs::WaterfallCUDA<uint8_t, uint32_t>(
+            relief.data(),
+            g,
+            p,
+            [&](unsigned level, uint64_t) { return level == 0 ? labels.data() : nullptr; },
+            context,
+            &info);
+        });
   for (const double level : { 0.0, 8.0 })
-    r.Row(level > 0 ? "watershed from minima (level 8)" : "watershed from minima", g, full, [&](chs::RunInfo & info) {
-      chs::MarkerWatershedParameters p;
-      p.fullyConnected = full;
-      p.level          = level;
-      chs::MarkerWatershedCUDA<uint8_t, uint32_t>(relief.data(), nullptr, nullptr, g, p, labels.data(), context, &info);
-    });
-  r.Row("Image Foresting Transform", g, full, [&](chs::RunInfo & info) {
-    chs::ForestingTransformParameters p;
-    p.fullyConnected = full;
-    chs::ImageForestingTransformCUDA<float, uint32_t>(
-      weights.data(), seeds.data(), g, p, labels.data(), nullptr, nullptr, context, &info);
-  });
-  r.Row("waterpixels (step 16)", g, full, [&](chs::RunInfo & info) {
-    chs::WaterpixelParameters p;
-    p.fullyConnected = full;
-    p.gridStep[0] = p.gridStep[1] = p.gridStep[2] = 16;
-    chs::WaterpixelsCUDA<uint8_t, uint32_t>(relief.data(), g, p, labels.data(), nullptr, context, &info);
-  });
+    r.Row(level > 0 ? "watershed from minima (level 8)" : "watershed from minima",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          {
+            chs::MarkerWatershedParameters p;
+            p.fullyConnected = full;
+            p.level          = level;
+            chs::MarkerWatershedCUDA<uint8_t, uint32_t>(
+              relief.data(), nullptr, nullptr, g, p, labels.data(), context, &info);
+          });
+  r.Row("Image Foresting Transform",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::ForestingTransformParameters p;
+          p.fullyConnected = full;
+          chs::ImageForestingTransformCUDA<float, uint32_t>(
+            weights.data(), seeds.data(), g, p, labels.data(), nullptr, nullptr, context, &info);
+        });
+  r.Row("waterpixels (step 16)",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::WaterpixelParameters p;
+          p.fullyConnected = full;
+          p.gridStep[0] = p.gridStep[1] = p.gridStep[2] = 16;
+          chs::WaterpixelsCUDA<uint8_t, uint32_t>(relief.data(), g, p, labels.data(), nullptr, context, &info);
+        });
 
   std::vector<uint32_t> parent;
   std::vector<double>   level;
-  const auto            allocate = [&](uint64_t nodes) {
+  const auto            allocate = [&](uint64_t nodes)
+  {
     parent.assign(nodes, 0);
     level.assign(nodes, 0.0);
     chs::AlphaTreeArrays a;
@@ -175,60 +213,87 @@ RunShape(Report & r, const chs::Grid & g, bool full)
     a.leafLevelsZero = true;
     return a;
   };
-  const auto tree = [&](const std::string & name, chs::AlphaTreeAlgorithm algorithm, auto * pixels) {
-    r.Row(name, g, full, [&](chs::RunInfo & info) {
-      chs::AlphaTreeParameters p;
-      p.graph.fullyConnected = full;
-      p.algorithm            = algorithm;
-      chs::ImageAlphaTreeCUDA(pixels, g, p, allocate, context, &info);
-    });
+  const auto tree = [&](const std::string & name, chs::AlphaTreeAlgorithm algorithm, auto * pixels)
+  {
+    r.Row(name,
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          {
+            chs::AlphaTreeParameters p;
+            p.graph.fullyConnected = full;
+            p.algorithm            = algorithm;
+            chs::ImageAlphaTreeCUDA(pixels, g, p, allocate, context, &info);
+          });
   };
   tree("alpha-tree (uint16, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, wide.data());
   tree("alpha-tree (float, spanning tree)", chs::AlphaTreeAlgorithm::SpanningTree, weights.data());
   tree("alpha-tree (uint8, paper's v2)", chs::AlphaTreeAlgorithm::SkipRedundantEdges, relief.data());
   tree("alpha-tree (uint8, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, relief.data());
-  r.Row("alpha-tree cut", g, full, [&](chs::RunInfo & info) {
-    chs::AlphaTreeCutCUDA(parent.data(), level.data(), nullptr, n, parent.size(), 8.0, INFINITY, labels.data(),
-                          context, &info);
-  });
-  r.Row("alpha-tree saliency", g, full, [&](chs::RunInfo & info) {
-    chs::Grid samples = g;
-    for (unsigned d = 0; d < g.dimension; ++d)
-      samples.size[d] = 2 * g.size[d] - 1;
-    std::vector<float> saliency(samples.NumberOfVoxels());
-    chs::AlphaTreeSaliencyCUDA(parent.data(), level.data(), parent.size(), g, saliency.data(), context, &info);
-  });
+  r.Row("alpha-tree cut",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::AlphaTreeCutCUDA(
+            parent.data(), level.data(), nullptr, n, parent.size(), 8.0, INFINITY, labels.data(), context, &info);
+        });
+  r.Row("alpha-tree saliency",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::Grid samples = g;
+          for (unsigned d = 0; d < g.dimension; ++d)
+            samples.size[d] = 2 * g.size[d] - 1;
+          std::vector<float> saliency(samples.NumberOfVoxels());
+          chs::AlphaTreeSaliencyCUDA(parent.data(), level.data(), parent.size(), g, saliency.data(), context, &info);
+        });
 
-  std::vector<uint32_t>  dParent(2 * n - 1), du(n - 1), dv(n - 1), hParent(2 * n - 1), hu(n - 1), hv(n - 1);
-  std::vector<double>    dWeight(n - 1), hWeight(n - 1);
-  std::vector<uint64_t>  dEdge(n - 1), hEdge(n - 1);
+  std::vector<uint32_t>       dParent(2 * n - 1), du(n - 1), dv(n - 1), hParent(2 * n - 1), hu(n - 1), hv(n - 1);
+  std::vector<double>         dWeight(n - 1), hWeight(n - 1);
+  std::vector<uint64_t>       dEdge(n - 1), hEdge(n - 1);
   const chs::DendrogramArrays dendrogram{ dParent.data(), dWeight.data(), dEdge.data(), du.data(), dv.data() };
   const chs::DendrogramArrays hierarchy{ hParent.data(), hWeight.data(), hEdge.data(), hu.data(), hv.data() };
-  r.Row("single-linkage dendrogram (float)", g, full, [&](chs::RunInfo & info) {
-    chs::ImageGraphParameters p;
-    p.fullyConnected = full;
-    chs::ImageSingleLinkageCUDA(weights.data(), g, p, dendrogram, context, &info);
-  });
+  r.Row("single-linkage dendrogram (float)",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          chs::ImageGraphParameters p;
+          p.fullyConnected = full;
+          chs::ImageSingleLinkageCUDA(weights.data(), g, p, dendrogram, context, &info);
+        });
   const chs::DendrogramInput in{ n, dParent.data(), dWeight.data(), dEdge.data(), du.data(), dv.data() };
-  r.Row("watershed hierarchy by area", g, full, [&](chs::RunInfo & info) {
-    chs::WatershedHierarchyCUDA(in, chs::RegionAttribute::Area, hierarchy, context, &info);
-  });
-  r.Row("watershed hierarchy by dynamics", g, full, [&](chs::RunInfo & info) {
-    chs::WatershedHierarchyCUDA(in, chs::RegionAttribute::Dynamics, hierarchy, context, &info);
-  });
-  r.Row("attribute filter by height", g, full, [&](chs::RunInfo & info) {
-    chs::FilterRegionsCUDA(in, chs::RegionAttribute::Height, 4.0, hierarchy, context, &info);
-  });
-  r.Row("single-linkage dendrogram of the pixel graph's edges", g, full, [&](chs::RunInfo & info) {
-    const uint64_t        m = chs::ImageGraphEdges(g, full, nullptr, nullptr, nullptr);
-    std::vector<uint32_t> u(m), v(m);
-    std::vector<uint64_t> index(m);
-    chs::ImageGraphEdges(g, full, u.data(), v.data(), index.data());
-    std::vector<float> w(m);
-    for (uint64_t i = 0; i < m; ++i)
-      w[i] = std::fabs(weights[u[i]] - weights[v[i]]);
-    chs::GraphSingleLinkageCUDA(u.data(), v.data(), w.data(), m, n, false, dendrogram, context, &info);
-  });
+  r.Row("watershed hierarchy by area",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        { chs::WatershedHierarchyCUDA(in, chs::RegionAttribute::Area, hierarchy, context, &info); });
+  r.Row("watershed hierarchy by dynamics",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        { chs::WatershedHierarchyCUDA(in, chs::RegionAttribute::Dynamics, hierarchy, context, &info); });
+  r.Row("attribute filter by height",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        { chs::FilterRegionsCUDA(in, chs::RegionAttribute::Height, 4.0, hierarchy, context, &info); });
+  r.Row("single-linkage dendrogram of the pixel graph's edges",
+        g,
+        full,
+        [&](chs::RunInfo & info)
+        {
+          const uint64_t        m = chs::ImageGraphEdges(g, full, nullptr, nullptr, nullptr);
+          std::vector<uint32_t> u(m), v(m);
+          std::vector<uint64_t> index(m);
+          chs::ImageGraphEdges(g, full, u.data(), v.data(), index.data());
+          std::vector<float> w(m);
+          for (uint64_t i = 0; i < m; ++i)
+            w[i] = std::fabs(weights[u[i]] - weights[v[i]]);
+          chs::GraphSingleLinkageCUDA(u.data(), v.data(), w.data(), m, n, false, dendrogram, context, &info);
+        });
 }
 
 } // namespace
@@ -255,7 +320,7 @@ main(int argc, char ** argv)
   {
     // What the check costs a run: its query of the free memory and the pool's use.
     chs::testing::AvailableDeviceBytes(0);
-    const auto start = std::chrono::steady_clock::now();
+    const auto    start    = std::chrono::steady_clock::now();
     constexpr int kQueries = 1000;
     for (int i = 0; i < kQueries; ++i)
       chs::testing::AvailableDeviceBytes(0);
@@ -269,15 +334,16 @@ main(int argc, char ** argv)
   std::cout << r.csv.str() << std::flush;
   chs::Grid g2, g3;
   g2.size[0] = g2.size[1] = side2;
-  g3.dimension                         = 3;
+  g3.dimension            = 3;
   g3.size[0] = g3.size[1] = g3.size[2] = side3;
   for (const chs::Grid & g : { g2, g3 })
     for (const bool full : { false, true })
       RunShape(r, g, full);
   if (!csvPath.empty())
     std::ofstream(csvPath) << r.csv.str();
-  std::cout << (r.failures ? "FAILED: " + std::to_string(r.failures) + " runs" : std::string("every run within its "
-                                                                                               "reservation"))
+  std::cout << (r.failures ? "FAILED: " + std::to_string(r.failures) + " runs"
+                           : std::string("every run within its "
+                                         "reservation"))
             << std::endl;
   return r.failures ? 1 : 0;
 }

@@ -186,7 +186,6 @@ SpanningTreeConstruction(const TPixel *          dPixels,
   sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device, first);
 }
 
-
 /** SpanningTreeConstruction's device bytes: the tree's ends and PANDORA's first level, with Boruvka, the sorts and the
  * slots' ranks, then PANDORA. */
 inline uint64_t
@@ -195,10 +194,9 @@ SpanningTreeConstructionBytes(const sl::ImageGraph & g)
   const uint64_t n = g.Pixels(), edges = n - 1, slots = n * g.slots;
   const bool     bySlots = g.slots <= 4;
   return edges * 2 * sizeof(uint32_t) + (bySlots ? n : 1) * 2 * sizeof(uint32_t) +
-         std::max(edges * 2 * sizeof(unsigned long long) +
-                    std::max({ sl::ImageSpanningTreeBytes(g),
-                               bySlots ? sl::SortPairsScratch(edges, 4) : 0,
-                               bySlots ? slots * sizeof(uint32_t) : 0 }),
+         std::max(edges * 2 * sizeof(unsigned long long) + std::max({ sl::ImageSpanningTreeBytes(g),
+                                                                      bySlots ? sl::SortPairsScratch(edges, 4) : 0,
+                                                                      bySlots ? slots * sizeof(uint32_t) : 0 }),
                   sl::PandoraBytes(n));
 }
 
@@ -382,11 +380,11 @@ template <typename TPixel>
 uint64_t
 LevelSynchronousBytes(const sl::ImageGraph & g, int device)
 {
-  using TKey              = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
-  const uint64_t n        = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
-  const uint64_t state    = n * 3 * sizeof(uint32_t) + (2 * n - 1 + 2 * (n - 1)) * sizeof(uint32_t) + 8;
-  uint64_t       stage    = 0;
-  const std::optional<TileGrid> tg = ChooseTileGrid<TPixel>(g, device);
+  using TKey                      = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  const uint64_t                n = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
+  const uint64_t                state = n * 3 * sizeof(uint32_t) + (2 * n - 1 + 2 * (n - 1)) * sizeof(uint32_t) + 8;
+  uint64_t                      stage = 0;
+  const std::optional<TileGrid> tg    = ChooseTileGrid<TPixel>(g, device);
   if (tg)
   {
     const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
@@ -530,9 +528,9 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       {
         const bool     spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
         const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
-        bytes += (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
-                 std::max(spanning ? at::SpanningTreeConstructionBytes(g) : 0,
-                          at::CanonicaliseBytes(n, nodes, spanning));
+        bytes +=
+          (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
+          std::max(spanning ? at::SpanningTreeConstructionBytes(g) : 0, at::CanonicaliseBytes(n, nodes, spanning));
       }
     }
     tracker.what = detail::DescribeRun("alpha-tree", grid);

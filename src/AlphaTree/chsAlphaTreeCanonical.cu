@@ -119,8 +119,8 @@ CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary)
 {
   const uint64_t room = pixels > 1 ? pixels - 1 : 1;
   return nodes * sizeof(uint32_t) + (binary ? 4 + (nodes - pixels) * sizeof(uint2) + 1 : nodes * 5 + sizeof(uint2)) +
-         3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) + room * (sizeof(unsigned long long) + sizeof(uint32_t)) +
-         SortAndWriteBytes(pixels, room);
+         3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) +
+         room * (sizeof(unsigned long long) + sizeof(uint32_t)) + SortAndWriteBytes(pixels, room);
 }
 
 uint64_t

@@ -182,7 +182,7 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
   const uint64_t        cc = count ? count : 1;
-  tracker.what = "the alpha-tree edge saliency of " + std::to_string(nodes) + " nodes";
+  tracker.what             = "the alpha-tree edge saliency of " + std::to_string(nodes) + " nodes";
   detail::ReserveDeviceMemory(tracker,
                               nodes * (sizeof(uint32_t) + sizeof(double)) +
                                 cc * (2 * sizeof(uint32_t) + sizeof(double)) + sizeof(unsigned long long),

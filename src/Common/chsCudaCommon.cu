@@ -276,7 +276,7 @@ AvailableDeviceBytes(int device)
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reservedBytes));
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &usedBytes));
   uint64_t       available = uint64_t(f) + (reservedBytes > usedBytes ? uint64_t(reservedBytes - usedBytes) : 0);
-  const uint64_t limit = g_DeviceMemoryLimit.load();
+  const uint64_t limit     = g_DeviceMemoryLimit.load();
   return limit ? std::min(available, limit) : available;
 }
 
@@ -288,7 +288,7 @@ ReserveDeviceMemory(MemoryTracker & tracker, uint64_t bytes, int device)
   if (still == 0)
     return;
   // The pool rounds allocations up (to 2 MiB pages for large ones): a run of k arrays may take k x 2 MiB more.
-  const uint64_t need = still + still / 256 + (uint64_t(32) << 20);
+  const uint64_t need      = still + still / 256 + (uint64_t(32) << 20);
   const uint64_t available = AvailableDeviceBytes(device);
   if (need > available)
   {

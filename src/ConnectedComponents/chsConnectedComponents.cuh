@@ -284,7 +284,7 @@ RunNodes(const TPixel *                       input,
   {
     // The input and mask are freed for the labels where those come after the merge.
     const uint64_t source = n * (sizeof(TPixel) + (mask ? 1 : 0));
-    tracker.what = detail::DescribeRun("connected-components labeling", grid);
+    tracker.what          = detail::DescribeRun("connected-components labeling", grid);
     detail::ReserveDeviceMemory(tracker,
                                 uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) +
                                   2 * chunks * sizeof(I) + detail::ScanScratchBytes(chunks) +
@@ -403,18 +403,18 @@ Run(const TPixel *                       input,
   // Labels narrower than the index type are written in place over the parents (one working buffer instead of
   // two); indices must then leave the top bit free for the tag.
   constexpr bool narrowLabels = sizeof(TLabel) < sizeof(I);
-  const bool     inPlace = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
-  const uint64_t chunks = (n + kChunk - 1) >> kChunkShift;
-  tracker.what = detail::DescribeRun("connected-components labeling", grid);
+  const bool     inPlace      = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  const uint64_t chunks       = (n + kChunk - 1) >> kChunkShift;
+  tracker.what                = detail::DescribeRun("connected-components labeling", grid);
   detail::ReserveDeviceMemory(tracker,
                               n * (sizeof(TPixel) + (mask ? 1 : 0) + sizeof(I) + (inPlace ? 0 : sizeof(TLabel))) +
                                 2 * chunks * sizeof(I) + detail::ScanScratchBytes(chunks),
                               device);
   detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
-  DeviceBuffer<TPixel>  dInput(n, stream, &tracker);
+  DeviceBuffer<TPixel>             dInput(n, stream, &tracker);
   DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
-  DeviceBuffer<I>       dParent(n, stream, &tracker);
-  DeviceBuffer<TLabel>  dLabels(inPlace ? 0 : n, stream, &tracker);
+  DeviceBuffer<I>                  dParent(n, stream, &tracker);
+  DeviceBuffer<TLabel>             dLabels(inPlace ? 0 : n, stream, &tracker);
   DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
   DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
   detail::CopyToDevice(dInput.get(), input, n * sizeof(TPixel), stream, context);

@@ -253,13 +253,12 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   const auto                    stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker         tracker;
   tracker.what = detail::DescribeRun("Image Foresting Transform", grid);
-  detail::ReserveDeviceMemory(tracker,
-                              n * (sizeof(TWeight) + sizeof(TLabel)) +
-                                ift::TransformBytes(grid,
-                                                    sizeof(TLabel),
-                                                    cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0,
-                                                    predecessor != nullptr),
-                              context.device);
+  detail::ReserveDeviceMemory(
+    tracker,
+    n * (sizeof(TWeight) + sizeof(TLabel)) +
+      ift::TransformBytes(
+        grid, sizeof(TLabel), cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0, predecessor != nullptr),
+    context.device);
   detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
   detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);
   detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);

@@ -38,8 +38,8 @@ TransformBytes(const Grid & grid, uint64_t labelBytes, uint64_t costBytes, bool 
   const bool     threeD = grid.dimension == 3;
   const uint64_t x = threeD ? 8 : 32, y = threeD ? 8 : 32, z = threeD ? 8 : 1;
   const uint64_t tiles = ((grid.size[0] + x - 1) / x) * ((grid.size[1] + y - 1) / y) * ((grid.size[2] + z - 1) / z);
-  return grid.NumberOfVoxels() * (sizeof(uint64_t) + sizeof(uint32_t) + labelBytes + costBytes +
-                                  (predecessor ? sizeof(int64_t) : 0)) +
+  return grid.NumberOfVoxels() *
+           (sizeof(uint64_t) + sizeof(uint32_t) + labelBytes + costBytes + (predecessor ? sizeof(int64_t) : 0)) +
          2 * tiles + 64;
 }
 

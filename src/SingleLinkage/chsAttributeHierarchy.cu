@@ -614,8 +614,8 @@ uint64_t
 NewWeightsBytes(uint64_t n)
 {
   const uint64_t internal = n - 1, nodes = 2 * n - 1, visits = 2 * (2 * n - 2);
-  const uint64_t tree     = internal * 3 * sizeof(uint32_t) + nodes * 3 * sizeof(uint32_t);
-  const uint64_t held     = tree + (nodes + 1) * sizeof(double) + internal * 2 * sizeof(double);
+  const uint64_t tree = internal * 3 * sizeof(uint32_t) + nodes * 3 * sizeof(uint32_t);
+  const uint64_t held = tree + (nodes + 1) * sizeof(double) + internal * 2 * sizeof(double);
   return std::max(tree + visits * 2 * sizeof(unsigned long long),
                   held + (nodes + 1) * sizeof(double) + detail::ScanScratchBytes(nodes + 1) +
                     3 * sizeof(unsigned long long) + 2 * RangeBytes(nodes) + internal * 2 * sizeof(double) +
@@ -760,7 +760,7 @@ Run(const DendrogramInput &  in,
     const uint64_t kept = (2 * n - 1) * sizeof(uint32_t) + ii * (2 * sizeof(uint32_t) + 2 * sizeof(double)) +
                           (in.edge && internal ? internal : 1) * sizeof(uint64_t);
     const uint64_t sorted = ii * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double));
-    tracker.what          = std::string(operation == Operation::Filter ? "the attribute filter" : "the watershed hierarchy") +
+    tracker.what = std::string(operation == Operation::Filter ? "the attribute filter" : "the watershed hierarchy") +
                    " of a dendrogram of " + std::to_string(n) + " leaves";
     detail::ReserveDeviceMemory(
       tracker,

@@ -299,7 +299,7 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
   {
     // The pixels and the tree keys live to the end; Boruvka and the keys' sort, then the tree and the dendrogram.
     const uint64_t ee = edges ? edges : 1;
-    tracker.what = detail::DescribeRun("single-linkage dendrogram", grid);
+    tracker.what      = detail::DescribeRun("single-linkage dendrogram", grid);
     detail::ReserveDeviceMemory(
       tracker,
       n * c * sizeof(TPixel) + 2 * ee * sizeof(unsigned long long) +

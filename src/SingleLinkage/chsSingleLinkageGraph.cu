@@ -577,14 +577,14 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
   {
     // The inputs, the sort's codes and orders and the sorted ends live to the end; then the sort's scratch, the
     // tree's check (or Boruvka's first round and the tree keys' sort), and the tree with the dendrogram's arrays.
-    const uint64_t ee = edges ? edges : 1;
-    const uint64_t kept = mm * (2 * sizeof(uint32_t) + sizeof(TWeight)) + mm * 2 * (sizeof(Code) + sizeof(uint32_t));
+    const uint64_t ee     = edges ? edges : 1;
+    const uint64_t kept   = mm * (2 * sizeof(uint32_t) + sizeof(TWeight)) + mm * 2 * (sizeof(Code) + sizeof(uint32_t));
     const uint64_t sorted = mm * 2 * sizeof(uint32_t);
-    const uint64_t keys = m == edges ? 0 : 2 * ee * sizeof(unsigned long long);
-    const uint64_t tree = m == edges ? n * sizeof(uint32_t) + 8
-                                     : keys + std::max(sl::BoruvkaFirstBytes(n, m), sl::SortKeysScratch(edges));
+    const uint64_t keys   = m == edges ? 0 : 2 * ee * sizeof(unsigned long long);
+    const uint64_t tree =
+      m == edges ? n * sizeof(uint32_t) + 8 : keys + std::max(sl::BoruvkaFirstBytes(n, m), sl::SortKeysScratch(edges));
     const uint64_t finish = keys + ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n);
-    tracker.what = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
+    tracker.what          = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
                    std::to_string(m) + " edges";
     detail::ReserveDeviceMemory(
       tracker,

@@ -162,10 +162,10 @@ WaterpixelsCUDA(const TPixel *               image,
   {
     // Three phases: the image with the border map B (and the gradient G for minimum seeds); B, G and the seeds once
     // the image is freed; B and the seeds with the Image Foresting Transform's arrays once G is freed.
-    const uint64_t g = parameters.gradientMinimumSeeds ? n * sizeof(float) : 0;
-    const uint64_t b = n * sizeof(float) + (grid.size[0] + grid.size[1] + grid.size[2]) * sizeof(float) + 64;
+    const uint64_t g     = parameters.gradientMinimumSeeds ? n * sizeof(float) : 0;
+    const uint64_t b     = n * sizeof(float) + (grid.size[0] + grid.size[1] + grid.size[2]) * sizeof(float) + 64;
     const uint64_t seeds = n * sizeof(TLabel);
-    tracker.what = detail::DescribeRun("waterpixels", grid);
+    tracker.what         = detail::DescribeRun("waterpixels", grid);
     detail::ReserveDeviceMemory(
       tracker,
       b + std::max({ n * sizeof(TPixel) + g, g + seeds, seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false) }),

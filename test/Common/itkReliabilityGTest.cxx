@@ -995,11 +995,11 @@ TEST(Reliability, GPUReservationBoundsThePeakAndDecidesTheRefusal)
   chs::Grid      grid;
   const uint64_t n = 257 * 257;
   grid.size[0] = grid.size[1] = 257;
-  std::vector<uint32_t>     labels(n), again(n);
-  chs::ExecutionContext     context;
-  chs::RunInfo              info;
-  chs::WatershedParameters  p;
-  const float *             pixels = image->GetBufferPointer();
+  std::vector<uint32_t>    labels(n), again(n);
+  chs::ExecutionContext    context;
+  chs::RunInfo             info;
+  chs::WatershedParameters p;
+  const float *            pixels = image->GetBufferPointer();
   chs::WatershedCUDA(pixels, grid, p, labels.data(), context, &info);
   EXPECT_GT(info.peakDeviceBytes, n * 16);
   EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
@@ -1020,7 +1020,7 @@ TEST(Reliability, GPUReservationBoundsThePeakAndDecidesTheRefusal)
     EXPECT_LE(mi.peakDeviceBytes, mi.reservedDeviceBytes) << "level " << level;
     chs::testing::SetDeviceMemoryLimit(uint64_t(1) << 20);
     const uint64_t allocations = chs::testing::DeviceAllocations();
-    const auto refused = [&]
+    const auto     refused     = [&]
     { chs::MarkerWatershedCUDA<float, uint32_t>(pixels, nullptr, nullptr, grid, m, again.data(), context); };
     EXPECT_THROW(refused(), chs::DeviceMemoryError) << "level " << level;
     chs::testing::SetDeviceMemoryLimit(0);
