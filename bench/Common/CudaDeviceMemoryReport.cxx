@@ -112,38 +112,24 @@ RunShape(Report & r, const chs::Grid & g, bool full)
       seeds[i] = uint32_t(i % 7 + 1);
   }
 
-  r.Row("connected components",
-        g,
-        full,
-        [&](chs::RunInfo & info)
-        {
-          chs::ConnectedComponentParameters p;
-          p.fullyConnected = full;
-          p.maximumLabel   = 0xffffffffu;
-          chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-        });
-  r.Row("connected components (64-bit path, forced)",
-        g,
-        full,
-        [&](chs::RunInfo & info)
-        {
-          chs::ConnectedComponentParameters p;
-          p.fullyConnected = full;
-          p.maximumLabel   = 0xffffffffu;
-          p.forceWideIndex = true;
-          chs::LabelConnectedComponentsCUDA(binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-        });
-  r.Row("connected components (flat zones)",
-        g,
-        full,
-        [&](chs::RunInfo & info)
-        {
-          chs::ConnectedComponentParameters p;
-          p.fullyConnected = full;
-          p.mode           = chs::ConnectedComponentMode::FlatZones;
-          p.maximumLabel   = 0xffffffffu;
-          chs::LabelConnectedComponentsCUDA(relief.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
-        });
+  // Binary (32-bit, and the 64-bit path forced) and flat zones.
+  for (const int kind : { 0, 1, 2 })
+    r.Row(kind == 0   ? "connected components"
+          : kind == 1 ? "connected components (64-bit path, forced)"
+                      : "connected components (flat zones)",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          {
+            chs::ConnectedComponentParameters p;
+            p.fullyConnected = full;
+            p.maximumLabel   = 0xffffffffu;
+            p.forceWideIndex = kind == 1;
+            if (kind == 2)
+              p.mode = chs::ConnectedComponentMode::FlatZones;
+            chs::LabelConnectedComponentsCUDA(
+              kind == 2 ? relief.data() : binary.data(), nullptr, labels.data(), g, p, nullptr, context, &info);
+          });
   r.Row("watershed",
         g,
         full,
