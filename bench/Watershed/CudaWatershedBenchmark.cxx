@@ -596,13 +596,13 @@ WaterfallPaths(const Options & o)
 }
 
 /** --scale: the watershed through the ITK-free API (chs::WatershedCUDA, uint8 pixels, uint32 labels, 6-connected in
- * 3D) from 4096^2 and 512^3 to the 2048 x 2048 x 1100 volume of the connected-components benchmark (4.6e9 voxels,
+ * 3D) from 4096^2, 512^3 and 1024^3 to the 2048 x 2048 x 1100 volume of the connected-components benchmark (4.6e9 voxels,
  * above 2^32): kernel and end-to-end times, voxels per second, peak and reserved device memory. A size the library
  * refuses is recorded with its message. The pixels are the gradient of smoothed noise, quantised to 0 .. 255. */
 void
 Scale(const Options & o)
 {
-  const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 2048, 2048, 1100 } };
+  const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 1100 } };
   for (const auto & size : sizes)
   {
     const int64_t     n    = size[0] * size[1] * size[2];
