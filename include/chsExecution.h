@@ -115,8 +115,9 @@ namespace testing
 CudaHierarchicalSegmentation_EXPORT void
 FailDeviceAllocationAfter(int n);
 
-/** Test hook: device memory the runs may use, as if the device had no more than `bytes` free (0: the device's own
- * figure). Used to test the refusals of runs that do not fit. */
+/** Test hook: from this call on, the runs see the device as if it had `bytes` free at the call, less what the
+ * process's runs have taken since (0: the device's own figure). Used to test the refusals of runs that do not fit,
+ * before they allocate and at the parts they size on the way. */
 CudaHierarchicalSegmentation_EXPORT void
 SetDeviceMemoryLimit(uint64_t bytes);
 

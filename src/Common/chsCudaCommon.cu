@@ -28,6 +28,8 @@ namespace
 {
 std::atomic<int>      g_FailAllocationCountdown{ 0 };
 std::atomic<uint64_t> g_DeviceMemoryLimit{ 0 };
+std::atomic<uint64_t> g_HeldBytes{ 0 }; // held by every RawDeviceBuffer of the process
+std::atomic<uint64_t> g_LimitBase{ 0 }; // g_HeldBytes when the limit was set
 std::atomic<uint64_t> g_DeviceAllocations{ 0 };
 std::atomic<uint64_t> g_Overruns{ 0 };
 std::mutex            g_OverrunMutex;
@@ -45,6 +47,7 @@ FailDeviceAllocationAfter(int n)
 void
 SetDeviceMemoryLimit(uint64_t bytes)
 {
+  g_LimitBase.store(g_HeldBytes.load());
   g_DeviceMemoryLimit.store(bytes);
 }
 
@@ -276,8 +279,12 @@ AvailableDeviceBytes(int device)
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reservedBytes));
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &usedBytes));
   uint64_t       available = uint64_t(f) + (reservedBytes > usedBytes ? uint64_t(reservedBytes - usedBytes) : 0);
-  const uint64_t limit     = g_DeviceMemoryLimit.load();
-  return limit ? std::min(available, limit) : available;
+  // With the test hook, the device has `limit` bytes free when it was set: less what the process took since.
+  const uint64_t limit = g_DeviceMemoryLimit.load();
+  if (!limit)
+    return available;
+  const uint64_t held = g_HeldBytes.load(), base = g_LimitBase.load(), since = held > base ? held - base : 0;
+  return std::min(available, limit > since ? limit - since : 0);
 }
 
 void
@@ -332,6 +339,7 @@ RawDeviceBuffer::RawDeviceBuffer(uint64_t bytes, cudaStream_t stream, MemoryTrac
                             (m_Tracker ? " (it held " + Bytes(m_Tracker->current) + ")" : std::string()));
   }
   CHS_CUDA_CHECK(error);
+  g_HeldBytes.fetch_add(bytes);
   if (m_Tracker)
   {
     m_Tracker->current += bytes;
@@ -344,6 +352,7 @@ RawDeviceBuffer::~RawDeviceBuffer()
   if (m_Pointer)
   {
     cudaFreeAsync(m_Pointer, m_Stream);
+    g_HeldBytes.fetch_sub(m_Bytes);
   }
   if (m_Tracker)
   {

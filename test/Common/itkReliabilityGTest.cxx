@@ -1054,3 +1054,57 @@ TEST(Reliability, GPUVolumeLargerThanTheDeviceIsRefused)
   EXPECT_NE(what.find(" free"), std::string::npos) << what;
   EXPECT_EQ(chs::testing::DeviceAllocations(), allocations);
 }
+
+namespace
+{
+/** The bytes a refusal's message says the run needs ("needs 0.05 GB (54853904 bytes)"), 0 when it names none. */
+uint64_t
+NeededBytes(const std::string & what)
+{
+  const size_t at   = what.find(" needs ");
+  const size_t open = at == std::string::npos ? at : what.find(" GB (", at);
+  return open == std::string::npos ? 0 : std::stoull(what.substr(open + 5));
+}
+} // namespace
+
+/** A device exactly as large as a run's check before allocating asks for (the test hook): the run then either fits or
+ * is refused at a part it sizes on the way (the waterfall's parent table, connected components' statistics, Boruvka's
+ * later rounds of the image and graph dendrograms), with DeviceMemoryError naming what it holds; never another error,
+ * nothing left on the device, and the next update gives the reference's result. */
+TEST(Reliability, GPURefusedAtThePartsSizedOnTheWay)
+{
+  CHS_REQUIRE_GPU();
+  unsigned staged = 0; // refusals at a part sized on the way (the message names what the run holds)
+  for (const unsigned k : { 0u, 2u, 4u, 5u })
+  {
+    auto w = MakeWorkload(k, 600 + k);
+    if (k == 0)
+      dynamic_cast<itk::CudaConnectedComponentImageFilter<U8_3, L32_3> *>(w->filters.front())->ComputeStatisticsOn();
+    const Fingerprint expected = w->run(Backend::CPU, 0);
+    ASSERT_EQ(w->run(Backend::CUDA, 0), expected) << w->name;
+    uint64_t freeBefore = 0, total = 0;
+    chs::CudaDeviceMemoryInfo(0, freeBefore, total);
+    chs::testing::SetDeviceMemoryLimit(uint64_t(1) << 20);
+    const uint64_t first = NeededBytes(Refusal([&] { w->run(Backend::CUDA, 0); }));
+    chs::testing::SetDeviceMemoryLimit(0);
+    ASSERT_GT(first, uint64_t(1) << 20) << w->name;
+    w->reset();
+    chs::testing::SetDeviceMemoryLimit(first);
+    const std::string what = Refusal([&] { w->run(Backend::CUDA, 0); });
+    chs::testing::SetDeviceMemoryLimit(0);
+    std::cout << w->name << ": a device of " << first << " bytes: " << (what.empty() ? "fits" : what) << std::endl;
+    staged += what.find(" it holds; device 0 has ") != std::string::npos;
+    if (!what.empty())
+    {
+      EXPECT_NE(what.find(" of device memory"), std::string::npos) << w->name << ": " << what;
+      EXPECT_EQ(what.find("could not allocate"), std::string::npos) << w->name << ": " << what;
+      EXPECT_TRUE(w->released()) << w->name;
+      w->reset();
+    }
+    uint64_t freeAfter = 0;
+    chs::CudaDeviceMemoryInfo(0, freeAfter, total);
+    EXPECT_EQ(freeAfter, freeBefore) << w->name;
+    EXPECT_EQ(w->run(Backend::CUDA, 0), expected) << w->name << ", after the refusal";
+  }
+  EXPECT_GT(staged, 0u) << "no run was refused at a part sized on the way";
+}
