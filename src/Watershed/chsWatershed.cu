@@ -108,30 +108,29 @@ public:
            const ExecutionContext & context,
            uint64_t                 largest = ~uint64_t(0))
   {
-    const unsigned blocks = detail::GridStrideBlocks(m_N, 256, m_Device);
     if constexpr (sizeof(P) == 8 && sizeof(TLabel) >= 4)
       if (largest <= 0xffffffffull)
-      {
-        auto * narrow = reinterpret_cast<uint32_t *>(spare);
-        NarrowKernel<<<blocks, 256, 0, m_Stream>>>(from, m_N, narrow);
-        CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
-        detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, sizeof(uint32_t), m_N, m_Stream, context);
-        return;
-      }
+        return DownloadNarrowed<uint32_t>(labels, from, spare, context);
     if constexpr (sizeof(TLabel) >= sizeof(P))
       detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(P), m_N, m_Stream, context);
     else
-    {
-      auto * narrow = reinterpret_cast<TLabel *>(spare);
-      NarrowKernel<<<blocks, 256, 0, m_Stream>>>(from, m_N, narrow);
-      CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
-      detail::CopyToHost(labels, narrow, m_N * sizeof(TLabel), m_Stream, context);
-    }
+      DownloadNarrowed<TLabel>(labels, from, spare, context);
   }
 
   detail::MemoryTracker tracker;
 
 private:
+  /** The labels narrowed to N on the device (into `spare`), then copied to the host and widened there to TLabel. */
+  template <typename N, typename TLabel>
+  void
+  DownloadNarrowed(TLabel * labels, const P * from, P * spare, const ExecutionContext & context)
+  {
+    auto * narrow = reinterpret_cast<N *>(spare);
+    NarrowKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(from, m_N, narrow);
+    CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
+    detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, sizeof(N), m_N, m_Stream, context);
+  }
+
   static uint64_t
   Reserve(detail::MemoryTracker & t, const Grid & grid, int device, const char * name, uint64_t extraBytes)
   {

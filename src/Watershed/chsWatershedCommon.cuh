@@ -40,20 +40,6 @@ ForEachNeighbour(const ShapeT<P> & s, uint32_t x, uint32_t y, uint32_t z, P p, F
     });
 }
 
-/** a / b for a below 2^53 and b below 2^32, by a double-precision estimate corrected by one either way (a 64-bit
- * integer division is a long software routine on the GPU; the voxel loops of the 64-bit path divide three times a
- * voxel). */
-__device__ __forceinline__ uint64_t
-Quotient(uint64_t a, uint32_t b)
-{
-  uint64_t q = uint64_t(double(a) / double(b));
-  if (q * b > a)
-    --q;
-  else if ((q + 1) * b <= a)
-    ++q;
-  return q;
-}
-
 /** Calls f(p, x, y, z) for every pixel, grid-stride. */
 template <typename P, class F>
 __device__ __forceinline__ void
@@ -66,7 +52,7 @@ ForEachPixel(const ShapeT<P> & s, F && f)
       f(p, p % s.nx, p / s.nx % s.ny, p / (s.nx * s.ny));
     else
     {
-      const uint64_t row = Quotient(p, s.nx), z = Quotient(row, s.ny);
+      const uint64_t row = p / s.nx, z = row / s.ny;
       f(p, uint32_t(p - row * s.nx), uint32_t(row - z * s.ny), uint32_t(z));
     }
   }
