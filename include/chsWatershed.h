@@ -208,10 +208,13 @@ struct WaterfallResult
    * one edge per voxel and other region among its forward neighbours, 12 bytes each for pixels of up to 32 bits,
    * else 16), false when they ran on the voxels. The graph is taken for images of 2^20 voxels or more (below, the
    * voxels took less time) when its edges need no more device memory than the run's voxel arrays (the pixel codes
-   * and three 32-bit words a voxel); both give the same levels. CPU: false. */
+   * and three voxel indices a voxel); both give the same levels. CPU: false. */
   bool levelsOnRegionGraph = false;
 };
 
+/** The waterfall of `image` (defined at the top). Any number of voxels, each axis below 2^32: from
+ * 2^32 - 1 voxels on the watershed indexes voxels in 64 bits, as above; the levels number regions in 32 bits, so
+ * level 0 must have fewer than 2^32 - 1 regions (std::invalid_argument after the watershed otherwise). */
 template <typename T, typename TLabel>
 WaterfallResult
 WaterfallCPU(const T *                          image,

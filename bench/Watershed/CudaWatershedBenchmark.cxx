@@ -10,7 +10,7 @@
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
-//   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (4096^2 to 2048x2048x1100 through the ITK-free API)
+//   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (watershed and waterfall, 4096^2 to 2048x2048x1100)
 //   CudaWatershedBenchmark --markers [--mode markers|level] [--only 2d|3d] [--json out.json] [--reps N] [--quick]
 //                          (the watershed by flooding: from grid
 //                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
@@ -595,10 +595,64 @@ WaterfallPaths(const Options & o)
   WriteRecords(o.json);
 }
 
-/** --scale: the watershed through the ITK-free API (chs::WatershedCUDA, uint8 pixels, uint32 labels, 6-connected in
- * 3D) from 4096^2, 512^3 and 1024^3 to the 2048 x 2048 x 1100 volume of the connected-components benchmark (4.6e9 voxels,
- * above 2^32): kernel and end-to-end times, voxels per second, peak and reserved device memory. A size the library
- * refuses is recorded with its message. The pixels are the gradient of smoothed noise, quantised to 0 .. 255. */
+/** One row of --scale: `run` (returning the basins or regions it found, filling `info`) timed over the repetitions
+ * after a warm-up; a refusal is recorded with its message. */
+template <typename F>
+void
+ScaleRow(const std::string & kind, const std::string & label, uint64_t n, int reps, F && run)
+{
+  std::vector<double> kernel, wall;
+  chs::RunInfo        info;
+  uint64_t            count = 0;
+  std::string         refused;
+  for (int r = 0; r <= reps && refused.empty(); ++r) // the first run warms up
+  {
+    try
+    {
+      const double ms = WallMs([&] { count = run(info); });
+      if (r > 0)
+      {
+        wall.push_back(ms);
+        kernel.push_back(info.kernelMilliseconds);
+      }
+    }
+    catch (const std::exception & e)
+    {
+      refused = e.what();
+    }
+  }
+  if (!refused.empty())
+  {
+    std::printf("%s %s: refused: %s\n", kind.c_str(), label.c_str(), refused.c_str());
+    records.push_back("{" + Field("kind", kind + "-scale") + ", " + Field("name", label) + ", " + Field("voxels", n) +
+                      ", " + Field("refused", refused) + "}");
+    return;
+  }
+  const double k = Median(kernel), e = Median(wall);
+  std::printf("%s %s: %llu regions, kernel %.2f ms (%.2f Gvoxel/s), end to end %.2f ms (%.2f Gvoxel/s), peak %.2f GB, "
+              "reserved %.2f GB\n",
+              kind.c_str(),
+              label.c_str(),
+              static_cast<unsigned long long>(count),
+              k,
+              n / k / 1e6,
+              e,
+              n / e / 1e6,
+              info.peakDeviceBytes / 1e9,
+              info.reservedDeviceBytes / 1e9);
+  records.push_back("{" + Field("kind", kind + "-scale") + ", " + Field("name", label) + ", " + Field("voxels", n) +
+                    ", " + Field(kind == "watershed" ? "basins" : "regions", count) + ", " + Field("kernel_ms", k) +
+                    ", " + Field("end_to_end_ms", e) + ", " + Field("peak_device_bytes", info.peakDeviceBytes) + ", " +
+                    Field("reserved_device_bytes", info.reservedDeviceBytes) + ", " + Field("reps", int(kernel.size())) +
+                    "}");
+}
+
+/** --scale: the watershed and the waterfall through the ITK-free API (chs::WatershedCUDA and chs::WaterfallCUDA,
+ * uint8 pixels, uint32 labels, 6-connected in 3D) from 4096^2, 512^3 and 1024^3 to the 2048 x 2048 x 1100 volume of
+ * the connected-components benchmark (4.6e9 voxels, above 2^32): kernel and end-to-end times, voxels per second,
+ * peak and reserved device memory. The waterfall computes every level and returns every level's parents; one label
+ * image crosses the link, level 1's (the watershed's row copies its one label image too). The pixels are the gradient
+ * of smoothed noise, quantised to 0 .. 255. */
 void
 Scale(const Options & o)
 {
@@ -623,6 +677,7 @@ Scale(const Options & o)
     for (int d = 0; d < 3; ++d)
       grid.size[d] = uint64_t(size[d]);
     std::vector<uint32_t> labels(n);
+    const int             reps = n > (int64_t(1) << 31) ? std::min(o.reps, 3) : o.reps;
     // Below 2^32 - 1 voxels the 64-bit path is also run, forced (the path larger volumes take).
     for (const bool wide : { false, true })
     {
@@ -631,54 +686,31 @@ Scale(const Options & o)
       const std::string        label = wide ? name + " (64-bit path, forced)" : name;
       chs::WatershedParameters p;
       p.forceWideIndex = wide;
-      std::vector<double> kernel, wall;
-      chs::RunInfo        info;
-      uint64_t            basins = 0;
-      std::string         refused;
-      const int           reps = n > (int64_t(1) << 31) ? std::min(o.reps, 3) : o.reps;
-      for (int r = 0; r <= reps && refused.empty(); ++r) // the first run warms up
-      {
-        try
-        {
-          const double ms = WallMs(
-            [&] {
-              basins =
-                chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info).basinCount;
-            });
-          if (r > 0)
-          {
-            wall.push_back(ms);
-            kernel.push_back(info.kernelMilliseconds);
-          }
-        }
-        catch (const std::exception & e)
-        {
-          refused = e.what();
-        }
-      }
-      if (!refused.empty())
-      {
-        std::printf("watershed %s: refused: %s\n", label.c_str(), refused.c_str());
-        records.push_back("{" + Field("kind", std::string("watershed-scale")) + ", " + Field("name", label) + ", " +
-                          Field("voxels", uint64_t(n)) + ", " + Field("refused", refused) + "}");
-        continue;
-      }
-      const double k = Median(kernel), e = Median(wall);
-      std::printf("watershed %s: %llu basins, kernel %.2f ms (%.2f Gvoxel/s), end to end %.2f ms (%.2f Gvoxel/s), "
-                  "peak %.2f GB, reserved %.2f GB\n",
+      ScaleRow("watershed",
+               label,
+               uint64_t(n),
+               reps,
+               [&](chs::RunInfo & info)
+               { return chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info)
+                   .basinCount; });
+      chs::WaterfallParameters wp;
+      wp.watershed                           = p;
+      const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t)
+      { return level == 1 ? labels.data() : nullptr; };
+      chs::WaterfallResult last;
+      ScaleRow("waterfall",
+               label,
+               uint64_t(n),
+               reps,
+               [&](chs::RunInfo & info)
+               {
+                 last = chs::WaterfallCUDA(pixels.data(), grid, wp, sink, chs::ExecutionContext{}, &info);
+                 return last.regionCounts[0];
+               });
+      std::printf("  waterfall %s: %zu levels, on the %s\n",
                   label.c_str(),
-                  static_cast<unsigned long long>(basins),
-                  k,
-                  n / k / 1e6,
-                  e,
-                  n / e / 1e6,
-                  info.peakDeviceBytes / 1e9,
-                  info.reservedDeviceBytes / 1e9);
-      records.push_back("{" + Field("kind", std::string("watershed-scale")) + ", " + Field("name", label) + ", " +
-                        Field("voxels", uint64_t(n)) + ", " + Field("basins", basins) + ", " + Field("kernel_ms", k) +
-                        ", " + Field("end_to_end_ms", e) + ", " + Field("peak_device_bytes", info.peakDeviceBytes) +
-                        ", " + Field("reserved_device_bytes", info.reservedDeviceBytes) + ", " +
-                        Field("reps", int(kernel.size())) + "}");
+                  last.regionCounts.size(),
+                  last.levelsOnRegionGraph ? "region graph" : "voxels");
     }
   }
   WriteRecords(o.json);

@@ -1,7 +1,8 @@
 // Waterfall levels on the device, on the pixels: the lowest pass of every region (LowestPassKernel, the paper's step
 // V), the joins across lowest passes (JoinKernel, a union-find over the regions), and the new labels
 // (RegionRootKernel, RootFlagKernel and a scan of the roots, MapKernel, RelabelKernel); or on the region graph of
-// level 0 (the Edge kernels below), which gives the same levels with less work once the regions are large.
+// level 0 (the Edge kernels below), which gives the same levels with less work once the regions are large. Region
+// labels are 32-bit; voxel indices are of type P (uint32_t, or 64-bit from 2^32 - 1 voxels on).
 #ifndef chsWSWaterfall_cuh
 #define chsWSWaterfall_cuh
 
@@ -17,12 +18,12 @@ namespace ws
 
 /** pass(r) = min over neighbouring pixels p in region r and q outside it of max(I(p), I(q)), as a code widened to
  * 32 or 64 bits (W) for the atomics; pass is all ones before. */
-template <bool Full, int ZR, typename C, typename W>
+template <bool Full, int ZR, typename C, typename W, typename P>
 __global__ void
-LowestPassKernel(const C * I, Shape s, const uint32_t * label, W * pass)
+LowestPassKernel(const C * I, ShapeT<P> s, const uint32_t * label, W * pass)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  const uint32_t l   = label[p];
                  const C        v   = I[p];
@@ -32,7 +33,7 @@ LowestPassKernel(const C * I, Shape s, const uint32_t * label, W * pass)
                                                   y,
                                                   z,
                                                   p,
-                                                  [&](uint32_t q)
+                                                  [&](P q)
                                                   {
                                                     const uint32_t lq = label[q];
                                                     if (lq == l)
@@ -56,12 +57,12 @@ IdentityKernel(uint32_t * P, uint32_t count)
 }
 
 /** Unites the regions of every boundary pair whose height is the lowest pass of one of them. */
-template <bool Full, int ZR, typename C, typename W>
+template <bool Full, int ZR, typename C, typename W, typename P>
 __global__ void
-JoinKernel(const C * I, Shape s, const uint32_t * label, const W * pass, uint32_t * P)
+JoinKernel(const C * I, ShapeT<P> s, const uint32_t * label, const W * pass, uint32_t * parent)
 {
   ForEachPixel(s,
-               [&](uint32_t p, uint32_t x, uint32_t y, uint32_t z)
+               [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
                  const uint32_t l   = label[p];
                  const C        v   = I[p];
@@ -71,7 +72,7 @@ JoinKernel(const C * I, Shape s, const uint32_t * label, const W * pass, uint32_
                                                   y,
                                                   z,
                                                   p,
-                                                  [&](uint32_t q)
+                                                  [&](P q)
                                                   {
                                                     const uint32_t lq = label[q];
                                                     if (lq == l)
@@ -79,7 +80,7 @@ JoinKernel(const C * I, Shape s, const uint32_t * label, const W * pass, uint32_
                                                     const C c = I[q];
                                                     const W h = W(c > v ? c : v);
                                                     if (h == own || h == pass[lq])
-                                                      Unite<uint32_t>(P, l, lq);
+                                                      Unite<uint32_t>(parent, l, lq);
                                                   });
                });
 }
@@ -119,10 +120,11 @@ MapKernel(uint32_t * P, const uint32_t * rank, uint32_t count)
     P[i] = rank[P[i]];
 }
 
-static __global__ void
-RelabelKernel(uint32_t * label, const uint32_t * map, Shape s)
+template <typename P>
+__global__ void
+RelabelKernel(uint32_t * label, const uint32_t * map, ShapeT<P> s)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) { label[p] = map[label[p]]; });
+  ForEachPixel(s, [&](P p, uint32_t, uint32_t, uint32_t) { label[p] = map[label[p]]; });
 }
 
 // The levels on the region graph: the boundaries between the regions of level 0, one edge per pixel and other region
@@ -146,19 +148,20 @@ constexpr int kForward = ZR ? (Full ? 13 : 3) : (Full ? 4 : 2);
 
 /** The other regions among pixel p's forward neighbours (into r), each with the lowest height of p's pairs with it
  * (into h); returns how many. */
-template <bool Full, int ZR, typename C, typename W>
+template <bool Full, int ZR, typename C, typename W, typename P>
 __device__ __forceinline__ int
-Boundaries(const C *        I,
-           const Shape &    s,
-           const uint32_t * label,
-           uint64_t         i,
+Boundaries(const C *         I,
+           const ShapeT<P> & s,
+           const uint32_t *  label,
+           uint64_t          i,
            uint32_t (&r)[kForward<Full, ZR>],
            W (&h)[kForward<Full, ZR>])
 {
   if (i >= s.n)
     return 0;
-  const uint32_t p = uint32_t(i);
-  const uint32_t x = p % s.nx, y = p / s.nx % s.ny, z = p / (s.nx * s.ny);
+  const P        p   = P(i);
+  const P        row = p / s.nx;
+  const uint32_t x = uint32_t(p - row * s.nx), y = uint32_t(row % s.ny), z = uint32_t(row / s.ny);
   const uint32_t l = label[p];
   const C        v = I[p];
   int            m = 0;
@@ -167,7 +170,7 @@ Boundaries(const C *        I,
                                    y,
                                    z,
                                    p,
-                                   [&](uint32_t q)
+                                   [&](P q)
                                    {
                                      const uint32_t lq = label[q];
                                      if (lq == l)
@@ -188,35 +191,35 @@ Boundaries(const C *        I,
 }
 
 /** counts(b) = the edges of block b's 256 pixels. */
-template <bool Full, int ZR, typename C, typename W>
+template <bool Full, int ZR, typename C, typename W, typename P>
 __global__ void
-EdgeCountKernel(const C * I, Shape s, const uint32_t * label, uint64_t * counts)
+EdgeCountKernel(const C * I, ShapeT<P> s, const uint32_t * label, uint64_t * counts)
 {
   using Reduce = cub::BlockReduce<uint32_t, 256>;
   __shared__ typename Reduce::TempStorage temp;
   uint32_t                                r[kForward<Full, ZR>];
   W                                       h[kForward<Full, ZR>];
-  const uint32_t m     = Boundaries<Full, ZR, C, W>(I, s, label, blockIdx.x * 256ull + threadIdx.x, r, h);
+  const uint32_t m     = Boundaries<Full, ZR, C, W, P>(I, s, label, blockIdx.x * 256ull + threadIdx.x, r, h);
   const uint32_t total = Reduce(temp).Sum(m);
   if (threadIdx.x == 0)
     counts[blockIdx.x] = total;
 }
 
 /** Writes the edges in raster order of their pixels; ends(b) = the edges of blocks 0 .. b (inclusive sum). */
-template <bool Full, int ZR, typename C, typename W>
+template <bool Full, int ZR, typename C, typename W, typename P>
 __global__ void
-EdgeWriteKernel(const C * I, Shape s, const uint32_t * label, const uint64_t * ends, RegionEdge<W> * edges)
+EdgeWriteKernel(const C * I, ShapeT<P> s, const uint32_t * label, const uint64_t * ends, RegionEdge<W> * edges)
 {
   using Scan = cub::BlockScan<uint32_t, 256>;
   __shared__ typename Scan::TempStorage temp;
   uint32_t                              r[kForward<Full, ZR>];
   W                                     h[kForward<Full, ZR>];
   const uint64_t                        i = blockIdx.x * 256ull + threadIdx.x;
-  const uint32_t                        m = Boundaries<Full, ZR, C, W>(I, s, label, i, r, h);
+  const uint32_t                        m = Boundaries<Full, ZR, C, W, P>(I, s, label, i, r, h);
   uint32_t                              offset;
   Scan(temp).ExclusiveSum(m, offset);
   RegionEdge<W> * out = edges + (blockIdx.x ? ends[blockIdx.x - 1] : 0) + offset;
-  const uint32_t  l   = m ? label[uint32_t(i)] : 0;
+  const uint32_t  l   = m ? label[P(i)] : 0;
   for (uint32_t j = 0; j < m; ++j)
     out[j] = RegionEdge<W>{ l, r[j], h[j] };
 }
@@ -280,10 +283,11 @@ ComposeKernel(uint32_t * M, const uint32_t * map, uint32_t count)
 }
 
 /** out(p) = M(label(p)): a level's labels from level 0's. */
-static __global__ void
-LevelLabelsKernel(const uint32_t * label, const uint32_t * M, Shape s, uint32_t * out)
+template <typename P>
+__global__ void
+LevelLabelsKernel(const uint32_t * label, const uint32_t * M, ShapeT<P> s, uint32_t * out)
 {
-  ForEachPixel(s, [&](uint32_t p, uint32_t, uint32_t, uint32_t) { out[p] = M[label[p]]; });
+  ForEachPixel(s, [&](P p, uint32_t, uint32_t, uint32_t) { out[p] = M[label[p]]; });
 }
 
 } // namespace ws

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <memory>
+#include <utility>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -97,22 +98,22 @@ public:
     return ArraysT<P>{ m_B0.get(), m_B1.get(), m_B2.get() };
   }
 
-  /** Copies n labels (at most `largest`) from the device array `from` to the host, as TLabel; `spare` (another array)
-   * takes the labels narrowed to TLabel, or to 32 bits when 64-bit labels are all below 2^32 (the host widens them:
-   * half the bytes cross the link). */
-  template <typename TLabel>
+  /** Copies n labels (at most `largest`) from the device array `from` (words S: P, or 32-bit for the waterfall's
+   * levels) to the host, as TLabel; `spare` (another array) takes the labels narrowed to TLabel, or to 32 bits when
+   * 64-bit labels are all below 2^32 (the host widens them: half the bytes cross the link). */
+  template <typename TLabel, typename S>
   void
   Download(TLabel *                 labels,
-           const P *                from,
-           P *                      spare,
+           const S *                from,
+           S *                      spare,
            const ExecutionContext & context,
            uint64_t                 largest = ~uint64_t(0))
   {
-    if constexpr (sizeof(P) == 8 && sizeof(TLabel) >= 4)
+    if constexpr (sizeof(S) == 8 && sizeof(TLabel) >= 4)
       if (largest <= 0xffffffffull)
         return DownloadNarrowed<uint32_t>(labels, from, spare, context);
-    if constexpr (sizeof(TLabel) >= sizeof(P))
-      detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(P), m_N, m_Stream, context);
+    if constexpr (sizeof(TLabel) >= sizeof(S))
+      detail::CopyToHostWidened(labels, sizeof(TLabel), from, sizeof(S), m_N, m_Stream, context);
     else
       DownloadNarrowed<TLabel>(labels, from, spare, context);
   }
@@ -121,9 +122,9 @@ public:
 
 private:
   /** The labels narrowed to N on the device (into `spare`), then copied to the host and widened there to TLabel. */
-  template <typename N, typename TLabel>
+  template <typename N, typename TLabel, typename S>
   void
-  DownloadNarrowed(TLabel * labels, const P * from, P * spare, const ExecutionContext & context)
+  DownloadNarrowed(TLabel * labels, const S * from, S * spare, const ExecutionContext & context)
   {
     auto * narrow = reinterpret_cast<N *>(spare);
     NarrowKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(from, m_N, narrow);
@@ -406,27 +407,41 @@ WatershedCUDA(const T *                   image,
   return ws::WatershedRun<uint32_t>(image, grid, parameters, labels, context, info);
 }
 
-template <typename T, typename TLabel>
-WaterfallResult
-WaterfallCUDA(const T *                          image,
-              const Grid &                       grid,
-              const WaterfallParameters &        parameters,
-              const WaterfallLevelSink<TLabel> & sink,
-              const ExecutionContext &           context,
-              RunInfo *                          info)
+namespace ws
 {
-  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
-  ws::CheckedVoxelCount(grid, "the waterfall");
-  ws::CheckWaterfallParameters(grid, parameters);
-  detail::DeviceScope scope(context.device);
-  const auto          stream = static_cast<cudaStream_t>(context.stream);
-  ws::Run<T>          run(image, grid, context, "waterfall", 0);
-  const ws::Arrays    a = run.Buffers();
-  WaterfallResult     result;
-  uint64_t            rounds = 0;
-  uint64_t            regions =
-    ws::WatershedOnDevice(run.Codes(), grid, parameters.watershed, a, context.device, stream, run.tracker, rounds);
-  ws::CheckLabelCapacity<TLabel>(regions);
+namespace
+{
+/** The waterfall with the watershed's voxel indices P. The levels' region labels are 32-bit: with 64-bit indices,
+ * level 0's labels are narrowed into b0 and the levels take the three arrays as arrays of 32-bit words (b0: the
+ * labels, b1 and b2: the regions' arrays), which is more room than the 32-bit path has. */
+template <typename P, typename T, typename TLabel>
+WaterfallResult
+WaterfallRun(const T *                          image,
+             const Grid &                       grid,
+             const WaterfallParameters &        parameters,
+             const WaterfallLevelSink<TLabel> & sink,
+             const ExecutionContext &           context,
+             RunInfo *                          info)
+{
+  const auto       stream = static_cast<cudaStream_t>(context.stream);
+  Run<T, P>        run(image, grid, context, "waterfall", 0);
+  const ArraysT<P> wide = run.Buffers();
+  WaterfallResult  result;
+  uint64_t         rounds = 0;
+  uint64_t         regions =
+    WatershedOnDevice(run.Codes(), grid, parameters.watershed, wide, context.device, stream, run.tracker, rounds);
+  CheckWaterfallRegions(regions);
+  CheckLabelCapacity<TLabel>(regions);
+  Arrays a{ reinterpret_cast<uint32_t *>(wide.b0),
+            reinterpret_cast<uint32_t *>(wide.b1),
+            reinterpret_cast<uint32_t *>(wide.b2) };
+  if constexpr (sizeof(P) == 8)
+  {
+    const uint64_t n = grid.NumberOfVoxels();
+    NarrowKernel<<<detail::GridStrideBlocks(n, 256, context.device), 256, 0, stream>>>(wide.b1, n, a.b0);
+    CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
+    std::swap(a.b0, a.b1);
+  }
   run.timer.Stop();
   result.watershedMilliseconds = run.timer.Milliseconds();
   const bool full              = parameters.watershed.fullyConnected;
@@ -438,13 +453,13 @@ WaterfallCUDA(const T *                          image,
   detail::ReserveDeviceMemory(run.tracker, capacity * sizeof(uint32_t), context.device);
   detail::DeviceBuffer<uint32_t>   allParents(capacity, stream, &run.tracker);
   uint64_t                         gathered = 0;
-  std::unique_ptr<ws::LevelEngine> levels;
+  std::unique_ptr<LevelEngine> levels;
   const bool                       more = regions > 1 && parameters.numberOfLevels != 1;
   if (more)
   {
     run.timer.Start();
-    levels = ws::MakeLevelEngine(
-      run.Codes(), grid, full, uint32_t(regions), a, context.device, stream, run.tracker, ws::g_LevelPath.load());
+    levels = MakeLevelEngine<typename Run<T, P>::C, P>(
+      run.Codes(), grid, full, uint32_t(regions), a, context.device, stream, run.tracker, g_LevelPath.load());
     run.timer.Stop();
     result.levelsMilliseconds += run.timer.Milliseconds();
     result.levelsOnRegionGraph = levels->OnRegionGraph();
@@ -499,6 +514,26 @@ WaterfallCUDA(const T *                          image,
     info->reservedDeviceBytes = run.tracker.reserved;
   }
   return result;
+}
+} // namespace
+} // namespace ws
+
+template <typename T, typename TLabel>
+WaterfallResult
+WaterfallCUDA(const T *                          image,
+              const Grid &                       grid,
+              const WaterfallParameters &        parameters,
+              const WaterfallLevelSink<TLabel> & sink,
+              const ExecutionContext &           context,
+              RunInfo *                          info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  ws::CheckedVoxelCount(grid);
+  ws::CheckWaterfallParameters(grid, parameters);
+  detail::DeviceScope scope(context.device);
+  if (ws::WideIndex(grid, parameters.watershed))
+    return ws::WaterfallRun<unsigned long long>(image, grid, parameters, sink, context, info);
+  return ws::WaterfallRun<uint32_t>(image, grid, parameters, sink, context, info);
 }
 
 namespace testing

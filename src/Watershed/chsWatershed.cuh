@@ -300,7 +300,7 @@ LinesOnDevice(const C * I, const Grid & grid, bool full, const ArraysT<P> & a, i
                    });
 }
 
-template <typename C>
+template <typename C, typename P>
 uint32_t
 WaterfallLevelOnDevice(const C *               I,
                        const Grid &            grid,
@@ -312,14 +312,14 @@ WaterfallLevelOnDevice(const C *               I,
                        detail::MemoryTracker & tracker)
 {
   using W                     = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
-  const Shape    s            = ShapeOf(grid);
+  const ShapeT<P> s           = ShapeOf<P>(grid);
   const unsigned blocks       = detail::GridStrideBlocks(s.n, 256, device);
   const uint32_t regions      = count + 1; // region 0 is unused
   const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, device);
   W *            pass         = reinterpret_cast<W *>(a.b2);
-  uint32_t *     P            = a.b0;
+  uint32_t *     parent       = a.b0;
   CHS_CUDA_CHECK(cudaMemsetAsync(pass, 0xff, uint64_t(regions) * sizeof(W), stream));
-  IdentityKernel<<<regionBlocks, 256, 0, stream>>>(P, regions);
+  IdentityKernel<<<regionBlocks, 256, 0, stream>>>(parent, regions);
   CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
   WithConnectivity(full,
                    grid.dimension == 3,
@@ -327,29 +327,29 @@ WaterfallLevelOnDevice(const C *               I,
                    {
                      constexpr bool Full = decltype(f)::value;
                      constexpr int  ZR   = decltype(zr)::value;
-                     LowestPassKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass);
+                     LowestPassKernel<Full, ZR, C, W, P><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass);
                      CHS_CUDA_CHECK_LAUNCH("LowestPassKernel");
-                     JoinKernel<Full, ZR, C, W><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass, P);
+                     JoinKernel<Full, ZR, C, W, P><<<blocks, 256, 0, stream>>>(I, s, a.b1, pass, parent);
                      CHS_CUDA_CHECK_LAUNCH("JoinKernel");
                    });
-  RegionRootKernel<<<regionBlocks, 256, 0, stream>>>(P, regions);
+  RegionRootKernel<<<regionBlocks, 256, 0, stream>>>(parent, regions);
   CHS_CUDA_CHECK_LAUNCH("RegionRootKernel");
   uint32_t * flag = a.b2;
   uint32_t * rank = a.b2 + regions;
-  RootFlagKernel<<<regionBlocks, 256, 0, stream>>>(P, regions, flag);
+  RootFlagKernel<<<regionBlocks, 256, 0, stream>>>(parent, regions, flag);
   CHS_CUDA_CHECK_LAUNCH("RootFlagKernel");
   InclusiveSum(flag, rank, regions, stream, tracker);
   uint32_t next = 0;
   ReadBack(next, rank + count, stream);
-  MapKernel<<<regionBlocks, 256, 0, stream>>>(P, rank, regions);
+  MapKernel<<<regionBlocks, 256, 0, stream>>>(parent, rank, regions);
   CHS_CUDA_CHECK_LAUNCH("MapKernel");
-  RelabelKernel<<<blocks, 256, 0, stream>>>(a.b1, P, s);
+  RelabelKernel<<<blocks, 256, 0, stream>>>(a.b1, parent, s);
   CHS_CUDA_CHECK_LAUNCH("RelabelKernel");
   return next;
 }
 
-/** The levels on the pixels: WaterfallLevelOnDevice relabels a.b1 at each level. */
-template <typename C>
+/** The levels on the pixels: WaterfallLevelOnDevice relabels a.b1 at each level (voxel indices P). */
+template <typename C, typename P>
 class PixelLevels final : public LevelEngine
 {
 public:
@@ -373,7 +373,8 @@ public:
   uint32_t
   Next(uint32_t count, uint32_t * parents) override
   {
-    const uint32_t next = WaterfallLevelOnDevice(m_I, m_Grid, m_Full, count, m_A, m_Device, m_Stream, m_Tracker);
+    const uint32_t next =
+      WaterfallLevelOnDevice<C, P>(m_I, m_Grid, m_Full, count, m_A, m_Device, m_Stream, m_Tracker);
     CHS_CUDA_CHECK(
       cudaMemcpyAsync(parents, m_A.b0 + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
     return next;
@@ -407,13 +408,13 @@ private:
 /** The levels on the region graph of level 0 (chsWaterfall.cuh): the edges, the regions' arrays (lowest passes,
  * union-find and new labels, root flags and ranks) and each level-0 region's current label M; a.b1 keeps level 0's
  * labels, a level's labels are made from them in a.b0 when asked for. */
-template <typename W>
+template <typename W, typename P>
 class GraphLevels final : public LevelEngine
 {
 public:
   GraphLevels(uint64_t                edges,
               uint32_t                count,
-              const Shape &           s,
+              const ShapeT<P> &       s,
               const Arrays &          a,
               int                     device,
               cudaStream_t            stream,
@@ -449,35 +450,35 @@ public:
   {
     const uint32_t regions      = count + 1; // region 0 is unused
     const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, m_Device);
-    uint32_t *     P            = m_P.get();
+    uint32_t *     parent       = m_P.get();
     CHS_CUDA_CHECK(cudaMemsetAsync(m_Pass.get(), 0xff, uint64_t(regions) * sizeof(W), m_Stream));
     CHS_CUDA_CHECK(cudaMemsetAsync(m_Counts.get(), 0, 2 * sizeof(unsigned long long), m_Stream));
-    IdentityKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions);
+    IdentityKernel<<<regionBlocks, 256, 0, m_Stream>>>(parent, regions);
     CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
     if (m_EdgeCount)
     {
       const unsigned edgeBlocks = detail::GridStrideBlocks(m_EdgeCount, 256, m_Device);
       EdgePassKernel<<<edgeBlocks, 256, 0, m_Stream>>>(m_Edges.get(), m_EdgeCount, m_Pass.get());
       CHS_CUDA_CHECK_LAUNCH("EdgePassKernel");
-      EdgeJoinKernel<<<edgeBlocks, 256, 0, m_Stream>>>(m_Edges.get(), m_EdgeCount, m_Pass.get(), P);
+      EdgeJoinKernel<<<edgeBlocks, 256, 0, m_Stream>>>(m_Edges.get(), m_EdgeCount, m_Pass.get(), parent);
       CHS_CUDA_CHECK_LAUNCH("EdgeJoinKernel");
     }
-    RegionRootKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions);
+    RegionRootKernel<<<regionBlocks, 256, 0, m_Stream>>>(parent, regions);
     CHS_CUDA_CHECK_LAUNCH("RegionRootKernel");
-    RootFlagKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, regions, m_Flag.get());
+    RootFlagKernel<<<regionBlocks, 256, 0, m_Stream>>>(parent, regions, m_Flag.get());
     CHS_CUDA_CHECK_LAUNCH("RootFlagKernel");
     InclusiveSum(m_Flag.get(), m_Rank.get(), regions, m_Stream, m_Tracker);
-    MapKernel<<<regionBlocks, 256, 0, m_Stream>>>(P, m_Rank.get(), regions);
+    MapKernel<<<regionBlocks, 256, 0, m_Stream>>>(parent, m_Rank.get(), regions);
     CHS_CUDA_CHECK_LAUNCH("MapKernel");
     CHS_CUDA_CHECK(
-      cudaMemcpyAsync(parents, P + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
+      cudaMemcpyAsync(parents, parent + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
     ComposeKernel<<<detail::GridStrideBlocks(uint64_t(m_Level0) + 1, 256, m_Device), 256, 0, m_Stream>>>(
-      m_M.get(), P, m_Level0 + 1);
+      m_M.get(), parent, m_Level0 + 1);
     CHS_CUDA_CHECK_LAUNCH("ComposeKernel");
     if (m_EdgeCount)
     {
       EdgeMapKernel<<<detail::GridStrideBlocks(m_EdgeCount, 256, m_Device), 256, 0, m_Stream>>>(
-        m_Edges.get(), m_EdgeCount, P);
+        m_Edges.get(), m_EdgeCount, parent);
       CHS_CUDA_CHECK_LAUNCH("EdgeMapKernel");
       size_t bytes = 0;
       CHS_CUDA_CHECK(
@@ -530,7 +531,7 @@ private:
     unsigned long long kept, next;
   };
   detail::DeviceBuffer<unsigned long long> m_Counts;
-  Shape                                    m_S;
+  ShapeT<P>                                m_S;
   Arrays                                   m_A;
   int                                      m_Device;
   cudaStream_t                             m_Stream;
@@ -538,7 +539,7 @@ private:
   unsigned                                 m_Level = 0;
 };
 
-template <typename C>
+template <typename C, typename P>
 std::unique_ptr<LevelEngine>
 MakeLevelEngine(const C *               I,
                 const Grid &            grid,
@@ -554,8 +555,8 @@ MakeLevelEngine(const C *               I,
   // Below 2^20 voxels the levels on the voxels took less time (launches, not bytes, bound them; H200, 2D gradients
   // of 256^2 to 4096^2 in bench/results/Watershed), and the edge count is not worth its pass.
   if (path == LevelPath::Pixels || (path == LevelPath::Auto && grid.NumberOfVoxels() < (uint64_t(1) << 20)))
-    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
-  const Shape                    s      = ShapeOf(grid);
+    return std::make_unique<PixelLevels<C, P>>(I, grid, full, a, device, stream, tracker);
+  const ShapeT<P>                s      = ShapeOf<P>(grid);
   const uint64_t                 blocks = (uint64_t(s.n) + 255) / 256;
   detail::ReserveDeviceMemory(tracker, 2 * blocks * sizeof(uint64_t) + detail::ScanScratchBytes(blocks), device);
   detail::DeviceBuffer<uint64_t> counts(blocks, stream, &tracker), ends(blocks, stream, &tracker);
@@ -563,16 +564,16 @@ MakeLevelEngine(const C *               I,
                    grid.dimension == 3,
                    [&](auto f, auto zr)
                    {
-                     EdgeCountKernel<decltype(f)::value, decltype(zr)::value, C, W>
+                     EdgeCountKernel<decltype(f)::value, decltype(zr)::value, C, W, P>
                        <<<unsigned(blocks), 256, 0, stream>>>(I, s, a.b1, counts.get());
                      CHS_CUDA_CHECK_LAUNCH("EdgeCountKernel");
                    });
   InclusiveSum(counts.get(), ends.get(), blocks, stream, tracker);
   uint64_t edges = 0;
   ReadBack(edges, ends.get() + (blocks - 1), stream);
-  const uint64_t pixelBytes = uint64_t(s.n) * (sizeof(C) + 3 * sizeof(uint32_t));
+  const uint64_t pixelBytes = uint64_t(s.n) * (sizeof(C) + 3 * sizeof(P));
   if (path == LevelPath::Auto && edges * sizeof(RegionEdge<W>) > pixelBytes)
-    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+    return std::make_unique<PixelLevels<C, P>>(I, grid, full, a, device, stream, tracker);
   // The graph's edges, its regions' arrays and the select's scratch; Auto takes the pixels where they do not fit.
   const uint64_t graphBytes = edges * sizeof(RegionEdge<W>) +
                               (uint64_t(count) + 1) * (sizeof(W) + 4 * sizeof(uint32_t)) +
@@ -585,15 +586,15 @@ MakeLevelEngine(const C *               I,
   {
     if (path != LevelPath::Auto)
       throw;
-    return std::make_unique<PixelLevels<C>>(I, grid, full, a, device, stream, tracker);
+    return std::make_unique<PixelLevels<C, P>>(I, grid, full, a, device, stream, tracker);
   }
-  auto graph = std::make_unique<GraphLevels<W>>(edges, count, s, a, device, stream, tracker);
+  auto graph = std::make_unique<GraphLevels<W, P>>(edges, count, s, a, device, stream, tracker);
   if (edges)
     WithConnectivity(full,
                      grid.dimension == 3,
                      [&](auto f, auto zr)
                      {
-                       EdgeWriteKernel<decltype(f)::value, decltype(zr)::value, C, W>
+                       EdgeWriteKernel<decltype(f)::value, decltype(zr)::value, C, W, P>
                          <<<unsigned(blocks), 256, 0, stream>>>(I, s, a.b1, ends.get(), graph->EdgeArray());
                        CHS_CUDA_CHECK_LAUNCH("EdgeWriteKernel");
                      });
@@ -615,10 +616,11 @@ MakeLevelEngine(const C *               I,
     int, cudaStream_t);                                                                                              \
   template void chs::ws::LinesOnDevice<C, unsigned long long>(const C *, const chs::Grid &, bool,                  \
     const chs::ws::ArraysT<unsigned long long> &, int, cudaStream_t);                                                \
-  template uint32_t chs::ws::WaterfallLevelOnDevice<C>(const C *, const chs::Grid &, bool, uint32_t,                 \
-    const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &);                                       \
-  template std::unique_ptr<chs::ws::LevelEngine> chs::ws::MakeLevelEngine<C>(const C *, const chs::Grid &, bool,      \
-    uint32_t, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &, chs::ws::LevelPath)
+  template std::unique_ptr<chs::ws::LevelEngine> chs::ws::MakeLevelEngine<C, uint32_t>(const C *, const chs::Grid &, \
+    bool, uint32_t, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &, chs::ws::LevelPath);     \
+  template std::unique_ptr<chs::ws::LevelEngine> chs::ws::MakeLevelEngine<C, unsigned long long>(const C *,          \
+    const chs::Grid &, bool, uint32_t, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &,      \
+    chs::ws::LevelPath)
 // clang-format on
 
 #endif

@@ -254,13 +254,25 @@ WaterfallCPU(const T *                          image,
              const WaterfallParameters &        parameters,
              const WaterfallLevelSink<TLabel> & sink)
 {
-  const uint64_t n = ws::CheckedVoxelCount(grid, "the waterfall");
+  const uint64_t n = ws::CheckedVoxelCount(grid);
   ws::CheckWaterfallParameters(grid, parameters);
   CheckImage(image, grid, n);
   std::vector<uint32_t> label;
-  // The watershed is the first half of the progress; level k then takes half of what is left.
+  // The watershed is the first half of the progress; level k then takes half of what is left. From 2^32 - 1 voxels
+  // on the basins are numbered in 64 bits, then narrowed: the levels number regions in 32 bits.
   detail::CpuPhases watershed(6, 0.0f, 0.5f);
-  uint64_t          regions = Basins(image, grid, parameters.watershed.fullyConnected, label, watershed);
+  const bool        full = parameters.watershed.fullyConnected;
+  uint64_t          regions;
+  if (ws::WideIndex(grid, parameters.watershed))
+  {
+    std::vector<uint64_t> wide;
+    regions = Basins(image, grid, full, wide, watershed);
+    ws::CheckWaterfallRegions(regions);
+    label.resize(n);
+    std::transform(wide.begin(), wide.end(), label.begin(), [](uint64_t b) { return uint32_t(b); });
+  }
+  else
+    regions = Basins(image, grid, full, label, watershed);
   ws::CheckLabelCapacity<TLabel>(regions);
   WaterfallResult     result;
   const Neighbourhood nb(grid, parameters.watershed.fullyConnected);

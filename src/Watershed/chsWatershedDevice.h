@@ -1,4 +1,4 @@
-// Internal to the .cu files: the watershed and one waterfall level on pixel codes already on the device
+// Internal to the .cu files: the watershed and the waterfall's levels on pixel codes already on the device
 // (src/Watershed/chsWatershed.cuh defines them, the generated chsWatershed_<code>.cu instantiate them,
 // src/Watershed/chsWatershed.cu calls them).
 #ifndef chsWatershedDevice_h
@@ -42,19 +42,6 @@ template <typename C, typename P>
 void
 LinesOnDevice(const C * I, const Grid & grid, bool full, const ArraysT<P> & a, int device, cudaStream_t stream);
 
-/** One waterfall level: the labels in a.b1 (1 .. count) become the next level's; a.b0[1 .. count] receives each
- * region's new label. Returns the new region count. */
-template <typename C>
-uint32_t
-WaterfallLevelOnDevice(const C *               I,
-                       const Grid &            grid,
-                       bool                    full,
-                       uint32_t                count,
-                       const Arrays &          a,
-                       int                     device,
-                       cudaStream_t            stream,
-                       detail::MemoryTracker & tracker);
-
 /** Where the waterfall's levels run: chosen by the region graph's size (Auto), or forced (tests). */
 enum class LevelPath
 {
@@ -83,10 +70,11 @@ public:
   OnRegionGraph() const = 0;
 };
 
-/** The levels after the watershed of the codes I, whose `count` labels are in a.b1. Auto takes the region graph for
- * images of 2^20 voxels or more when its edges need no more device memory than the run's pixel arrays (the codes
- * and a.b0 to a.b2), else the pixels. */
-template <typename C>
+/** The levels after the watershed of the codes I, whose `count` labels are in a.b1 (32-bit region labels in every
+ * case; the levels index the voxels with P, as the watershed did). Auto takes the region graph for images of 2^20
+ * voxels or more when its edges need no more device memory than the run's pixel arrays (the codes and the three
+ * arrays of P), else the pixels. */
+template <typename C, typename P>
 std::unique_ptr<LevelEngine>
 MakeLevelEngine(const C *               I,
                 const Grid &            grid,

@@ -79,8 +79,8 @@ Decode(typename Code<T>::Type c)
     return T(c);
 }
 
-/** The voxel count, checked. The watershed (`what` null) takes any number of voxels, each axis below 2^32; the other
- * runs (`what`: the waterfall, the watershed from markers) fewer than 2^32 - 1. */
+/** The voxel count, checked. The watershed and the waterfall (`what` null) take any number of voxels, each axis below
+ * 2^32; the watershed from markers (`what`) fewer than 2^32 - 1. */
 inline uint64_t
 CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
 {
@@ -96,6 +96,16 @@ CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
     if (grid.size[d] > 0xffffffffull)
       throw std::invalid_argument("chs: the watershed takes images of fewer than 2^32 voxels along each axis");
   return n;
+}
+
+/** The waterfall numbers its regions in 32 bits: level 0, the watershed's basins, must be fewer than 2^32 - 1. */
+inline void
+CheckWaterfallRegions(uint64_t regions)
+{
+  if (regions >= 0xffffffffull)
+    throw std::invalid_argument("chs: the waterfall numbers its regions in 32 bits (at most 4294967294); the "
+                                "watershed of this image has " +
+                                std::to_string(regions) + " basins");
 }
 
 /** Whether a watershed run takes 64-bit voxel indices: from 2^32 - 1 voxels on, or when a test forces it. */

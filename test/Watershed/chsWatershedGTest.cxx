@@ -497,13 +497,13 @@ TEST(WatershedReference, BadInput)
   wp.watershed.markLines                       = true;
   const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return L.data(); };
   EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(4, 3), wp, sink), std::invalid_argument);
-  // The waterfall and the watershed from markers stop below 2^32 - 1 voxels, every run at 2^32 along an axis; the
-  // check comes before the image is read.
+  // The watershed from markers stops below 2^32 - 1 voxels, every run at 2^32 along an axis; the check comes before
+  // the image is read.
   const chs::Grid huge = MakeGrid(65536, 65536);
-  EXPECT_THROW(chs::WaterfallCPU(I.data(), huge, {}, sink), std::invalid_argument);
   EXPECT_THROW((chs::MarkerWatershedCPU<float, uint32_t>(I.data(), nullptr, nullptr, huge, {}, L.data())),
                std::invalid_argument);
   EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(uint64_t(1) << 32, 1), {}, L.data()), std::invalid_argument);
+  EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(uint64_t(1) << 32, 1), {}, sink), std::invalid_argument);
   EXPECT_EQ(L, std::vector<uint32_t>(12, 7));
 }
 
@@ -905,6 +905,57 @@ TEST(WaterfallCUDA, PathChosenBySizes)
   EXPECT_GT(voxels, 0);
 }
 
+// The 64-bit path of the waterfall (forced on small images): the same levels and parents as the 32-bit path and the
+// CPU reference (forced to its 64-bit numbering too), on the voxels and on the region graph, every input, both
+// connectivities; then 16-bit labels and double pixels.
+TEST(WaterfallCUDA, WideIndexPathEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  for (int path : { 1, 2 })
+  {
+    const LevelPathScope scope(path);
+    for (const auto & in : Inputs())
+      for (bool full : { false, true })
+      {
+        chs::WaterfallParameters p;
+        p.watershed.fullyConnected = full;
+        auto wide                  = p;
+        wide.watershed.forceWideIndex = true;
+        std::vector<std::vector<uint32_t>> cpu, cpuWide, gpuWide;
+        const auto                         rc = Waterfall(false, in.f, in.grid, p, cpu);
+        const auto                         rw = Waterfall(false, in.f, in.grid, wide, cpuWide);
+        EXPECT_EQ(cpuWide, cpu) << in.name;
+        EXPECT_EQ(rw.parents, rc.parents) << in.name;
+        const auto rg = Waterfall(true, in.f, in.grid, wide, gpuWide);
+        EXPECT_EQ(gpuWide, cpu) << in.name << " full " << full << " path " << path;
+        EXPECT_EQ(rg.regionCounts, rc.regionCounts) << in.name << " path " << path;
+        EXPECT_EQ(rg.parents, rc.parents) << in.name << " path " << path;
+        if (rc.regionCounts.size() > 1)
+          EXPECT_EQ(rg.levelsOnRegionGraph, path == 2) << in.name;
+      }
+    const chs::Grid          g = MakeGrid(70, 45, 3);
+    const auto               f = SmoothNoise<float>(g, 9, 40, 1.0);
+    chs::WaterfallParameters p;
+    p.watershed.fullyConnected = true;
+    std::vector<std::vector<uint32_t>> expected;
+    Waterfall(false, f, g, p, expected);
+    ASSERT_GE(expected.size(), 2u);
+    p.watershed.forceWideIndex = true;
+    std::vector<std::vector<uint16_t>>      narrow(expected.size());
+    const chs::WaterfallLevelSink<uint16_t> sink = [&](unsigned level, uint64_t)
+    {
+      narrow[level].assign(f.size(), 0);
+      return narrow[level].data();
+    };
+    chs::WaterfallCUDA(f.data(), g, p, sink, chs::ExecutionContext{});
+    for (size_t k = 0; k < expected.size(); ++k)
+      EXPECT_EQ(std::vector<uint32_t>(narrow[k].begin(), narrow[k].end()), expected[k]) << "level " << k;
+    std::vector<std::vector<uint32_t>> fromDouble;
+    Waterfall(true, Cast<double>(f), g, p, fromDouble);
+    EXPECT_EQ(fromDouble, expected) << "path " << path;
+  }
+}
+
 TEST(WatershedCUDA, BadInput)
 {
   CHS_REQUIRE_GPU();
@@ -953,6 +1004,29 @@ Parallel(uint64_t count, F && f)
   for (auto & th : pool)
     th.join();
 }
+
+/** The large tests' volume: waves of several periods plus hashed noise of 12 levels (basins of all sizes and
+ * plateaux), 8-bit. */
+std::vector<uint8_t>
+LargeVolume(const chs::Grid & g)
+{
+  const uint64_t       n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1];
+  std::vector<uint8_t> I(n);
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             for (uint64_t p = a; p < b; ++p)
+             {
+               const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+               uint64_t       h = p * 0x9E3779B97F4A7C15ull;
+               h ^= h >> 31;
+               const double w =
+                 100 + 40 * std::sin(x * 0.05) * std::cos(y * 0.037) + 30 * std::sin(z * 0.09 + x * 0.011);
+               I[p] = uint8_t(w + double(h % 12));
+             }
+           });
+  return I;
+}
 } // namespace
 
 /** A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit; 107 GB of device memory: an H200), when CHS_LARGE_TESTS is
@@ -969,21 +1043,7 @@ TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
   const chs::Grid g = MakeGrid(2048, 2048, 1025);
   const uint64_t  n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1], nz = g.size[2];
   ASSERT_GT(n, uint64_t(1) << 32);
-  // Waves of several periods plus hashed noise of 12 levels: basins of all sizes and plateaux.
-  std::vector<uint8_t> I(n);
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             for (uint64_t p = a; p < b; ++p)
-             {
-               const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
-               uint64_t       h = p * 0x9E3779B97F4A7C15ull;
-               h ^= h >> 31;
-               const double w =
-                 100 + 40 * std::sin(x * 0.05) * std::cos(y * 0.037) + 30 * std::sin(z * 0.09 + x * 0.011);
-               I[p] = uint8_t(w + double(h % 12));
-             }
-           });
+  const std::vector<uint8_t> I = LargeVolume(g);
   std::vector<uint32_t> labels(n);
   chs::RunInfo          info;
   uint64_t              basins = 0;
@@ -1090,4 +1150,164 @@ TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
              split += wrong;
            });
   EXPECT_EQ(split.load(), 0u);
+}
+
+/** The waterfall of a volume above 2^32 voxels (the watershed test's volume; about 108 GB of device memory and 60 GB
+ * of host memory), when CHS_LARGE_TESTS is set. Checked against what defines it, computed independently here: level 0
+ * is the watershed's labels; the lowest pass of every level-0 region (the smallest max(I(p), I(q)) over its face
+ * pairs with other regions) and the union of every pair of regions across a pair at the lowest pass of either give
+ * exactly the regions of level 1; every level's labels are numbered by first voxel, its parents map every region
+ * into the next level's, each label of which has a region, and the levels end at one region. */
+TEST(WaterfallCUDA, GPUVolumeAbove2To32Voxels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  const chs::Grid g = MakeGrid(2048, 2048, 1025);
+  const uint64_t  n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1], nz = g.size[2];
+  ASSERT_GT(n, uint64_t(1) << 32);
+  const std::vector<uint8_t>      I = LargeVolume(g);
+  std::vector<uint32_t>           level0(n), level1(n);
+  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t) -> uint32_t *
+  { return level == 0 ? level0.data() : level == 1 ? level1.data() : nullptr; };
+  chs::RunInfo         info;
+  chs::WaterfallResult r;
+  try
+  {
+    r = chs::WaterfallCUDA(I.data(), g, chs::WaterfallParameters{}, sink, chs::ExecutionContext{}, &info);
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  std::cout << r.regionCounts.size() << " levels, " << r.regionCounts[0] << " regions at level 0, "
+            << (r.regionCounts.size() > 1 ? r.regionCounts[1] : 0) << " at level 1; levels on the "
+            << (r.levelsOnRegionGraph ? "region graph" : "voxels") << "; peak device memory " << info.peakDeviceBytes
+            << " bytes, reserved " << info.reservedDeviceBytes << "; watershed " << r.watershedMilliseconds
+            << " ms, levels " << r.levelsMilliseconds << " ms" << std::endl;
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  ASSERT_GE(r.regionCounts.size(), 3u);
+  EXPECT_EQ(r.regionCounts.back(), 1u);
+  ASSERT_EQ(r.parents.size() + 1, r.regionCounts.size());
+  {
+    std::vector<uint32_t> watershed(n);
+    chs::WatershedCUDA(I.data(), g, chs::WatershedParameters{}, watershed.data(), chs::ExecutionContext{});
+    EXPECT_TRUE(watershed == level0) << "level 0 is not the watershed";
+  }
+  // Every level's parents map its regions onto all of the next level's.
+  for (size_t k = 0; k + 1 < r.regionCounts.size(); ++k)
+  {
+    ASSERT_EQ(r.parents[k].size(), r.regionCounts[k]);
+    std::vector<uint8_t> hit(r.regionCounts[k + 1] + 1, 0);
+    for (uint32_t parent : r.parents[k])
+    {
+      ASSERT_GE(parent, 1u);
+      ASSERT_LE(parent, r.regionCounts[k + 1]);
+      hit[parent] = 1;
+    }
+    EXPECT_EQ(std::count(hit.begin() + 1, hit.end(), 1), std::ptrdiff_t(r.regionCounts[k + 1])) << "level " << k;
+    EXPECT_LT(r.regionCounts[k + 1], r.regionCounts[k]);
+  }
+  // Levels 0 and 1: numbered by first voxel, and level 1 = the parents of level 0.
+  for (const auto * level : { &level0, &level1 })
+  {
+    uint64_t largest = 0, misnumbered = 0;
+    for (uint32_t l : *level)
+      if (l > largest)
+      {
+        misnumbered += l != largest + 1;
+        largest = l;
+      }
+      else
+        misnumbered += l == 0;
+    EXPECT_EQ(misnumbered, 0u);
+    EXPECT_EQ(largest, r.regionCounts[level == &level0 ? 0 : 1]);
+  }
+  std::atomic<uint64_t> unparented{ 0 };
+  Parallel(n,
+           [&](uint64_t a, uint64_t b)
+           {
+             uint64_t wrong = 0;
+             for (uint64_t p = a; p < b; ++p)
+               wrong += level1[p] != r.parents[0][level0[p] - 1];
+             unparented += wrong;
+           });
+  EXPECT_EQ(unparented.load(), 0u);
+  // Level 1 from its definition: lowest passes, then a concurrent union-find over the level-0 regions.
+  const uint64_t                     regions = r.regionCounts[0];
+  std::vector<std::atomic<uint16_t>> pass(regions + 1);
+  std::vector<std::atomic<uint32_t>> up(regions + 1);
+  for (uint64_t i = 0; i <= regions; ++i)
+  {
+    pass[i].store(0xffff, std::memory_order_relaxed);
+    up[i].store(uint32_t(i), std::memory_order_relaxed);
+  }
+  const auto forEachBoundaryPair = [&](auto && f)
+  {
+    Parallel(n,
+             [&](uint64_t a, uint64_t b)
+             {
+               for (uint64_t p = a; p < b; ++p)
+               {
+                 const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+                 for (uint64_t q : { x + 1 < nx ? p + 1 : p, y + 1 < ny ? p + nx : p, z + 1 < nz ? p + nx * ny : p })
+                   if (q != p && level0[q] != level0[p])
+                     f(level0[p], level0[q], uint16_t(std::max(I[p], I[q])));
+               }
+             });
+  };
+  const auto lower = [&](uint32_t region, uint16_t h)
+  {
+    uint16_t seen = pass[region].load(std::memory_order_relaxed);
+    while (h < seen && !pass[region].compare_exchange_weak(seen, h, std::memory_order_relaxed))
+    {
+    }
+  };
+  forEachBoundaryPair(
+    [&](uint32_t a, uint32_t b, uint16_t h)
+    {
+      lower(a, h);
+      lower(b, h);
+    });
+  const auto find = [&](uint32_t a)
+  {
+    for (;;)
+    {
+      const uint32_t next = up[a].load(std::memory_order_relaxed);
+      if (next == a)
+        return a;
+      a = next;
+    }
+  };
+  forEachBoundaryPair(
+    [&](uint32_t a, uint32_t b, uint16_t h)
+    {
+      if (h != pass[a].load(std::memory_order_relaxed) && h != pass[b].load(std::memory_order_relaxed))
+        return;
+      for (;;)
+      {
+        a = find(a);
+        b = find(b);
+        if (a == b)
+          return;
+        if (a < b)
+          std::swap(a, b);
+        uint32_t expected = a; // link the larger root under the smaller one while it is still a root
+        if (up[a].compare_exchange_weak(expected, b))
+          return;
+      }
+    });
+  // The unions are level 1's regions: region -> root and region -> level-1 label are the same partition.
+  std::vector<uint32_t> labelOfRoot(regions + 1, 0), rootOfLabel(r.regionCounts[1] + 1, 0);
+  uint64_t              mismatched = 0;
+  for (uint32_t region = 1; region <= regions; ++region)
+  {
+    const uint32_t root = find(region), label = r.parents[0][region - 1];
+    if (!labelOfRoot[root])
+      labelOfRoot[root] = label;
+    if (!rootOfLabel[label])
+      rootOfLabel[label] = root;
+    mismatched += labelOfRoot[root] != label || rootOfLabel[label] != root;
+  }
+  EXPECT_EQ(mismatched, 0u);
 }
