@@ -60,6 +60,9 @@ struct ForestingTransformParameters
    * error; 0: the number of voxels plus one, a bound the rounds never reach (each round makes final every pixel whose
    * optimum path crosses one more tile border). */
   uint64_t maximumRounds = 0;
+  /** Testing only: 64-bit voxel indices for the predecessors on the device, and the CPU reference's 64-bit path, even
+   * for small images (the path taken from 2^32 - 1 voxels on). The result is the same. */
+  bool forceWideIndex = false;
 };
 
 struct ForestingTransformResult
@@ -73,8 +76,11 @@ struct ForestingTransformResult
 
 /** The IFT of `weights` (non-negative, no NaN) from the seeds (`seeds[i] != 0`: a seed with that label). Writes
  * the labels, and when not null the cost map V and the predecessor map P (linear indices, -1 at the seeds).
- * Throws std::invalid_argument for an empty image, 2^32 - 1 voxels or more, no seed, or a negative or NaN weight
- * (naming the first such pixel), before anything is written. */
+ * Any number of voxels: from 2^32 - 1 voxels on the CUDA backend keeps the predecessors as 64-bit voxel indices (4
+ * bytes a voxel more). D stays 32-bit: a run where an optimum path takes 2^32 - 2 arcs or more at one cost (a plateau
+ * of V that long) throws std::runtime_error naming it, after the keys (only images of 2^32 - 1 voxels or more can).
+ * Throws std::invalid_argument for an empty image, no seed, or a negative or NaN weight (naming the first such
+ * pixel), before anything is written. */
 template <typename TWeight, typename TLabel>
 ForestingTransformResult
 ImageForestingTransformCPU(const TWeight *                         weights,

@@ -77,12 +77,12 @@ RelaxRounds(const TW *              B,
   }
 }
 
-template <ArcWeightFunction F, bool Full, typename TW, typename TCost>
+template <ArcWeightFunction F, bool Full, typename TW, typename TCost, typename P>
 uint64_t
 Keys(const TW *              B,
      const uint8_t *         mask,
      uint64_t *              K,
-     uint32_t *              parent,
+     P *                     parent,
      TCost *                 cost,
      int64_t *               predecessor,
      const Extent &          e,
@@ -98,20 +98,21 @@ Keys(const TW *              B,
   if (threeD)
   {
     rounds = RelaxRounds<F, Full, Tile3D>(B, mask, K, e, maximumRounds, stream, tracker);
-    ForestKernel<F, Full, 1, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
+    ForestKernel<F, Full, 1, TW, TCost, P><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
   }
   else
   {
     rounds = RelaxRounds<F, Full, Tile2D>(B, mask, K, e, maximumRounds, stream, tracker);
-    ForestKernel<F, Full, 0, TW, TCost><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
+    ForestKernel<F, Full, 0, TW, TCost, P><<<blocks, 256, 0, stream>>>(B, K, e, parent, cost, predecessor);
   }
   CHS_CUDA_CHECK_LAUNCH("ForestKernel");
   return rounds;
 }
 
-template <typename TWeight, typename TLabel>
+/** TransformOnDevice with predecessors and roots of type P. */
+template <typename P, typename TWeight, typename TLabel>
 ForestingTransformResult
-TransformOnDevice(const TWeight *                         dWeights,
+TransformRun(const TWeight *                         dWeights,
                   const TLabel *                          dSeeds,
                   const Grid &                            grid,
                   const ForestingTransformParameters &    parameters,
@@ -124,7 +125,7 @@ TransformOnDevice(const TWeight *                         dWeights,
                   const TransformOptions &                options)
 {
   using TCost      = typename ForestingCost<TWeight>::Type;
-  const uint64_t n = CheckedVoxelCount(grid);
+  const uint64_t n = grid.NumberOfVoxels();
   const Extent   e{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]) };
   const auto     stream = static_cast<cudaStream_t>(context.stream);
 
@@ -151,7 +152,7 @@ TransformOnDevice(const TWeight *                         dWeights,
   if (status[0] == 0)
     throw NoSeedError();
 
-  detail::DeviceBuffer<uint32_t>                 dParent(n, stream, &tracker);
+  detail::DeviceBuffer<P>                        dParent(n, stream, &tracker);
   std::unique_ptr<detail::DeviceBuffer<TCost>>   dCost;
   std::unique_ptr<detail::DeviceBuffer<int64_t>> dPredecessor;
   if (cost)
@@ -165,7 +166,7 @@ TransformOnDevice(const TWeight *                         dWeights,
   uint64_t       rounds             = 0;
   const auto     keys               = [&](auto f, auto full)
   {
-    rounds = Keys<decltype(f)::value, decltype(full)::value>(dWeights,
+    rounds = Keys<decltype(f)::value, decltype(full)::value, TWeight, TCost, P>(dWeights,
                                                              options.mask,
                                                              dKeys.get(),
                                                              dParent.get(),
@@ -199,14 +200,27 @@ TransformOnDevice(const TWeight *                         dWeights,
       break;
   }
 
+  if constexpr (sizeof(P) == 8)
+  {
+    // Only here can D run out of its 32 bits (below 2^32 - 1 voxels a path has fewer arcs).
+    CHS_CUDA_CHECK(cudaMemsetAsync(dStatus.get(), 0, sizeof(unsigned long long), stream));
+    HopCountKernel<<<blocks, 256, 0, stream>>>(dKeys.get(), n, dStatus.get());
+    CHS_CUDA_CHECK_LAUNCH("HopCountKernel");
+    unsigned long long full = 0;
+    CHS_CUDA_CHECK(cudaMemcpyAsync(&full, dStatus.get(), sizeof(full), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (full)
+      throw HopCountError();
+  }
   if (options.seedCostIsWeight)
   {
     // A seed's key is not 0 then, so ForestKernel may have given it a neighbour of equal offer: seeds are roots.
     SeedRootKernel<<<blocks, 256, 0, stream>>>(dSeeds, options.mask, dParent.get(), n);
     CHS_CUDA_CHECK_LAUNCH("SeedRootKernel");
   }
-  // The keys are no longer needed: their first half holds the shortened predecessors that the finds follow.
-  auto * root = reinterpret_cast<uint32_t *>(dKeys.get());
+  // The keys are no longer needed: they hold the shortened predecessors that the finds follow (in their first half
+  // for 32-bit indices).
+  auto * root = reinterpret_cast<P *>(dKeys.get());
   if (threeD)
     ShortcutKernel<16, 16, 16>
       <<<dim3((e.nx + 15) / 16, (e.ny + 15) / 16, (e.nz + 15) / 16), 1024, 0, stream>>>(dParent.get(), root, e);
@@ -233,6 +247,28 @@ TransformOnDevice(const TWeight *                         dWeights,
   return result;
 }
 
+template <typename TWeight, typename TLabel>
+ForestingTransformResult
+TransformOnDevice(const TWeight *                         dWeights,
+                  const TLabel *                          dSeeds,
+                  const Grid &                            grid,
+                  const ForestingTransformParameters &    parameters,
+                  TLabel *                                labels,
+                  typename ForestingCost<TWeight>::Type * cost,
+                  int64_t *                               predecessor,
+                  const ExecutionContext &                context,
+                  detail::MemoryTracker &                 tracker,
+                  detail::EventTimer &                    timer,
+                  const TransformOptions &                options)
+{
+  CheckedVoxelCount(grid);
+  if (WideIndex(grid, parameters))
+    return TransformRun<unsigned long long>(
+      dWeights, dSeeds, grid, parameters, labels, cost, predecessor, context, tracker, timer, options);
+  return TransformRun<uint32_t>(
+    dWeights, dSeeds, grid, parameters, labels, cost, predecessor, context, tracker, timer, options);
+}
+
 } // namespace ift
 
 template <typename TWeight, typename TLabel>
@@ -256,8 +292,11 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   detail::ReserveDeviceMemory(
     tracker,
     n * (sizeof(TWeight) + sizeof(TLabel)) +
-      ift::TransformBytes(
-        grid, sizeof(TLabel), cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0, predecessor != nullptr),
+      ift::TransformBytes(grid,
+                          sizeof(TLabel),
+                          cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0,
+                          predecessor != nullptr,
+                          ift::WideIndex(grid, parameters) ? 8 : 4),
     context.device);
   detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
   detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);

@@ -36,7 +36,8 @@ NeighbourOffsets(const Grid & grid, bool full)
   return offsets;
 }
 
-template <ArcWeightFunction F, typename TWeight, typename TLabel>
+/** The transform with voxel indices I in the heap and the parents (uint32_t below 2^32 - 1 voxels, else 64-bit). */
+template <ArcWeightFunction F, typename I, typename TWeight, typename TLabel>
 void
 Transform(const TWeight *                         weights,
           const TLabel *                          seeds,
@@ -53,9 +54,9 @@ Transform(const TWeight *                         weights,
   const std::vector<int> offsets = NeighbourOffsets(grid, parameters.fullyConnected);
 
   std::vector<uint64_t> key(n, ift::kUnreached);
-  std::vector<uint32_t> parent(n);
+  std::vector<I>        parent(n);
   std::vector<uint8_t>  done(n, 0);
-  using Entry = std::pair<uint64_t, uint32_t>;
+  using Entry = std::pair<uint64_t, I>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   // Progress: the seeds, the voxels taken from the heap (each once), the outputs.
   detail::CpuPhases progress(3);
@@ -65,7 +66,7 @@ Transform(const TWeight *                         weights,
     if (seeds[i] != 0 && in(i))
     {
       key[i] = weightCost ? uint64_t(EncodeOrdered(weights[i])) << 32 : 0;
-      heap.emplace(key[i], static_cast<uint32_t>(i));
+      heap.emplace(key[i], static_cast<I>(i));
     }
 
   progress.Start(1, n);
@@ -76,19 +77,21 @@ Transform(const TWeight *                         weights,
     heap.pop();
     if (done[q] || k != key[q])
       continue; // a stale entry: q was offered a smaller key after this one was queued
+    if (ift::HopCountFull(k))
+      throw ift::HopCountError();
     done[q] = 1;
     progress.At(++taken);
     const int64_t x = q % nx, y = (q / nx) % ny, z = q / (nx * ny);
     // The predecessor: the neighbour whose offer equals q's key, with the smallest (key, index).
     uint64_t   bestKey = ift::kUnreached;
-    uint32_t   best    = q;
+    I          best    = q;
     const bool seed    = seeds[q] != 0;
     for (size_t o = 0; o < offsets.size(); o += 3)
     {
       const int64_t px = x + offsets[o], py = y + offsets[o + 1], pz = z + offsets[o + 2];
       if (px < 0 || py < 0 || pz < 0 || px >= nx || py >= ny || pz >= nz)
         continue;
-      const uint32_t p = static_cast<uint32_t>((pz * ny + py) * nx + px);
+      const I p = static_cast<I>((pz * ny + py) * nx + px);
       if (!seed && done[p] && ift::Offer(key[p], ift::ArcWeight<F>(weights[p], weights[q])) == k &&
           (key[p] < bestKey || (key[p] == bestKey && p < best)))
       {
@@ -145,20 +148,29 @@ ImageForestingTransformCPU(const TWeight *                         weights,
   }
   if (result.seedCount == 0)
     throw ift::NoSeedError();
-  switch (parameters.arcWeight)
+  const auto run = [&](auto index)
   {
-    case ArcWeightFunction::Target:
-      Transform<ArcWeightFunction::Target>(weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
-      break;
-    case ArcWeightFunction::Maximum:
-      Transform<ArcWeightFunction::Maximum>(
-        weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
-      break;
-    case ArcWeightFunction::AbsoluteDifference:
-      Transform<ArcWeightFunction::AbsoluteDifference>(
-        weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
-      break;
-  }
+    using I = decltype(index);
+    switch (parameters.arcWeight)
+    {
+      case ArcWeightFunction::Target:
+        Transform<ArcWeightFunction::Target, I>(
+          weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
+        break;
+      case ArcWeightFunction::Maximum:
+        Transform<ArcWeightFunction::Maximum, I>(
+          weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
+        break;
+      case ArcWeightFunction::AbsoluteDifference:
+        Transform<ArcWeightFunction::AbsoluteDifference, I>(
+          weights, seeds, nullptr, false, grid, parameters, labels, cost, predecessor);
+        break;
+    }
+  };
+  if (ift::WideIndex(grid, parameters))
+    run(uint64_t(0));
+  else
+    run(uint32_t(0));
   return result;
 }
 
@@ -177,9 +189,11 @@ MaskedTransformCPU(const TWeight *                      weights,
   // Pixels left out of the graph, and pixels that no seed reaches, keep label 0.
   std::fill(labels, labels + grid.NumberOfVoxels(), TLabel(0));
   if (parameters.arcWeight == ArcWeightFunction::Target)
-    Transform<ArcWeightFunction::Target>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+    Transform<ArcWeightFunction::Target, uint32_t>(
+      weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
   else if (parameters.arcWeight == ArcWeightFunction::Maximum)
-    Transform<ArcWeightFunction::Maximum>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+    Transform<ArcWeightFunction::Maximum, uint32_t>(
+      weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
   else
     throw std::logic_error("chs: the masked Image Foresting Transform takes the Target and Maximum arc weights");
 }

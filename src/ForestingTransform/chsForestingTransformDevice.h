@@ -30,16 +30,16 @@ struct TransformOptions
 };
 
 /** The device bytes TransformOnDevice allocates at most (the weights and seeds it is given not included): keys,
- * parents, labels, the cost and predecessor maps when asked for, and two flags a tile of 32 x 32 (2D) or 8 x 8 x 8
- * (3D) pixels. */
+ * parents (voxel indices of `indexBytes`), labels, the cost and predecessor maps when asked for, and two flags a tile
+ * of 32 x 32 (2D) or 8 x 8 x 8 (3D) pixels. */
 inline uint64_t
-TransformBytes(const Grid & grid, uint64_t labelBytes, uint64_t costBytes, bool predecessor)
+TransformBytes(const Grid & grid, uint64_t labelBytes, uint64_t costBytes, bool predecessor, uint64_t indexBytes = 4)
 {
   const bool     threeD = grid.dimension == 3;
   const uint64_t x = threeD ? 8 : 32, y = threeD ? 8 : 32, z = threeD ? 8 : 1;
   const uint64_t tiles = ((grid.size[0] + x - 1) / x) * ((grid.size[1] + y - 1) / y) * ((grid.size[2] + z - 1) / z);
   return grid.NumberOfVoxels() *
-           (sizeof(uint64_t) + sizeof(uint32_t) + labelBytes + costBytes + (predecessor ? sizeof(int64_t) : 0)) +
+           (sizeof(uint64_t) + indexBytes + labelBytes + costBytes + (predecessor ? sizeof(int64_t) : 0)) +
          2 * tiles + 64;
 }
 

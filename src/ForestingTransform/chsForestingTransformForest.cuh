@@ -2,7 +2,7 @@
 // predecessor by the definition's local rule (the neighbour whose offer equals the pixel's key, with the smallest
 // key, then the smallest index) and writes the cost and predecessor maps; ShortcutKernel shortens the paths inside
 // tiles, and LabelKernel follows the shortened paths to the seed at the root (a find with path halving) and writes
-// its label.
+// its label. Predecessors and roots are voxel indices of type P (uint32_t below 2^32 - 1 voxels, else 64-bit).
 #ifndef chsIFTForest_cuh
 #define chsIFTForest_cuh
 
@@ -13,15 +13,15 @@ namespace chs
 namespace ift
 {
 
-template <ArcWeightFunction F, bool Full, int ZR, typename TW, typename TCost>
+template <ArcWeightFunction F, bool Full, int ZR, typename TW, typename TCost, typename P>
 __global__ void
-ForestKernel(const TW * B, const uint64_t * K, Extent e, uint32_t * parent, TCost * cost, int64_t * predecessor)
+ForestKernel(const TW * B, const uint64_t * K, Extent e, P * parent, TCost * cost, int64_t * predecessor)
 {
   const uint64_t n = uint64_t(e.nx) * e.ny * e.nz;
   for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint64_t k    = K[q];
-    uint32_t       best = uint32_t(q);
+    P              best = P(q);
     if (k != 0) // 0 is a seed's key and no other pixel's (every offer is larger than the key that makes it)
     {
       const int x = int(q % e.nx), y = int(q / e.nx % e.ny), z = int(q / (uint64_t(e.nx) * e.ny));
@@ -39,7 +39,7 @@ ForestKernel(const TW * B, const uint64_t * K, Extent e, uint32_t * parent, TCos
           if (kp != kUnreached && kp < bestKey && Offer(kp, ArcWeight<F>(B[p], bq)) == k)
           {
             bestKey = kp;
-            best    = uint32_t(p);
+            best    = P(p);
           }
         });
     }
@@ -51,21 +51,32 @@ ForestKernel(const TW * B, const uint64_t * K, Extent e, uint32_t * parent, TCos
   }
 }
 
+/** *full = 1 when a key's hop count has no room left (HopCountFull). */
+static __global__ void
+HopCountKernel(const uint64_t * K, uint64_t n, unsigned long long * full)
+{
+  bool any = false;
+  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
+    any = any || HopCountFull(K[q]);
+  if (any)
+    atomicMax(full, 1ull);
+}
+
 /** Makes every seed (inside the mask) the root of its tree. */
-template <typename TLabel>
+template <typename TLabel, typename P>
 __global__ void
-SeedRootKernel(const TLabel * seeds, const uint8_t * mask, uint32_t * parent, uint64_t n)
+SeedRootKernel(const TLabel * seeds, const uint8_t * mask, P * parent, uint64_t n)
 {
   for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
     if (seeds[q] != 0 && (!mask || mask[q]))
-      parent[q] = uint32_t(q);
+      parent[q] = P(q);
 }
 
 /** Shortens the predecessor paths inside each tile of TX x TY x TZ (4096) pixels before the global find: every pixel
  * gets the parent of the last pixel of its path that lies in its tile (the seed itself at a seed). Pointer jumping
  * in shared memory, until nothing changes (at most 12 jumps): the global finds then hop a tile at a time. */
-template <int TX, int TY, int TZ>
-__global__ void __launch_bounds__(1024) ShortcutKernel(const uint32_t * parent, uint32_t * root, Extent e)
+template <int TX, int TY, int TZ, typename P>
+__global__ void __launch_bounds__(1024) ShortcutKernel(const P * parent, P * root, Extent e)
 {
   constexpr int N = TX * TY * TZ;
   static_assert(N % 1024 == 0 && N <= 32768, "whole pixels a thread, 16-bit local indices");
@@ -83,8 +94,9 @@ __global__ void __launch_bounds__(1024) ShortcutKernel(const uint32_t * parent, 
     int      n = i;
     if (global(i, g))
     {
-      const uint32_t p  = parent[g];
-      const int      px = int(p % e.nx), py = int(p / e.nx % e.ny), pz = int(p / (e.nx * e.ny));
+      const P   p   = parent[g];
+      const P   row = p / e.nx;
+      const int px = int(p - row * e.nx), py = int(row % e.ny), pz = int(row / e.ny);
       if (px >= ox && px < ox + TX && py >= oy && py < oy + TY && pz >= oz && pz < oz + TZ)
         n = ((pz - oz) * TY + (py - oy)) * TX + (px - ox);
     }
@@ -122,20 +134,20 @@ __global__ void __launch_bounds__(1024) ShortcutKernel(const uint32_t * parent, 
 /** Labels every pixel with its root's seed label (0 outside the mask, when there is one). `root` starts as the
  * shortcuts of ShortcutKernel (seeds point to themselves); the finds shorten it further as they go. Concurrent halving
  * stores only ever write an ancestor, so every find still ends at the root. */
-template <typename TLabel>
+template <typename TLabel, typename P>
 __global__ void
-LabelKernel(uint32_t * root, const TLabel * seeds, const uint8_t * mask, TLabel * labels, uint64_t n)
+LabelKernel(P * root, const TLabel * seeds, const uint8_t * mask, TLabel * labels, uint64_t n)
 {
-  const volatile uint32_t * R = root;
+  const volatile P * R = root;
   for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
   {
-    uint32_t a = uint32_t(q);
+    P a = P(q);
     for (;;)
     {
-      const uint32_t p = R[a];
+      const P p = R[a];
       if (p == a)
         break;
-      const uint32_t gp = R[p];
+      const P gp = R[p];
       if (gp == p)
       {
         a = p;

@@ -60,19 +60,40 @@ Offer(uint64_t kp, uint32_t w)
   return w > static_cast<uint32_t>(kp >> 32) ? uint64_t(w) << 32 : kp + 1;
 }
 
-/** The voxel count, after the checks both backends make first: not empty, fewer than 2^32 - 1 voxels (pixel
- * indices and hop counts are 32-bit). */
+/** The voxel count, after the checks both backends make first: not empty; with `what` (the filters built on the
+ * transform that keep 32-bit pixel indices), fewer than 2^32 - 1 voxels. */
 inline uint64_t
-CheckedVoxelCount(const Grid & grid)
+CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
-  if (n >= 0xffffffffull)
-    throw std::invalid_argument(
-      "chs: the Image Foresting Transform takes images of fewer than 2^32 - 1 voxels; this one has " +
-      std::to_string(n));
+  if (what && n >= 0xffffffffull)
+    throw std::invalid_argument(std::string("chs: ") + what + " takes images of fewer than 2^32 - 1 voxels; this one has " +
+                                std::to_string(n));
   return n;
+}
+
+/** Whether a run takes 64-bit voxel indices: from 2^32 - 1 voxels on (below, an index and the hop count D fit 32
+ * bits), or when a test forces it. */
+inline bool
+WideIndex(const Grid & grid, const ForestingTransformParameters & p)
+{
+  return grid.NumberOfVoxels() >= 0xffffffffull || p.forceWideIndex;
+}
+
+/** D of 2^32 - 2 or more: the hop count has no room left (only images of 2^32 - 1 voxels or more reach it). */
+CHS_HOST_DEVICE bool
+HopCountFull(uint64_t key)
+{
+  return key != kUnreached && static_cast<uint32_t>(key) >= 0xfffffffeu;
+}
+
+inline std::runtime_error
+HopCountError()
+{
+  return std::runtime_error("chs: an optimum path of the Image Foresting Transform takes 2^32 - 2 arcs or more at one "
+                            "cost (a plateau of the cost map that long); its hop count is 32-bit");
 }
 
 /** The error for the first pixel (raster order) whose weight is negative or NaN. */

@@ -146,7 +146,7 @@ WaterpixelsCUDA(const TPixel *               image,
                 const ExecutionContext &     context,
                 RunInfo *                    info)
 {
-  const uint64_t n = ift::CheckedVoxelCount(grid);
+  const uint64_t n = ift::CheckedVoxelCount(grid, "waterpixels");
   wp::Axis       axes[3];
   wp::CheckAxes(grid, parameters, axes);
   const uint64_t cells = uint64_t(axes[0].Cells()) * axes[1].Cells() * axes[2].Cells();

@@ -22,7 +22,7 @@ template <typename TPixel, typename TLabel>
 std::pair<uint64_t, float>
 Prepare(const TPixel * image, const Grid & grid, const WaterpixelParameters & parameters, Axis (&axes)[3])
 {
-  const uint64_t n = ift::CheckedVoxelCount(grid);
+  const uint64_t n = ift::CheckedVoxelCount(grid, "waterpixels");
   CheckAxes(grid, parameters, axes);
   float smallest = INFINITY, largest = -INFINITY;
   for (uint64_t i = 0; i < n; ++i)

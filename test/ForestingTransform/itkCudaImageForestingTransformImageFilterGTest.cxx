@@ -8,8 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
+#include <iostream>
+#include <thread>
 #include <limits>
 #include <random>
 #include <set>
@@ -749,6 +753,160 @@ TEST(CudaImageForestingTransformImageFilter, GPUAllocationFailureThrowsAndLeaksN
   }
   chs::CudaDeviceMemoryInfo(0, freeAfter, total);
   EXPECT_GE(freeAfter + (4u << 20), freeBefore) << "device memory leaked";
+}
+
+// ---- 64-bit voxel indices ---------------------------------------------------------------------------------------
+
+/** The transform through the ITK-free API (which has the test hook for the 64-bit path). */
+template <typename TW, unsigned D>
+Result<TW, D>
+RunApi(const itk::Image<TW, D> * weights, const itk::Image<unsigned short, D> * seeds, bool gpu, bool full,
+       ArcWeight arc, bool wide)
+{
+  chs::Grid grid;
+  grid.dimension = D;
+  const auto size = weights->GetLargestPossibleRegion().GetSize();
+  for (unsigned d = 0; d < D; ++d)
+    grid.size[d] = size[d];
+  chs::ForestingTransformParameters p;
+  p.fullyConnected = full;
+  p.arcWeight      = arc == ArcWeight::Target    ? chs::ArcWeightFunction::Target
+                     : arc == ArcWeight::Maximum ? chs::ArcWeightFunction::Maximum
+                                                 : chs::ArcWeightFunction::AbsoluteDifference;
+  p.forceWideIndex = wide;
+  const size_t  n  = NumberOfPixels(size);
+  Result<TW, D> r;
+  r.labels.assign(n, 0);
+  r.cost.assign(n, 0);
+  r.predecessor.assign(n, 0);
+  if (gpu)
+    chs::ImageForestingTransformCUDA(weights->GetBufferPointer(), seeds->GetBufferPointer(), grid, p,
+                                     r.labels.data(), r.cost.data(), r.predecessor.data(), chs::ExecutionContext{});
+  else
+    chs::ImageForestingTransformCPU(weights->GetBufferPointer(), seeds->GetBufferPointer(), grid, p, r.labels.data(),
+                                    r.cost.data(), r.predecessor.data());
+  return r;
+}
+
+template <typename TW, unsigned D>
+void
+ExpectWidePathAgrees(const itk::Image<TW, D> * weights, const itk::Image<unsigned short, D> * seeds, bool full,
+                     ArcWeight arc, const char * what)
+{
+  SCOPED_TRACE(what);
+  const auto expected = RunApi(weights, seeds, false, full, arc, false);
+  for (bool gpu : { false, true })
+  {
+    const auto wide = RunApi(weights, seeds, gpu, full, arc, true);
+    EXPECT_EQ(wide.labels, expected.labels) << (gpu ? "CUDA" : "CPU");
+    EXPECT_EQ(wide.cost, expected.cost) << (gpu ? "CUDA" : "CPU");
+    EXPECT_EQ(wide.predecessor, expected.predecessor) << (gpu ? "CUDA" : "CPU");
+  }
+}
+
+// The 64-bit path (forced on small images) on both backends gives the 32-bit path's labels, costs and predecessors:
+// every arc weight, both connectivities, 2D and 3D, plateaux and random weights.
+TEST(CudaImageForestingTransformImageFilter, GPUWideIndexPathEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  unsigned seed = 900;
+  for (bool full : { false, true })
+    for (ArcWeight arc : kArcs)
+    {
+      using W8        = itk::Image<uint8_t, 2>;
+      const auto size = Size<W8>({ 301, 197 });
+      ExpectWidePathAgrees<uint8_t, 2>(
+        RandomWeights<uint8_t, 2>(size, 256, seed), Seeds<2>(size, 40, 9, seed + 1), full, arc, "random uint8");
+      ExpectWidePathAgrees<uint8_t, 2>(SmoothWeights<uint8_t, 2>(size, 250.0, 5, seed + 2),
+                                       Seeds<2>(size, 30, 30, seed + 3),
+                                       full,
+                                       arc,
+                                       "quantised, wide plateaux");
+      using W3         = itk::Image<float, 3>;
+      const auto size3 = Size<W3>({ 37, 29, 23 });
+      ExpectWidePathAgrees<float, 3>(SmoothWeights<float, 3>(size3, 10.0, 0, seed + 4),
+                                     Seeds<3>(size3, 20, 20, seed + 5),
+                                     full,
+                                     arc,
+                                     "smoothed noise, float, 3D");
+      ExpectWidePathAgrees<uint16_t, 3>(MakeImage<itk::Image<uint16_t, 3>>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 7),
+                                        Seeds<3>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 3, 3, seed + 6, true),
+                                        full,
+                                        arc,
+                                        "constant, seeds in one corner, 3D");
+      seed += 10;
+    }
+}
+
+/** Runs f(begin, end) over [0, count) on all hardware threads. */
+template <typename F>
+void
+ParallelRange(uint64_t count, F && f)
+{
+  const uint64_t           threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (uint64_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
+  for (auto & th : pool)
+    th.join();
+}
+
+// A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit weights and labels; about 86 GB of device memory), when
+// CHS_LARGE_TESTS is set. Its answer follows from the definition: the weights are 1 everywhere, the seeds fill the
+// planes z = 100 (label 1) and z = 900 (label 2), the arc weight is the maximum, face neighbours. Every other voxel
+// then costs 1, reached by a path that rises once, next to a seed plane, and runs straight along z: its label is
+// the nearer plane's, and half way between them (z = 500: 400 arcs from both) the predecessor of smaller index, the
+// one below, gives label 1.
+TEST(CudaImageForestingTransformImageFilter, GPUVolumeAbove2To32Voxels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  chs::Grid grid;
+  grid.dimension = 3;
+  grid.size[0]   = 2048;
+  grid.size[1]   = 2048;
+  grid.size[2]   = 1025;
+  const uint64_t n = grid.NumberOfVoxels(), plane = grid.size[0] * grid.size[1];
+  ASSERT_GT(n, uint64_t(1) << 32);
+  std::vector<uint8_t> weights(n, 1), seeds(n, 0), labels(n, 0);
+  std::fill(seeds.begin() + 100 * plane, seeds.begin() + 101 * plane, uint8_t(1));
+  std::fill(seeds.begin() + 900 * plane, seeds.begin() + 901 * plane, uint8_t(2));
+  std::vector<uint32_t>             cost(n, 7);
+  chs::ForestingTransformParameters p;
+  p.arcWeight = chs::ArcWeightFunction::Maximum;
+  chs::RunInfo                  info;
+  chs::ForestingTransformResult r;
+  try
+  {
+    r = chs::ImageForestingTransformCUDA(
+      weights.data(), seeds.data(), grid, p, labels.data(), cost.data(), nullptr, chs::ExecutionContext{}, &info);
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  std::cout << r.rounds << " rounds, " << info.kernelMilliseconds << " ms of kernels; peak device memory "
+            << info.peakDeviceBytes << " bytes, reserved " << info.reservedDeviceBytes << std::endl;
+  EXPECT_EQ(r.seedCount, 2 * plane);
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  std::atomic<uint64_t> wrongLabel{ 0 }, wrongCost{ 0 };
+  ParallelRange(n,
+                [&](uint64_t a, uint64_t b)
+                {
+                  uint64_t label = 0, costs = 0;
+                  for (uint64_t i = a; i < b; ++i)
+                  {
+                    const uint64_t z = i / plane;
+                    const bool     seed = z == 100 || z == 900;
+                    label += labels[i] != (z <= 500 ? 1 : 2);
+                    costs += cost[i] != (seed ? 0u : 1u);
+                  }
+                  wrongLabel += label;
+                  wrongCost += costs;
+                });
+  EXPECT_EQ(wrongLabel.load(), 0u);
+  EXPECT_EQ(wrongCost.load(), 0u);
 }
 
 } // namespace
