@@ -42,6 +42,9 @@ struct WaterpixelParameters
   bool gradientMinimumSeeds = false;
   /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
   bool fullyConnected = false;
+  /** Testing only: the transform's 64-bit voxel indices (ForestingTransformParameters::forceWideIndex), the path
+   * taken from 2^32 - 1 pixels on, even for small images. The result is the same. */
+  bool forceWideIndex = false;
 };
 
 struct WaterpixelResult
@@ -54,9 +57,10 @@ struct WaterpixelResult
   uint64_t rounds = 0;
 };
 
-/** Waterpixels of `image` into `labels`; `border`, when not null, receives B. Throws std::invalid_argument, before
- * anything is written, for an empty image, 2^32 - 1 pixels or more (or 2^31 or more along an axis), a grid step of 0,
- * a NaN compactness, an input pixel that is NaN or infinite as a float, or more cells than the label type holds. */
+/** Waterpixels of `image` into `labels`; `border`, when not null, receives B. Any number of pixels, each axis below
+ * 2^31 (from 2^32 - 1 pixels on, the transform takes 64-bit voxel indices). Throws std::invalid_argument, before
+ * anything is written, for an empty image, 2^31 pixels or more along an axis, a grid step of 0, a NaN compactness, an
+ * input pixel that is NaN or infinite as a float, or more cells than the label type holds. */
 template <typename TPixel, typename TLabel>
 WaterpixelResult
 WaterpixelsCPU(const TPixel *               image,

@@ -145,6 +145,9 @@ struct MarkerWatershedParameters
    * keeps every regional minimum. Must be finite and not negative; a whole number for integer pixel types; 0 when
    * markers are given. */
   double level = 0.0;
+  /** Testing only: 64-bit voxel indices in the minima's watershed and in the flood (the path taken from 2^32 - 1
+   * voxels on), even for small images. The result is the same. */
+  bool forceWideIndex = false;
 };
 
 struct MarkerWatershedResult
@@ -158,8 +161,8 @@ struct MarkerWatershedResult
 
 /** The watershed from markers of `image` (scalar pixels of up to 32 bits: 8, 16 and 32-bit integers and float; no
  * NaN) into `labels`. `markers` (the label type; null: the minima, see above) and `mask` (one byte a pixel, 0 =
- * outside; null: every pixel) are optional. Throws std::invalid_argument for an empty image, 2^32 - 1 voxels or more,
- * 64-bit pixels, a NaN (naming the first such pixel), a bad level, a level with markers, or more markers than the
+ * outside; null: every pixel) are optional. Any number of voxels, each axis below 2^32 (from 2^32 - 1 voxels on,
+ * 64-bit voxel indices). Throws std::invalid_argument for an empty image, 64-bit pixels, a NaN (naming the first such pixel), a bad level, a level with markers, or more markers than the
  * label type holds, before anything is written. */
 template <typename T, typename TLabel>
 MarkerWatershedResult

@@ -188,14 +188,20 @@ MaskedTransformCPU(const TWeight *                      weights,
   static_assert(std::is_unsigned<TWeight>::value, "the masked transform runs on order-preserving codes");
   // Pixels left out of the graph, and pixels that no seed reaches, keep label 0.
   std::fill(labels, labels + grid.NumberOfVoxels(), TLabel(0));
-  if (parameters.arcWeight == ArcWeightFunction::Target)
-    Transform<ArcWeightFunction::Target, uint32_t>(
-      weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
-  else if (parameters.arcWeight == ArcWeightFunction::Maximum)
-    Transform<ArcWeightFunction::Maximum, uint32_t>(
-      weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+  const auto run = [&](auto index)
+  {
+    using I = decltype(index);
+    if (parameters.arcWeight == ArcWeightFunction::Target)
+      Transform<ArcWeightFunction::Target, I>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+    else if (parameters.arcWeight == ArcWeightFunction::Maximum)
+      Transform<ArcWeightFunction::Maximum, I>(weights, seeds, mask, true, grid, parameters, labels, nullptr, nullptr);
+    else
+      throw std::logic_error("chs: the masked Image Foresting Transform takes the Target and Maximum arc weights");
+  };
+  if (WideIndex(grid, parameters))
+    run(uint64_t(0));
   else
-    throw std::logic_error("chs: the masked Image Foresting Transform takes the Target and Maximum arc weights");
+    run(uint32_t(0));
 }
 #define CHS_INSTANTIATE_MASKED_IFT_CPU(TWeight)                                                                        \
   template void MaskedTransformCPU(                                                                                    \

@@ -60,17 +60,13 @@ Offer(uint64_t kp, uint32_t w)
   return w > static_cast<uint32_t>(kp >> 32) ? uint64_t(w) << 32 : kp + 1;
 }
 
-/** The voxel count, after the checks both backends make first: not empty; with `what` (the filters built on the
- * transform that keep 32-bit pixel indices), fewer than 2^32 - 1 voxels. */
+/** The voxel count, after the check both backends make first: not empty (any number of voxels: see WideIndex). */
 inline uint64_t
-CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
+CheckedVoxelCount(const Grid & grid)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
-  if (what && n >= 0xffffffffull)
-    throw std::invalid_argument(std::string("chs: ") + what + " takes images of fewer than 2^32 - 1 voxels; this one has " +
-                                std::to_string(n));
   return n;
 }
 

@@ -146,7 +146,7 @@ WaterpixelsCUDA(const TPixel *               image,
                 const ExecutionContext &     context,
                 RunInfo *                    info)
 {
-  const uint64_t n = ift::CheckedVoxelCount(grid, "waterpixels");
+  const uint64_t n = ift::CheckedVoxelCount(grid);
   wp::Axis       axes[3];
   wp::CheckAxes(grid, parameters, axes);
   const uint64_t cells = uint64_t(axes[0].Cells()) * axes[1].Cells() * axes[2].Cells();
@@ -165,10 +165,15 @@ WaterpixelsCUDA(const TPixel *               image,
     const uint64_t g     = parameters.gradientMinimumSeeds ? n * sizeof(float) : 0;
     const uint64_t b     = n * sizeof(float) + (grid.size[0] + grid.size[1] + grid.size[2]) * sizeof(float) + 64;
     const uint64_t seeds = n * sizeof(TLabel);
+    ForestingTransformParameters wide;
+    wide.forceWideIndex  = parameters.forceWideIndex;
+    const uint64_t index = ift::WideIndex(grid, wide) ? 8 : 4;
     tracker.what         = detail::DescribeRun("waterpixels", grid);
     detail::ReserveDeviceMemory(
       tracker,
-      b + std::max({ n * sizeof(TPixel) + g, g + seeds, seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false) }),
+      b + std::max({ n * sizeof(TPixel) + g,
+                     g + seeds,
+                     seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false, index) }),
       context.device);
   }
   auto                  dImage = std::make_unique<detail::DeviceBuffer<TPixel>>(n, stream, &tracker);
@@ -240,6 +245,7 @@ WaterpixelsCUDA(const TPixel *               image,
   ForestingTransformParameters ift;
   ift.fullyConnected               = parameters.fullyConnected;
   ift.arcWeight                    = ArcWeightFunction::Target;
+  ift.forceWideIndex               = parameters.forceWideIndex;
   const ForestingTransformResult r = ift::TransformOnDevice<float, TLabel>(
     dB.get(), dSeeds.get(), grid, ift, labels, nullptr, nullptr, context, tracker, timer);
   if (border)

@@ -22,7 +22,7 @@ template <typename TPixel, typename TLabel>
 std::pair<uint64_t, float>
 Prepare(const TPixel * image, const Grid & grid, const WaterpixelParameters & parameters, Axis (&axes)[3])
 {
-  const uint64_t n = ift::CheckedVoxelCount(grid, "waterpixels");
+  const uint64_t n = ift::CheckedVoxelCount(grid);
   CheckAxes(grid, parameters, axes);
   float smallest = INFINITY, largest = -INFINITY;
   for (uint64_t i = 0; i < n; ++i)
@@ -104,6 +104,7 @@ WaterpixelsCPU(const TPixel *               image,
   ForestingTransformParameters ift;
   ift.fullyConnected = parameters.fullyConnected;
   ift.arcWeight      = ArcWeightFunction::Target;
+  ift.forceWideIndex = parameters.forceWideIndex;
   {
     const detail::CpuSubRange sub(0.3f, 1.0f);
     ImageForestingTransformCPU<float, TLabel>(B.data(), seeds.data(), grid, ift, labels, nullptr, nullptr);

@@ -161,19 +161,19 @@ ShiftKernel(const typename Code<T>::Type * codes, double level, uint32_t * handi
     handicap[i] = Encode(Shifted(Decode<T>(codes[i]), level));
 }
 
-/** lowest[b]: the smallest code of basin b. */
-template <typename U>
+/** lowest[b]: the smallest code of basin b (basin numbers of type B, the run's voxel index type). */
+template <typename U, typename B>
 __global__ void
-LowestKernel(const U * h, const uint32_t * basin, uint32_t * lowest, uint64_t n)
+LowestKernel(const U * h, const B * basin, uint32_t * lowest, uint64_t n)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
     atomicMin(lowest + basin[i], uint32_t(h[i]));
 }
 
 /** The pixels of the regional minima: in each basin, those of its smallest code. */
-template <typename U>
+template <typename U, typename B>
 __global__ void
-MinimaKernel(const U * h, const uint32_t * basin, const uint32_t * lowest, uint8_t * minimum, uint64_t n)
+MinimaKernel(const U * h, const B * basin, const uint32_t * lowest, uint8_t * minimum, uint64_t n)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
     minimum[i] = uint32_t(h[i]) == lowest[basin[i]];
@@ -181,9 +181,9 @@ MinimaKernel(const U * h, const uint32_t * basin, const uint32_t * lowest, uint8
 
 /** The markers of the watershed without a marker image (include/chsWatershed.h): the regional minima of the h-minima
  * transform H of the codes, one marker per connected component inside the mask, into `markers`. Returns their count. */
-template <typename T, typename TLabel>
+template <typename T, typename TLabel, typename P>
 uint64_t
-MinimaMarkers(Run<T> &                          run,
+MinimaMarkers(Run<T, P> &                       run,
               const Grid &                      grid,
               const MarkerWatershedParameters & parameters,
               const uint8_t *                   dMask,
@@ -194,7 +194,7 @@ MinimaMarkers(Run<T> &                          run,
   const uint64_t                n      = grid.NumberOfVoxels();
   const auto                    stream = static_cast<cudaStream_t>(quiet.stream);
   const unsigned                blocks = detail::GridStrideBlocks(n, 256, quiet.device);
-  const Arrays                  a      = run.Buffers();
+  const ArraysT<P>              a      = run.Buffers();
   detail::DeviceBuffer<uint8_t> minimum(n, stream, &run.tracker);
   const auto                    minima = [&](const auto * h)
   {
@@ -223,6 +223,7 @@ MinimaMarkers(Run<T> &                          run,
       ForestingTransformParameters reconstruction;
       reconstruction.fullyConnected = parameters.fullyConnected;
       reconstruction.arcWeight      = ArcWeightFunction::Target;
+      reconstruction.forceWideIndex = parameters.forceWideIndex;
       ift::TransformOptions options;
       options.handicap = handicap.get();
       ift::TransformOnDevice<C, uint8_t>(run.Codes(),
@@ -258,7 +259,7 @@ MinimaMarkers(Run<T> &                          run,
   }
 }
 
-template <typename T, typename TLabel>
+template <typename P, typename T, typename TLabel>
 MarkerWatershedResult
 MarkerWatershedOnDevice(const T *                         image,
                         const TLabel *                    markers,
@@ -271,6 +272,7 @@ MarkerWatershedOnDevice(const T *                         image,
 {
   using C               = typename Code<T>::Type;
   const uint64_t      n = grid.NumberOfVoxels();
+  const uint64_t      index = sizeof(P); // the transform's voxel indices: the run's (both follow WideIndex)
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);
   // The mask, the markers, the flood's arrays, and without markers the minima's: one byte a voxel, and with a level
@@ -278,13 +280,15 @@ MarkerWatershedOnDevice(const T *                         image,
   const uint64_t minimaBytes =
     markers ? 0
             : n + (parameters.level > 0 ? n * (2 * sizeof(uint32_t) + 2) +
-                                            ift::TransformBytes(grid, 1, sizeof(typename ForestingCost<C>::Type), false)
+                                            ift::TransformBytes(
+                                              grid, 1, sizeof(typename ForestingCost<C>::Type), false, index)
                                         : 0);
-  Run<T> run(image,
-             grid,
-             context,
-             "watershed from markers",
-             (mask ? n : 0) + n * sizeof(TLabel) + minimaBytes + ift::TransformBytes(grid, sizeof(TLabel), 0, false));
+  Run<T, P> run(image,
+                grid,
+                context,
+                "watershed from markers",
+                (mask ? n : 0) + n * sizeof(TLabel) + minimaBytes +
+                  ift::TransformBytes(grid, sizeof(TLabel), 0, false, index));
   // The steps before the flood report no progress of their own (the flood reports 0.8 and 1).
   ExecutionContext quiet = context;
   quiet.progress         = nullptr;
@@ -300,12 +304,13 @@ MarkerWatershedOnDevice(const T *                         image,
     detail::CopyToDevice(dMarkers.get(), markers, n * sizeof(TLabel), stream, context);
   else
     result.markerCount =
-      MinimaMarkers<T, TLabel>(run, grid, parameters, dMask ? dMask->get() : nullptr, dMarkers.get(), quiet);
+      MinimaMarkers<T, TLabel, P>(run, grid, parameters, dMask ? dMask->get() : nullptr, dMarkers.get(), quiet);
   if (context.progress)
     context.progress(0.5f);
   ForestingTransformParameters flood;
   flood.fullyConnected = parameters.fullyConnected;
   flood.arcWeight      = ArcWeightFunction::Maximum;
+  flood.forceWideIndex = parameters.forceWideIndex;
   ift::TransformOptions options;
   options.mask              = dMask ? dMask->get() : nullptr;
   options.emptyWithoutSeeds = true;
@@ -340,7 +345,12 @@ MarkerWatershedCUDA(const T *                         image,
   static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
   ws::CheckMarkerParameters<T>(grid, parameters, markers != nullptr);
   if constexpr (sizeof(T) <= 4)
-    return ws::MarkerWatershedOnDevice(image, markers, mask, grid, parameters, labels, context, info);
+  {
+    if (ws::WideIndex(grid, parameters))
+      return ws::MarkerWatershedOnDevice<unsigned long long>(image, markers, mask, grid, parameters, labels, context,
+                                                             info);
+    return ws::MarkerWatershedOnDevice<uint32_t>(image, markers, mask, grid, parameters, labels, context, info);
+  }
   else
     return MarkerWatershedResult{};
 }

@@ -410,6 +410,7 @@ MarkerWatershedCPU(const T *                         image,
     ForestingTransformParameters flood;
     flood.fullyConnected = parameters.fullyConnected;
     flood.arcWeight      = ArcWeightFunction::Maximum;
+    flood.forceWideIndex = parameters.forceWideIndex;
     std::vector<TLabel> found;
     if (!markers)
     {
@@ -425,19 +426,33 @@ MarkerWatershedCPU(const T *                         image,
           h = ReconstructionByErosion(h, std::move(shifted), grid, parameters.fullyConnected);
         }
       }
-      std::vector<uint32_t> basin;
-      uint64_t              basins;
-      {
-        detail::CpuSubRange part(0.3f, 0.6f);
-        detail::CpuPhases   phases(6);
-        basins = Basins(h.data(), grid, parameters.fullyConnected, basin, phases);
-      }
-      std::vector<uint32_t> lowest(basins + 1, ~uint32_t(0));
-      for (uint64_t p = 0; p < n; ++p)
-        lowest[basin[p]] = std::min(lowest[basin[p]], h[p]);
+      // The regional minima of H: the pixels of each basin of H (numbered in 32 or 64 bits, as the watershed's)
+      // whose value is the basin's lowest.
       std::vector<uint8_t> minimum(n);
-      for (uint64_t p = 0; p < n; ++p)
-        minimum[p] = h[p] == lowest[basin[p]];
+      const auto           minima = [&](auto & basin)
+      {
+        uint64_t basins;
+        {
+          detail::CpuSubRange part(0.3f, 0.6f);
+          detail::CpuPhases   phases(6);
+          basins = Basins(h.data(), grid, parameters.fullyConnected, basin, phases);
+        }
+        std::vector<uint32_t> lowest(basins + 1, ~uint32_t(0));
+        for (uint64_t p = 0; p < n; ++p)
+          lowest[basin[p]] = std::min(lowest[basin[p]], h[p]);
+        for (uint64_t p = 0; p < n; ++p)
+          minimum[p] = h[p] == lowest[basin[p]];
+      };
+      if (ws::WideIndex(grid, parameters))
+      {
+        std::vector<uint64_t> basin;
+        minima(basin);
+      }
+      else
+      {
+        std::vector<uint32_t> basin;
+        minima(basin);
+      }
       ConnectedComponentParameters cc;
       cc.fullyConnected = parameters.fullyConnected;
       cc.maximumLabel   = uint64_t(TLabel(~TLabel(0)));

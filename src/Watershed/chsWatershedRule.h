@@ -79,19 +79,15 @@ Decode(typename Code<T>::Type c)
     return T(c);
 }
 
-/** The voxel count, checked. The watershed and the waterfall (`what` null) take any number of voxels, each axis below
- * 2^32; the watershed from markers (`what`) fewer than 2^32 - 1. */
+/** The voxel count, checked: any number of voxels (from 2^32 - 1 on, 64-bit voxel indices), each axis below 2^32. */
 inline uint64_t
-CheckedVoxelCount(const Grid & grid, const char * what = nullptr)
+CheckedVoxelCount(const Grid & grid)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (grid.dimension != 2 && grid.dimension != 3)
     throw std::invalid_argument("chs: the watershed takes 2D images and 3D volumes");
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
-  if (what && n >= 0xffffffffull)
-    throw std::invalid_argument(std::string("chs: ") + what +
-                                " takes images of fewer than 2^32 - 1 voxels; this one has " + std::to_string(n));
   for (unsigned d = 0; d < 3; ++d)
     if (grid.size[d] > 0xffffffffull)
       throw std::invalid_argument("chs: the watershed takes images of fewer than 2^32 voxels along each axis");
@@ -106,6 +102,13 @@ CheckWaterfallRegions(uint64_t regions)
     throw std::invalid_argument("chs: the waterfall numbers its regions in 32 bits (at most 4294967294); the "
                                 "watershed of this image has " +
                                 std::to_string(regions) + " basins");
+}
+
+/** Whether a watershed from markers takes 64-bit voxel indices: from 2^32 - 1 voxels on, or when a test forces it. */
+inline bool
+WideIndex(const Grid & grid, const MarkerWatershedParameters & p)
+{
+  return grid.NumberOfVoxels() >= 0xffffffffull || p.forceWideIndex;
 }
 
 /** Whether a watershed run takes 64-bit voxel indices: from 2^32 - 1 voxels on, or when a test forces it. */
@@ -186,7 +189,7 @@ template <typename T>
 void
 CheckMarkerParameters(const Grid & grid, const MarkerWatershedParameters & p, bool markers)
 {
-  CheckedVoxelCount(grid, "the watershed from markers");
+  CheckedVoxelCount(grid);
   if (sizeof(T) > 4)
     throw std::invalid_argument("chs: the watershed from markers takes pixels of up to 32 bits (its flood's costs are "
                                 "32-bit codes); cast 64-bit images to float or a 32-bit integer type");

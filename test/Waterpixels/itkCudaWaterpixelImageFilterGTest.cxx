@@ -274,6 +274,33 @@ TEST(CudaWaterpixelImageFilter, GPUMatchesCPU3D)
     }
 }
 
+// The transform's 64-bit path (forced on small images) gives the 32-bit path's waterpixels on both backends: 2D and
+// 3D, both connectivities, grid-centre and gradient-minimum seeds.
+TEST(CudaWaterpixelImageFilter, GPUWideIndexPathEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  using I8         = itk::Image<uint8_t, 2>;
+  using I16        = itk::Image<int16_t, 3>;
+  const auto image = Noise<uint8_t, 2>(Size<I8>({ 333, 211 }), 255.0, 3, 11);
+  const auto cube  = Noise<int16_t, 3>(Size<I16>({ 61, 47, 35 }), 2000.0, 2, 12);
+  for (bool full : { false, true })
+    for (bool minimum : { false, true })
+    {
+      auto p2 = Parameters({ 10, 10 }, -1.0f, minimum, full), p3 = Parameters({ 10, 10, 10 }, -1.0f, minimum, full);
+      const auto expected2 = RunAPI<uint8_t, 2>(image, p2, Backend::CPU);
+      const auto expected3 = RunAPI<int16_t, 3>(cube, p3, Backend::CPU);
+      p2.forceWideIndex    = true;
+      p3.forceWideIndex    = true;
+      for (Backend backend : { Backend::CPU, Backend::CUDA })
+      {
+        EXPECT_EQ((RunAPI<uint8_t, 2>(image, p2, backend).labels), expected2.labels)
+          << "2D full " << full << " minimum " << minimum << " CUDA " << (backend == Backend::CUDA);
+        EXPECT_EQ((RunAPI<int16_t, 3>(cube, p3, backend).labels), expected3.labels)
+          << "3D full " << full << " minimum " << minimum << " CUDA " << (backend == Backend::CUDA);
+      }
+    }
+}
+
 TEST(CudaWaterpixelImageFilter, BadInputThrowsAndTheFilterRunsAgain)
 {
   using I = itk::Image<float, 2>;

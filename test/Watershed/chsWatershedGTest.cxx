@@ -497,9 +497,8 @@ TEST(WatershedReference, BadInput)
   wp.watershed.markLines                       = true;
   const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return L.data(); };
   EXPECT_THROW(chs::WaterfallCPU(I.data(), MakeGrid(4, 3), wp, sink), std::invalid_argument);
-  // The watershed from markers stops below 2^32 - 1 voxels, every run at 2^32 along an axis; the check comes before
-  // the image is read.
-  const chs::Grid huge = MakeGrid(65536, 65536);
+  // Every run stops at 2^32 voxels along an axis; the check comes before the image is read.
+  const chs::Grid huge = MakeGrid(uint64_t(1) << 32, 1);
   EXPECT_THROW((chs::MarkerWatershedCPU<float, uint32_t>(I.data(), nullptr, nullptr, huge, {}, L.data())),
                std::invalid_argument);
   EXPECT_THROW(chs::WatershedCPU(I.data(), MakeGrid(uint64_t(1) << 32, 1), {}, L.data()), std::invalid_argument);

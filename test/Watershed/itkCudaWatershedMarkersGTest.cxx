@@ -325,6 +325,62 @@ TEST(CudaWatershedFromMarkers, GpuEqualsCpu)
   ExpectGpuEqualsCpu<U2>(flat.GetPointer(), nullptr, nullptr, 3);
 }
 
+/** The watershed from markers through the ITK-free API (which has the test hook for the 64-bit path). */
+template <typename TImage>
+std::vector<unsigned int>
+FloodApi(const TImage *           image,
+         const LabelsOf<TImage> * markers,
+         const MaskOf<TImage> *   mask,
+         double                   level,
+         bool                     gpu,
+         bool                     wide)
+{
+  chs::Grid grid;
+  grid.dimension = TImage::ImageDimension;
+  for (unsigned d = 0; d < TImage::ImageDimension; ++d)
+    grid.size[d] = image->GetLargestPossibleRegion().GetSize(d);
+  chs::MarkerWatershedParameters p;
+  p.level          = level;
+  p.forceWideIndex = wide;
+  std::vector<unsigned int> labels(grid.NumberOfVoxels(), 7);
+  const unsigned int *      k = markers ? markers->GetBufferPointer() : nullptr;
+  const unsigned char *     m = mask ? mask->GetBufferPointer() : nullptr;
+  if (gpu)
+    chs::MarkerWatershedCUDA(image->GetBufferPointer(), k, m, grid, p, labels.data(), chs::ExecutionContext{});
+  else
+    chs::MarkerWatershedCPU(image->GetBufferPointer(), k, m, grid, p, labels.data());
+  return labels;
+}
+
+// The 64-bit path (forced on small images) on both backends gives the 32-bit path's labels: minima with and without
+// a level, given markers, masks, 2D and 3D.
+TEST(CudaWatershedFromMarkers, GPUWideIndexPathEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  using U2      = itk::Image<unsigned char, 2>;
+  using S3      = itk::Image<short, 3>;
+  const auto u2 = Relief<U2>(Size<U2>({ 301, 170 }), 71, 12);
+  const auto s3 = Relief<S3>(Size<S3>({ 40, 33, 27 }), 72, 120);
+  auto       m3 = MakeImage<MaskOf<S3>>(Size<S3>({ 40, 33, 27 }), 1);
+  for (size_t p = 0; p < NumberOfPixels(Size<S3>({ 40, 33, 27 })); p += 3)
+    m3->GetBufferPointer()[p] = 0;
+  const auto k2 = RandomMarkers<LabelsOf<U2>>(Size<U2>({ 301, 170 }), 60, 18);
+  const auto k3 = RandomMarkers<LabelsOf<S3>>(Size<S3>({ 40, 33, 27 }), 90, 19);
+  const auto expect = [&](const auto * image, const auto * markers, const auto * mask, double level, const char * what)
+  {
+    const auto expected = FloodApi(image, markers, mask, level, false, false);
+    EXPECT_EQ(FloodApi(image, markers, mask, level, false, true), expected) << what << ", CPU";
+    EXPECT_EQ(FloodApi(image, markers, mask, level, true, true), expected) << what << ", CUDA";
+  };
+  for (double level : { 0.0, 4.0 })
+  {
+    expect(u2.GetPointer(), (const LabelsOf<U2> *)nullptr, (const MaskOf<U2> *)nullptr, level, "2D minima");
+    expect(s3.GetPointer(), (const LabelsOf<S3> *)nullptr, m3.GetPointer(), level * 10, "3D minima in a mask");
+  }
+  expect(u2.GetPointer(), k2.GetPointer(), (const MaskOf<U2> *)nullptr, 0, "2D markers");
+  expect(s3.GetPointer(), k3.GetPointer(), m3.GetPointer(), 0, "3D markers in a mask");
+}
+
 TEST(CudaWatershedFromMarkers, BadInputThenRunsAgain)
 {
   using Image                  = itk::Image<short, 2>;
