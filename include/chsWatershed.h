@@ -162,8 +162,8 @@ struct MarkerWatershedResult
 /** The watershed from markers of `image` (scalar pixels of up to 32 bits: 8, 16 and 32-bit integers and float; no
  * NaN) into `labels`. `markers` (the label type; null: the minima, see above) and `mask` (one byte a pixel, 0 =
  * outside; null: every pixel) are optional. Any number of voxels, each axis below 2^32 (from 2^32 - 1 voxels on,
- * 64-bit voxel indices). Throws std::invalid_argument for an empty image, 64-bit pixels, a NaN (naming the first such pixel), a bad level, a level with markers, or more markers than the
- * label type holds, before anything is written. */
+ * 64-bit voxel indices). Throws std::invalid_argument for an empty image, 64-bit pixels, a NaN (naming the first such
+ * pixel), a bad level, a level with markers, or more markers than the label type holds, before anything is written. */
 template <typename T, typename TLabel>
 MarkerWatershedResult
 MarkerWatershedCPU(const T *                         image,

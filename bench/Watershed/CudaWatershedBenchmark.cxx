@@ -643,8 +643,8 @@ ScaleRow(const std::string & kind, const std::string & label, uint64_t n, int re
   records.push_back("{" + Field("kind", kind + "-scale") + ", " + Field("name", label) + ", " + Field("voxels", n) +
                     ", " + Field(kind == "watershed" ? "basins" : "regions", count) + ", " + Field("kernel_ms", k) +
                     ", " + Field("end_to_end_ms", e) + ", " + Field("peak_device_bytes", info.peakDeviceBytes) + ", " +
-                    Field("reserved_device_bytes", info.reservedDeviceBytes) + ", " + Field("reps", int(kernel.size())) +
-                    "}");
+                    Field("reserved_device_bytes", info.reservedDeviceBytes) + ", " +
+                    Field("reps", int(kernel.size())) + "}");
 }
 
 /** --scale: the watershed and the waterfall through the ITK-free API (chs::WatershedCUDA and chs::WaterfallCUDA,
@@ -686,15 +686,16 @@ Scale(const Options & o)
       const std::string        label = wide ? name + " (64-bit path, forced)" : name;
       chs::WatershedParameters p;
       p.forceWideIndex = wide;
-      ScaleRow("watershed",
-               label,
-               uint64_t(n),
-               reps,
-               [&](chs::RunInfo & info)
-               { return chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info)
-                   .basinCount; });
+      ScaleRow(
+        "watershed",
+        label,
+        uint64_t(n),
+        reps,
+        [&](chs::RunInfo & info) {
+          return chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info).basinCount;
+        });
       chs::WaterfallParameters wp;
-      wp.watershed                           = p;
+      wp.watershed                                 = p;
       const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t)
       { return level == 1 ? labels.data() : nullptr; };
       chs::WaterfallResult last;

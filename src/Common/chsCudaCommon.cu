@@ -324,9 +324,9 @@ RawDeviceBuffer::RawDeviceBuffer(uint64_t bytes, cudaStream_t stream, MemoryTrac
   {
     std::lock_guard<std::mutex> lock(g_OverrunMutex);
     g_Overruns.fetch_add(1);
-    g_LastOverrun = m_Tracker->what + " allocated " +
-                    std::to_string(bytes) + " bytes holding " + std::to_string(m_Tracker->current) + " of the " +
-                    std::to_string(m_Tracker->reserved) + " it reserved";
+    g_LastOverrun = m_Tracker->what + " allocated " + std::to_string(bytes) + " bytes holding " +
+                    std::to_string(m_Tracker->current) + " of the " + std::to_string(m_Tracker->reserved) +
+                    " it reserved";
   }
   const cudaError_t error = cudaMallocAsync(&m_Pointer, request, stream);
   if (error == cudaErrorMemoryAllocation)

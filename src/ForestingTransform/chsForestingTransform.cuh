@@ -113,16 +113,16 @@ Keys(const TW *              B,
 template <typename P, typename TWeight, typename TLabel>
 ForestingTransformResult
 TransformRun(const TWeight *                         dWeights,
-                  const TLabel *                          dSeeds,
-                  const Grid &                            grid,
-                  const ForestingTransformParameters &    parameters,
-                  TLabel *                                labels,
-                  typename ForestingCost<TWeight>::Type * cost,
-                  int64_t *                               predecessor,
-                  const ExecutionContext &                context,
-                  detail::MemoryTracker &                 tracker,
-                  detail::EventTimer &                    timer,
-                  const TransformOptions &                options)
+             const TLabel *                          dSeeds,
+             const Grid &                            grid,
+             const ForestingTransformParameters &    parameters,
+             TLabel *                                labels,
+             typename ForestingCost<TWeight>::Type * cost,
+             int64_t *                               predecessor,
+             const ExecutionContext &                context,
+             detail::MemoryTracker &                 tracker,
+             detail::EventTimer &                    timer,
+             const TransformOptions &                options)
 {
   using TCost      = typename ForestingCost<TWeight>::Type;
   const uint64_t n = grid.NumberOfVoxels();
@@ -167,17 +167,17 @@ TransformRun(const TWeight *                         dWeights,
   const auto     keys               = [&](auto f, auto full)
   {
     rounds = Keys<decltype(f)::value, decltype(full)::value, TWeight, TCost, P>(dWeights,
-                                                             options.mask,
-                                                             dKeys.get(),
-                                                             dParent.get(),
-                                                             costPointer,
-                                                             predecessorPointer,
-                                                             e,
-                                                             threeD,
-                                                             maximumRounds,
-                                                             context.device,
-                                                             stream,
-                                                             tracker);
+                                                                                options.mask,
+                                                                                dKeys.get(),
+                                                                                dParent.get(),
+                                                                                costPointer,
+                                                                                predecessorPointer,
+                                                                                e,
+                                                                                threeD,
+                                                                                maximumRounds,
+                                                                                context.device,
+                                                                                stream,
+                                                                                tracker);
   };
   const auto withConnectivity = [&](auto f)
   {
@@ -289,15 +289,14 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   const auto                    stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker         tracker;
   tracker.what = detail::DescribeRun("Image Foresting Transform", grid);
-  detail::ReserveDeviceMemory(
-    tracker,
-    n * (sizeof(TWeight) + sizeof(TLabel)) +
-      ift::TransformBytes(grid,
-                          sizeof(TLabel),
-                          cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0,
-                          predecessor != nullptr,
-                          ift::WideIndex(grid, parameters) ? 8 : 4),
-    context.device);
+  detail::ReserveDeviceMemory(tracker,
+                              n * (sizeof(TWeight) + sizeof(TLabel)) +
+                                ift::TransformBytes(grid,
+                                                    sizeof(TLabel),
+                                                    cost ? sizeof(typename ForestingCost<TWeight>::Type) : 0,
+                                                    predecessor != nullptr,
+                                                    ift::WideIndex(grid, parameters) ? 8 : 4),
+                              context.device);
   detail::DeviceBuffer<TWeight> dWeights(n, stream, &tracker);
   detail::DeviceBuffer<TLabel>  dSeeds(n, stream, &tracker);
   detail::CopyToDevice(dWeights.get(), weights, n * sizeof(TWeight), stream, context);

@@ -171,9 +171,8 @@ WaterpixelsCUDA(const TPixel *               image,
     tracker.what         = detail::DescribeRun("waterpixels", grid);
     detail::ReserveDeviceMemory(
       tracker,
-      b + std::max({ n * sizeof(TPixel) + g,
-                     g + seeds,
-                     seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false, index) }),
+      b + std::max(
+            { n * sizeof(TPixel) + g, g + seeds, seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false, index) }),
       context.device);
   }
   auto                  dImage = std::make_unique<detail::DeviceBuffer<TPixel>>(n, stream, &tracker);

@@ -279,10 +279,10 @@ MarkerWatershedOnDevice(const T *                         image,
   // the h-minima transform's (handicaps, H, two byte maps and the reconstruction's arrays).
   const uint64_t minimaBytes =
     markers ? 0
-            : n + (parameters.level > 0 ? n * (2 * sizeof(uint32_t) + 2) +
-                                            ift::TransformBytes(
-                                              grid, 1, sizeof(typename ForestingCost<C>::Type), false, index)
-                                        : 0);
+            : n + (parameters.level > 0
+                     ? n * (2 * sizeof(uint32_t) + 2) +
+                         ift::TransformBytes(grid, 1, sizeof(typename ForestingCost<C>::Type), false, index)
+                     : 0);
   Run<T, P> run(image,
                 grid,
                 context,
@@ -347,8 +347,8 @@ MarkerWatershedCUDA(const T *                         image,
   if constexpr (sizeof(T) <= 4)
   {
     if (ws::WideIndex(grid, parameters))
-      return ws::MarkerWatershedOnDevice<unsigned long long>(image, markers, mask, grid, parameters, labels, context,
-                                                             info);
+      return ws::MarkerWatershedOnDevice<unsigned long long>(
+        image, markers, mask, grid, parameters, labels, context, info);
     return ws::MarkerWatershedOnDevice<uint32_t>(image, markers, mask, grid, parameters, labels, context, info);
   }
   else
@@ -463,7 +463,7 @@ WaterfallRun(const T *                          image,
   detail::ReserveDeviceMemory(run.tracker, capacity * sizeof(uint32_t), context.device);
   detail::DeviceBuffer<uint32_t>   allParents(capacity, stream, &run.tracker);
   uint64_t                         gathered = 0;
-  std::unique_ptr<LevelEngine> levels;
+  std::unique_ptr<LevelEngine>     levels;
   const bool                       more = regions > 1 && parameters.numberOfLevels != 1;
   if (more)
   {

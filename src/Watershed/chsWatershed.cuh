@@ -312,12 +312,12 @@ WaterfallLevelOnDevice(const C *               I,
                        detail::MemoryTracker & tracker)
 {
   using W                     = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
-  const ShapeT<P> s           = ShapeOf<P>(grid);
+  const ShapeT<P> s            = ShapeOf<P>(grid);
   const unsigned blocks       = detail::GridStrideBlocks(s.n, 256, device);
   const uint32_t regions      = count + 1; // region 0 is unused
   const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, device);
   W *            pass         = reinterpret_cast<W *>(a.b2);
-  uint32_t *     parent       = a.b0;
+  uint32_t *      parent       = a.b0;
   CHS_CUDA_CHECK(cudaMemsetAsync(pass, 0xff, uint64_t(regions) * sizeof(W), stream));
   IdentityKernel<<<regionBlocks, 256, 0, stream>>>(parent, regions);
   CHS_CUDA_CHECK_LAUNCH("IdentityKernel");
@@ -373,8 +373,7 @@ public:
   uint32_t
   Next(uint32_t count, uint32_t * parents) override
   {
-    const uint32_t next =
-      WaterfallLevelOnDevice<C, P>(m_I, m_Grid, m_Full, count, m_A, m_Device, m_Stream, m_Tracker);
+    const uint32_t next = WaterfallLevelOnDevice<C, P>(m_I, m_Grid, m_Full, count, m_A, m_Device, m_Stream, m_Tracker);
     CHS_CUDA_CHECK(
       cudaMemcpyAsync(parents, m_A.b0 + 1, uint64_t(count) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, m_Stream));
     return next;

@@ -760,11 +760,15 @@ TEST(CudaImageForestingTransformImageFilter, GPUAllocationFailureThrowsAndLeaksN
 /** The transform through the ITK-free API (which has the test hook for the 64-bit path). */
 template <typename TW, unsigned D>
 Result<TW, D>
-RunApi(const itk::Image<TW, D> * weights, const itk::Image<unsigned short, D> * seeds, bool gpu, bool full,
-       ArcWeight arc, bool wide)
+RunApi(const itk::Image<TW, D> *             weights,
+       const itk::Image<unsigned short, D> * seeds,
+       bool                                  gpu,
+       bool                                  full,
+       ArcWeight                             arc,
+       bool                                  wide)
 {
   chs::Grid grid;
-  grid.dimension = D;
+  grid.dimension  = D;
   const auto size = weights->GetLargestPossibleRegion().GetSize();
   for (unsigned d = 0; d < D; ++d)
     grid.size[d] = size[d];
@@ -780,18 +784,32 @@ RunApi(const itk::Image<TW, D> * weights, const itk::Image<unsigned short, D> * 
   r.cost.assign(n, 0);
   r.predecessor.assign(n, 0);
   if (gpu)
-    chs::ImageForestingTransformCUDA(weights->GetBufferPointer(), seeds->GetBufferPointer(), grid, p,
-                                     r.labels.data(), r.cost.data(), r.predecessor.data(), chs::ExecutionContext{});
+    chs::ImageForestingTransformCUDA(weights->GetBufferPointer(),
+                                     seeds->GetBufferPointer(),
+                                     grid,
+                                     p,
+                                     r.labels.data(),
+                                     r.cost.data(),
+                                     r.predecessor.data(),
+                                     chs::ExecutionContext{});
   else
-    chs::ImageForestingTransformCPU(weights->GetBufferPointer(), seeds->GetBufferPointer(), grid, p, r.labels.data(),
-                                    r.cost.data(), r.predecessor.data());
+    chs::ImageForestingTransformCPU(weights->GetBufferPointer(),
+                                    seeds->GetBufferPointer(),
+                                    grid,
+                                    p,
+                                    r.labels.data(),
+                                    r.cost.data(),
+                                    r.predecessor.data());
   return r;
 }
 
 template <typename TW, unsigned D>
 void
-ExpectWidePathAgrees(const itk::Image<TW, D> * weights, const itk::Image<unsigned short, D> * seeds, bool full,
-                     ArcWeight arc, const char * what)
+ExpectWidePathAgrees(const itk::Image<TW, D> *             weights,
+                     const itk::Image<unsigned short, D> * seeds,
+                     bool                                  full,
+                     ArcWeight                             arc,
+                     const char *                          what)
 {
   SCOPED_TRACE(what);
   const auto expected = RunApi(weights, seeds, false, full, arc, false);
@@ -829,11 +847,12 @@ TEST(CudaImageForestingTransformImageFilter, GPUWideIndexPathEqualsReference)
                                      full,
                                      arc,
                                      "smoothed noise, float, 3D");
-      ExpectWidePathAgrees<uint16_t, 3>(MakeImage<itk::Image<uint16_t, 3>>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 7),
-                                        Seeds<3>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 3, 3, seed + 6, true),
-                                        full,
-                                        arc,
-                                        "constant, seeds in one corner, 3D");
+      ExpectWidePathAgrees<uint16_t, 3>(
+        MakeImage<itk::Image<uint16_t, 3>>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 7),
+        Seeds<3>(Size<itk::Image<uint16_t, 3>>({ 40, 33, 21 }), 3, 3, seed + 6, true),
+        full,
+        arc,
+        "constant, seeds in one corner, 3D");
       seed += 10;
     }
 }
@@ -863,10 +882,10 @@ TEST(CudaImageForestingTransformImageFilter, GPUVolumeAbove2To32Voxels)
   if (!std::getenv("CHS_LARGE_TESTS"))
     GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
   chs::Grid grid;
-  grid.dimension = 3;
-  grid.size[0]   = 2048;
-  grid.size[1]   = 2048;
-  grid.size[2]   = 1025;
+  grid.dimension   = 3;
+  grid.size[0]     = 2048;
+  grid.size[1]     = 2048;
+  grid.size[2]     = 1025;
   const uint64_t n = grid.NumberOfVoxels(), plane = grid.size[0] * grid.size[1];
   ASSERT_GT(n, uint64_t(1) << 32);
   std::vector<uint8_t> weights(n, 1), seeds(n, 0), labels(n, 0);
@@ -897,7 +916,7 @@ TEST(CudaImageForestingTransformImageFilter, GPUVolumeAbove2To32Voxels)
                   uint64_t label = 0, costs = 0;
                   for (uint64_t i = a; i < b; ++i)
                   {
-                    const uint64_t z = i / plane;
+                    const uint64_t z    = i / plane;
                     const bool     seed = z == 100 || z == 900;
                     label += labels[i] != (z <= 500 ? 1 : 2);
                     costs += cost[i] != (seed ? 0u : 1u);

@@ -917,8 +917,8 @@ TEST(WaterfallCUDA, WideIndexPathEqualsReference)
       for (bool full : { false, true })
       {
         chs::WaterfallParameters p;
-        p.watershed.fullyConnected = full;
-        auto wide                  = p;
+        p.watershed.fullyConnected    = full;
+        auto wide                     = p;
         wide.watershed.forceWideIndex = true;
         std::vector<std::vector<uint32_t>> cpu, cpuWide, gpuWide;
         const auto                         rc = Waterfall(false, in.f, in.grid, p, cpu);
@@ -1165,10 +1165,11 @@ TEST(WaterfallCUDA, GPUVolumeAbove2To32Voxels)
   const chs::Grid g = MakeGrid(2048, 2048, 1025);
   const uint64_t  n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1], nz = g.size[2];
   ASSERT_GT(n, uint64_t(1) << 32);
-  const std::vector<uint8_t>      I = LargeVolume(g);
-  std::vector<uint32_t>           level0(n), level1(n);
-  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t) -> uint32_t *
-  { return level == 0 ? level0.data() : level == 1 ? level1.data() : nullptr; };
+  const std::vector<uint8_t>              I = LargeVolume(g);
+  std::vector<uint32_t>                   level0(n), level1(n);
+  const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t) -> uint32_t * {
+    return level == 0 ? level0.data() : level == 1 ? level1.data() : nullptr;
+  };
   chs::RunInfo         info;
   chs::WaterfallResult r;
   try

@@ -364,8 +364,8 @@ TEST(CudaWatershedFromMarkers, GPUWideIndexPathEqualsReference)
   auto       m3 = MakeImage<MaskOf<S3>>(Size<S3>({ 40, 33, 27 }), 1);
   for (size_t p = 0; p < NumberOfPixels(Size<S3>({ 40, 33, 27 })); p += 3)
     m3->GetBufferPointer()[p] = 0;
-  const auto k2 = RandomMarkers<LabelsOf<U2>>(Size<U2>({ 301, 170 }), 60, 18);
-  const auto k3 = RandomMarkers<LabelsOf<S3>>(Size<S3>({ 40, 33, 27 }), 90, 19);
+  const auto k2     = RandomMarkers<LabelsOf<U2>>(Size<U2>({ 301, 170 }), 60, 18);
+  const auto k3     = RandomMarkers<LabelsOf<S3>>(Size<S3>({ 40, 33, 27 }), 90, 19);
   const auto expect = [&](const auto * image, const auto * markers, const auto * mask, double level, const char * what)
   {
     const auto expected = FloodApi(image, markers, mask, level, false, false);
