@@ -4,6 +4,8 @@
 // the GPU labels equal the sequential ones. Prints a line per case and writes JSON.
 //
 //   CudaWaterpixelBenchmark --json out.json [--reps N] [--cpu-reps N] [--no-gpu] NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...]
+//   CudaWaterpixelBenchmark --scale [--json out.json] [--reps N]   (waterpixels and the seeded IFT, 4096^2 to
+//                                                                   2048x2048x1100, 64-bit path forced below 2^32)
 //   ...
 #include "Common/chsBenchTiming.h"
 #include "chsForestingTransform.h"
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -30,6 +33,7 @@ struct Case
 };
 
 using chs_bench::Median;
+using chs_bench::ParallelFor;
 using chs_bench::WallMs;
 
 std::vector<std::string>
@@ -144,11 +148,133 @@ private:
   size_t                                     m_Size = 0;
 };
 
+/** --scale: waterpixels (chs::WaterpixelsCUDA, grid step 10, cell-centre seeds) and the seeded Image Foresting
+ * Transform (chs::ImageForestingTransformCUDA, the Target arc weight, a seed every 16 voxels along each axis) on
+ * synthetic uint8 images from 4096^2 to the 2048 x 2048 x 1100 volume of the connected-components benchmark (4.6e9
+ * voxels, above 2^32), uint32 labels, face connectivity: kernel and end-to-end times, voxels per second, peak and
+ * reserved device memory; below 2^32 - 1 voxels also with the 64-bit path forced. A size the library refuses is
+ * printed with its message. */
+int
+Scale(const std::string & jsonFile, int reps)
+{
+  const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 1100 } };
+  std::ofstream json(jsonFile);
+  json << "{\"device\": \"" << chs::CudaDeviceName(0) << "\", \"records\": [\n";
+  bool first = true;
+  for (const auto & size : sizes)
+  {
+    const int64_t nx = size[0], ny = size[1], nz = size[2], n = nx * ny * nz;
+    chs::Grid     grid;
+    grid.dimension = nz > 1 ? 3 : 2;
+    grid.size[0]   = uint64_t(nx);
+    grid.size[1]   = uint64_t(ny);
+    grid.size[2]   = uint64_t(nz);
+    const std::string name =
+      std::to_string(nx) + "x" + std::to_string(ny) + (nz > 1 ? "x" + std::to_string(nz) : std::string());
+    // Waves of a few periods and hashed noise of 8 levels: edges and plateaux at every scale.
+    std::vector<uint8_t>  image(n);
+    std::vector<uint32_t> seeds(n), labels(n);
+    ParallelFor(n,
+                [&](int64_t a, int64_t b)
+                {
+                  for (int64_t p = a; p < b; ++p)
+                  {
+                    const int64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+                    uint64_t      h = uint64_t(p) * 0x9E3779B97F4A7C15ull;
+                    h ^= h >> 31;
+                    image[p] = uint8_t(120 + 60 * std::sin(x * 0.07) * std::cos(y * 0.05) +
+                                       40 * std::sin(z * 0.09 + x * 0.013) + double(h % 8));
+                    seeds[p] = x % 16 == 8 && y % 16 == 8 && (nz == 1 || z % 16 == 8)
+                                 ? uint32_t(1 + x / 16 + (y / 16) * 1000 + (z / 16) * 1000000)
+                                 : 0u;
+                  }
+                });
+    for (const bool wide : { false, true })
+    {
+      if (wide && n >= int64_t(0xffffffff))
+        break;
+      const std::string label = wide ? name + " (64-bit path, forced)" : name;
+      const auto        row   = [&](const char * kind, auto && run)
+      {
+        std::vector<double> kernel, wall;
+        chs::RunInfo        info;
+        std::string         refused;
+        const int           r = n > (int64_t(1) << 31) ? std::min(reps, 3) : reps;
+        for (int i = 0; i <= r && refused.empty(); ++i) // the first run warms up
+          try
+          {
+            const double ms = WallMs([&] { run(info); });
+            if (i > 0)
+            {
+              wall.push_back(ms);
+              kernel.push_back(info.kernelMilliseconds);
+            }
+          }
+          catch (const std::exception & e)
+          {
+            refused = e.what();
+          }
+        if (!refused.empty())
+        {
+          std::printf("%s %s: refused: %s\n", kind, label.c_str(), refused.c_str());
+          return;
+        }
+        const double k = Median(kernel), e = Median(wall);
+        std::printf("%s %s: kernel %.2f ms (%.2f Gvoxel/s), end to end %.2f ms (%.2f Gvoxel/s), peak %.2f GB, "
+                    "reserved %.2f GB\n",
+                    kind,
+                    label.c_str(),
+                    k,
+                    n / k / 1e6,
+                    e,
+                    n / e / 1e6,
+                    info.peakDeviceBytes / 1e9,
+                    info.reservedDeviceBytes / 1e9);
+        json << (first ? "" : ",\n") << "  {\"kind\": \"" << kind << "-scale\", \"name\": \"" << label
+             << "\", \"voxels\": " << n << ", \"kernel_ms\": " << k << ", \"end_to_end_ms\": " << e
+             << ", \"peak_device_bytes\": " << info.peakDeviceBytes
+             << ", \"reserved_device_bytes\": " << info.reservedDeviceBytes << ", \"reps\": " << kernel.size()
+             << "}";
+        first = false;
+      };
+      chs::WaterpixelParameters wp;
+      for (int d = 0; d < 3; ++d)
+        wp.gridStep[d] = 10;
+      wp.forceWideIndex = wide;
+      row("waterpixels",
+          [&](chs::RunInfo & info)
+          { chs::WaterpixelsCUDA(image.data(), grid, wp, labels.data(), nullptr, chs::ExecutionContext{}, &info); });
+      chs::ForestingTransformParameters ift;
+      ift.forceWideIndex = wide;
+      row("ift",
+          [&](chs::RunInfo & info)
+          {
+            chs::ImageForestingTransformCUDA(
+              image.data(), seeds.data(), grid, ift, labels.data(), nullptr, nullptr, chs::ExecutionContext{}, &info);
+          });
+    }
+  }
+  json << "\n]}\n";
+  return 0;
+}
+
 } // namespace
 
 int
 main(int argc, char ** argv)
 {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--scale")
+    {
+      std::string jsonFile = "wp_scale.json";
+      int         reps     = 5;
+      for (int j = 1; j < argc; ++j)
+        if (std::string(argv[j]) == "--json" && j + 1 < argc)
+          jsonFile = argv[j + 1];
+        else if (std::string(argv[j]) == "--reps" && j + 1 < argc)
+          reps = std::stoi(argv[j + 1]);
+      return Scale(jsonFile, reps);
+    }
   std::string       jsonFile = "wp_module.json";
   int               reps = 10, cpuReps = 1;
   bool              noGpu = false; // check the sequential peers against each other on a machine without a GPU

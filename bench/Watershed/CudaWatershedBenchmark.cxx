@@ -40,20 +40,8 @@ using Backend    = itk::CudaSegmentationBackendEnums::Backend;
 using Algorithm  = itk::CudaWatershedEnums::Algorithm;
 using Resolution = itk::CudaWatershedEnums::PlateauResolution;
 using chs_bench::Median;
+using chs_bench::ParallelFor;
 using chs_bench::WallMs;
-
-/** Runs f(begin, end) over [0, count) on all hardware threads. */
-template <typename F>
-void
-ParallelFor(int64_t count, F && f)
-{
-  const int64_t            threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (int64_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
-  for (auto & th : pool)
-    th.join();
-}
 
 /** The gradient magnitude (central differences) of noise smoothed by two box passes of radius r along each axis:
  * basins of a few r across, as a lightly smoothed natural image gives. */
