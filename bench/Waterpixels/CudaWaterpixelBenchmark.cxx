@@ -1,7 +1,7 @@
 // Benchmark of the waterpixels (chs::WaterpixelsCUDA, the code under itk::CudaWaterpixelImageFilter) against the
 // sequential Image Foresting Transform (the module's CPU reference, on this machine's CPU), on raw uint8 inputs
-// written by bench/Waterpixels/peers.py, which times scikit-image's watershed on the same files in the same run. Checks that
-// the GPU labels equal the sequential ones. Prints a line per case and writes JSON.
+// written by bench/Waterpixels/peers.py, which times scikit-image's watershed on the same files in the same run. Checks
+// that the GPU labels equal the sequential ones. Prints a line per case and writes JSON.
 //
 //   CudaWaterpixelBenchmark --json out.json [--reps N] [--cpu-reps N] [--no-gpu] NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...]
 //   CudaWaterpixelBenchmark --scale [--json out.json] [--reps N]   (waterpixels and the seeded IFT, 4096^2 to
@@ -233,8 +233,7 @@ Scale(const std::string & jsonFile, int reps)
         json << (first ? "" : ",\n") << "  {\"kind\": \"" << kind << "-scale\", \"name\": \"" << label
              << "\", \"voxels\": " << n << ", \"kernel_ms\": " << k << ", \"end_to_end_ms\": " << e
              << ", \"peak_device_bytes\": " << info.peakDeviceBytes
-             << ", \"reserved_device_bytes\": " << info.reservedDeviceBytes << ", \"reps\": " << kernel.size()
-             << "}";
+             << ", \"reserved_device_bytes\": " << info.reservedDeviceBytes << ", \"reps\": " << kernel.size() << "}";
         first = false;
       };
       chs::WaterpixelParameters wp;
