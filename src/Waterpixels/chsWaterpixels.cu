@@ -156,6 +156,10 @@ WaterpixelsCUDA(const TPixel *               image,
   // A cell more than 2^32 pixels long would overflow the minimum search's position in the cell.
   if (parameters.gradientMinimumSeeds && uint64_t(axes[0].s) * axes[1].s * axes[2].s >= (uint64_t(1) << 32))
     throw std::invalid_argument("chs: waterpixel cells of 2^32 pixels or more");
+  ForestingTransformParameters transform; // the Image Foresting Transform that ends the run
+  transform.fullyConnected = parameters.fullyConnected;
+  transform.arcWeight      = ArcWeightFunction::Target;
+  transform.forceWideIndex = parameters.forceWideIndex;
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   detail::MemoryTracker tracker;
@@ -165,9 +169,7 @@ WaterpixelsCUDA(const TPixel *               image,
     const uint64_t g     = parameters.gradientMinimumSeeds ? n * sizeof(float) : 0;
     const uint64_t b     = n * sizeof(float) + (grid.size[0] + grid.size[1] + grid.size[2]) * sizeof(float) + 64;
     const uint64_t seeds = n * sizeof(TLabel);
-    ForestingTransformParameters wide;
-    wide.forceWideIndex  = parameters.forceWideIndex;
-    const uint64_t index = ift::WideIndex(grid, wide) ? 8 : 4;
+    const uint64_t index = ift::WideIndex(grid, transform) ? 8 : 4;
     tracker.what         = detail::DescribeRun("waterpixels", grid);
     detail::ReserveDeviceMemory(
       tracker,
@@ -241,12 +243,8 @@ WaterpixelsCUDA(const TPixel *               image,
   CHS_CUDA_CHECK_LAUNCH("SeedKernel");
   dG.reset();
 
-  ForestingTransformParameters ift;
-  ift.fullyConnected               = parameters.fullyConnected;
-  ift.arcWeight                    = ArcWeightFunction::Target;
-  ift.forceWideIndex               = parameters.forceWideIndex;
   const ForestingTransformResult r = ift::TransformOnDevice<float, TLabel>(
-    dB.get(), dSeeds.get(), grid, ift, labels, nullptr, nullptr, context, tracker, timer);
+    dB.get(), dSeeds.get(), grid, transform, labels, nullptr, nullptr, context, tracker, timer);
   if (border)
     detail::CopyToHost(border, dB.get(), n * sizeof(float), stream, context);
   if (info)
