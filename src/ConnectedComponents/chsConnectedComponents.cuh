@@ -29,8 +29,9 @@
 // chsConnectedComponentsLocalMerge.cuh (1), chsConnectedComponentsBoundaryMerge.cuh (2),
 // chsConnectedComponentsRootNumbering.cuh (3), chsConnectedComponentsFinalLink.cuh (4, with the narrow, range and
 // in-place label writers), chsConnectedComponentsRuns.cuh (the runs path's four kernels). The union-find and the warp
-// queue that other algorithms share are in src/Common/chsDeviceHelpers.cuh. This file holds the launchers and the
-// host-side driver (RunNodes, Run, LabelConnectedComponentsCUDA).
+// queue that other algorithms share are in src/Common/chsDeviceHelpers.cuh. This file holds the merges' launchers and
+// the host-side drivers (RunNodes, Run, LabelConnectedComponentsCUDA), compiled for each pixel type; what follows
+// the merges reads no pixel and is compiled once, in chsConnectedComponentsStages.cu (chsConnectedComponentsStages.cuh).
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
@@ -42,8 +43,7 @@
 #include "chsConnectedComponentsLocalMerge.cuh"
 #include "chsConnectedComponentsRootNumbering.cuh"
 #include "chsConnectedComponentsRuns.cuh"
-
-#include <cub/device/device_scan.cuh>
+#include "chsConnectedComponentsStages.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -142,79 +142,8 @@ LaunchNodeMerge(const BinaryOp<TPixel> & op, I * slots, unsigned * masks, const 
   CHS_CUDA_CHECK_LAUNCH("BinaryLocalMergeKernel");
   if (!HasFaces<0, TileT>(e) && !HasFaces<1, TileT>(e) && !HasFaces<2, TileT>(e))
     return;
-  BinaryBoundaryKernel<Full, I, TileT><<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads,
-                                         0, stream>>>(masks, slots, half, e, chunkRoots);
-  CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
+  LaunchNodeBoundary<Full, I, TileT>(masks, slots, e, chunkRoots, words, device, stream);
 }
-
-/** Exclusive scan of the chunks' root counts (CUB), with its temporary storage. */
-template <typename I>
-void
-ScanChunkCounts(const I * counts, I * offsets, uint64_t chunks, cudaStream_t stream, detail::MemoryTracker & tracker)
-{
-  size_t tempBytes = 0;
-  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, counts, offsets, chunks, stream));
-  detail::DeviceBuffer<uint8_t> temp(tempBytes, stream, &tracker);
-  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, counts, offsets, chunks, stream));
-}
-
-/** The number of objects, the last offset plus the last count, read back and checked against the label type
- * before anything reaches the caller's memory. (A copy into pageable memory returns only when it is done.) */
-template <typename I>
-unsigned long long
-ReadObjectCount(const I * offsets, const I * counts, uint64_t chunks, uint64_t maximumLabel, cudaStream_t stream)
-{
-  I last[2] = { 0, 0 };
-  CHS_CUDA_CHECK(cudaMemcpyAsync(last, offsets + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaMemcpyAsync(last + 1, counts + chunks - 1, sizeof(I), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const unsigned long long count = static_cast<unsigned long long>(last[0]) + last[1];
-  if (count > maximumLabel)
-    throw LabelOverflowError(count, maximumLabel);
-  return count;
-}
-
-/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
-struct StatisticsBuffers
-{
-  detail::DeviceBuffer<unsigned long long> voxels;
-  detail::DeviceBuffer<unsigned>           minimum, maximum;
-  static uint64_t
-  Bytes(uint64_t count)
-  {
-    return count * (sizeof(unsigned long long) + 6 * sizeof(unsigned));
-  }
-  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
-    : voxels(count, stream, &tracker)
-    , minimum(3 * count, stream, &tracker)
-    , maximum(3 * count, stream, &tracker)
-  {
-    if (count == 0)
-      return;
-    CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
-  }
-  StatisticsPointers
-  Pointers() const
-  {
-    return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get() };
-  }
-  /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
-  void
-  Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
-  {
-    statistics.voxelCount.resize(count);
-    statistics.minimum.resize(3 * count);
-    statistics.maximum.resize(3 * count);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
-  }
-};
 
 inline uint64_t
 TileRows(const Grid & grid)
@@ -235,11 +164,6 @@ NodePathFits(const Grid & grid, unsigned pixelBytes, unsigned labelBytes, unsign
   return grid.size[0] >= kTileX && words < (uint64_t(1) << 31) &&
          work <= n * labelBytes + std::min<uint64_t>(n * labelBytes, n * pixelBytes);
 }
-
-/** Thrown by RunNodes when the labels do not fit above the node count (32-bit nodes from 2^31 on, LabelBase); the
- * caller runs again with 64-bit nodes. Only an image of more than about 2^31 objects does that. */
-struct NodeLabelsDoNotFit
-{};
 
 /** Binary images (NodePathFits): the union-find on the tile rows' runs (kNodesPerRow), with nodes of type I and voxel
  * indices of type V. A root's slot takes its label plus `base`: values from `base` up are labels, below it
@@ -274,7 +198,6 @@ RunNodes(const TPixel *                       input,
   detail::MemoryTracker tracker;
   const unsigned        words = static_cast<unsigned>(TileRows(grid));
   const uint64_t        chunks = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
-  const I               half = I(words) * kHalfRow;
   const I               base = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
   const bool            wantStats = parameters.computeStatistics && statistics != nullptr;
   const bool            countFirst = wantStats || offsetLabels || sizeof(I) == 8;
@@ -325,58 +248,9 @@ RunNodes(const TPixel *                       input,
     dInput.reset(); // stream-ordered: the memory is free for the labels once the merge is done
     dMask.reset();
   }
-  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
-  unsigned long long count = 0;
-  if (countFirst)
-  {
-    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
-    if (count + 2 > static_cast<unsigned long long>(Sentinel<I>() - base)) // labels up to count + 1 below the sentinel
-      throw NodeLabelsDoNotFit{};
-  }
-  if (!labelsFirst)
-    dLabels = std::make_unique<detail::RawDeviceBuffer>(
-      n * (countFirst ? TransferWidth<TLabel>(count, parameters.backgroundLabel) : sizeof(TLabel)), stream, &tracker);
-  NodeRootLabelKernel<I><<<static_cast<unsigned>(chunks), kNodeRootLabelThreads, 0, stream>>>(
-    dSlots.get(), half, base, dChunkOffset.get(), words, parameters.backgroundLabel);
-  CHS_CUDA_CHECK_LAUNCH("NodeRootLabelKernel");
-  if (wantStats)
-    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
-  StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
-  const uint64_t    segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
-  const unsigned    blocks = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
-  const I *         lastOffset = dChunkOffset.get() + chunks - 1;
-  const I *         lastCount = dChunkCount.get() + chunks - 1;
-  if (wantStats)
-    NodeFinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(
-      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
-      stats.Pointers());
-  else
-    NodeFinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(
-      dSlots.get(), half, base, dMasks.get(), dLabels->get(), e, lastOffset, lastCount, parameters.backgroundLabel,
-      StatisticsPointers{});
-  CHS_CUDA_CHECK_LAUNCH("NodeFinalizeKernel");
-  timer.Stop();
-  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
-  if (!countFirst)
-    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  progress(0.75f);
-
-  if (wantStats)
-    stats.Download(*statistics, count, stream);
-  const unsigned width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
-  if (width < sizeof(TLabel))
-    detail::CopyToHostWidened(labels, sizeof(TLabel), dLabels->get(), width, n, stream, context);
-  else
-    detail::CopyToHost(labels, dLabels->get(), n * sizeof(TLabel), stream, context);
-  progress(1.0f);
-  if (info)
-  {
-    info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes = tracker.peak;
-    info->reservedDeviceBytes = tracker.reserved;
-  }
-  return count;
+  const MergedRun<I> run{ grid,       e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics,
+                          context,    info,    tracker, timer };
+  return LabelNodes<TLabel, I>(run, dSlots.get(), dMasks.get(), words, base, countFirst, dLabels, labels);
 }
 
 template <typename TPixel, typename TLabel, typename I>
@@ -400,10 +274,7 @@ Run(const TPixel *                       input,
       context.progress(f);
   };
 
-  // Labels narrower than the index type are written in place over the parents (one working buffer instead of
-  // two); indices must then leave the top bit free for the tag.
-  constexpr bool narrowLabels = sizeof(TLabel) < sizeof(I);
-  const bool     inPlace      = narrowLabels && (sizeof(I) == 8 || n <= (uint64_t(1) << 31));
+  const bool     inPlace      = LabelsInPlace<TLabel, I>(n); // no labels' buffer: they are written over the parents
   const uint64_t chunks       = (n + kChunk - 1) >> kChunkShift;
   tracker.what                = detail::DescribeRun("connected-components labeling", grid);
   detail::ReserveDeviceMemory(tracker,
@@ -444,118 +315,10 @@ Run(const TPixel *                       input,
     else
       LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
-  ScanChunkCounts(dChunkCount.get(), dChunkOffset.get(), chunks, stream, tracker);
-  if (chunks > 0x7fffffffull)
-    throw std::invalid_argument("chs: image too large for the root numbering grid");
-  // Statistics need the count to size their arrays, so it is read back at once; without them the labels are
-  // computed in the device buffers first and the count is read with them, which saves the GPU a wait for a host
-  // round trip.
-  unsigned long long count = 0;
-  const auto         readCount = [&] {
-    count = ReadObjectCount(dChunkOffset.get(), dChunkCount.get(), chunks, parameters.maximumLabel, stream);
-  };
-  const bool wantStats = parameters.computeStatistics && statistics != nullptr;
-  if (wantStats || inPlace)
-    readCount();
-  // In place without statistics, the final link writes the labels in their transfer width into ranges of free
-  // memory (PlanLabelRanges); with statistics, or on a tiny image, it resolves over the parents and packs.
-  unsigned                width = TransferWidth<TLabel>(count, parameters.backgroundLabel); // once count is read
-  std::vector<LabelRange> ranges;
-  if (inPlace && !wantStats)
-    ranges = PlanLabelRanges<I>(dParent.get(), dInput.get(), n * sizeof(TPixel), n, width);
-  // Roots take tagged labels over their parents (the top bit of an index must be free) in place and without
-  // statistics; then the final link writes the labels in their transfer width (FinalizeNarrowKernel).
-  const bool tagged = inPlace || (!wantStats && (sizeof(I) == 8 || n <= (uint64_t(1) << 31)));
-  if (tagged)
-    RootLabelKernel<I, TLabel, true><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
-      dParent.get(), dChunkOffset.get(), nullptr, n, parameters.backgroundLabel);
-  else
-    RootLabelKernel<I, TLabel, false><<<static_cast<unsigned>(chunks), kRootLabelThreads, 0, stream>>>(
-      dParent.get(), dChunkOffset.get(), dLabels.get(), n, parameters.backgroundLabel);
-  CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
-
-  if (wantStats)
-    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
-  StatisticsBuffers statsBuffers(wantStats ? count : 0, stream, tracker);
-  const StatisticsPointers sp = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
-  const unsigned blocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
-  const auto finalize = [&](auto stats) {
-    constexpr bool S = decltype(stats)::value;
-    if constexpr (narrowLabels)
-      if (inPlace)
-      {
-        if (!ranges.empty())
-          LaunchLabelRanges<I, TLabel>(ranges, dParent.get(), width, parameters.backgroundLabel, blocks, stream);
-        else
-          ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
-            dParent.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
-        return;
-      }
-    if constexpr (S)
-      FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
-        dParent.get(), dLabels.get(), n, e.nx, e.ny, parameters.backgroundLabel, sp);
-    else if (tagged)
-      FinalizeNarrowKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
-        dParent.get(), dLabels.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
-        parameters.backgroundLabel);
-    else
-      FinalizeVectorKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
-        dParent.get(), dLabels.get(), n, parameters.backgroundLabel);
-  };
-  if (wantStats)
-    finalize(std::true_type{});
-  else
-    finalize(std::false_type{});
-  CHS_CUDA_CHECK_LAUNCH("FinalizeKernel");
-  TLabel * dOut = dLabels.get();
-  if constexpr (narrowLabels)
-    if (inPlace && ranges.empty())
-    {
-      PackLabelsInPlace<I, TLabel>(dParent.get(), n, static_cast<TLabel>(parameters.backgroundLabel), device, stream);
-      dOut = reinterpret_cast<TLabel *>(dParent.get());
-    }
-  timer.Stop();
-  detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
-  if (!tagged)
-  {
-    NarrowLabelsKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
-      dLabels.get(), dParent.get(), n, dChunkOffset.get() + chunks - 1, dChunkCount.get() + chunks - 1,
-      parameters.backgroundLabel);
-    CHS_CUDA_CHECK_LAUNCH("NarrowLabelsKernel");
-  }
-  if (!wantStats && !inPlace)
-  {
-    readCount();
-    width = TransferWidth<TLabel>(count, parameters.backgroundLabel);
-  }
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  progress(0.75f);
-
-  if (wantStats)
-    statsBuffers.Download(*statistics, count, stream);
-  // Narrow labels are in ranges (in place), in the labels buffer (FinalizeNarrowKernel) or over the parents
-  // (NarrowLabelsKernel); packed ones (in place, with statistics) have the labels' own width.
-  const void * narrow = tagged ? static_cast<const void *>(dLabels.get()) : static_cast<const void *>(dParent.get());
-  if (!ranges.empty())
-  {
-    for (const LabelRange & r : ranges)
-      if (width < sizeof(TLabel))
-        detail::CopyToHostWidened(labels + r.begin, sizeof(TLabel), r.device, width, r.end - r.begin, stream, context);
-      else
-        detail::CopyToHost(labels + r.begin, r.device, (r.end - r.begin) * sizeof(TLabel), stream, context);
-  }
-  else if (width < sizeof(TLabel) && !inPlace)
-    detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, width, n, stream, context);
-  else
-    detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
-  progress(1.0f);
-  if (info)
-  {
-    info->kernelMilliseconds = timer.Milliseconds();
-    info->peakDeviceBytes = tracker.peak;
-    info->reservedDeviceBytes = tracker.reserved;
-  }
-  return count;
+  const MergedRun<I> run{ grid,       e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics,
+                          context,    info,    tracker, timer };
+  return LabelVoxels<TLabel, I>(run, dParent.get(), inPlace ? nullptr : dLabels.get(), dInput.get(),
+                                n * sizeof(TPixel), labels);
 }
 
 } // namespace cc
