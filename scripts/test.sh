@@ -7,6 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
+  # The wrapped ITK that the Python tests need (scripts/build-wrapped-itk.sh, cached after its first build) builds in
+  # the background at the lowest priority while the C++ build and the C++, command-line and chseg tests run: it fills
+  # the cores they leave idle (tests, links, pip). Its packages and source are fetched first, in the foreground, so
+  # that two apt-get never run at once.
+  scripts/build-wrapped-itk.sh --fetch-only >&2
+  itk_log=$(mktemp "${TMPDIR:-/tmp}/chs-wrapped-itk.XXXXXX")
+  setsid -w nice -n 19 scripts/build-wrapped-itk.sh >"$itk_log" 2>&1 &
+  itk_pid=$!
+  trap 'kill -- -"$itk_pid" 2>/dev/null || true' EXIT
+fi
 scripts/build.sh
 # The core (the CUDA backends and CPU references, nvcc's part of the build) is compiled once: the chseg package and
 # the wrapping link the one build.sh built.
@@ -17,6 +28,13 @@ echo "C++ build and tests, command-line tests: $((SECONDS - start)) s" >&2
 scripts/chseg-test.sh
 echo "C++, command-line and chseg (NumPy/CuPy package) tests: $((SECONDS - start)) s" >&2
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
+  if ! wait "$itk_pid"; then
+    tail -n 40 "$itk_log" >&2
+    echo "the wrapped ITK did not build (whole log: $itk_log)" >&2
+    exit 1
+  fi
+  trap - EXIT
+  echo "wrapped ITK ready: $(tail -n 1 "$itk_log") ($((SECONDS - start)) s)" >&2
   scripts/python-test.sh
   echo "C++ and Python, built and tested: $((SECONDS - start)) s" >&2
 fi
