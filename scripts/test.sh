@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
   # The wrapped ITK that the Python tests need (scripts/build-wrapped-itk.sh, cached after its first build) builds in
-  # the background at the lowest priority while the C++ build and the C++, command-line and chseg tests run: it fills
-  # the cores they leave idle (tests, links, pip). Its packages and source are fetched first, in the foreground, so
-  # that two apt-get never run at once.
+  # the background while the C++ build and the C++, command-line and chseg tests run, and fills the cores they leave
+  # idle (tests, links, pip). It runs in a session of its own (so that a failure here stops all of it), niced; where
+  # the kernel schedules sessions as groups (autogroup, as on the 2-core machines) the two share the cores evenly.
+  # Its packages and source are fetched first, in the foreground, so that two apt-get never run at once.
   scripts/build-wrapped-itk.sh --fetch-only >&2
   itk_log=$(mktemp "${TMPDIR:-/tmp}/chs-wrapped-itk.XXXXXX")
   setsid -w nice -n 19 scripts/build-wrapped-itk.sh >"$itk_log" 2>&1 &
