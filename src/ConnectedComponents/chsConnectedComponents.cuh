@@ -31,7 +31,8 @@
 // in-place label writers), chsConnectedComponentsRuns.cuh (the runs path's four kernels). The union-find and the warp
 // queue that other algorithms share are in src/Common/chsDeviceHelpers.cuh. This file holds the merges' launchers and
 // the host-side drivers (RunNodes, Run, LabelConnectedComponentsCUDA), compiled for each pixel type; what follows
-// the merges reads no pixel and is compiled once, in chsConnectedComponentsStages.cu (chsConnectedComponentsStages.cuh).
+// the merges reads no pixel and is compiled once, in chsConnectedComponentsStages.cu
+// (chsConnectedComponentsStages.cuh).
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
@@ -197,7 +198,7 @@ RunNodes(const TPixel *                       input,
   };
   detail::MemoryTracker tracker;
   const unsigned        words = static_cast<unsigned>(TileRows(grid));
-  const uint64_t        chunks = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
+  const uint64_t        chunks     = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
   const I               base = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
   const bool            wantStats = parameters.computeStatistics && statistics != nullptr;
   const bool            countFirst = wantStats || offsetLabels || sizeof(I) == 8;
@@ -248,8 +249,8 @@ RunNodes(const TPixel *                       input,
     dInput.reset(); // stream-ordered: the memory is free for the labels once the merge is done
     dMask.reset();
   }
-  const MergedRun<I> run{ grid,       e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics,
-                          context,    info,    tracker, timer };
+  const MergedRun<I> run{ grid, e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics, context,
+                          info, tracker, timer };
   return LabelNodes<TLabel, I>(run, dSlots.get(), dMasks.get(), words, base, countFirst, dLabels, labels);
 }
 
@@ -315,10 +316,10 @@ Run(const TPixel *                       input,
     else
       LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
   }
-  const MergedRun<I> run{ grid,       e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics,
-                          context,    info,    tracker, timer };
-  return LabelVoxels<TLabel, I>(run, dParent.get(), inPlace ? nullptr : dLabels.get(), dInput.get(),
-                                n * sizeof(TPixel), labels);
+  const MergedRun<I> run{ grid, e,       chunks, dChunkCount.get(), dChunkOffset.get(), parameters, statistics, context,
+                          info, tracker, timer };
+  return LabelVoxels<TLabel, I>(
+    run, dParent.get(), inPlace ? nullptr : dLabels.get(), dInput.get(), n * sizeof(TPixel), labels);
 }
 
 } // namespace cc

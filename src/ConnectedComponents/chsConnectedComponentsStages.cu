@@ -75,12 +75,12 @@ struct StatisticsBuffers
     statistics.voxelCount.resize(count);
     statistics.minimum.resize(3 * count);
     statistics.maximum.resize(3 * count);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned),
-                                   cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
   }
 };
 
@@ -88,12 +88,18 @@ struct StatisticsBuffers
 
 template <bool Full, typename I, class TileT>
 void
-LaunchNodeBoundary(const unsigned * masks, I * slots, const Extent<I> & e, I * chunkRoots, unsigned words,
-                   int device, cudaStream_t stream)
+LaunchNodeBoundary(const unsigned *  masks,
+                   I *               slots,
+                   const Extent<I> & e,
+                   I *               chunkRoots,
+                   unsigned          words,
+                   int               device,
+                   cudaStream_t      stream)
 {
   const I half = I(words) * kHalfRow;
-  BinaryBoundaryKernel<Full, I, TileT><<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads,
-                                         0, stream>>>(masks, slots, half, e, chunkRoots);
+  BinaryBoundaryKernel<Full, I, TileT>
+    <<<detail::GridStrideBlocks(words, kBoundaryThreads, device), kBoundaryThreads, 0, stream>>>(
+      masks, slots, half, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("BinaryBoundaryKernel");
 }
 
@@ -108,16 +114,16 @@ LabelNodes(const MergedRun<I> &                       run,
            std::unique_ptr<detail::RawDeviceBuffer> & dLabels,
            TLabel *                                   labels)
 {
-  const Grid &                         grid = run.grid;
+  const Grid &                         grid       = run.grid;
   const ConnectedComponentParameters & parameters = run.parameters;
-  const ExecutionContext &             context = run.context;
-  detail::MemoryTracker &              tracker = run.tracker;
-  const uint64_t                       n = grid.NumberOfVoxels();
-  const uint64_t                       chunks = run.chunks;
-  const cudaStream_t                   stream = static_cast<cudaStream_t>(context.stream);
-  const int                            device = context.device;
-  const I                              half = I(words) * kHalfRow;
-  const bool wantStats = parameters.computeStatistics && run.statistics != nullptr;
+  const ExecutionContext &             context    = run.context;
+  detail::MemoryTracker &              tracker    = run.tracker;
+  const uint64_t                       n          = grid.NumberOfVoxels();
+  const uint64_t                       chunks     = run.chunks;
+  const cudaStream_t                   stream     = static_cast<cudaStream_t>(context.stream);
+  const int                            device     = context.device;
+  const I                              half       = I(words) * kHalfRow;
+  const bool                           wantStats  = parameters.computeStatistics && run.statistics != nullptr;
   ScanChunkCounts(run.chunkCount, run.chunkOffset, chunks, stream, tracker);
   unsigned long long count = 0;
   if (countFirst)
@@ -135,18 +141,32 @@ LabelNodes(const MergedRun<I> &                       run,
   if (wantStats)
     detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
   StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
-  const uint64_t    segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
-  const unsigned    blocks = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
-  const I *         lastOffset = run.chunkOffset + chunks - 1;
-  const I *         lastCount = run.chunkCount + chunks - 1;
+  const uint64_t segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
+  const unsigned blocks   = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
+  const I *      lastOffset = run.chunkOffset + chunks - 1;
+  const I *      lastCount  = run.chunkCount + chunks - 1;
   if (wantStats)
-    NodeFinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(
-      slots, half, base, masks, dLabels->get(), run.extent, lastOffset, lastCount, parameters.backgroundLabel,
-      stats.Pointers());
+    NodeFinalizeKernel<I, TLabel, true><<<blocks, kFinalizeThreads, 0, stream>>>(slots,
+                                                                                 half,
+                                                                                 base,
+                                                                                 masks,
+                                                                                 dLabels->get(),
+                                                                                 run.extent,
+                                                                                 lastOffset,
+                                                                                 lastCount,
+                                                                                 parameters.backgroundLabel,
+                                                                                 stats.Pointers());
   else
-    NodeFinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(
-      slots, half, base, masks, dLabels->get(), run.extent, lastOffset, lastCount, parameters.backgroundLabel,
-      StatisticsPointers{});
+    NodeFinalizeKernel<I, TLabel, false><<<blocks, kFinalizeThreads, 0, stream>>>(slots,
+                                                                                  half,
+                                                                                  base,
+                                                                                  masks,
+                                                                                  dLabels->get(),
+                                                                                  run.extent,
+                                                                                  lastOffset,
+                                                                                  lastCount,
+                                                                                  parameters.backgroundLabel,
+                                                                                  StatisticsPointers{});
   CHS_CUDA_CHECK_LAUNCH("NodeFinalizeKernel");
   run.timer.Stop();
   detail::PrewakeHostThreads(n * sizeof(TLabel), context); // for the download, while the kernels run
@@ -167,8 +187,8 @@ LabelNodes(const MergedRun<I> &                       run,
     context.progress(1.0f);
   if (run.info)
   {
-    run.info->kernelMilliseconds = run.timer.Milliseconds();
-    run.info->peakDeviceBytes = tracker.peak;
+    run.info->kernelMilliseconds  = run.timer.Milliseconds();
+    run.info->peakDeviceBytes     = tracker.peak;
     run.info->reservedDeviceBytes = tracker.reserved;
   }
   return count;
@@ -178,27 +198,26 @@ template <typename TLabel, typename I>
 uint64_t
 LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free, uint64_t freeBytes, TLabel * labels)
 {
-  const Grid &                         grid = run.grid;
-  const ConnectedComponentParameters & parameters = run.parameters;
-  const ExecutionContext &             context = run.context;
-  detail::MemoryTracker &              tracker = run.tracker;
-  const uint64_t                       n = grid.NumberOfVoxels();
-  const uint64_t                       chunks = run.chunks;
-  const Extent<I> &                    e = run.extent;
-  const cudaStream_t                   stream = static_cast<cudaStream_t>(context.stream);
-  const int                            device = context.device;
+  const Grid &                         grid         = run.grid;
+  const ConnectedComponentParameters & parameters   = run.parameters;
+  const ExecutionContext &             context      = run.context;
+  detail::MemoryTracker &              tracker      = run.tracker;
+  const uint64_t                       n            = grid.NumberOfVoxels();
+  const uint64_t                       chunks       = run.chunks;
+  const Extent<I> &                    e            = run.extent;
+  const cudaStream_t                   stream       = static_cast<cudaStream_t>(context.stream);
+  const int                            device       = context.device;
   constexpr bool                       narrowLabels = sizeof(TLabel) < sizeof(I);
-  const bool                           inPlace = LabelsInPlace<TLabel, I>(n);
+  const bool                           inPlace      = LabelsInPlace<TLabel, I>(n);
   ScanChunkCounts(run.chunkCount, run.chunkOffset, chunks, stream, tracker);
   if (chunks > 0x7fffffffull)
     throw std::invalid_argument("chs: image too large for the root numbering grid");
   // Statistics need the count to size their arrays, so it is read back at once; without them the labels are
   // computed in the device buffers first and the count is read with them, which saves the GPU a wait for a host
   // round trip.
-  unsigned long long count = 0;
-  const auto         readCount = [&] {
-    count = ReadObjectCount(run.chunkOffset, run.chunkCount, chunks, parameters.maximumLabel, stream);
-  };
+  unsigned long long count     = 0;
+  const auto         readCount = [&]
+  { count = ReadObjectCount(run.chunkOffset, run.chunkCount, chunks, parameters.maximumLabel, stream); };
   const bool wantStats = parameters.computeStatistics && run.statistics != nullptr;
   if (wantStats || inPlace)
     readCount();
@@ -222,9 +241,10 @@ LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free
   if (wantStats)
     detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
   StatisticsBuffers        statsBuffers(wantStats ? count : 0, stream, tracker);
-  const StatisticsPointers sp = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
-  const unsigned           blocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
-  const auto               finalize = [&](auto stats) {
+  const StatisticsPointers sp       = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
+  const unsigned           blocks   = detail::GridStrideBlocks(n, kFinalizeThreads, device);
+  const auto               finalize = [&](auto stats)
+  {
     constexpr bool S = decltype(stats)::value;
     if constexpr (narrowLabels)
       if (inPlace)
@@ -232,19 +252,19 @@ LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free
         if (!ranges.empty())
           LaunchLabelRanges<I, TLabel>(ranges, dParent, width, parameters.backgroundLabel, blocks, stream);
         else
-          ResolveInPlaceKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
-            dParent, n, e.nx, e.ny, parameters.backgroundLabel, sp);
+          ResolveInPlaceKernel<I, TLabel, S>
+            <<<blocks, kFinalizeThreads, 0, stream>>>(dParent, n, e.nx, e.ny, parameters.backgroundLabel, sp);
         return;
       }
     if constexpr (S)
-      FinalizeKernel<I, TLabel, S><<<blocks, kFinalizeThreads, 0, stream>>>(
-        dParent, dLabels, n, e.nx, e.ny, parameters.backgroundLabel, sp);
+      FinalizeKernel<I, TLabel, S>
+        <<<blocks, kFinalizeThreads, 0, stream>>>(dParent, dLabels, n, e.nx, e.ny, parameters.backgroundLabel, sp);
     else if (tagged)
       FinalizeNarrowKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
         dParent, dLabels, n, run.chunkOffset + chunks - 1, run.chunkCount + chunks - 1, parameters.backgroundLabel);
     else
-      FinalizeVectorKernel<I, TLabel><<<blocks, kFinalizeThreads, 0, stream>>>(
-        dParent, dLabels, n, parameters.backgroundLabel);
+      FinalizeVectorKernel<I, TLabel>
+        <<<blocks, kFinalizeThreads, 0, stream>>>(dParent, dLabels, n, parameters.backgroundLabel);
   };
   if (wantStats)
     finalize(std::true_type{});
@@ -296,30 +316,36 @@ LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free
     context.progress(1.0f);
   if (run.info)
   {
-    run.info->kernelMilliseconds = run.timer.Milliseconds();
-    run.info->peakDeviceBytes = tracker.peak;
+    run.info->kernelMilliseconds  = run.timer.Milliseconds();
+    run.info->peakDeviceBytes     = tracker.peak;
     run.info->reservedDeviceBytes = tracker.reserved;
   }
   return count;
 }
 
-#define CHS_CC_INSTANTIATE_STAGES(TLabel, I)                                                                          \
+#define CHS_CC_INSTANTIATE_STAGES(TLabel, I)                                                                           \
   template uint64_t LabelVoxels<TLabel, I>(const MergedRun<I> &, I *, TLabel *, void *, uint64_t, TLabel *);           \
-  template uint64_t LabelNodes<TLabel, I>(const MergedRun<I> &, I *, const unsigned *, unsigned, I, bool,              \
-                                          std::unique_ptr<detail::RawDeviceBuffer> &, TLabel *)
-#define CHS_CC_INSTANTIATE_LABELS(I)                                                                                  \
-  CHS_CC_INSTANTIATE_STAGES(uint8_t, I);                                                                              \
-  CHS_CC_INSTANTIATE_STAGES(uint16_t, I);                                                                             \
-  CHS_CC_INSTANTIATE_STAGES(uint32_t, I);                                                                             \
-  CHS_CC_INSTANTIATE_STAGES(uint64_t, I);                                                                             \
-  template void LaunchNodeBoundary<false, I, BinaryTile2D>(const unsigned *, I *, const Extent<I> &, I *, unsigned,   \
-                                                           int, cudaStream_t);                                        \
-  template void LaunchNodeBoundary<true, I, BinaryTile2D>(const unsigned *, I *, const Extent<I> &, I *, unsigned,    \
-                                                          int, cudaStream_t);                                         \
-  template void LaunchNodeBoundary<false, I, BinaryTile3D>(const unsigned *, I *, const Extent<I> &, I *, unsigned,   \
-                                                           int, cudaStream_t);                                        \
-  template void LaunchNodeBoundary<true, I, BinaryTile3D>(const unsigned *, I *, const Extent<I> &, I *, unsigned,    \
-                                                          int, cudaStream_t)
+  template uint64_t LabelNodes<TLabel, I>(const MergedRun<I> &,                                                        \
+                                          I *,                                                                         \
+                                          const unsigned *,                                                            \
+                                          unsigned,                                                                    \
+                                          I,                                                                           \
+                                          bool,                                                                        \
+                                          std::unique_ptr<detail::RawDeviceBuffer> &,                                  \
+                                          TLabel *)
+#define CHS_CC_INSTANTIATE_LABELS(I)                                                                                   \
+  CHS_CC_INSTANTIATE_STAGES(uint8_t, I);                                                                               \
+  CHS_CC_INSTANTIATE_STAGES(uint16_t, I);                                                                              \
+  CHS_CC_INSTANTIATE_STAGES(uint32_t, I);                                                                              \
+  CHS_CC_INSTANTIATE_STAGES(uint64_t, I);                                                                              \
+  template void LaunchNodeBoundary<false, I, BinaryTile2D>(                                                            \
+    const unsigned *, I *, const Extent<I> &, I *, unsigned, int, cudaStream_t);                                       \
+  template void LaunchNodeBoundary<true, I, BinaryTile2D>(                                                             \
+    const unsigned *, I *, const Extent<I> &, I *, unsigned, int, cudaStream_t);                                       \
+  template void LaunchNodeBoundary<false, I, BinaryTile3D>(                                                            \
+    const unsigned *, I *, const Extent<I> &, I *, unsigned, int, cudaStream_t);                                       \
+  template void LaunchNodeBoundary<true, I, BinaryTile3D>(                                                             \
+    const unsigned *, I *, const Extent<I> &, I *, unsigned, int, cudaStream_t)
 CHS_CC_INSTANTIATE_LABELS(uint32_t);
 CHS_CC_INSTANTIATE_LABELS(unsigned long long);
 

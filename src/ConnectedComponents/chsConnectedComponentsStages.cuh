@@ -20,7 +20,8 @@ namespace cc
 /** Thrown by the runs path's labelling when the labels do not fit above the node count (32-bit nodes from 2^31 on,
  * LabelBase); the caller runs again with 64-bit nodes. Only an image of more than about 2^31 objects does that. */
 struct NodeLabelsDoNotFit
-{};
+{
+};
 
 /** Labels narrower than the index type are written in place over the parents (one working buffer instead of two);
  * indices must then leave the top bit free for the tag. */
@@ -54,7 +55,12 @@ struct MergedRun
  * host labels and returns the object count. */
 template <typename TLabel, typename I>
 uint64_t
-LabelVoxels(const MergedRun<I> & run, I * parent, TLabel * labels, void * free, uint64_t freeBytes, TLabel * hostLabels);
+LabelVoxels(const MergedRun<I> & run,
+            I *                  parent,
+            TLabel *             labels,
+            void *               free,
+            uint64_t             freeBytes,
+            TLabel *             hostLabels);
 
 /** The runs path (RunNodes) after its merge: slots and masks of `words` tile rows; `labels` is the labels' device
  * buffer if it was allocated before the merge, else empty (it is then allocated here, after the input was freed);
@@ -73,8 +79,13 @@ LabelNodes(const MergedRun<I> &                       run,
 /** The runs path's boundary pass (BinaryBoundaryKernel), which reads the masks, not the pixels. */
 template <bool Full, typename I, class TileT>
 void
-LaunchNodeBoundary(const unsigned * masks, I * slots, const Extent<I> & e, I * chunkRoots, unsigned words,
-                   int device, cudaStream_t stream);
+LaunchNodeBoundary(const unsigned *  masks,
+                   I *               slots,
+                   const Extent<I> & e,
+                   I *               chunkRoots,
+                   unsigned          words,
+                   int               device,
+                   cudaStream_t      stream);
 
 } // namespace cc
 } // namespace chs
