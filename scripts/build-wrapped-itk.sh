@@ -54,8 +54,8 @@ if [ ! -d "$src" ]; then
 fi
 # --fetch-only: the packages and the source, no build (scripts/test.sh then builds it in the background).
 [ "${1:-}" != --fetch-only ] || exit 0
-# -O0: the wrapped ITK serves the wrapping's tests, on small images, whose work is in the module's own code; an
-# optimised build of its SWIG wrappers is most of its compile time (bench/results/CI/README.md).
+# -O0: the wrapped ITK serves the wrapping's tests, on small images, whose work is in the module's own code; optimising
+# its libraries and SWIG wrappers cost compile time those tests do not need (bench/results/CI/README.md).
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O0 -DNDEBUG" -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
   -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF \
   -DModule_ITKCommon=ON -DModule_ITKImageFilterBase=ON -DModule_ITKIOImageBase=ON -DModule_ITKIONRRD=ON \
