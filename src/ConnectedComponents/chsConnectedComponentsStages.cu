@@ -84,6 +84,22 @@ struct StatisticsBuffers
   }
 };
 
+/** The end of a run: progress at 1, the run's figures into RunInfo; returns the object count. */
+template <typename I>
+uint64_t
+Finished(const MergedRun<I> & run, uint64_t count)
+{
+  if (run.context.progress)
+    run.context.progress(1.0f);
+  if (run.info)
+  {
+    run.info->kernelMilliseconds  = run.timer.Milliseconds();
+    run.info->peakDeviceBytes     = run.tracker.peak;
+    run.info->reservedDeviceBytes = run.tracker.reserved;
+  }
+  return count;
+}
+
 } // namespace
 
 template <bool Full, typename I, class TileT>
@@ -183,15 +199,7 @@ LabelNodes(const MergedRun<I> &                       run,
     detail::CopyToHostWidened(labels, sizeof(TLabel), dLabels->get(), width, n, stream, context);
   else
     detail::CopyToHost(labels, dLabels->get(), n * sizeof(TLabel), stream, context);
-  if (context.progress)
-    context.progress(1.0f);
-  if (run.info)
-  {
-    run.info->kernelMilliseconds  = run.timer.Milliseconds();
-    run.info->peakDeviceBytes     = tracker.peak;
-    run.info->reservedDeviceBytes = tracker.reserved;
-  }
-  return count;
+  return Finished(run, count);
 }
 
 template <typename TLabel, typename I>
@@ -312,15 +320,7 @@ LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free
     detail::CopyToHostWidened(labels, sizeof(TLabel), narrow, width, n, stream, context);
   else
     detail::CopyToHost(labels, dOut, n * sizeof(TLabel), stream, context);
-  if (context.progress)
-    context.progress(1.0f);
-  if (run.info)
-  {
-    run.info->kernelMilliseconds  = run.timer.Milliseconds();
-    run.info->peakDeviceBytes     = tracker.peak;
-    run.info->reservedDeviceBytes = tracker.reserved;
-  }
-  return count;
+  return Finished(run, count);
 }
 
 #define CHS_CC_INSTANTIATE_STAGES(TLabel, I)                                                                           \
