@@ -3,6 +3,8 @@
 # runs the Python tests in wrapping/test with pytest. Extra arguments go to pytest.
 #   CUDAARCHS as in build.sh; CHS_PYTHON and CHS_ITK_CACHE as in build-wrapped-itk.sh;
 #   CHS_PYTHON_BUILD  the module's wrapping build folder (default build-python)
+#   CHS_PYTHON_TEST=0 builds the wrapping only: no test packages installed, no pytest (scripts/test.sh builds it so
+#                     beside the chseg tests)
 #   CHS_PREBUILT_CORE as in chseg-test.sh: the core that build.sh built, linked instead of compiled again (read when
 #                     the wrapping build folder is configured)
 set -euo pipefail
@@ -12,10 +14,12 @@ python=${CHS_PYTHON:-/usr/bin/python3}
 itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
 itk_source=$(dirname "$itk_build")/InsightToolkit-5.2.1
 build=${CHS_PYTHON_BUILD:-build-python}
-[ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage python3-vtk9 xvfb xauth
-# Higra (PyPI) is the alpha-tree tests' second oracle; they skip where it cannot be installed.
-"$python" -c "import higra" 2>/dev/null || "$python" -m pip install -q --user --break-system-packages higra \
-  || echo "higra could not be installed: the alpha-tree comparison with Higra will skip" >&2
+if [ "${CHS_PYTHON_TEST:-1}" != 0 ]; then
+  [ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage python3-vtk9 xvfb xauth
+  # Higra (PyPI) is the alpha-tree tests' second oracle; they skip where it cannot be installed.
+  "$python" -c "import higra" 2>/dev/null || "$python" -m pip install -q --user --break-system-packages higra \
+    || echo "higra could not be installed: the alpha-tree comparison with Higra will skip" >&2
+fi
 chs_default_cuda_archs
 if [ ! -f "$build/build.ninja" ]; then
   # Module tests off: with them ITKModuleExternal asks for ITKTestKernel, most of ITK. The C++ tests are built
