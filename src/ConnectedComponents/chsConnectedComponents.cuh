@@ -30,7 +30,8 @@
 // chsConnectedComponentsRootNumbering.cuh (3), chsConnectedComponentsFinalLink.cuh (4, with the narrow, range and
 // in-place label writers), chsConnectedComponentsRuns.cuh (the runs path's four kernels). The union-find and the warp
 // queue that other algorithms share are in src/Common/chsDeviceHelpers.cuh. This file holds the merges' launchers and
-// the host-side drivers (RunNodes, Run, LabelConnectedComponentsCUDA), compiled for each pixel type; what follows
+// the host-side drivers (RunNodes, Run, LabelConnectedComponentsCUDA), compiled for each unsigned integer and
+// floating-point pixel type (signed integers are labelled through the unsigned type of their width); what follows
 // the merges reads no pixel and is compiled once, in chsConnectedComponentsStages.cu
 // (chsConnectedComponentsStages.cuh).
 #ifndef chsConnectedComponents_cuh
@@ -322,20 +323,18 @@ Run(const TPixel *                       input,
     run, dParent.get(), inPlace ? nullptr : dLabels.get(), dInput.get(), n * sizeof(TPixel), labels);
 }
 
-} // namespace cc
-
+/** LabelConnectedComponentsCUDA for the pixel types whose kernels are compiled (unsigned integers, floats). */
 template <typename TPixel, typename TLabel>
 uint64_t
-LabelConnectedComponentsCUDA(const TPixel *                       input,
-                             const uint8_t *                      mask,
-                             TLabel *                             labels,
-                             const Grid &                         grid,
-                             const ConnectedComponentParameters & parameters,
-                             ConnectedComponentStatistics *       statistics,
-                             const ExecutionContext &             context,
-                             RunInfo *                            info)
+Label(const TPixel *                       input,
+      const uint8_t *                      mask,
+      TLabel *                             labels,
+      const Grid &                         grid,
+      const ConnectedComponentParameters & parameters,
+      ConnectedComponentStatistics *       statistics,
+      const ExecutionContext &             context,
+      RunInfo *                            info)
 {
-  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
@@ -369,8 +368,34 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
   }
   if (n < 0xffffffffull && !parameters.forceWideIndex)
     return cc::Run<TPixel, TLabel, uint32_t>(input, mask, labels, grid, parameters, statistics, context, info);
-  return cc::Run<TPixel, TLabel, unsigned long long>(input, mask, labels, grid, parameters, statistics, context,
-                                                       info);
+  return Run<TPixel, TLabel, unsigned long long>(input, mask, labels, grid, parameters, statistics, context, info);
+}
+
+} // namespace cc
+
+template <typename TPixel, typename TLabel>
+uint64_t
+LabelConnectedComponentsCUDA(const TPixel *                       input,
+                             const uint8_t *                      mask,
+                             TLabel *                             labels,
+                             const Grid &                         grid,
+                             const ConnectedComponentParameters & parameters,
+                             ConnectedComponentStatistics *       statistics,
+                             const ExecutionContext &             context,
+                             RunInfo *                            info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  if constexpr (std::is_integral<TPixel>::value && std::is_signed<TPixel>::value)
+  {
+    // The kernels compare pixels only with 0 (binary) and with each other for equality (flat zones): for integers
+    // of one width both depend on the bits alone, so a signed image is labelled as the unsigned image of the same
+    // bits, and the signed types compile no kernels (chsConnectedComponentsSigned.cu).
+    using U = typename std::make_unsigned<TPixel>::type;
+    return LabelConnectedComponentsCUDA<U, TLabel>(
+      reinterpret_cast<const U *>(input), mask, labels, grid, parameters, statistics, context, info);
+  }
+  else
+    return cc::Label(input, mask, labels, grid, parameters, statistics, context, info);
 }
 
 } // namespace chs
@@ -379,5 +404,17 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
   template CudaHierarchicalSegmentation_EXPORT uint64_t chs::LabelConnectedComponentsCUDA<TPixel, TLabel>(        \
     const TPixel *, const uint8_t *, TLabel *, const chs::Grid &, const chs::ConnectedComponentParameters &,       \
     chs::ConnectedComponentStatistics *, const chs::ExecutionContext &, chs::RunInfo *)
+
+/** Declares an instantiation that another translation unit compiles (it is not instantiated where this is seen). */
+#define CHS_EXTERN_CC_CUDA(TPixel, TLabel)                                                                             \
+  extern template uint64_t chs::LabelConnectedComponentsCUDA<TPixel, TLabel>(                                          \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    TLabel *,                                                                                                          \
+    const chs::Grid &,                                                                                                 \
+    const chs::ConnectedComponentParameters &,                                                                         \
+    chs::ConnectedComponentStatistics *,                                                                               \
+    const chs::ExecutionContext &,                                                                                     \
+    chs::RunInfo *)
 
 #endif

@@ -230,6 +230,35 @@ TEST(CudaConnectedComponentImageFilter, GPUFlatZonesMatchFloodFill)
   FlatZonesSameAsFloodFill<U8_3, L32_3>(Backend::CUDA);
 }
 
+/** Signed integer images are labelled on the GPU as the unsigned integers of their bits
+ * (src/ConnectedComponents/chsConnectedComponentsSigned.cu): negative values are foreground in binary mode and
+ * flat zones of their own. Values -2..2, both modes, against ITK and a flood fill. */
+template <typename TImage, typename TLabel>
+void
+SignedImageSameAsITKAndFloodFill(const typename TImage::SizeType & size, unsigned seed)
+{
+  auto input = RandomImage<TImage>(size, 0.8, seed, 4);
+  for (auto p = input->GetBufferPointer(), end = p + NumberOfPixels(size); p != end; ++p)
+    *p = static_cast<typename TImage::PixelType>(*p - 2);
+  ExpectSameAsITK<TImage, TLabel>(input, Backend::CUDA);
+  for (bool full : { false, true })
+  {
+    uint64_t   expectedCount = 0;
+    const auto expected      = FloodFillLabels<TImage, TLabel>(input, full, true, nullptr, expectedCount);
+    const auto got           = RunModule<TImage, TLabel>(input, Backend::CUDA, full, nullptr, true);
+    EXPECT_EQ(got.count, expectedCount);
+    EXPECT_TRUE(SameVoxels(got.labels.GetPointer(), expected.GetPointer()));
+  }
+}
+
+TEST(CudaConnectedComponentImageFilter, GPUSignedImagesWithNegativeValues)
+{
+  CHS_REQUIRE_GPU();
+  SignedImageSameAsITKAndFloodFill<itk::Image<signed char, 2>, L32_2>(Size<U8_2>({ 97, 66 }), 5);
+  SignedImageSameAsITKAndFloodFill<S16_2, L32_2>(Size<U8_2>({ 300, 41 }), 6);
+  SignedImageSameAsITKAndFloodFill<itk::Image<long, 3>, L32_3>(Size<U8_3>({ 35, 20, 17 }), 7);
+}
+
 TEST(CudaConnectedComponentImageFilter, FlatZonesOfFloatImageMatchFloodFill)
 {
   // Smooth float ramps quantised to a few levels: large plateaus; NaN is never equal to anything.
