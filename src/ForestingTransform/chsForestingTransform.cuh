@@ -134,8 +134,15 @@ TransformRun(const TWeight *                         dWeights,
   const unsigned                           blocks    = detail::GridStrideBlocks(n, 256, context.device);
   unsigned long long                       status[2] = { 0, n };
   CHS_CUDA_CHECK(cudaMemcpyAsync(dStatus.get(), status, sizeof(status), cudaMemcpyHostToDevice, stream));
-  InitializeKernel<<<blocks, 256, 0, stream>>>(
-    dWeights, dSeeds, options.mask, options.handicap, options.seedCostIsWeight, dKeys.get(), n, dStatus.get());
+  InitializeKernel<<<blocks, 256, 0, stream>>>(dWeights,
+                                               dSeeds,
+                                               options.mask,
+                                               options.handicap,
+                                               options.seedCostIsWeight,
+                                               options.signBitInvalid,
+                                               dKeys.get(),
+                                               n,
+                                               dStatus.get());
   CHS_CUDA_CHECK_LAUNCH("InitializeKernel");
   CHS_CUDA_CHECK(cudaMemcpyAsync(status, dStatus.get(), sizeof(status), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -269,21 +276,21 @@ TransformOnDevice(const TWeight *                         dWeights,
     dWeights, dSeeds, grid, parameters, labels, cost, predecessor, context, tracker, timer, options);
 }
 
-} // namespace ift
-
+/** ImageForestingTransformCUDA for the weight types whose kernels are compiled (unsigned integers, float);
+ * signBitInvalid as in TransformOptions. */
 template <typename TWeight, typename TLabel>
 ForestingTransformResult
-ImageForestingTransformCUDA(const TWeight *                         weights,
-                            const TLabel *                          seeds,
-                            const Grid &                            grid,
-                            const ForestingTransformParameters &    parameters,
-                            TLabel *                                labels,
-                            typename ForestingCost<TWeight>::Type * cost,
-                            int64_t *                               predecessor,
-                            const ExecutionContext &                context,
-                            RunInfo *                               info)
+Transform(const TWeight *                         weights,
+          const TLabel *                          seeds,
+          const Grid &                            grid,
+          const ForestingTransformParameters &    parameters,
+          TLabel *                                labels,
+          typename ForestingCost<TWeight>::Type * cost,
+          int64_t *                               predecessor,
+          const ExecutionContext &                context,
+          RunInfo *                               info,
+          bool                                    signBitInvalid)
 {
-  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
   const uint64_t                n = ift::CheckedVoxelCount(grid);
   detail::DeviceScope           scope(context.device);
   const auto                    stream = static_cast<cudaStream_t>(context.stream);
@@ -305,8 +312,10 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
     context.progress(0.2f);
   detail::EventTimer timer(stream);
   timer.Start();
+  TransformOptions options;
+  options.signBitInvalid                = signBitInvalid;
   const ForestingTransformResult result = ift::TransformOnDevice(
-    dWeights.get(), dSeeds.get(), grid, parameters, labels, cost, predecessor, context, tracker, timer);
+    dWeights.get(), dSeeds.get(), grid, parameters, labels, cost, predecessor, context, tracker, timer, options);
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
@@ -316,14 +325,55 @@ ImageForestingTransformCUDA(const TWeight *                         weights,
   return result;
 }
 
+} // namespace ift
+
+template <typename TWeight, typename TLabel>
+ForestingTransformResult
+ImageForestingTransformCUDA(const TWeight *                         weights,
+                            const TLabel *                          seeds,
+                            const Grid &                            grid,
+                            const ForestingTransformParameters &    parameters,
+                            TLabel *                                labels,
+                            typename ForestingCost<TWeight>::Type * cost,
+                            int64_t *                               predecessor,
+                            const ExecutionContext &                context,
+                            RunInfo *                               info)
+{
+  static_assert(std::is_unsigned<TLabel>::value, "labels are passed as unsigned integers");
+  if constexpr (std::is_integral<TWeight>::value && std::is_signed<TWeight>::value)
+  {
+    // Valid weights are not negative, and a non-negative signed integer has the bits of the unsigned integer of its
+    // width and value: the same codes (chsOrderedCode.h), arc weights and costs (uint32_t for both). So a signed image
+    // runs the unsigned kernels, with a set top bit counted as the negative weight it is; the signed types compile
+    // no kernels (chsForestingTransformSigned.cu).
+    using U = typename std::make_unsigned<TWeight>::type;
+    return ift::Transform<U, TLabel>(
+      reinterpret_cast<const U *>(weights), seeds, grid, parameters, labels, cost, predecessor, context, info, true);
+  }
+  else
+    return ift::Transform<TWeight, TLabel>(
+      weights, seeds, grid, parameters, labels, cost, predecessor, context, info, false);
+}
+
 } // namespace chs
 
 // clang-format off
-#define CHS_INSTANTIATE_IFT_CUDA(TWeight, TLabel)                                                                   \
+/** The public entry point alone: what the signed weight types compile (chsForestingTransformSigned.cu). */
+#define CHS_INSTANTIATE_IFT_CUDA_ENTRY(TWeight, TLabel)                                                             \
   template CudaHierarchicalSegmentation_EXPORT chs::ForestingTransformResult                                        \
   chs::ImageForestingTransformCUDA<TWeight, TLabel>(                                                                \
     const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
-    typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &, chs::RunInfo *);        \
+    typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &, chs::RunInfo *)
+
+/** The run of weights of TWeight bits, declared where another unit compiles it (`extern`) or compiled (nothing). */
+#define CHS_IFT_TRANSFORM(EXTERN, TWeight, TLabel)                                                                  \
+  EXTERN template chs::ForestingTransformResult chs::ift::Transform<TWeight, TLabel>(                               \
+    const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
+    typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &, chs::RunInfo *, bool)
+
+#define CHS_INSTANTIATE_IFT_CUDA(TWeight, TLabel)                                                                   \
+  CHS_INSTANTIATE_IFT_CUDA_ENTRY(TWeight, TLabel);                                                                  \
+  CHS_IFT_TRANSFORM(, TWeight, TLabel);                                                                             \
   template chs::ForestingTransformResult chs::ift::TransformOnDevice<TWeight, TLabel>(                              \
     const TWeight *, const TLabel *, const chs::Grid &, const chs::ForestingTransformParameters &, TLabel *,         \
     typename chs::ForestingCost<TWeight>::Type *, int64_t *, const chs::ExecutionContext &,                         \

@@ -27,6 +27,9 @@ struct TransformOptions
   bool seedCostIsWeight = false;
   /** No seed (inside the mask): write label 0 everywhere and return, instead of the error. */
   bool emptyWithoutSeeds = false;
+  /** The unsigned integer weights are the bits of signed ones (ImageForestingTransformCUDA of a signed type): a
+   * weight whose top bit is set is negative, and invalid. */
+  bool signBitInvalid = false;
 };
 
 /** The device bytes TransformOnDevice allocates at most (the weights and seeds it is given not included): keys,

@@ -18,7 +18,8 @@ namespace ift
 
 /** Seeds get key (0, 0) (or (handicap, 0), or (B(s), 0)), other pixels, and every pixel outside the mask, kUnreached.
  * Counts the seeds and finds the first pixel with an invalid weight (status[0]: seed count, status[1]: smallest invalid
- * index, n if none). */
+ * index, n if none); with signBitInvalid, unsigned weights whose top bit is set are invalid (they are the bits of
+ * negative signed weights). */
 template <typename TW, typename TLabel>
 __global__ void
 InitializeKernel(const TW *           B,
@@ -26,10 +27,12 @@ InitializeKernel(const TW *           B,
                  const uint8_t *      mask,
                  const uint32_t *     handicap,
                  bool                 weightCost,
+                 bool                 signBitInvalid,
                  uint64_t *           K,
                  uint64_t             n,
                  unsigned long long * status)
 {
+  constexpr unsigned kTopBit = 8 * sizeof(TW) - 1;
   unsigned long long count = 0;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -37,7 +40,10 @@ InitializeKernel(const TW *           B,
     const uint64_t cost = handicap ? handicap[i] : weightCost ? EncodeOrdered(B[i]) : 0;
     K[i]                = seed ? cost << 32 : kUnreached;
     count += seed;
-    if (!ValidWeight(B[i]))
+    bool valid = ValidWeight(B[i]);
+    if constexpr (std::is_integral<TW>::value && std::is_unsigned<TW>::value)
+      valid = valid && !(signBitInvalid && (B[i] >> kTopBit) != 0);
+    if (!valid)
       atomicMin(status + 1, static_cast<unsigned long long>(i));
   }
   for (int o = 16; o > 0; o >>= 1)

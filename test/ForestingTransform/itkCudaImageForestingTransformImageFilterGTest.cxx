@@ -610,6 +610,51 @@ TEST(CudaImageForestingTransformImageFilter, GPUCheckerboardAndRamp)
     }
 }
 
+TEST(CudaImageForestingTransformImageFilter, GPUSignedWeightsAgreeAndNegativesThrow)
+{
+  // Signed weights run as the unsigned integers of their bits (src/ForestingTransform/chsForestingTransformSigned.cu):
+  // the CPU reference's transform over the whole non-negative range, and the first negative weight (raster order)
+  // named as the CPU reference names it, nothing written, the filter running again after.
+  CHS_REQUIRE_GPU();
+  const itk::Size<2> size = { { 45, 37 } };
+  unsigned           seed = 700;
+  for (bool full : { false, true })
+    for (ArcWeight arc : kArcs)
+    {
+      ExpectBackendsAgree<int8_t, 2>(
+        RandomWeights<int8_t, 2>(size, 128, seed), Seeds<2>(size, 20, 5, seed + 1), full, arc, "random int8, 0..127");
+      auto w32                      = RandomWeights<int32_t, 2>(size, 1000, seed + 2);
+      w32->GetBufferPointer()[100]  = std::numeric_limits<int32_t>::max();
+      w32->GetBufferPointer()[1000] = std::numeric_limits<int32_t>::max();
+      ExpectBackendsAgree<int32_t, 2>(w32, Seeds<2>(size, 20, 5, seed + 3), full, arc, "int32 with its largest value");
+      seed += 10;
+    }
+  auto weights                             = RandomWeights<int16_t, 2>(size, 50, 17);
+  weights->GetBufferPointer()[5 * 45 + 2]  = std::numeric_limits<int16_t>::min();
+  weights->GetBufferPointer()[3 * 45 + 40] = -1; // the first in raster order
+  for (Backend b : { Backend::CPU, Backend::CUDA })
+  {
+    auto filter = IFT<int16_t, 2>::New();
+    filter->SetInput(weights);
+    filter->SetSeedImage(Seeds<2>(size, 20, 5, 18));
+    filter->SetBackend(b);
+    try
+    {
+      filter->Update();
+      ADD_FAILURE() << "negative weight: no exception";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("(40, 3)"), std::string::npos) << e.GetDescription();
+    }
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "nothing half-written";
+  }
+  weights->GetBufferPointer()[5 * 45 + 2]  = 0;
+  weights->GetBufferPointer()[3 * 45 + 40] = std::numeric_limits<int16_t>::max();
+  weights->Modified();
+  ExpectBackendsAgree<int16_t, 2>(weights, Seeds<2>(size, 20, 5, 18), true, ArcWeight::Maximum, "int16 after the fix");
+}
+
 // ---- Bad input, geometry, limits ------------------------------------------------------------------------------
 
 TEST(CudaImageForestingTransformImageFilter, BadInputThrowsAndTheFilterRunsAgain)
