@@ -11,6 +11,7 @@
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
 //   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (watershed and waterfall, 4096^2 to 2048x2048x1100)
+//   CudaWatershedBenchmark --scale --markers [--json out.json] [--reps N]   (the watershed from markers, same sizes)
 //   CudaWatershedBenchmark --markers [--mode markers|level] [--only 2d|3d] [--json out.json] [--reps N] [--quick]
 //                          (the watershed by flooding: from grid
 //                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
@@ -635,6 +636,63 @@ ScaleRow(const std::string & kind, const std::string & label, uint64_t n, int re
                     Field("reps", int(kernel.size())) + "}");
 }
 
+/** --scale --markers: the watershed from markers through the ITK-free API (chs::MarkerWatershedCUDA, uint8 pixels,
+ * uint32 labels, 6-connected in 3D), from grid markers (one every 16 voxels along each axis, at 8 mod 16, labelled
+ * 1, 2, ... in raster order) and from the minima with a level of 8, on the 32-bit path and the 64-bit path forced
+ * (below 2^32 - 1 voxels; above it the 64-bit path is the run's own): times and device memory. A run that cannot fit
+ * the device is refused before it allocates anything; the row says so. */
+void
+ScaleMarkers(const std::vector<uint8_t> & pixels,
+             const chs::Grid &            grid,
+             const std::string &          name,
+             int                          reps,
+             std::vector<uint32_t> &      labels)
+{
+  const uint64_t        n = grid.NumberOfVoxels(), nx = grid.size[0], ny = grid.size[1], nz = grid.size[2];
+  const uint64_t        mx = (nx + 7) / 16, my = (ny + 7) / 16;
+  std::vector<uint32_t> markers(n);
+  ParallelFor(int64_t(ny * nz),
+              [&](int64_t a, int64_t b)
+              {
+                for (int64_t row = a; row < b; ++row)
+                {
+                  const uint64_t y = uint64_t(row) % ny, z = uint64_t(row) / ny;
+                  const bool     on = y % 16 == 8 && (grid.dimension == 2 || z % 16 == 8);
+                  for (uint64_t x = 0; x < nx; ++x)
+                    markers[uint64_t(row) * nx + x] =
+                      on && x % 16 == 8 ? uint32_t(1 + ((grid.dimension == 2 ? 0 : z / 16) * my + y / 16) * mx + x / 16)
+                                        : 0u;
+                }
+              });
+  for (const bool withLevel : { false, true })
+    for (const bool wide : { false, true })
+    {
+      if (wide && n >= 0xffffffffull)
+        break;
+      const std::string label =
+        name + (withLevel ? ", level 8" : ", grid markers") + (wide ? " (64-bit path, forced)" : "");
+      chs::MarkerWatershedParameters p;
+      p.level          = withLevel ? 8.0 : 0.0;
+      p.forceWideIndex = wide;
+      ScaleRow("markers",
+               label,
+               n,
+               reps,
+               [&](chs::RunInfo & info)
+               {
+                 const auto r = chs::MarkerWatershedCUDA(pixels.data(),
+                                                         withLevel ? nullptr : markers.data(),
+                                                         static_cast<const uint8_t *>(nullptr),
+                                                         grid,
+                                                         p,
+                                                         labels.data(),
+                                                         chs::ExecutionContext{},
+                                                         &info);
+                 return withLevel ? r.markerCount : r.seedCount;
+               });
+    }
+}
+
 /** --scale: the watershed and the waterfall through the ITK-free API (chs::WatershedCUDA and chs::WaterfallCUDA,
  * uint8 pixels, uint32 labels, 6-connected in 3D) from 4096^2, 512^3 and 1024^3 to the 2048 x 2048 x 1100 volume of
  * the connected-components benchmark (4.6e9 voxels, above 2^32): kernel and end-to-end times, voxels per second,
@@ -666,6 +724,11 @@ Scale(const Options & o)
       grid.size[d] = uint64_t(size[d]);
     std::vector<uint32_t> labels(n);
     const int             reps = n > (int64_t(1) << 31) ? std::min(o.reps, 3) : o.reps;
+    if (o.markers)
+    {
+      ScaleMarkers(pixels, grid, name, reps, labels);
+      continue;
+    }
     // Below 2^32 - 1 voxels the 64-bit path is also run, forced (the path larger volumes take).
     for (const bool wide : { false, true })
     {
