@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Builds everything and runs all tests: the GoogleTest suites and the command-line programs' tests (against
 # Debian's ITK; test/cli runs them as 3D Slicer modules through ctk-cli and slicerio), the chseg package's tests
-# (`pip install .` into a fresh virtual environment), then the Python tests (the module's wrapping, built against a
-# wrapped ITK 5.2.1 that scripts/build-wrapped-itk.sh builds once into a cache folder). GPU tests skip without a CUDA device.
+# (`pip install .` into a fresh virtual environment), then the Python tests (the module's wrapping, built beside the
+# chseg tests against a wrapped ITK 5.2.1 that scripts/build-wrapped-itk.sh builds once into a cache folder, in the
+# background from the start). GPU tests skip without a CUDA device.
 #   CHS_SKIP_PYTHON=1  runs the C++ tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+# Waits for a background build (pid, log, name); when it failed, prints the end of its log and stops.
+wait_for() {
+  if ! wait "$1"; then
+    tail -n 40 "$2" >&2
+    echo "$3 did not build (whole log: $2)" >&2
+    exit 1
+  fi
+}
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
   # The wrapped ITK that the Python tests need (scripts/build-wrapped-itk.sh, cached after its first build) builds in
   # the background while the C++ build and the C++, command-line and chseg tests run, and fills the cores they leave
@@ -27,11 +36,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)"
 scripts/cli-test.sh
 echo "C++ build and tests, command-line tests: $((SECONDS - start)) s" >&2
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
-  if ! wait "$itk_pid"; then
-    tail -n 40 "$itk_log" >&2
-    echo "the wrapped ITK did not build (whole log: $itk_log)" >&2
-    exit 1
-  fi
+  wait_for "$itk_pid" "$itk_log" "the wrapped ITK"
   echo "wrapped ITK ready: $(tail -n 1 "$itk_log") ($((SECONDS - start)) s)" >&2
   # The module's wrapping builds in the background while the chseg package is built and tested (whose pip and
   # pytest leave a core idle most of the time); its tests run after them.
@@ -43,11 +48,7 @@ fi
 scripts/chseg-test.sh
 echo "C++, command-line and chseg (NumPy/CuPy package) tests: $((SECONDS - start)) s" >&2
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
-  if ! wait "$wrap_pid"; then
-    tail -n 40 "$wrap_log" >&2
-    echo "the module's wrapping did not build (whole log: $wrap_log)" >&2
-    exit 1
-  fi
+  wait_for "$wrap_pid" "$wrap_log" "the module's wrapping"
   trap - EXIT
   echo "the module's wrapping built ($((SECONDS - start)) s)" >&2
   scripts/python-test.sh
