@@ -145,6 +145,32 @@ DestroyStream(uintptr_t stream);
  * process started (copies between a device and a caller's device array, such as a CuPy array's, do not count). */
 CudaHierarchicalSegmentation_EXPORT uint64_t
 HostTransferBytes();
+
+/** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
+ * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most `workers`
+ * host threads (1 to 16) copying between the caller's memory and the buffers, each thread a slice of every chunk or
+ * (wholeChunks) whole chunks in turn, with non-temporal stores (streamingStores) or plain ones. All zero and false:
+ * the default shape. Frees the current buffers (after a transfer in progress); the next transfer allocates new
+ * ones. std::invalid_argument for a shape out of those bounds. */
+CudaHierarchicalSegmentation_EXPORT void
+SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool wholeChunks, bool streamingStores);
+
+/** Benchmark hook: copies `bytes` from `from` to `to`, host to device memory of `device` (toDevice) or back, on
+ * `stream` (0: the default stream), as the CUDA backends copy their arrays: straight for page-locked memory, else
+ * through the staging buffers with at most `hostThreads` threads (0: the machine's). Returns when the copy is done. */
+CudaHierarchicalSegmentation_EXPORT void
+CopyHostArray(void *       to,
+              const void * from,
+              uint64_t     bytes,
+              bool         toDevice,
+              int          device,
+              uintptr_t    stream,
+              unsigned     hostThreads);
+
+/** Test hook: copies `bytes` from host memory at `from` to a new device array of `device` and back to `to` with
+ * CopyHostArray (default stream), then frees the device array. */
+CudaHierarchicalSegmentation_EXPORT void
+RoundTripHostArray(const void * from, void * to, uint64_t bytes, int device, unsigned hostThreads);
 } // namespace testing
 
 } // namespace chs

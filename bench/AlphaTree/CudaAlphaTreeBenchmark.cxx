@@ -412,12 +412,14 @@ main(int argc, char * argv[])
       chosenTypes.push_back(argv[++i]);
     else if (a == "--no-queries")
       queries = false;
+    else if (a == "--staging" && i + 1 < argc && chs_bench::SetStaging(argv[i + 1]))
+      ++i;
     else
     {
       std::fprintf(stderr,
                    "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR] "
                    "[--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]... [--type uint8|uint16|rgb8]... "
-                   "[--no-queries]\n",
+                   "[--no-queries] [--staging CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM|default]\n",
                    argv[0]);
       return 2;
     }

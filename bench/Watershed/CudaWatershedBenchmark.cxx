@@ -9,6 +9,8 @@
 //
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
+//   Any form takes --staging CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM|default: the shape of the staging buffers that the
+//   copies of pageable host arrays go through (bench/Common/CudaStagingBenchmark.cu).
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
 //   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (watershed and waterfall, 4096^2 to 2048x2048x1100)
 //   CudaWatershedBenchmark --scale --markers [--json out.json] [--reps N]   (the watershed from markers, same sizes)
@@ -802,6 +804,8 @@ main(int argc, char * argv[])
       o.mode = next();
     else if (a == "--scale")
       o.scale = true;
+    else if (a == "--staging" && chs_bench::SetStaging(next()))
+      ;
     else
     {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());

@@ -404,22 +404,35 @@ EventTimer::Milliseconds()
 
 namespace
 {
-/** Pinned staging buffers for host transfers: kStagingSlots buffers of kStagingChunk bytes, allocated on first use
- * and kept for the life of the process (pinning memory costs far more than one transfer). One transfer at a time
- * uses them; a concurrent one takes the plain path. 4 MiB chunks and 4 slots measured best on an H200 (of 2, 4 and
- * 8 MiB). */
-constexpr uint64_t kStagingChunk = uint64_t(4) << 20;
-constexpr int      kStagingSlots = 4;
-constexpr uint64_t kStagingMinimum = uint64_t(4) << 20;
-/** Eight threads reach the host's copy bandwidth on the GPU machine (16 cores: 0.68 ms for 64 MiB with 8, 0.72 ms
- * with 16). */
-constexpr unsigned kMaxHostThreads = 8;
+/** Pinned staging buffers for host transfers: `slots` buffers of `chunk` bytes, allocated on first use and kept for
+ * the life of the process (pinning memory costs far more than one transfer). One transfer at a time uses them; a
+ * concurrent one takes the plain path. The shape is the default below unless a test sets another
+ * (testing::SetHostStaging), which frees the buffers; the next transfer allocates the new ones. */
+constexpr uint64_t kStagingMinimum  = uint64_t(4) << 20;
+constexpr unsigned kMaxStagingSlots = 64;
+/** At most this many worker threads, whatever the shape asks for. */
+constexpr unsigned kMaxHostThreads = 16;
+
+struct StagingShape
+{
+  /** 4 MiB chunks and 4 slots measured best on an H200 (of 2, 4 and 8 MiB) with 8 workers sharing each chunk. */
+  uint64_t chunk = uint64_t(4) << 20;
+  unsigned slots = 4;
+  /** Eight threads reach the host's copy bandwidth on the GPU machine (16 cores: 0.68 ms for 64 MiB with 8, 0.72 ms
+   * with 16). */
+  unsigned workers = 8;
+  /** Each worker copies whole chunks (chunk k by worker k mod W) instead of a slice of every chunk. */
+  bool whole = false;
+  /** The workers' copies into the slots (uploads) and out of them (downloads) use non-temporal stores. */
+  bool streaming = false;
+};
 
 struct Staging
 {
-  std::mutex mutex;
-  char *     slot[kStagingSlots] = {};
-  bool       tried = false;
+  std::mutex   mutex;
+  StagingShape shape;
+  char *       slot[kMaxStagingSlots] = {};
+  bool         tried                  = false;
 
   /** Under the mutex: the buffers, or false when pinned memory cannot be had. */
   bool
@@ -428,16 +441,30 @@ struct Staging
     if (!tried)
     {
       tried = true;
-      for (auto & b : slot)
+      for (unsigned i = 0; i < shape.slots; ++i)
       {
-        if (cudaHostAlloc(reinterpret_cast<void **>(&b), kStagingChunk, cudaHostAllocPortable) != cudaSuccess)
+        if (cudaHostAlloc(reinterpret_cast<void **>(&slot[i]), shape.chunk, cudaHostAllocPortable) != cudaSuccess)
         {
           cudaGetLastError();
-          b = nullptr;
+          slot[i] = nullptr;
         }
       }
     }
-    return std::all_of(std::begin(slot), std::end(slot), [](char * b) { return b != nullptr; });
+    return std::all_of(slot, slot + shape.slots, [](char * b) { return b != nullptr; });
+  }
+
+  /** Under the mutex: frees the buffers and takes `s` for the next transfer. */
+  void
+  Reshape(const StagingShape & s)
+  {
+    for (auto & b : slot)
+    {
+      if (b)
+        cudaFreeHost(b);
+      b = nullptr;
+    }
+    shape = s;
+    tried = false;
   }
 };
 
@@ -528,34 +555,41 @@ TheWorkerPool()
   return *pool;
 }
 
+/** The workers of a staged transfer: the caller's host threads (0: the machine's), at most the shape's. */
 unsigned
-StagingWorkers(unsigned hostThreads)
+StagingWorkers(unsigned hostThreads, const StagingShape & shape)
 {
   const unsigned available = hostThreads ? hostThreads : std::max(1u, std::thread::hardware_concurrency());
-  return std::min(available, kMaxHostThreads);
+  return std::min({ available, shape.workers, kMaxHostThreads });
 }
 
-/** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k % kStagingSlots, and
+using CopyFunction = void (*)(char *, const char *, uint64_t);
+
+/** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k mod S (S slots), and
  * is the only thread that waits for them (on the slot's event); it publishes how many DMAs have completed.
- * W worker threads each copy their slice of every chunk between the slot and the caller's memory, polling that
- * count. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk
- * k - kStagingSlots (to the host), and a slot's event is waited for before it is recorded again. Every way out
- * waits for the workers and the stream, so no copy into or out of a slot outlives the lock. */
+ * W worker threads copy the chunks between the slots and the caller's memory, polling that count: each a slice of
+ * every chunk, or (shape.whole) each whole chunk k with k mod W its number. Chunk k's DMA is issued when its copy is
+ * done (to the device) or when chunk k - S's is (to the host), and a slot's event is waited for before it is
+ * recorded again. Every way out waits for the workers and the stream, so no copy into or out of a slot outlives
+ * the lock. */
 class StagedTransfer
 {
 public:
-  StagedTransfer(char * const * slots, uint64_t bytes, cudaStream_t stream, unsigned hostThreads)
-    : m_Slots(slots)
+  StagedTransfer(const Staging & staging, uint64_t bytes, cudaStream_t stream, unsigned hostThreads)
+    : m_Slots(staging.slot)
+    , m_SlotCount(staging.shape.slots)
+    , m_Chunk(staging.shape.chunk)
     , m_Bytes(bytes)
-    , m_Chunks((bytes + kStagingChunk - 1) / kStagingChunk)
+    , m_Chunks((bytes + m_Chunk - 1) / m_Chunk)
     , m_Stream(stream)
     , m_Done(new std::atomic<unsigned>[m_Chunks])
-    , m_Workers(StagingWorkers(hostThreads))
+    , m_Workers(StagingWorkers(hostThreads, staging.shape))
+    , m_Whole(staging.shape.whole)
   {
     for (uint64_t k = 0; k < m_Chunks; ++k)
       m_Done[k].store(0);
-    for (auto & e : m_Event)
-      CHS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    for (unsigned i = 0; i < m_SlotCount; ++i)
+      CHS_CUDA_CHECK(cudaEventCreateWithFlags(&m_Event[i], cudaEventDisableTiming));
   }
   ~StagedTransfer()
   {
@@ -571,34 +605,36 @@ public:
   StagedTransfer &
   operator=(const StagedTransfer &) = delete;
 
+  /** `copy` copies the caller's bytes into a slot. */
   void
-  ToDevice(char * device, const char * host)
+  ToDevice(char * device, const char * host, CopyFunction copy)
   {
-    Start([=](uint64_t k, uint64_t begin, uint64_t end) {
-      if (k >= uint64_t(kStagingSlots) && !WaitCompleted(k - kStagingSlots))
-        return false; // the slot's previous DMA must have read it
-      std::memcpy(Slot(k) + begin, host + Offset(k) + begin, end - begin);
-      return true;
-    });
+    Start(
+      [=](uint64_t k, uint64_t begin, uint64_t end)
+      {
+        if (k >= m_SlotCount && !WaitCompleted(k - m_SlotCount))
+          return false; // the slot's previous DMA must have read it
+        copy(Slot(k) + begin, host + Offset(k) + begin, end - begin);
+        return true;
+      });
     for (uint64_t k = 0; k < m_Chunks; ++k)
     {
       WaitDone(k);
       Issue(k, device + Offset(k), Slot(k), cudaMemcpyHostToDevice);
-      // The workers' next chunk reuses the slot of chunk k + 1 - kStagingSlots.
-      if (k + 1 >= uint64_t(kStagingSlots) && k + 1 < m_Chunks)
-        Complete(k + 1 - kStagingSlots);
+      // The workers' next chunk reuses the slot of chunk k + 1 - S.
+      if (k + 1 >= m_SlotCount && k + 1 < m_Chunks)
+        Complete(k + 1 - m_SlotCount);
     }
     Finish();
   }
 
   /** `widen` copies (or widens) a slot's bytes into the caller's memory; byte offsets on the device side scale by
    * `ratio` on the host side. */
-  template <class W>
   void
-  ToHost(char * host, const char * device, unsigned ratio, W widen)
+  ToHost(char * host, const char * device, unsigned ratio, CopyFunction widen)
   {
     // The first DMAs run while the workers start.
-    for (uint64_t k = 0; k < m_Chunks && k < uint64_t(kStagingSlots); ++k)
+    for (uint64_t k = 0; k < m_Chunks && k < m_SlotCount; ++k)
       Issue(k, Slot(k), device + Offset(k), cudaMemcpyDeviceToHost);
     Start([=](uint64_t k, uint64_t begin, uint64_t end) {
       if (!WaitCompleted(k))
@@ -609,7 +645,7 @@ public:
     for (uint64_t k = 0; k < m_Chunks; ++k)
     {
       Complete(k);
-      const uint64_t next = k + kStagingSlots;
+      const uint64_t next = k + m_SlotCount;
       if (next < m_Chunks)
       {
         WaitDone(k);
@@ -622,17 +658,17 @@ private:
   uint64_t
   Offset(uint64_t k) const
   {
-    return k * kStagingChunk;
+    return k * m_Chunk;
   }
   uint64_t
   Length(uint64_t k) const
   {
-    return std::min(kStagingChunk, m_Bytes - Offset(k));
+    return std::min(m_Chunk, m_Bytes - Offset(k));
   }
   char *
   Slot(uint64_t k) const
   {
-    return m_Slots[k % kStagingSlots];
+    return m_Slots[k % m_SlotCount];
   }
 
   template <class F>
@@ -640,18 +676,24 @@ private:
   Start(F copy)
   {
     m_Running = true;
-    TheWorkerPool().Run(m_Workers, [this, copy](unsigned w) {
-      for (uint64_t k = 0; k < m_Chunks; ++k)
-      {
-        const uint64_t length = Length(k);
-        const uint64_t slice = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
-        const uint64_t begin = std::min(length, w * slice);
-        const uint64_t end = std::min(length, begin + slice);
-        if (!copy(k, begin, end))
-          return;
-        m_Done[k].fetch_add(1);
-      }
-    });
+    TheWorkerPool().Run(m_Workers,
+                        [this, copy](unsigned w)
+                        {
+                          for (uint64_t k = m_Whole ? w : 0; k < m_Chunks; k += m_Whole ? m_Workers : 1)
+                          {
+                            const uint64_t length = Length(k);
+                            uint64_t       begin = 0, end = length;
+                            if (!m_Whole)
+                            {
+                              const uint64_t slice = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
+                              begin                = std::min(length, w * slice);
+                              end                  = std::min(length, begin + slice);
+                            }
+                            if (!copy(k, begin, end))
+                              return;
+                            m_Done[k].fetch_add(1);
+                          }
+                        });
   }
 
   /** Worker side: chunk k's DMA has completed. False when the transfer is abandoned. */
@@ -671,7 +713,7 @@ private:
   void
   Complete(uint64_t k)
   {
-    const cudaError_t error = cudaEventSynchronize(m_Event[k % kStagingSlots]);
+    const cudaError_t error = cudaEventSynchronize(m_Event[k % m_SlotCount]);
     if (error != cudaSuccess)
     {
       m_Failed.store(true);
@@ -680,11 +722,12 @@ private:
     m_Completed.store(k + 1);
   }
 
-  /** Caller side: every worker has copied its slice of chunk k. */
+  /** Caller side: chunk k is copied (every worker's slice, or its one worker's whole chunk). */
   void
   WaitDone(uint64_t k)
   {
-    while (m_Done[k].load() < m_Workers)
+    const unsigned copiers = m_Whole ? 1u : m_Workers;
+    while (m_Done[k].load() < copiers)
     {
       if (m_Failed.load())
         throw CudaError("CUDA error while waiting for a staged host transfer");
@@ -696,7 +739,7 @@ private:
   Issue(uint64_t k, void * dst, const void * src, cudaMemcpyKind kind)
   {
     CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, Length(k), kind, m_Stream));
-    CHS_CUDA_CHECK(cudaEventRecord(m_Event[k % kStagingSlots], m_Stream));
+    CHS_CUDA_CHECK(cudaEventRecord(m_Event[k % m_SlotCount], m_Stream));
   }
 
   void
@@ -709,16 +752,19 @@ private:
     CHS_CUDA_CHECK(cudaStreamSynchronize(m_Stream));
   }
 
-  char * const *                         m_Slots;
-  uint64_t                               m_Bytes;
-  uint64_t                               m_Chunks;
-  cudaStream_t                           m_Stream;
+  char * const *                           m_Slots;
+  uint64_t                                 m_SlotCount;
+  uint64_t                                 m_Chunk;
+  uint64_t                                 m_Bytes;
+  uint64_t                                 m_Chunks;
+  cudaStream_t                             m_Stream;
   std::unique_ptr<std::atomic<unsigned>[]> m_Done;
-  unsigned                               m_Workers = 1;
-  std::atomic<uint64_t>                  m_Completed{ 0 };
-  std::atomic<bool>                      m_Failed{ false };
-  cudaEvent_t                            m_Event[kStagingSlots] = {};
-  bool                                   m_Running = false;
+  unsigned                                 m_Workers = 1;
+  bool                                     m_Whole   = false;
+  std::atomic<uint64_t>                    m_Completed{ 0 };
+  std::atomic<bool>                        m_Failed{ false };
+  cudaEvent_t                              m_Event[kMaxStagingSlots] = {};
+  bool                                     m_Running                 = false;
 };
 } // namespace
 
@@ -785,13 +831,51 @@ WidenElements(char * dst, const char * src, uint64_t bytes)
     out[i] = in[i];
 }
 
-using WidenFunction = void (*)(char *, const char *, uint64_t);
+/** memset to 0 with non-temporal stores where the build has SSE2. */
+void
+ZeroStreaming(char * p, uint64_t bytes)
+{
+#if defined(__SSE2__)
+  uint64_t i = 0;
+  while (i < bytes && (reinterpret_cast<uintptr_t>(p + i) & 15) != 0)
+    p[i++] = 0;
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i *>(p + i), zero);
+  _mm_sfence();
+  for (; i < bytes; ++i)
+    p[i] = 0;
+#else
+  std::memset(p, 0, bytes);
+#endif
+}
+
+using WidenFunction = CopyFunction;
+
+void
+PlainCopy(char * dst, const char * src, uint64_t bytes)
+{
+  std::memcpy(dst, src, bytes);
+}
+
+/** The copy of a staged transfer between the caller's memory and a slot, of equal widths: with non-temporal stores
+ * where the shape asks for them and the build has SSE2. */
+CopyFunction
+CopyFor(const StagingShape & shape)
+{
+#if defined(__SSE2__)
+  if (shape.streaming)
+    return WidenElements<uint8_t, uint8_t>;
+#endif
+  (void)shape;
+  return PlainCopy;
+}
 
 WidenFunction
-WidenFor(unsigned hostBytes, unsigned deviceBytes)
+WidenFor(unsigned hostBytes, unsigned deviceBytes, const StagingShape & shape)
 {
   if (hostBytes == deviceBytes)
-    return [](char * dst, const char * src, uint64_t bytes) { std::memcpy(dst, src, bytes); };
+    return CopyFor(shape);
   if (deviceBytes == 1 && hostBytes == 2)
     return WidenElements<uint8_t, uint16_t>;
   if (deviceBytes == 1 && hostBytes == 4)
@@ -864,7 +948,6 @@ void
 Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
          const ExecutionContext & context, unsigned hostBytes = 1, unsigned deviceBytes = 1)
 {
-  const WidenFunction          widen = WidenFor(hostBytes, deviceBytes);
   const unsigned               ratio = hostBytes / deviceBytes;
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
@@ -889,6 +972,7 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   }
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
+    const WidenFunction widen = WidenFor(hostBytes, deviceBytes, StagingShape());
     if (ratio == 1)
     {
       CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
@@ -901,11 +985,12 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
     widen(static_cast<char *>(dst), narrow.get(), bytes);
     return;
   }
-  StagedTransfer transfer(staging.slot, bytes, stream, context.hostThreads);
+  StagedTransfer transfer(staging, bytes, stream, context.hostThreads);
   if (kind == cudaMemcpyHostToDevice)
-    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src));
+    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src), CopyFor(staging.shape));
   else
-    transfer.ToHost(static_cast<char *>(dst), static_cast<const char *>(src), ratio, widen);
+    transfer.ToHost(
+      static_cast<char *>(dst), static_cast<const char *>(src), ratio, WidenFor(hostBytes, deviceBytes, staging.shape));
 }
 } // namespace
 
@@ -916,7 +1001,7 @@ PrewakeHostThreads(uint64_t bytes, const ExecutionContext & context)
     return;
   std::unique_lock<std::mutex> lock(TheStaging().mutex, std::try_to_lock);
   if (lock.owns_lock()) // else another transfer is running, and this run's will take the direct path
-    TheWorkerPool().Run(StagingWorkers(context.hostThreads), [](unsigned) {});
+    TheWorkerPool().Run(StagingWorkers(context.hostThreads, TheStaging().shape), [](unsigned) {});
 }
 
 void
@@ -954,14 +1039,18 @@ ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context)
     std::memset(host, 0, bytes);
     return;
   }
-  const unsigned workers = StagingWorkers(context.hostThreads);
-  const uint64_t slice   = (bytes + workers - 1) / workers;
-  WorkerPool &   pool    = TheWorkerPool();
+  const unsigned workers   = StagingWorkers(context.hostThreads, TheStaging().shape);
+  const uint64_t slice     = (bytes + workers - 1) / workers;
+  const bool     streaming = TheStaging().shape.streaming;
+  WorkerPool &   pool      = TheWorkerPool();
   pool.Run(workers,
            [=](unsigned id)
            {
              const uint64_t a = std::min(bytes, id * slice), b = std::min(bytes, a + slice);
-             std::memset(static_cast<char *>(host) + a, 0, b - a);
+             if (streaming)
+               ZeroStreaming(static_cast<char *>(host) + a, b - a);
+             else
+               std::memset(static_cast<char *>(host) + a, 0, b - a);
            });
   pool.Wait();
 }
@@ -976,4 +1065,60 @@ GridStrideBlocks(uint64_t items, unsigned threads, int device)
 }
 
 } // namespace detail
+
+namespace testing
+{
+void
+SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool wholeChunks, bool streamingStores)
+{
+  detail::StagingShape shape;
+  if (chunkBytes || slots || workers || wholeChunks || streamingStores)
+  {
+    if (chunkBytes == 0 || chunkBytes % 4096 != 0 || slots == 0 || slots > detail::kMaxStagingSlots || workers == 0 ||
+        workers > detail::kMaxHostThreads)
+      throw std::invalid_argument("chs: staging chunks must be a positive multiple of 4096 bytes, slots 1 to " +
+                                  std::to_string(detail::kMaxStagingSlots) + ", workers 1 to " +
+                                  std::to_string(detail::kMaxHostThreads));
+    shape.chunk     = chunkBytes;
+    shape.slots     = slots;
+    shape.workers   = workers;
+    shape.whole     = wholeChunks;
+    shape.streaming = streamingStores;
+  }
+  detail::Staging &           staging = detail::TheStaging();
+  std::lock_guard<std::mutex> lock(staging.mutex);
+  staging.Reshape(shape);
+}
+
+void
+CopyHostArray(void *       to,
+              const void * from,
+              uint64_t     bytes,
+              bool         toDevice,
+              int          device,
+              uintptr_t    stream,
+              unsigned     hostThreads)
+{
+  detail::DeviceScope scope(device);
+  ExecutionContext    context;
+  context.device      = device;
+  context.stream      = reinterpret_cast<void *>(stream);
+  context.hostThreads = hostThreads;
+  const auto s        = reinterpret_cast<cudaStream_t>(stream);
+  if (toDevice)
+    detail::CopyToDevice(to, from, bytes, s, context);
+  else
+    detail::CopyToHost(to, from, bytes, s, context);
+}
+
+void
+RoundTripHostArray(const void * from, void * to, uint64_t bytes, int device, unsigned hostThreads)
+{
+  detail::DeviceScope           scope(device);
+  detail::DeviceBuffer<uint8_t> onDevice(bytes, nullptr, nullptr);
+  CHS_CUDA_CHECK(cudaMemset(onDevice.get(), 0, bytes));
+  CopyHostArray(onDevice.get(), from, bytes, true, device, 0, hostThreads);
+  CopyHostArray(to, onDevice.get(), bytes, false, device, 0, hostThreads);
+}
+} // namespace testing
 } // namespace chs

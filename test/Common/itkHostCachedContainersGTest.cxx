@@ -7,13 +7,16 @@
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkCudaWatershedImageFilter.h"
 #include "itkHostCachedContainers.h"
+#include "chsExecution.h"
 #include "chsHostCache.h"
 #include "Common/chsTestImages.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -269,6 +272,16 @@ TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeTreesGpu)
   CheckTreesOnStaleStorage(Backend::CUDA);
 }
 
+// The same through staging buffers of another shape: whole chunks per worker, non-temporal stores (which the
+// zeroing of the alpha-tree's leaf levels uses too).
+TEST(HostCachedContainers, StaleCachedStorageDoesNotChangeTreesGpuStreamingStaging)
+{
+  CHS_REQUIRE_GPU();
+  chs::testing::SetHostStaging(uint64_t(1) << 20, 8, 8, true, true);
+  CheckTreesOnStaleStorage(Backend::CUDA);
+  chs::testing::SetHostStaging(0, 0, 0, false, false);
+}
+
 void
 CheckLabelsOnStaleStorage(Backend backend)
 {
@@ -333,6 +346,64 @@ TEST(HostCachedContainers, PinnedOutputsOfCudaUpdatesGpu)
   const auto unlocked = run(Backend::CUDA);
   EXPECT_FALSE(chs::detail::IsRegisteredHostRange(unlocked->GetBufferPointer(), n * 4));
   EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, unlocked->GetBufferPointer()));
+}
+
+// The staging buffers that copies of pageable host memory go through (src/Common/chsCudaCommon.cu): their shape is
+// the default unless a test or benchmark sets another (chs::testing::SetHostStaging); every shape moves the same
+// bytes.
+TEST(HostStaging, ShapesOutOfBoundsAreRefused)
+{
+  const uint64_t kib = 1024;
+  EXPECT_THROW(chs::testing::SetHostStaging(0, 4, 8, false, false), std::invalid_argument);    // no chunk
+  EXPECT_THROW(chs::testing::SetHostStaging(1000, 4, 8, false, false), std::invalid_argument); // not pages
+  EXPECT_THROW(chs::testing::SetHostStaging(64 * kib, 0, 8, false, false), std::invalid_argument);
+  EXPECT_THROW(chs::testing::SetHostStaging(64 * kib, 65, 8, false, false), std::invalid_argument);
+  EXPECT_THROW(chs::testing::SetHostStaging(64 * kib, 4, 0, false, false), std::invalid_argument);
+  EXPECT_THROW(chs::testing::SetHostStaging(64 * kib, 4, 17, true, false), std::invalid_argument);
+  EXPECT_THROW(chs::testing::SetHostStaging(0, 0, 0, false, true), std::invalid_argument); // a flag without a shape
+  EXPECT_NO_THROW(chs::testing::SetHostStaging(64 * kib, 64, 16, true, true));
+  EXPECT_NO_THROW(chs::testing::SetHostStaging(0, 0, 0, false, false)); // back to the default
+}
+
+TEST(HostStaging, EveryShapeMovesTheSameBytesGpu)
+{
+  CHS_REQUIRE_GPU();
+  struct Shape
+  {
+    uint64_t chunk;
+    unsigned slots, workers;
+    bool     whole, streaming;
+  };
+  const uint64_t    kib      = 1024;
+  const Shape       shapes[] = { { 0, 0, 0, false, false },          { 64 * kib, 2, 3, false, false },
+                                 { 64 * kib, 3, 5, true, true },     { 256 * kib, 16, 8, true, false },
+                                 { 1024 * kib, 4, 16, false, true }, { 4 * kib, 1, 1, true, true } };
+  const uint64_t    sizes[]  = { 4 * kMiB + 4097, 9 * kMiB + 3 }; // above the staging minimum, not whole chunks
+  std::vector<char> source(9 * kMiB + 3 + 16), back(source.size());
+  std::mt19937      random(5);
+  for (auto & c : source)
+    c = char(random());
+  for (const Shape & s : shapes)
+  {
+    chs::testing::SetHostStaging(s.chunk, s.slots, s.workers, s.whole, s.streaming);
+    for (const uint64_t bytes : sizes)
+      for (const unsigned offset : { 0u, 1u, 7u }) // host arrays not aligned to 16 bytes either
+        for (const unsigned threads : { 0u, 2u })
+        {
+          std::fill(back.begin(), back.end(), char(0x5A));
+          chs::testing::RoundTripHostArray(source.data() + offset, back.data() + (offset ^ 1u), bytes, 0, threads);
+          EXPECT_TRUE(
+            std::equal(source.begin() + offset, source.begin() + offset + bytes, back.begin() + (offset ^ 1u)))
+            << "chunk " << s.chunk << ", slots " << s.slots << ", workers " << s.workers << ", whole " << s.whole
+            << ", streaming " << s.streaming << ": " << bytes << " bytes at offset " << offset << ", threads "
+            << threads;
+          // Nothing outside the destination was written.
+          EXPECT_EQ(back[(offset ^ 1u) + bytes], char(0x5A));
+          if ((offset ^ 1u) > 0)
+            EXPECT_EQ(back[(offset ^ 1u) - 1], char(0x5A));
+        }
+  }
+  chs::testing::SetHostStaging(0, 0, 0, false, false);
 }
 
 } // namespace
