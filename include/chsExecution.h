@@ -38,7 +38,7 @@ struct ExecutionContext
   std::function<void(float)> progress;
   /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
    * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
-   * hardware concurrency. At most 8 are used. */
+   * hardware concurrency. At most 16 are used. */
   unsigned hostThreads = 0;
 };
 
@@ -147,13 +147,13 @@ CudaHierarchicalSegmentation_EXPORT uint64_t
 HostTransferBytes();
 
 /** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
- * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most `workers`
- * host threads (1 to 16) copying between the caller's memory and the buffers, each thread a slice of every chunk or
- * (wholeChunks) whole chunks in turn, with non-temporal stores (streamingStores) or plain ones. All zero and false:
- * the default shape. Frees the current buffers (after a transfer in progress); the next transfer allocates new
- * ones. std::invalid_argument for a shape out of those bounds. */
+ * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most
+ * `workers` host threads (1 to 16) each copying its slice of every chunk between the caller's memory and a buffer,
+ * with non-temporal stores (streamingStores) or plain ones. 0, 0, 0: the default shape (4 MiB, 8 slots, 16
+ * workers, non-temporal stores). Frees the current buffers (after a transfer in progress); the next transfer
+ * allocates new ones. std::invalid_argument for a shape out of those bounds. */
 CudaHierarchicalSegmentation_EXPORT void
-SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool wholeChunks, bool streamingStores);
+SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool streamingStores);
 
 /** Benchmark hook: copies `bytes` from `from` to `to`, host to device memory of `device` (toDevice) or back, on
  * `stream` (0: the default stream), as the CUDA backends copy their arrays: straight for page-locked memory, else

@@ -419,7 +419,7 @@ main(int argc, char * argv[])
       std::fprintf(stderr,
                    "usage: %s --json FILE [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR] "
                    "[--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]... [--type uint8|uint16|rgb8]... "
-                   "[--no-queries] [--staging CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM|default]\n",
+                   "[--no-queries] [--staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default]\n",
                    argv[0]);
       return 2;
     }

@@ -3,9 +3,9 @@
 // copy: what every filter's upload of an ordinary ITK or NumPy array, and every tree's download, moves at. Each
 // shape's copies are checked (the bytes that come back are the bytes sent).
 //   CudaStagingBenchmark [--json FILE] [--mib N]... [--reps R] [--threads T] [--shape
-//   CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM]...
-// Without --shape: the default shape and a sweep of chunk sizes, slot counts, worker counts, whole chunks or slices,
-// plain or non-temporal stores.
+//   CHUNK_KIB,SLOTS,WORKERS,STREAM]...
+// Without --shape: the default shape and a sweep of chunk sizes, slot counts, worker counts, plain or non-temporal
+// stores.
 #include "chsExecution.h"
 
 #include <cuda_runtime.h>
@@ -52,7 +52,7 @@ struct Shape
 {
   uint64_t chunkKiB = 0; // all zero: the library's default
   unsigned slots = 0, workers = 0;
-  bool     whole = false, streaming = false;
+  bool     streaming = false;
 
   std::string
   Name() const
@@ -60,8 +60,7 @@ struct Shape
     if (chunkKiB == 0)
       return "default";
     std::ostringstream s;
-    s << chunkKiB << "KiB x" << slots << " w" << workers << (whole ? " whole" : " slices")
-      << (streaming ? " nt" : " plain");
+    s << chunkKiB << "KiB x" << slots << " w" << workers << (streaming ? " nt" : " plain");
     return s.str();
   }
 };
@@ -72,14 +71,9 @@ Sweep()
   std::vector<Shape> shapes{ Shape{} };
   for (bool streaming : { false, true })
     for (unsigned workers : { 8u, 16u })
-    {
       for (uint64_t kib : { 1024u, 2048u, 4096u, 8192u })
         for (unsigned slots : { 4u, 8u })
-          shapes.push_back(Shape{ kib, slots, workers, false, streaming });
-      for (uint64_t kib : { 512u, 1024u, 2048u })
-        for (unsigned slots : { workers + 4, 2 * workers })
-          shapes.push_back(Shape{ kib, slots, workers, true, streaming });
-    }
+          shapes.push_back(Shape{ kib, slots, workers, streaming });
   return shapes;
 }
 } // namespace
@@ -106,15 +100,14 @@ main(int argc, char ** argv)
     else if (a == "--shape" && i + 1 < argc)
     {
       Shape              s;
-      unsigned           whole = 0, streaming = 0;
-      unsigned long long kib = 0;
-      if (std::sscanf(argv[++i], "%llu,%u,%u,%u,%u", &kib, &s.slots, &s.workers, &whole, &streaming) != 5)
+      unsigned           streaming = 0;
+      unsigned long long kib       = 0;
+      if (std::sscanf(argv[++i], "%llu,%u,%u,%u", &kib, &s.slots, &s.workers, &streaming) != 4)
       {
-        std::fprintf(stderr, "--shape CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM\n");
+        std::fprintf(stderr, "--shape CHUNK_KIB,SLOTS,WORKERS,STREAM\n");
         return 2;
       }
       s.chunkKiB  = kib;
-      s.whole     = whole != 0;
       s.streaming = streaming != 0;
       shapes.push_back(s);
     }
@@ -122,7 +115,7 @@ main(int argc, char ** argv)
     {
       std::fprintf(stderr,
                    "usage: %s [--json FILE] [--mib N]... [--reps R] [--threads T] "
-                   "[--shape CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM]...\n",
+                   "[--shape CHUNK_KIB,SLOTS,WORKERS,STREAM]...\n",
                    argv[0]);
       return 2;
     }
@@ -175,7 +168,7 @@ main(int argc, char ** argv)
     first = false;
     for (const Shape & s : shapes)
     {
-      chs::testing::SetHostStaging(s.chunkKiB << 10, s.slots, s.workers, s.whole, s.streaming);
+      chs::testing::SetHostStaging(s.chunkKiB << 10, s.slots, s.workers, s.streaming);
       const auto stream64 = reinterpret_cast<uintptr_t>(stream);
       // Warm-up and check: the bytes that come back are the bytes sent.
       Check(cudaMemset(device, 0, bytes), "cudaMemset");
@@ -197,14 +190,14 @@ main(int argc, char ** argv)
                   mb / d,
                   equal ? "" : "  BYTES DIFFER");
       out << ", {\"mib\": " << mib << ", \"shape\": \"" << s.Name() << "\", \"chunk_kib\": " << s.chunkKiB
-          << ", \"slots\": " << s.slots << ", \"workers\": " << s.workers << ", \"whole\": " << s.whole
-          << ", \"streaming\": " << s.streaming << ", \"up_ms\": " << u << ", \"down_ms\": " << d
-          << ", \"up_gbps\": " << mb / u << ", \"down_gbps\": " << mb / d << ", \"equal\": " << equal << "}";
+          << ", \"slots\": " << s.slots << ", \"workers\": " << s.workers << ", \"streaming\": " << s.streaming
+          << ", \"up_ms\": " << u << ", \"down_ms\": " << d << ", \"up_gbps\": " << mb / u
+          << ", \"down_gbps\": " << mb / d << ", \"equal\": " << equal << "}";
     }
     cudaFreeHost(pinned);
     cudaFree(device);
   }
-  chs::testing::SetHostStaging(0, 0, 0, false, false);
+  chs::testing::SetHostStaging(0, 0, 0, false);
   out << "], \"all_equal\": " << allEqual << "}\n";
   if (!allEqual)
     std::printf("FAILED: a staged copy changed the bytes\n");

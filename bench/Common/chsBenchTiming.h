@@ -15,7 +15,7 @@
 namespace chs_bench
 {
 
-/** The benchmarks' --staging option: "CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM" sets the shape of the staging buffers that
+/** The benchmarks' --staging option: "CHUNK_KIB,SLOTS,WORKERS,STREAM" sets the shape of the staging buffers that
  * the run's copies of pageable host arrays go through (chs::testing::SetHostStaging), "default" the library's.
  * False for a malformed value. */
 inline bool
@@ -23,20 +23,16 @@ SetStaging(const std::string & spec)
 {
   if (spec == "default")
   {
-    chs::testing::SetHostStaging(0, 0, 0, false, false);
+    chs::testing::SetHostStaging(0, 0, 0, false);
     return true;
   }
   unsigned long long kib   = 0;
-  unsigned           slots = 0, workers = 0, whole = 0, streaming = 0;
-  if (std::sscanf(spec.c_str(), "%llu,%u,%u,%u,%u", &kib, &slots, &workers, &whole, &streaming) != 5)
+  unsigned           slots = 0, workers = 0, streaming = 0;
+  if (std::sscanf(spec.c_str(), "%llu,%u,%u,%u", &kib, &slots, &workers, &streaming) != 4)
     return false;
-  chs::testing::SetHostStaging(kib << 10, slots, workers, whole != 0, streaming != 0);
-  std::printf("staging: %llu KiB x %u slots, %u workers, %s, %s stores\n",
-              kib,
-              slots,
-              workers,
-              whole ? "whole chunks" : "slices",
-              streaming ? "non-temporal" : "plain");
+  chs::testing::SetHostStaging(kib << 10, slots, workers, streaming != 0);
+  std::printf(
+    "staging: %llu KiB x %u slots, %u workers, %s stores\n", kib, slots, workers, streaming ? "non-temporal" : "plain");
   return true;
 }
 

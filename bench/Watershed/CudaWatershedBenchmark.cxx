@@ -9,7 +9,7 @@
 //
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
-//   Any form takes --staging CHUNK_KIB,SLOTS,WORKERS,WHOLE,STREAM|default: the shape of the staging buffers that the
+//   Any form takes --staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default: the shape of the staging buffers that the
 //   copies of pageable host arrays go through (bench/Common/CudaStagingBenchmark.cu).
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
 //   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (watershed and waterfall, 4096^2 to 2048x2048x1100)

@@ -415,16 +415,15 @@ constexpr unsigned kMaxHostThreads = 16;
 
 struct StagingShape
 {
-  /** 4 MiB chunks and 4 slots measured best on an H200 (of 2, 4 and 8 MiB) with 8 workers sharing each chunk. */
+  /** 4 MiB chunks, 8 slots, up to 16 workers sharing each chunk, non-temporal stores: measured best on an H100 of the
+   * shapes in bench/results/EndToEnd/staging-4ab2268/ (downloads into pageable memory 43-45 GB/s instead of 25-34,
+   * uploads 30-38 GB/s as before; a 4096^2 alpha-tree 2.5 to 3.5 ms faster end to end). */
   uint64_t chunk = uint64_t(4) << 20;
-  unsigned slots = 4;
-  /** Eight threads reach the host's copy bandwidth on the GPU machine (16 cores: 0.68 ms for 64 MiB with 8, 0.72 ms
-   * with 16). */
-  unsigned workers = 8;
-  /** Each worker copies whole chunks (chunk k by worker k mod W) instead of a slice of every chunk. */
-  bool whole = false;
-  /** The workers' copies into the slots (uploads) and out of them (downloads) use non-temporal stores. */
-  bool streaming = false;
+  unsigned slots   = 8;
+  unsigned workers = 16;
+  /** The workers' copies into the slots (uploads), out of them (downloads) and the zeroing of host arrays
+   * (ZeroHost) use non-temporal stores, which skip the read for ownership of every destination line. */
+  bool streaming = true;
 };
 
 struct Staging
@@ -567,11 +566,11 @@ using CopyFunction = void (*)(char *, const char *, uint64_t);
 
 /** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k mod S (S slots), and
  * is the only thread that waits for them (on the slot's event); it publishes how many DMAs have completed.
- * W worker threads copy the chunks between the slots and the caller's memory, polling that count: each a slice of
- * every chunk, or (shape.whole) each whole chunk k with k mod W its number. Chunk k's DMA is issued when its copy is
- * done (to the device) or when chunk k - S's is (to the host), and a slot's event is waited for before it is
- * recorded again. Every way out waits for the workers and the stream, so no copy into or out of a slot outlives
- * the lock. */
+ * W worker threads each copy their slice of every chunk between the slot and the caller's memory, polling that
+ * count. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk k - S (to the
+ * host), and a slot's event is waited for before it is recorded again. Every way out waits for the workers and the
+ * stream, so no copy into or out of a slot outlives the lock. (Whole chunks per worker, chunk k by worker k mod W,
+ * moved 6 to 13 GB/s against 30 to 50 with slices on the H100 machine: bench/results/EndToEnd/staging-4ab2268/.) */
 class StagedTransfer
 {
 public:
@@ -584,7 +583,6 @@ public:
     , m_Stream(stream)
     , m_Done(new std::atomic<unsigned>[m_Chunks])
     , m_Workers(StagingWorkers(hostThreads, staging.shape))
-    , m_Whole(staging.shape.whole)
   {
     for (uint64_t k = 0; k < m_Chunks; ++k)
       m_Done[k].store(0);
@@ -679,16 +677,12 @@ private:
     TheWorkerPool().Run(m_Workers,
                         [this, copy](unsigned w)
                         {
-                          for (uint64_t k = m_Whole ? w : 0; k < m_Chunks; k += m_Whole ? m_Workers : 1)
+                          for (uint64_t k = 0; k < m_Chunks; ++k)
                           {
                             const uint64_t length = Length(k);
-                            uint64_t       begin = 0, end = length;
-                            if (!m_Whole)
-                            {
-                              const uint64_t slice = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
-                              begin                = std::min(length, w * slice);
-                              end                  = std::min(length, begin + slice);
-                            }
+                            const uint64_t slice  = ((length + m_Workers - 1) / m_Workers + 4095) & ~uint64_t(4095);
+                            const uint64_t begin  = std::min(length, w * slice);
+                            const uint64_t end    = std::min(length, begin + slice);
                             if (!copy(k, begin, end))
                               return;
                             m_Done[k].fetch_add(1);
@@ -722,12 +716,11 @@ private:
     m_Completed.store(k + 1);
   }
 
-  /** Caller side: chunk k is copied (every worker's slice, or its one worker's whole chunk). */
+  /** Caller side: every worker has copied its slice of chunk k. */
   void
   WaitDone(uint64_t k)
   {
-    const unsigned copiers = m_Whole ? 1u : m_Workers;
-    while (m_Done[k].load() < copiers)
+    while (m_Done[k].load() < m_Workers)
     {
       if (m_Failed.load())
         throw CudaError("CUDA error while waiting for a staged host transfer");
@@ -760,7 +753,6 @@ private:
   cudaStream_t                             m_Stream;
   std::unique_ptr<std::atomic<unsigned>[]> m_Done;
   unsigned                                 m_Workers = 1;
-  bool                                     m_Whole   = false;
   std::atomic<uint64_t>                    m_Completed{ 0 };
   std::atomic<bool>                        m_Failed{ false };
   cudaEvent_t                              m_Event[kMaxStagingSlots] = {};
@@ -1069,10 +1061,10 @@ GridStrideBlocks(uint64_t items, unsigned threads, int device)
 namespace testing
 {
 void
-SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool wholeChunks, bool streamingStores)
+SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool streamingStores)
 {
   detail::StagingShape shape;
-  if (chunkBytes || slots || workers || wholeChunks || streamingStores)
+  if (chunkBytes || slots || workers)
   {
     if (chunkBytes == 0 || chunkBytes % 4096 != 0 || slots == 0 || slots > detail::kMaxStagingSlots || workers == 0 ||
         workers > detail::kMaxHostThreads)
@@ -1082,7 +1074,6 @@ SetHostStaging(uint64_t chunkBytes, unsigned slots, unsigned workers, bool whole
     shape.chunk     = chunkBytes;
     shape.slots     = slots;
     shape.workers   = workers;
-    shape.whole     = wholeChunks;
     shape.streaming = streamingStores;
   }
   detail::Staging &           staging = detail::TheStaging();
