@@ -38,7 +38,7 @@ struct ExecutionContext
   std::function<void(float)> progress;
   /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
    * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
-   * hardware concurrency. At most 16 are used. */
+   * hardware concurrency. At most 8 are used (the staging's default shape). */
   unsigned hostThreads = 0;
 };
 
@@ -149,7 +149,7 @@ HostTransferBytes();
 /** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
  * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most
  * `workers` host threads (1 to 16) each copying its slice of every chunk between the caller's memory and a buffer,
- * with non-temporal stores (streamingStores) or plain ones. 0, 0, 0: the default shape (4 MiB, 8 slots, 16
+ * with non-temporal stores (streamingStores) or plain ones. 0, 0, 0: the default shape (4 MiB, 8 slots, 8
  * workers, non-temporal stores). Frees the current buffers (after a transfer in progress); the next transfer
  * allocates new ones. std::invalid_argument for a shape out of those bounds. */
 CudaHierarchicalSegmentation_EXPORT void

@@ -415,12 +415,13 @@ constexpr unsigned kMaxHostThreads = 16;
 
 struct StagingShape
 {
-  /** 4 MiB chunks, 8 slots, up to 16 workers sharing each chunk, non-temporal stores: measured best on an H100 of the
-   * shapes in bench/results/EndToEnd/staging-4ab2268/ (downloads into pageable memory 43-45 GB/s instead of 25-34,
-   * uploads 30-38 GB/s as before; a 4096^2 alpha-tree 2.5 to 3.5 ms faster end to end). */
+  /** 4 MiB chunks, 8 slots, 8 workers sharing each chunk, non-temporal stores: measured best of the shapes tried on
+   * the H100 machine (bench/results/EndToEnd/staging-4ab2268/ and staging-8cdcbd7/: downloads into pageable memory
+   * about 45 GB/s instead of 25-40; the 4096^2 alpha-tree 1 to 3 ms faster end to end; the watershed as before,
+   * where 16 workers made it 0.3 ms slower). */
   uint64_t chunk = uint64_t(4) << 20;
-  unsigned slots   = 8;
-  unsigned workers = 16;
+  unsigned slots = 8;
+  unsigned workers = 8;
   /** The workers' copies into the slots (uploads), out of them (downloads) and the zeroing of host arrays
    * (ZeroHost) use non-temporal stores, which skip the read for ownership of every destination line. */
   bool streaming = true;
