@@ -149,7 +149,8 @@ HostTransferBytes();
 /** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
  * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most
  * `workers` host threads (1 to 16) each copying its slice of every chunk between the caller's memory and a buffer,
- * with non-temporal stores (streamingStores) or plain ones. 0, 0, 0: the default shape (4 MiB, 8 slots, 8
+ * into the caller's memory (and when zeroing host arrays) with non-temporal stores (streamingStores) or plain ones
+ * (copies into the buffers use plain stores). 0, 0, 0: the default shape (4 MiB, 8 slots, 8
  * workers, non-temporal stores). Frees the current buffers (after a transfer in progress); the next transfer
  * allocates new ones. std::invalid_argument for a shape out of those bounds. */
 CudaHierarchicalSegmentation_EXPORT void

@@ -422,8 +422,9 @@ struct StagingShape
   uint64_t chunk = uint64_t(4) << 20;
   unsigned slots = 8;
   unsigned workers = 8;
-  /** The workers' copies into the slots (uploads), out of them (downloads) and the zeroing of host arrays
-   * (ZeroHost) use non-temporal stores, which skip the read for ownership of every destination line. */
+  /** The workers' copies out of the slots into the caller's memory (downloads) and the zeroing of host arrays
+   * (ZeroHost) use non-temporal stores, which skip the read for ownership of every destination line. Copies into
+   * the slots (uploads) use plain stores: the DMA reads the slot next. */
   bool streaming = true;
 };
 
@@ -851,7 +852,7 @@ PlainCopy(char * dst, const char * src, uint64_t bytes)
   std::memcpy(dst, src, bytes);
 }
 
-/** The copy of a staged transfer between the caller's memory and a slot, of equal widths: with non-temporal stores
+/** The copy of a staged download from a slot into the caller's memory, of equal widths: with non-temporal stores
  * where the shape asks for them and the build has SSE2. */
 CopyFunction
 CopyFor(const StagingShape & shape)
@@ -980,7 +981,8 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   }
   StagedTransfer transfer(staging, bytes, stream, context.hostThreads);
   if (kind == cudaMemcpyHostToDevice)
-    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src), CopyFor(staging.shape));
+    // Plain stores into the slot, which the DMA reads next: from the cache rather than from memory.
+    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src), PlainCopy);
   else
     transfer.ToHost(
       static_cast<char *>(dst), static_cast<const char *>(src), ratio, WidenFor(hostBytes, deviceBytes, staging.shape));
