@@ -415,10 +415,10 @@ constexpr unsigned kMaxHostThreads = 16;
 
 struct StagingShape
 {
-  /** 4 MiB chunks, 8 slots, 8 workers sharing each chunk, non-temporal stores: measured best of the shapes tried on
-   * the H100 machine (bench/results/EndToEnd/staging-4ab2268/ and staging-8cdcbd7/: downloads into pageable memory
-   * about 45 GB/s instead of 25-40; the 4096^2 alpha-tree 1 to 3 ms faster end to end; the watershed as before,
-   * where 16 workers made it 0.3 ms slower). */
+  /** 4 MiB chunks, 8 slots, 8 workers sharing each chunk, non-temporal stores for downloads: measured best of the
+   * shapes tried on the H100 machine (bench/results/EndToEnd/, "The staging buffers' shape": downloads into pageable
+   * memory 43-53 GB/s instead of 25-34; the 4096^2 alpha-tree 2 to 7.7 ms faster end to end; the watershed as
+   * before, where 16 workers or non-temporal stores for uploads made it 0.2 to 0.4 ms slower). */
   uint64_t chunk = uint64_t(4) << 20;
   unsigned slots = 8;
   unsigned workers = 8;
