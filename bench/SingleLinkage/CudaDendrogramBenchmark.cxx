@@ -5,7 +5,7 @@
 // writes JSON.
 //
 //   CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,N,...] [--no-gpu] [--no-cpu] [--no-3d]
-//                           [--graph NAME:FILE[:ZFILE]]...
+//                           [--graph NAME:FILE[:ZFILE]]... [--staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default]
 // A graph file (written by bench/SingleLinkage/peers.py) holds uint64 n, uint64 m, then m uint32 u, m uint32 v, m float64 w.
 // With ZFILE, the GPU dendrogram's SciPy linkage matrix is written there (float64, n-1 rows of 4) for the peer
 // script to compare with SciPy's.
@@ -337,11 +337,13 @@ main(int argc, char * argv[])
     }
     else if (a == "--graph" && i + 1 < argc)
       graphs.push_back(argv[++i]);
+    else if (a == "--staging" && i + 1 < argc && chs_bench::SetStaging(argv[i + 1]))
+      ++i;
     else
     {
       std::cerr
         << "usage: CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,...] [--no-gpu] [--no-cpu] [--no-3d] "
-           "[--graph NAME:FILE[:ZFILE]]...\n";
+           "[--graph NAME:FILE[:ZFILE]]... [--staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default]\n";
       return 2;
     }
   }
