@@ -3,6 +3,8 @@
 // from and into pinned memory (cudaMallocHost), pageable memory whose pages are mapped, and that memory page-locked
 // with cudaHostRegister, each direction the median of 9; the time to map fresh pageable memory (the first write to a new allocation); a host memcpy on one thread.
 //   CudaHostLinkBenchmark [--json FILE] [--mib N]
+#include "Common/chsBenchCuda.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -15,33 +17,8 @@
 #include <string>
 #include <vector>
 
-namespace
-{
-void
-Check(cudaError_t e, const char * what)
-{
-  if (e != cudaSuccess)
-  {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-template <class F>
-double
-MedianMs(F && f, int reps = 9)
-{
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i)
-  {
-    const auto a = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-} // namespace
+using chs_bench::Check;
+using chs_bench::MedianMs;
 
 int
 main(int argc, char ** argv)

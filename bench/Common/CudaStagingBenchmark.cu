@@ -8,6 +8,8 @@
 // stores.
 #include "chsExecution.h"
 
+#include "Common/chsBenchCuda.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,32 +23,11 @@
 #include <string>
 #include <vector>
 
+using chs_bench::Check;
+using chs_bench::MedianMs;
+
 namespace
 {
-void
-Check(cudaError_t e, const char * what)
-{
-  if (e != cudaSuccess)
-  {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-template <class F>
-double
-MedianMs(F && f, int reps)
-{
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i)
-  {
-    const auto a = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 struct Shape
 {
