@@ -605,16 +605,16 @@ public:
   StagedTransfer &
   operator=(const StagedTransfer &) = delete;
 
-  /** `copy` copies the caller's bytes into a slot. */
+  /** Plain stores into the slots, which the DMA reads next: from the cache rather than from memory. */
   void
-  ToDevice(char * device, const char * host, CopyFunction copy)
+  ToDevice(char * device, const char * host)
   {
     Start(
       [=](uint64_t k, uint64_t begin, uint64_t end)
       {
         if (k >= m_SlotCount && !WaitCompleted(k - m_SlotCount))
           return false; // the slot's previous DMA must have read it
-        copy(Slot(k) + begin, host + Offset(k) + begin, end - begin);
+        std::memcpy(Slot(k) + begin, host + Offset(k) + begin, end - begin);
         return true;
       });
     for (uint64_t k = 0; k < m_Chunks; ++k)
@@ -844,32 +844,19 @@ ZeroStreaming(char * p, uint64_t bytes)
 #endif
 }
 
-using WidenFunction = CopyFunction;
-
-void
-PlainCopy(char * dst, const char * src, uint64_t bytes)
-{
-  std::memcpy(dst, src, bytes);
-}
-
-/** The copy of a staged download from a slot into the caller's memory, of equal widths: with non-temporal stores
- * where the shape asks for them and the build has SSE2. */
+/** The copy out of a slot into the caller's memory: widened, or of equal widths with non-temporal stores where the
+ * shape asks for them and the build has SSE2 (WidenElements streams), else memcpy. */
 CopyFunction
-CopyFor(const StagingShape & shape)
-{
-#if defined(__SSE2__)
-  if (shape.streaming)
-    return WidenElements<uint8_t, uint8_t>;
-#endif
-  (void)shape;
-  return PlainCopy;
-}
-
-WidenFunction
 WidenFor(unsigned hostBytes, unsigned deviceBytes, const StagingShape & shape)
 {
   if (hostBytes == deviceBytes)
-    return CopyFor(shape);
+  {
+#if defined(__SSE2__)
+    if (shape.streaming)
+      return WidenElements<uint8_t, uint8_t>;
+#endif
+    return [](char * dst, const char * src, uint64_t bytes) { std::memcpy(dst, src, bytes); };
+  }
   if (deviceBytes == 1 && hostBytes == 2)
     return WidenElements<uint8_t, uint16_t>;
   if (deviceBytes == 1 && hostBytes == 4)
@@ -966,7 +953,7 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   }
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
-    const WidenFunction widen = WidenFor(hostBytes, deviceBytes, StagingShape());
+    const CopyFunction widen = WidenFor(hostBytes, deviceBytes, StagingShape());
     if (ratio == 1)
     {
       CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
@@ -981,8 +968,7 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   }
   StagedTransfer transfer(staging, bytes, stream, context.hostThreads);
   if (kind == cudaMemcpyHostToDevice)
-    // Plain stores into the slot, which the DMA reads next: from the cache rather than from memory.
-    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src), PlainCopy);
+    transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src));
   else
     transfer.ToHost(
       static_cast<char *>(dst), static_cast<const char *>(src), ratio, WidenFor(hostBytes, deviceBytes, staging.shape));
@@ -1034,9 +1020,10 @@ ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context)
     std::memset(host, 0, bytes);
     return;
   }
-  const unsigned workers   = StagingWorkers(context.hostThreads, TheStaging().shape);
-  const uint64_t slice     = (bytes + workers - 1) / workers;
-  const bool     streaming = TheStaging().shape.streaming;
+  const StagingShape & shape     = TheStaging().shape;
+  const unsigned       workers   = StagingWorkers(context.hostThreads, shape);
+  const uint64_t       slice     = (bytes + workers - 1) / workers;
+  const bool           streaming = shape.streaming;
   WorkerPool &   pool      = TheWorkerPool();
   pool.Run(workers,
            [=](unsigned id)
