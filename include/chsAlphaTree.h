@@ -95,7 +95,11 @@ struct AlphaTreeResult
 };
 
 /** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
- * or an image whose pixels plus edge slots reach 2^32 (node ids are 32-bit). */
+ * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits), or, for pixels other than unsigned 8-bit scalars, pixels
+ * plus edge slots (pixels x 3 in 2D 4-connected, x 5 8-connected, x 4 and x 14 in 3D) of 2^32 - 1 or more.
+ * ImageAlphaTreeCUDA refuses the latter for unsigned 8-bit scalars too where its construction numbers edge slots
+ * (every one but the level-synchronous construction with its tile stage, which Auto picks for them), and throws
+ * chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,

@@ -23,8 +23,9 @@ namespace itk
  * per-component differences in float. The output is an itk::AlphaTree with the input's geometry (see there for the
  * node numbering); the CUDA and CPU backends, both algorithms and every run give the same tree.
  *
- * Pixel components: 8-bit and 16-bit integers and float. Images whose pixels plus edge slots (pixels x 3 in 2D with
- * 4-connectivity, x 5 with 8, x 4 and x 14 in 3D) stay below 2^32.
+ * Pixel components: 8-bit and 16-bit integers and float. Up to 2^31 - 1 pixels (32-bit node ids); unsigned 8-bit
+ * scalar images take that many with every connectivity (the default level-synchronous construction), other images
+ * need pixels plus edge slots (pixels x 3 in 2D with 4-connectivity, x 5 with 8, x 4 and x 14 in 3D) below 2^32 - 1.
  *
  * Reference: E. Carlinet, Q. Kaci, N. Blin, "An alpha-tree algorithm for massively parallel architectures".
  * \ingroup CudaHierarchicalSegmentation

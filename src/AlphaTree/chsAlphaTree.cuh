@@ -290,6 +290,13 @@ RunLevelLoop(const TSource &         src,
   loop(tail, count, overflow.get());
 }
 
+/** The words of the tile stage's bit set over node ids (pixels and internal nodes: at most 2n - 1). */
+inline uint64_t
+ForceRefWords(uint64_t n)
+{
+  return (2 * n + 31) / 32;
+}
+
 /** The tile stage for an 8-bit image (src/AlphaTree/chsAlphaTreeTileLevels.cuh), then the level loop on its entries and
  * the parents that refer to force entries. */
 template <typename TPixel>
@@ -307,6 +314,9 @@ TileStageAndLoop(const TPixel *          dPixels,
   detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
   // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
   detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
+  const uint64_t                             refWords = ForceRefWords(n);
+  detail::DeviceBuffer<uint32_t>             forceRefs(refWords, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(forceRefs.get(), 0, refWords * sizeof(uint32_t), stream));
   // The entries for the loop and their losers are allocated for as many as the tile buffer holds, so that their
   // number is not read back: the level list reads it from `total`.
   const uint64_t                 room = uint64_t(tg.tiles) * tg.cap;
@@ -320,7 +330,7 @@ TileStageAndLoop(const TPixel *          dPixels,
       cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
     const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel,
                           st.nodeMin,        st.current,   st.uf,             st.stamp,      st.nodes,
-                          st.n };
+                          forceRefs.get(),   st.n };
     TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);
     CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
     CHS_CUDA_CHECK(
@@ -341,27 +351,28 @@ TileStageAndLoop(const TPixel *          dPixels,
   RunLevelLoop(
     EntrySource{ entries.get() }, lost.get(), start.get(), kTileCodes, total.get(), st, stream, tracker, device);
   TileParentsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(
-    st.nodeParent, tileNodes.get(), st.n, tileEntries.get(), lost.get());
+    st.nodeParent, tileNodes.get(), st.n, forceRefs.get(), tileEntries.get(), lost.get());
   CHS_CUDA_CHECK_LAUNCH("TileParentsKernel");
 }
 
-/** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, fewer than 2^30 pixels and
- * tile-buffer indices below 2^31 (kTileRefBit marks references to force entries), and a block's shared memory within
- * the device's limit (1024-pixel tiles are tried before giving up). Tiles of 2048 pixels: on the H200 4.3 ms on the
+/** The tiling of the tile stage, or none where it does not apply: 8-bit pixels only, at most
+ * MaximumDendrogramVertices pixels (node ids in 32 bits), tile-buffer indices and entry places below 2^32 - 1
+ * (kForceEntry is kept free), and a block's shared memory within the device's limit (1024-pixel tiles are tried
+ * before giving up). Tiles of 2048 pixels: on the H200 4.3 ms on the
  * natural 4096^2 image (4096: 5.5, 1024: 6.1 before the last changes) and 7.6 ms on the 256^3 volume, 6-connected
  * (4096: 8.1), three blocks of 60 to 70 KB per SM (docs/alpha-tree.md, "Tile nodes and the shared-memory tail"). */
 template <typename TPixel>
 std::optional<TileGrid>
 ChooseTileGrid(const sl::ImageGraph & g, int device)
 {
-  if (sizeof(TPixel) != 1 || g.Pixels() < 2 || g.Pixels() >= (uint64_t(1) << 30)) // node ids below kTileRefBit
+  if (sizeof(TPixel) != 1 || g.Pixels() < 2 || g.Pixels() > MaximumDendrogramVertices)
     return std::nullopt;
   int optin = 0;
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   for (uint32_t pixels = 2048u; pixels >= 1024u; pixels /= 2)
   {
     const TileGrid tg(g, pixels);
-    if (tg.shared <= size_t(optin) && uint64_t(tg.tiles) * tg.cap < uint64_t(kTileRefBit) && tg.cap < kTileForce)
+    if (tg.shared <= size_t(optin) && uint64_t(tg.tiles) * tg.cap < uint64_t(kForceEntry) && tg.cap < kTileForce)
       return tg;
   }
   return std::nullopt;
@@ -389,6 +400,7 @@ LevelSynchronousBytes(const sl::ImageGraph & g, int device)
   {
     const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
     stage = (kTileCodes + 1) * sizeof(uint32_t) + 8 + room * (2 * sizeof(uint2) + sizeof(uint32_t)) +
+            ForceRefWords(n) * sizeof(uint32_t) +
             std::max(cells * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(cells), LevelLoopBytes(kTileCodes));
   }
   else
@@ -497,7 +509,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const ExecutionContext &    context,
                    RunInfo *                   info)
 {
-  const sl::ImageGraph g = at::CheckedGraph(grid, parameters);
+  const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters);
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
   const uint64_t        n = g.Pixels();
@@ -512,6 +524,15 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                                                      : AlphaTreeAlgorithm::SpanningTree;
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
+  // Every construction but the level-synchronous one's tile stage numbers pixels and edge slots in 32 bits.
+  if (!at::SlotIdsFit(g) &&
+      !(algorithm == AlphaTreeAlgorithm::LevelSynchronous && at::ChooseTileGrid<TPixel>(g, context.device)))
+  {
+    const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
+    throw std::invalid_argument(at::SlotIdsMessage(g) + " for the " + names[int(algorithm)] +
+                                " construction on this device (unsigned 8-bit images take up to 2^31 - 1 pixels with "
+                                "the level-synchronous one, which Auto chooses for them)");
+  }
   detail::MemoryTracker tracker;
   AlphaTreeResult       result;
   {

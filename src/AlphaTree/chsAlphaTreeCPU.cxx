@@ -5,6 +5,7 @@
 #include "chsAlphaTree.h"
 #include "Common/chsProgress.h"
 #include "chsAlphaTreeRule.h"
+#include "SingleLinkage/chsSingleLinkageCPU.h"
 #include "Common/chsPixelChecks.h"
 
 #include <algorithm>
@@ -23,7 +24,7 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
                   const AlphaTreeParameters & parameters,
                   const AlphaTreeAllocator &  allocate)
 {
-  at::CheckedGraph(grid, parameters);
+  at::CheckedGraph<TPixel>(grid, parameters);
   const uint64_t n = grid.NumberOfVoxels();
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
@@ -48,7 +49,7 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
   {
     // The binary partition tree is the first 70% of the progress, the canonicalisation the rest.
     const detail::CpuSubRange sub(0.0f, 0.7f);
-    ImageSingleLinkageCPU(pixels, grid, parameters.graph, bpt);
+    sl::ImageKruskalCPU(pixels, grid, parameters.graph, bpt);
   }
   detail::CpuPhases progress(3, 0.7f, 1.0f);
   auto              levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };

@@ -14,18 +14,33 @@ namespace chs
 namespace at
 {
 
-/** The image graph of the tree, after the size checks: node ids of the CUDA construction (pixels, then K edge slots
- * per pixel) must fit in 32 bits, one value kept free. */
-inline sl::ImageGraph
+/** Whether a construction numbering pixels and then K edge slots per pixel in 32 bits, one value kept free, has room
+ * for the image graph. */
+inline bool
+SlotIdsFit(const sl::ImageGraph & graph)
+{
+  return graph.Pixels() * (graph.slots + 1) < (uint64_t(1) << 32) - 1;
+}
+
+inline std::string
+SlotIdsMessage(const sl::ImageGraph & graph)
+{
+  return "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
+         std::to_string(graph.Pixels() * graph.slots) + " edge slots; their sum must stay below 2^32 - 1";
+}
+
+/** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
+ * MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits); unsigned 8-bit scalar pixels (sl::ByteCodes) need
+ * nothing more, other pixels pixels plus edge slots below 2^32 - 1. The CUDA backend's constructions other than the
+ * level-synchronous one with its tile stage check SlotIdsFit themselves. */
+template <typename TPixel>
+sl::ImageGraph
 CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
 {
   const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
-  sl::CheckImageGraph(grid, parameters.graph, graph);
-  const uint64_t nodes = grid.NumberOfVoxels() * (graph.slots + 1);
-  if (nodes >= (uint64_t(1) << 32) - 1)
-    throw std::invalid_argument("the image has " + std::to_string(grid.NumberOfVoxels()) + " pixels and " +
-                                std::to_string(grid.NumberOfVoxels() * graph.slots) +
-                                " edge slots; their sum must stay below 2^32 - 1");
+  sl::CheckImageGraphPixels(grid, parameters.graph);
+  if (!sl::ByteCodes<TPixel>(parameters.graph.components) && !SlotIdsFit(graph))
+    throw std::invalid_argument(SlotIdsMessage(graph));
   return graph;
 }
 

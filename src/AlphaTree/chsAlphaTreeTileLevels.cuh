@@ -24,11 +24,12 @@
 // over (level, tile) counts gives each entry's place in the global list grouped by level (TileScatterKernel), which the
 // level loop then runs. At the end each tile reserves its node ids with one atomic on the tree's node counter and
 // writes its nodes (parent, level, smallest pixel) and its pixels' parents; a parent that is the node of a force entry
-// is written as kTileRefBit | the entry's tile-buffer index, and after the loop replaced by the loop's node
-// (TileParentsKernel).
+// is written as the entry's tile-buffer index, with the child's bit set in a bit set over the node ids (forceRefs),
+// and after the loop replaced by the loop's node (TileParentsKernel). Node ids, pixels and entry places are 32-bit:
+// up to MaximumDendrogramVertices pixels, tile buffers below 2^32 - 1 entries (ChooseTileGrid).
 // Shared memory per block: 24 bytes per tile pixel, 2 per edge slot and 4 KB (60 KB in 2D 4-connected, 108 KB for
 // 26-connected volumes). Device memory: 8 bytes per entry slot of the tile buffer (about one per pixel), kept until
-// the parents that refer to force entries are resolved, then 12 per entry for the loop.
+// the parents that refer to force entries are resolved, then 12 per entry for the loop; a bit per node id.
 #ifndef chsATTileLevels_cuh
 #define chsATTileLevels_cuh
 
@@ -49,7 +50,6 @@ constexpr unsigned kTileThreads     = 512;       // at most, a thread per four p
 constexpr unsigned kTileBlocksPerSm = 3;         // the register budget: 2048-pixel tiles of 60 KB in 2D
 constexpr unsigned kTileCodes       = 256;       // 8-bit level codes
 constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kTileCodes if the edge leaves the tile
-constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry
 
 /** The tiling of an image for the tile stage. */
 struct TileGrid : sl::TileLayout
@@ -124,6 +124,7 @@ struct TileOutput
   uint32_t *           uf;
   uint32_t *           stamp;
   unsigned long long * nodes;
+  uint32_t *           forceRefs; // a bit per node id: its parent is a tile-buffer index of a force entry
   uint32_t             n;
 };
 
@@ -407,9 +408,17 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   if (tid == 0)
     nodeBase = atomicAdd(out.nodes, (unsigned long long)nodeCount);
   __syncthreads();
-  const uint32_t ids    = out.n + uint32_t(nodeBase); // the id of tile node 0
-  auto           Parent = [&](uint32_t r)
-  { return (r & kTileForce) ? kTileRefBit | uint32_t(base + (r & ~uint32_t(kTileForce))) : ids + r; };
+  const uint32_t ids       = out.n + uint32_t(nodeBase); // the id of tile node 0
+  auto           SetParent = [&](uint32_t child, uint32_t r)
+  {
+    if (r & kTileForce)
+    {
+      out.nodeParent[child] = uint32_t(base + (r & ~uint32_t(kTileForce)));
+      atomicOr(out.forceRefs + (child >> 5), 1u << (child & 31u));
+    }
+    else
+      out.nodeParent[child] = ids + r;
+  };
   // The pixels' state for the level loop is initialised here (LevelInitKernel's work, done while other tiles
   // compute): union-find root and current node the pixel itself, no stamp.
   for (uint32_t l = tid; l < T; l += blockDim.x)
@@ -417,7 +426,10 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
     if (!Active(l))
       continue;
     const uint32_t r = parentRef[l], gl = Global(l);
-    out.nodeParent[gl] = r != kTileNoParent ? Parent(r) : gl;
+    if (r != kTileNoParent)
+      SetParent(gl, r);
+    else
+      out.nodeParent[gl] = gl;
     out.uf[gl]         = gl;
     out.current[gl]    = gl;
     out.stamp[gl]      = 0xffffffffu;
@@ -426,7 +438,10 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   for (uint32_t k = tid; k < nodeCount; k += blockDim.x)
   {
     const uint32_t info = nodeInfo[k], r = parentRef[T + k], id = ids + k, R = Global(info & 0xffffu);
-    out.nodeParent[id]        = r == kTileNoParent ? id : Parent(r);
+    if (r == kTileNoParent)
+      out.nodeParent[id] = id;
+    else
+      SetParent(id, r);
     out.nodeLevel[id - out.n] = (info >> 16) & 0xffu;
     out.nodeMin[id - out.n]   = R;
     if (info & kTileExported)
@@ -521,22 +536,22 @@ TileScatterKernel(uint2 *          tileEntries,
   }
 }
 
-/** Node parents that refer to a force entry (kTileRefBit | tile-buffer index, among the tree's first n + *tileNodes
- * nodes): the node the level loop left in it, lost[its place in the global list] (TileScatterKernel left the place in
- * the tile buffer). */
+/** Node parents that refer to a force entry (their bit set in forceRefs; the parent a tile-buffer index, among the
+ * tree's first n + *tileNodes nodes): the node the level loop left in it, lost[its place in the global list]
+ * (TileScatterKernel left the place in the tile buffer). */
 static __global__ void
 TileParentsKernel(uint32_t *                 nodeParent,
                   const unsigned long long * tileNodes,
                   uint32_t                   n,
+                  const uint32_t *           forceRefs,
                   const uint2 *              tileEntries,
                   const uint32_t *           forced)
 {
   const uint64_t count = n + *tileNodes;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const uint32_t r = nodeParent[i];
-    if (r & kTileRefBit)
-      nodeParent[i] = forced[tileEntries[r & ~kTileRefBit].y];
+    if (forceRefs[i >> 5] & (1u << (i & 31u)))
+      nodeParent[i] = forced[tileEntries[nodeParent[i]].y];
   }
 }
 

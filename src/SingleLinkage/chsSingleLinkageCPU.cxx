@@ -5,6 +5,7 @@
 #include "chsSingleLinkage.h"
 #include "Common/chsProgress.h"
 #include "chsSingleLinkageRule.h"
+#include "chsSingleLinkageCPU.h"
 #include "Common/chsPixelChecks.h"
 
 #include <algorithm>
@@ -94,15 +95,19 @@ Kruskal(uint64_t                      n,
 
 } // namespace
 
+namespace sl
+{
+
 template <typename TPixel>
-SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel *               pixels,
-                      const Grid &                 grid,
-                      const ImageGraphParameters & parameters,
-                      const DendrogramArrays &     out)
+void
+ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters, const DendrogramArrays & out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
-  sl::CheckImageGraph(grid, parameters, graph);
+  const bool           byteCodes = sl::ByteCodes<TPixel>(parameters.components);
+  if (byteCodes)
+    sl::CheckImageGraphPixels(grid, parameters);
+  else
+    sl::CheckImageGraph(grid, parameters, graph);
   const uint64_t n = graph.Pixels();
   const unsigned c = parameters.components;
   if constexpr (std::is_floating_point<TPixel>::value)
@@ -112,39 +117,58 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
         throw std::invalid_argument(NonFinitePixelMessage(i / c, std::isnan(pixels[i])));
   }
 
-  // Every edge as (code << 32 | edge index): sorting the keys sorts the edges by (weight, index).
-  // Progress: the edges, their sort, Kruskal (one third each).
+  // Every edge as (code << shift | edge index): sorting the keys sorts the edges by (weight, index). 8-bit codes:
+  // a counting sort (raster order is index order) with 56-bit edge indices; other codes: 32-bit codes and indices,
+  // sorted. Progress: the edges, their sort, Kruskal (one third each).
+  const int             shift = byteCodes ? 56 : 32;
+  const uint64_t        mask  = (uint64_t(1) << shift) - 1;
   detail::CpuPhases     progress(3);
   std::vector<uint64_t> keys;
-  keys.reserve(n * graph.slots);
-  uint64_t p = 0;
-  progress.Start(0, n);
-  for (int64_t z = 0; z < graph.nz; ++z)
-    for (int64_t y = 0; y < graph.ny; ++y)
-      for (int64_t x = 0; x < graph.nx; ++x, ++p, progress.At(p))
-        for (unsigned s = 0; s < graph.slots; ++s)
-        {
-          const int64_t q = graph.Neighbour(x, y, z, s);
-          if (q < 0)
-            continue;
-          const uint32_t code = sl::EdgeCode(pixels + p * c, pixels + uint64_t(q) * c, c, parameters.distance);
-          keys.push_back((uint64_t(code) << 32) | (p * graph.slots + s));
-        }
-  progress.Start(1, 1);
-  std::sort(keys.begin(), keys.end());
+  auto                  forEachEdge = [&](auto && f)
+  {
+    uint64_t p = 0;
+    for (int64_t z = 0; z < graph.nz; ++z)
+      for (int64_t y = 0; y < graph.ny; ++y)
+        for (int64_t x = 0; x < graph.nx; ++x, ++p, progress.At(p))
+          for (unsigned s = 0; s < graph.slots; ++s)
+          {
+            const int64_t q = graph.Neighbour(x, y, z, s);
+            if (q >= 0)
+              f(sl::EdgeCode(pixels + p * c, pixels + uint64_t(q) * c, c, parameters.distance), p * graph.slots + s);
+          }
+  };
+  if (byteCodes)
+  {
+    std::vector<uint64_t> start(257, 0);
+    progress.Start(0, n);
+    forEachEdge([&](uint32_t code, uint64_t) { ++start[code + 1]; });
+    for (unsigned k = 1; k <= 256; ++k)
+      start[k] += start[k - 1];
+    keys.resize(start[256]);
+    progress.Start(1, n);
+    forEachEdge([&](uint32_t code, uint64_t e) { keys[start[code]++] = (uint64_t(code) << shift) | e; });
+  }
+  else
+  {
+    keys.reserve(n * graph.slots);
+    progress.Start(0, n);
+    forEachEdge([&](uint32_t code, uint64_t e) { keys.push_back((uint64_t(code) << shift) | e); });
+    progress.Start(1, 1);
+    std::sort(keys.begin(), keys.end());
+  }
 
   const bool     isFloat = sl::FloatWeights<TPixel>(c);
   const uint64_t found   = Kruskal(
     n,
     keys,
     out.parent,
-    [&](uint64_t key, uint32_t & a, uint32_t & b) { graph.Ends(key & 0xffffffffu, a, b); },
+    [&](uint64_t key, uint32_t & a, uint32_t & b) { graph.Ends(key & mask, a, b); },
     [&](uint64_t rank, uint64_t key, uint32_t a, uint32_t b)
     {
       if (out.weight)
-        out.weight[rank] = sl::WeightOf(uint32_t(key >> 32), isFloat);
+        out.weight[rank] = sl::WeightOf(uint32_t(key >> shift), isFloat);
       if (out.edge)
-        out.edge[rank] = key & 0xffffffffu;
+        out.edge[rank] = key & mask;
       if (out.u)
         out.u[rank] = a;
       if (out.v)
@@ -153,6 +177,20 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
     progress);
   if (found + 1 != n)
     throw std::logic_error("an image graph is connected, but Kruskal found " + std::to_string(found) + " edges");
+}
+
+} // namespace sl
+
+template <typename TPixel>
+SingleLinkageResult
+ImageSingleLinkageCPU(const TPixel *               pixels,
+                      const Grid &                 grid,
+                      const ImageGraphParameters & parameters,
+                      const DendrogramArrays &     out)
+{
+  // The dendrogram's edge ids and the CUDA backend keep 2^32 edge slots for every pixel type.
+  sl::CheckImageGraph(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
+  sl::ImageKruskalCPU(pixels, grid, parameters, out);
   return {};
 }
 
@@ -255,6 +293,14 @@ CHS_INSTANTIATE_IMAGE(int32_t)
 CHS_INSTANTIATE_IMAGE(float)
 CHS_INSTANTIATE_IMAGE(double)
 #undef CHS_INSTANTIATE_IMAGE
+template void sl::ImageKruskalCPU<uint8_t>(const uint8_t *, const Grid &, const ImageGraphParameters &,
+                                           const DendrogramArrays &);
+template void sl::ImageKruskalCPU<uint16_t>(const uint16_t *, const Grid &, const ImageGraphParameters &,
+                                            const DendrogramArrays &);
+template void sl::ImageKruskalCPU<int16_t>(const int16_t *, const Grid &, const ImageGraphParameters &,
+                                           const DendrogramArrays &);
+template void sl::ImageKruskalCPU<float>(const float *, const Grid &, const ImageGraphParameters &,
+                                         const DendrogramArrays &);
 
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
 GraphSingleLinkageCPU<float>(const uint32_t *,

@@ -230,9 +230,19 @@ OrderedCode(T f)
   return (bits & sign) ? ~bits : (bits | sign);
 }
 
-/** Checks an image graph's size (the image graph's edge indices and the node ids must fit in 32 bits). */
+/** Whether an image's edge weights are 8-bit codes (unsigned 8-bit scalar pixels): the alpha-tree of such images takes
+ * up to MaximumDendrogramVertices pixels with every connectivity, since neither of its backends numbers edge slots
+ * in 32 bits there (include/chsAlphaTree.h). */
+template <typename TPixel>
+constexpr bool
+ByteCodes(unsigned components)
+{
+  return std::is_same<TPixel, uint8_t>::value && components == 1;
+}
+
+/** Checks an image graph's pixels: not empty, at least one component, node ids (2n - 1) in 32 bits. */
 inline void
-CheckImageGraph(const Grid & grid, const ImageGraphParameters & parameters, const ImageGraph & graph)
+CheckImageGraphPixels(const Grid & grid, const ImageGraphParameters & parameters)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
@@ -242,6 +252,14 @@ CheckImageGraph(const Grid & grid, const ImageGraphParameters & parameters, cons
   if (n > MaximumDendrogramVertices)
     throw std::invalid_argument("the image has " + std::to_string(n) + " pixels; at most " +
                                 std::to_string(MaximumDendrogramVertices) + " are supported");
+}
+
+/** Checks an image graph's size (the image graph's edge indices and the node ids must fit in 32 bits). */
+inline void
+CheckImageGraph(const Grid & grid, const ImageGraphParameters & parameters, const ImageGraph & graph)
+{
+  CheckImageGraphPixels(grid, parameters);
+  const uint64_t n = grid.NumberOfVoxels();
   if (n * graph.slots >= (uint64_t(1) << 32))
     throw std::invalid_argument("the image graph has " + std::to_string(n * graph.slots) + " edge slots (pixels x " +
                                 std::to_string(graph.slots) + "); fewer than 2^32 are supported");

@@ -8,7 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -396,6 +400,116 @@ TEST(AlphaTreeCUDA, BadInput)
   p.tileY = 64;
   const std::vector<uint8_t> v(9, 0);
   EXPECT_THROW(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, NotCalled(), {}), std::invalid_argument);
+}
+
+namespace
+{
+/** The message of the std::invalid_argument that `run` throws. */
+template <typename F>
+std::string
+Refusal(F && run)
+{
+  try
+  {
+    run();
+  }
+  catch (const std::invalid_argument & e)
+  {
+    return e.what();
+  }
+  return "(no std::invalid_argument)";
+}
+
+/** 720 x 720 x 600 voxels, 26-connected: 311,040,000 pixels and 4,043,520,000 edge slots, whose sum passes 2^32 - 1. */
+const Case kBeyondSlotIds{ 720, 720, 600, true };
+/** 65,536 x 32,768 pixels: 2^31, one more than node ids of 32 bits allow (2n - 1 nodes). */
+const Case kBeyondNodeIds{ 65536, 32768, 1, false };
+
+/** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): 16-bit and float
+ * pixels beyond the 32-bit numbering of pixels and edge slots, and every pixel type beyond 32-bit node ids. Unsigned
+ * 8-bit pixels are not limited by the edge slots (GPU26ConnectedVolumeBeyond32BitSlotIds builds such a tree). */
+template <typename F>
+void
+ExpectSizeRefusals(F && build)
+{
+  const std::vector<uint16_t> u16(1);
+  const std::vector<float>    f32(1);
+  const std::vector<uint8_t>  u8(1);
+  const std::string           slots = "311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1";
+  const std::string           nodes = "2147483648 pixels; at most 2147483647 are supported";
+  std::string                 what  = Refusal([&] { build(u16.data(), kBeyondSlotIds); });
+  EXPECT_NE(what.find(slots), std::string::npos) << what;
+  what = Refusal([&] { build(f32.data(), kBeyondSlotIds); });
+  EXPECT_NE(what.find(slots), std::string::npos) << what;
+  what = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
+  EXPECT_NE(what.find(nodes), std::string::npos) << what;
+  what = Refusal([&] { build(u16.data(), kBeyondNodeIds); });
+  EXPECT_NE(what.find(nodes), std::string::npos) << what;
+}
+} // namespace
+
+TEST(AlphaTreeReference, SizeLimitsOfEachPixelType)
+{
+  ExpectSizeRefusals([](const auto * pixels, const Case & c)
+                     { chs::ImageAlphaTreeCPU(pixels, GridOf(c), ParametersOf(c), NotCalled()); });
+}
+
+TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
+{
+  CHS_REQUIRE_GPU();
+  ExpectSizeRefusals([](const auto * pixels, const Case & c)
+                     { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); });
+  // Unsigned 8-bit pixels beyond the 32-bit slot ids: only the level-synchronous construction takes them.
+  const std::vector<uint8_t> u8(1);
+  for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges,
+                          chs::AlphaTreeAlgorithm::SkipRedundantEdges,
+                          chs::AlphaTreeAlgorithm::SpanningTree })
+  {
+    auto p                 = ParametersOf(kBeyondSlotIds);
+    p.algorithm            = algorithm;
+    const std::string what = Refusal(
+      [&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
+    EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
+  }
+}
+
+/** An unsigned 8-bit volume whose pixels plus edge slots pass 2^32 - 1 (720 x 720 x 600, 26-connected; about 30 GB of
+ * device memory), when CHS_LARGE_TESTS is set: the level-synchronous construction (Auto) builds its tree, which must
+ * equal the CPU reference's (some 70 GB of host memory and a few minutes). */
+TEST(AlphaTreeCUDA, GPU26ConnectedVolumeBeyond32BitSlotIds)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  using Clock  = std::chrono::steady_clock;
+  const Case c = kBeyondSlotIds;
+  const auto v = Values<uint8_t>(c, 51, 256, true);
+  const auto p = ParametersOf(c);
+  Tree       gpu;
+  chs::RunInfo info;
+  const auto   t0 = Clock::now();
+  try
+  {
+    EXPECT_EQ(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(gpu), {}, &info).nodes, gpu.parent.size());
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  const auto t1  = Clock::now();
+  const Tree cpu = RunCPU(v, c, p);
+  const auto t2  = Clock::now();
+  std::cout << gpu.parent.size() << " nodes; CUDA " << std::chrono::duration<double>(t1 - t0).count()
+            << " s (kernels " << info.kernelMilliseconds << " ms, peak device memory " << info.peakDeviceBytes
+            << " bytes, reserved " << info.reservedDeviceBytes << "), CPU reference "
+            << std::chrono::duration<double>(t2 - t1).count() << " s" << std::endl;
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  ASSERT_EQ(gpu.parent.size(), cpu.parent.size());
+  // The first difference only: the vectors hold 622 million nodes.
+  const auto parents = std::mismatch(gpu.parent.begin(), gpu.parent.end(), cpu.parent.begin());
+  EXPECT_TRUE(parents.first == gpu.parent.end()) << "parents differ first at node " << (parents.first - gpu.parent.begin());
+  const auto levels = std::mismatch(gpu.level.begin(), gpu.level.end(), cpu.level.begin());
+  EXPECT_TRUE(levels.first == gpu.level.end()) << "levels differ first at node " << (levels.first - gpu.level.begin());
 }
 
 namespace
