@@ -64,6 +64,10 @@ struct AlphaTreeParameters
    * whose nodes (pixels and edge slots, 8 bytes each) fit in a block's shared memory; the tree does not depend on
    * it. Checked by every algorithm. */
   unsigned tileX = 0, tileY = 0, tileZ = 0;
+  /** Testing only: the level-synchronous construction's tile stage marks its references to force entries in a bit set
+   * over the node ids even for small images (the path taken from 2^30 pixels on, where bit 31 of a node id is no
+   * longer free). */
+  bool forceWideIds = false;
 };
 
 /** Where a backend writes the tree: parents and levels of every node. `level` may be null. */

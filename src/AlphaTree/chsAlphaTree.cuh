@@ -290,11 +290,14 @@ RunLevelLoop(const TSource &         src,
   loop(tail, count, overflow.get());
 }
 
-/** The words of the tile stage's bit set over node ids (pixels and internal nodes: at most 2n - 1). */
+/** The words of the tile stage's bit set over node ids (pixels and internal nodes: at most 2n - 1), or 0 where bit 31
+ * of a node parent marks the references to force entries instead: below 2^30 pixels (node ids below 2^31) with
+ * tile-buffer indices below 2^31, unless `force` (AlphaTreeParameters::forceWideIds). */
 inline uint64_t
-ForceRefWords(uint64_t n)
+ForceRefWords(uint64_t n, const TileGrid & tg, bool force)
 {
-  return (2 * n + 31) / 32;
+  const bool flag = !force && n < (uint64_t(1) << 30) && uint64_t(tg.tiles) * tg.cap < uint64_t(kTileRefBit);
+  return flag ? 0 : (2 * n + 31) / 32;
 }
 
 /** The tile stage for an 8-bit image (src/AlphaTree/chsAlphaTreeTileLevels.cuh), then the level loop on its entries and
@@ -305,6 +308,7 @@ TileStageAndLoop(const TPixel *          dPixels,
                  const sl::ImageGraph &  g,
                  const TileGrid &        tg,
                  LevelState &            st,
+                 bool                    forceWideIds,
                  cudaStream_t            stream,
                  detail::MemoryTracker & tracker,
                  int                     device)
@@ -314,9 +318,15 @@ TileStageAndLoop(const TPixel *          dPixels,
   detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
   // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
   detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
-  const uint64_t                             refWords = ForceRefWords(n);
-  detail::DeviceBuffer<uint32_t>             forceRefs(refWords, stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(forceRefs.get(), 0, refWords * sizeof(uint32_t), stream));
+  const uint64_t                                refWords = ForceRefWords(n, tg, forceWideIds);
+  std::optional<detail::DeviceBuffer<uint32_t>> refBits;
+  uint32_t *                                    forceRefs = nullptr;
+  if (refWords)
+  {
+    refBits.emplace(refWords, stream, &tracker);
+    forceRefs = refBits->get();
+    CHS_CUDA_CHECK(cudaMemsetAsync(forceRefs, 0, refWords * sizeof(uint32_t), stream));
+  }
   // The entries for the loop and their losers are allocated for as many as the tile buffer holds, so that their
   // number is not read back: the level list reads it from `total`.
   const uint64_t                 room = uint64_t(tg.tiles) * tg.cap;
@@ -330,7 +340,7 @@ TileStageAndLoop(const TPixel *          dPixels,
       cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
     const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel,
                           st.nodeMin,        st.current,   st.uf,             st.stamp,      st.nodes,
-                          forceRefs.get(),   st.n };
+                          forceRefs,         st.n };
     TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);
     CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
     CHS_CUDA_CHECK(
@@ -351,7 +361,7 @@ TileStageAndLoop(const TPixel *          dPixels,
   RunLevelLoop(
     EntrySource{ entries.get() }, lost.get(), start.get(), kTileCodes, total.get(), st, stream, tracker, device);
   TileParentsKernel<<<detail::GridStrideBlocks(n, 256, device), 256, 0, stream>>>(
-    st.nodeParent, tileNodes.get(), st.n, forceRefs.get(), tileEntries.get(), lost.get());
+    st.nodeParent, tileNodes.get(), st.n, forceRefs, tileEntries.get(), lost.get());
   CHS_CUDA_CHECK_LAUNCH("TileParentsKernel");
 }
 
@@ -389,7 +399,7 @@ LevelLoopBytes(uint64_t codes)
  * where it applies) or every edge sorted by level, with the level loop; then the renumbering. */
 template <typename TPixel>
 uint64_t
-LevelSynchronousBytes(const sl::ImageGraph & g, int device)
+LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, int device)
 {
   using TKey                      = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
   const uint64_t                n = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
@@ -400,7 +410,7 @@ LevelSynchronousBytes(const sl::ImageGraph & g, int device)
   {
     const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
     stage = (kTileCodes + 1) * sizeof(uint32_t) + 8 + room * (2 * sizeof(uint2) + sizeof(uint32_t)) +
-            ForceRefWords(n) * sizeof(uint32_t) +
+            ForceRefWords(n, *tg, forceWideIds) * sizeof(uint32_t) +
             std::max(cells * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(cells), LevelLoopBytes(kTileCodes));
   }
   else
@@ -418,6 +428,7 @@ LevelSynchronousTree(const TPixel *             dPixels,
                      const AlphaTreeAllocator & allocate,
                      detail::EventTimer &       build,
                      detail::EventTimer &       canonical,
+                     bool                       forceWideIds,
                      cudaStream_t               stream,
                      detail::MemoryTracker &    tracker,
                      const ExecutionContext &   context)
@@ -440,7 +451,7 @@ LevelSynchronousTree(const TPixel *             dPixels,
   if constexpr (sizeof(TPixel) == 1)
   {
     if (tg) // the tile stage initialises the pixels' state
-      TileStageAndLoop(dPixels, g, *tg, st, stream, tracker, device);
+      TileStageAndLoop(dPixels, g, *tg, st, forceWideIds, stream, tracker, device);
   }
   if (!tg)
   {
@@ -543,7 +554,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       if (algorithm == AlphaTreeAlgorithm::LevelSynchronous)
       {
         if constexpr (levelPixels)
-          bytes += at::LevelSynchronousBytes<TPixel>(g, context.device);
+          bytes += at::LevelSynchronousBytes<TPixel>(g, parameters.forceWideIds, context.device);
       }
       else
       {
@@ -577,7 +588,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     {
       {
         result.nodes = at::LevelSynchronousTree(
-          dPixels.get(), g, allocate, build, canonical, stream, tracker, context);
+          dPixels.get(), g, allocate, build, canonical, parameters.forceWideIds, stream, tracker, context);
         result.insertedEdges            = n - 1; // one union per loser
         result.buildMilliseconds        = build.Milliseconds();
         result.canonicaliseMilliseconds = canonical.Milliseconds();

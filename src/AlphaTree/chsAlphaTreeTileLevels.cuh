@@ -24,12 +24,15 @@
 // over (level, tile) counts gives each entry's place in the global list grouped by level (TileScatterKernel), which the
 // level loop then runs. At the end each tile reserves its node ids with one atomic on the tree's node counter and
 // writes its nodes (parent, level, smallest pixel) and its pixels' parents; a parent that is the node of a force entry
-// is written as the entry's tile-buffer index, with the child's bit set in a bit set over the node ids (forceRefs),
-// and after the loop replaced by the loop's node (TileParentsKernel). Node ids, pixels and entry places are 32-bit:
-// up to MaximumDendrogramVertices pixels, tile buffers below 2^32 - 1 entries (ChooseTileGrid).
+// is written as kTileRefBit | the entry's tile-buffer index, and after the loop replaced by the loop's node
+// (TileParentsKernel). From 2^30 pixels on (node ids reach bit 31), or tile buffers of 2^31 entries, the reference
+// is the bare index and the child's bit is set in a bit set over the node ids (forceRefs) instead. Node ids, pixels
+// and entry places are 32-bit: up to MaximumDendrogramVertices pixels, tile buffers below 2^32 - 1 entries
+// (ChooseTileGrid).
 // Shared memory per block: 24 bytes per tile pixel, 2 per edge slot and 4 KB (60 KB in 2D 4-connected, 108 KB for
 // 26-connected volumes). Device memory: 8 bytes per entry slot of the tile buffer (about one per pixel), kept until
-// the parents that refer to force entries are resolved, then 12 per entry for the loop; a bit per node id.
+// the parents that refer to force entries are resolved, then 12 per entry for the loop; from 2^30 pixels on a bit
+// per node id.
 #ifndef chsATTileLevels_cuh
 #define chsATTileLevels_cuh
 
@@ -50,6 +53,7 @@ constexpr unsigned kTileThreads     = 512;       // at most, a thread per four p
 constexpr unsigned kTileBlocksPerSm = 3;         // the register budget: 2048-pixel tiles of 60 KB in 2D
 constexpr unsigned kTileCodes       = 256;       // 8-bit level codes
 constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kTileCodes if the edge leaves the tile
+constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry (below 2^30 pixels)
 
 /** The tiling of an image for the tile stage. */
 struct TileGrid : sl::TileLayout
@@ -124,7 +128,7 @@ struct TileOutput
   uint32_t *           uf;
   uint32_t *           stamp;
   unsigned long long * nodes;
-  uint32_t *           forceRefs; // a bit per node id: its parent is a tile-buffer index of a force entry
+  uint32_t *           forceRefs; // a bit per node id: its parent refers to a force entry; null: kTileRefBit
   uint32_t             n;
 };
 
@@ -413,8 +417,10 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   {
     if (r & kTileForce)
     {
-      out.nodeParent[child] = uint32_t(base + (r & ~uint32_t(kTileForce)));
-      atomicOr(out.forceRefs + (child >> 5), 1u << (child & 31u));
+      const uint32_t index  = uint32_t(base + (r & ~uint32_t(kTileForce)));
+      out.nodeParent[child] = out.forceRefs ? index : kTileRefBit | index;
+      if (out.forceRefs)
+        atomicOr(out.forceRefs + (child >> 5), 1u << (child & 31u));
     }
     else
       out.nodeParent[child] = ids + r;
@@ -536,9 +542,9 @@ TileScatterKernel(uint2 *          tileEntries,
   }
 }
 
-/** Node parents that refer to a force entry (their bit set in forceRefs; the parent a tile-buffer index, among the
- * tree's first n + *tileNodes nodes): the node the level loop left in it, lost[its place in the global list]
- * (TileScatterKernel left the place in the tile buffer). */
+/** Node parents that refer to a force entry (kTileRefBit | tile-buffer index, or the index with the child's bit set in
+ * forceRefs; among the tree's first n + *tileNodes nodes): the node the level loop left in it, lost[its place in the
+ * global list] (TileScatterKernel left the place in the tile buffer). */
 static __global__ void
 TileParentsKernel(uint32_t *                 nodeParent,
                   const unsigned long long * tileNodes,
@@ -550,8 +556,15 @@ TileParentsKernel(uint32_t *                 nodeParent,
   const uint64_t count = n + *tileNodes;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    if (forceRefs[i >> 5] & (1u << (i & 31u)))
-      nodeParent[i] = forced[tileEntries[nodeParent[i]].y];
+    if (forceRefs)
+    {
+      if (forceRefs[i >> 5] & (1u << (i & 31u)))
+        nodeParent[i] = forced[tileEntries[nodeParent[i]].y];
+      continue;
+    }
+    const uint32_t r = nodeParent[i];
+    if (r & kTileRefBit)
+      nodeParent[i] = forced[tileEntries[r & ~kTileRefBit].y];
   }
 }
 

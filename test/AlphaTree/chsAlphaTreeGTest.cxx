@@ -169,6 +169,15 @@ CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
     EXPECT_EQ(gpu.parent, cpu.parent) << "algorithm " << int(algorithm);
     EXPECT_EQ(gpu.level, cpu.level) << "algorithm " << int(algorithm);
   }
+  if (std::is_same<T, uint8_t>::value && c.components == 1)
+  {
+    // The tile stage's references to force entries in a bit set, as from 2^30 pixels on.
+    p.algorithm    = chs::AlphaTreeAlgorithm::LevelSynchronous;
+    p.forceWideIds = true;
+    const Tree gpu = RunCUDA(v, c, p);
+    EXPECT_EQ(gpu.parent, cpu.parent) << "level-synchronous, wide ids";
+    EXPECT_EQ(gpu.level, cpu.level) << "level-synchronous, wide ids";
+  }
 }
 
 } // namespace
@@ -474,8 +483,9 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
 }
 
 /** An unsigned 8-bit volume whose pixels plus edge slots pass 2^32 - 1 (720 x 720 x 600, 26-connected; about 30 GB of
- * device memory), when CHS_LARGE_TESTS is set: the level-synchronous construction (Auto) builds its tree, which must
- * equal the CPU reference's (some 70 GB of host memory and a few minutes). */
+ * device memory), when CHS_LARGE_TESTS is set: the level-synchronous construction (Auto) builds its tree, also with
+ * the tile stage's wide references forced, and both must equal the CPU reference's (some 50 GB of host memory and a
+ * few minutes). */
 TEST(AlphaTreeCUDA, GPU26ConnectedVolumeBeyond32BitSlotIds)
 {
   CHS_REQUIRE_GPU();
@@ -484,32 +494,44 @@ TEST(AlphaTreeCUDA, GPU26ConnectedVolumeBeyond32BitSlotIds)
   using Clock  = std::chrono::steady_clock;
   const Case c = kBeyondSlotIds;
   const auto v = Values<uint8_t>(c, 51, 256, true);
-  const auto p = ParametersOf(c);
-  Tree       gpu;
-  chs::RunInfo info;
-  const auto   t0 = Clock::now();
-  try
+  auto       p = ParametersOf(c);
+  Tree       gpu[2];
+  for (int wide = 0; wide < 2; ++wide)
   {
-    EXPECT_EQ(chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(gpu), {}, &info).nodes, gpu.parent.size());
-  }
-  catch (const chs::DeviceMemoryError & e)
-  {
-    GTEST_SKIP() << e.what();
+    p.forceWideIds = wide == 1;
+    chs::RunInfo info;
+    uint64_t     nodes = 0;
+    const auto   t0    = Clock::now();
+    try
+    {
+      nodes = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(gpu[wide]), {}, &info).nodes;
+    }
+    catch (const chs::DeviceMemoryError & e)
+    {
+      GTEST_SKIP() << e.what();
+    }
+    std::cout << (wide ? "wide ids: " : "") << nodes << " nodes; CUDA "
+              << std::chrono::duration<double>(Clock::now() - t0).count() << " s (kernels " << info.kernelMilliseconds
+              << " ms, peak device memory " << info.peakDeviceBytes << " bytes, reserved " << info.reservedDeviceBytes
+              << ")" << std::endl;
+    EXPECT_EQ(nodes, gpu[wide].parent.size());
+    EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
   }
   const auto t1  = Clock::now();
   const Tree cpu = RunCPU(v, c, p);
-  const auto t2  = Clock::now();
-  std::cout << gpu.parent.size() << " nodes; CUDA " << std::chrono::duration<double>(t1 - t0).count()
-            << " s (kernels " << info.kernelMilliseconds << " ms, peak device memory " << info.peakDeviceBytes
-            << " bytes, reserved " << info.reservedDeviceBytes << "), CPU reference "
-            << std::chrono::duration<double>(t2 - t1).count() << " s" << std::endl;
-  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
-  ASSERT_EQ(gpu.parent.size(), cpu.parent.size());
-  // The first difference only: the vectors hold 622 million nodes.
-  const auto parents = std::mismatch(gpu.parent.begin(), gpu.parent.end(), cpu.parent.begin());
-  EXPECT_TRUE(parents.first == gpu.parent.end()) << "parents differ first at node " << (parents.first - gpu.parent.begin());
-  const auto levels = std::mismatch(gpu.level.begin(), gpu.level.end(), cpu.level.begin());
-  EXPECT_TRUE(levels.first == gpu.level.end()) << "levels differ first at node " << (levels.first - gpu.level.begin());
+  std::cout << "CPU reference " << std::chrono::duration<double>(Clock::now() - t1).count() << " s" << std::endl;
+  for (int wide = 0; wide < 2; ++wide)
+  {
+    SCOPED_TRACE(wide ? "wide ids forced" : "default");
+    ASSERT_EQ(gpu[wide].parent.size(), cpu.parent.size());
+    // The first difference only: the vectors hold some 450 million nodes.
+    const auto parents = std::mismatch(gpu[wide].parent.begin(), gpu[wide].parent.end(), cpu.parent.begin());
+    EXPECT_TRUE(parents.first == gpu[wide].parent.end())
+      << "parents differ first at node " << (parents.first - gpu[wide].parent.begin());
+    const auto levels = std::mismatch(gpu[wide].level.begin(), gpu[wide].level.end(), cpu.level.begin());
+    EXPECT_TRUE(levels.first == gpu[wide].level.end())
+      << "levels differ first at node " << (levels.first - gpu[wide].level.begin());
+  }
 }
 
 namespace
