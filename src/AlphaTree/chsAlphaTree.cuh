@@ -529,20 +529,23 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   const at::TileShape   tile   = at::ResolveTile(grid, parameters, K, context.device);
   constexpr bool        levelPixels = at::LevelSynchronousPixel<TPixel>();
+  // Auto: level-synchronous for 8-bit scalars, and for 16-bit ones whose pixels and slots the others cannot number.
   const AlphaTreeAlgorithm algorithm =
-    parameters.algorithm != AlphaTreeAlgorithm::Auto ? parameters.algorithm
-    : (levelPixels && c == 1 && sizeof(TPixel) == 1) ? AlphaTreeAlgorithm::LevelSynchronous
-                                                     : AlphaTreeAlgorithm::SpanningTree;
+    parameters.algorithm != AlphaTreeAlgorithm::Auto                            ? parameters.algorithm
+    : (levelPixels && c == 1 && (sizeof(TPixel) == 1 || !at::SlotIdsFit(g))) ? AlphaTreeAlgorithm::LevelSynchronous
+                                                                               : AlphaTreeAlgorithm::SpanningTree;
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
-  // Every construction but the level-synchronous one's tile stage numbers pixels and edge slots in 32 bits.
+  // Every construction but the level-synchronous one numbers pixels and edge slots in 32 bits; that one numbers
+  // edge slots (every edge sorted by level), or nothing but pixels and nodes with the tile stage.
   if (!at::SlotIdsFit(g) &&
-      !(algorithm == AlphaTreeAlgorithm::LevelSynchronous && at::ChooseTileGrid<TPixel>(g, context.device)))
+      !(algorithm == AlphaTreeAlgorithm::LevelSynchronous &&
+        (at::EdgeIdsFit(g) || at::ChooseTileGrid<TPixel>(g, context.device))))
   {
     const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
     throw std::invalid_argument(at::SlotIdsMessage(g) + " for the " + names[int(algorithm)] +
-                                " construction on this device (unsigned 8-bit images take up to 2^31 - 1 pixels with "
-                                "the level-synchronous one, which Auto chooses for them)");
+                                " construction on this device (8- and 16-bit images go further with the "
+                                "level-synchronous one, which Auto chooses where the others cannot run)");
   }
   detail::MemoryTracker tracker;
   AlphaTreeResult       result;

@@ -29,18 +29,34 @@ SlotIdsMessage(const sl::ImageGraph & graph)
          std::to_string(graph.Pixels() * graph.slots) + " edge slots; their sum must stay below 2^32 - 1";
 }
 
+/** Whether the level-synchronous construction's edge ids (pixel x K + slot, 32-bit, one value kept free: every edge of
+ * a 16-bit image, sorted by level) have room for the image graph. */
+inline bool
+EdgeIdsFit(const sl::ImageGraph & graph)
+{
+  return graph.Pixels() * graph.slots < (uint64_t(1) << 32) - 1;
+}
+
 /** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
  * MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits); unsigned 8-bit scalar pixels (sl::ByteCodes) need
- * nothing more, other pixels pixels plus edge slots below 2^32 - 1. The CUDA backend's constructions other than the
- * level-synchronous one with its tile stage check SlotIdsFit themselves. */
+ * nothing more; other integer scalars of 8 or 16 bits fewer than 2^32 - 1 edge slots (EdgeIdsFit: the
+ * level-synchronous construction); other pixels pixels plus edge slots below 2^32 - 1 (SlotIdsFit). The CUDA
+ * backend checks what each of its constructions needs on top. */
 template <typename TPixel>
 sl::ImageGraph
 CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
 {
   const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
   sl::CheckImageGraphPixels(grid, parameters.graph);
-  if (!sl::ByteCodes<TPixel>(parameters.graph.components) && !SlotIdsFit(graph))
-    throw std::invalid_argument(SlotIdsMessage(graph));
+  const unsigned c = parameters.graph.components;
+  if (sl::ByteCodes<TPixel>(c))
+    return graph;
+  if (sl::NarrowCodes<TPixel>(c) ? !EdgeIdsFit(graph) : !SlotIdsFit(graph))
+    throw std::invalid_argument("the image has " + std::to_string(graph.Pixels()) + " pixels and " +
+                                std::to_string(graph.Pixels() * graph.slots) + " edge slots; " +
+                                (sl::NarrowCodes<TPixel>(c) ? "fewer than 2^32 - 1 edge slots"
+                                                            : "their sum must stay below 2^32 - 1") +
+                                " for these pixels");
   return graph;
 }
 

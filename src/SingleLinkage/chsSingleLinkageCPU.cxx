@@ -103,8 +103,8 @@ void
 ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters, const DendrogramArrays & out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
-  const bool           byteCodes = sl::ByteCodes<TPixel>(parameters.components);
-  if (byteCodes)
+  const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
+  if (narrow)
     sl::CheckImageGraphPixels(grid, parameters);
   else
     sl::CheckImageGraph(grid, parameters, graph);
@@ -117,10 +117,11 @@ ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParame
         throw std::invalid_argument(NonFinitePixelMessage(i / c, std::isnan(pixels[i])));
   }
 
-  // Every edge as (code << shift | edge index): sorting the keys sorts the edges by (weight, index). 8-bit codes:
-  // a counting sort (raster order is index order) with 56-bit edge indices; other codes: 32-bit codes and indices,
-  // sorted. Progress: the edges, their sort, Kruskal (one third each).
-  const int             shift = byteCodes ? 56 : 32;
+  // Every edge as (code << shift | edge index): sorting the keys sorts the edges by (weight, index). Codes of 8 or
+  // 16 bits: a counting sort (raster order is index order) with 56- or 48-bit edge indices; other codes: 32-bit
+  // codes and indices, sorted. Progress: the edges, their sort, Kruskal (one third each).
+  const int             codeBits = narrow ? int(8 * sizeof(TPixel)) : 32;
+  const int             shift    = 64 - codeBits;
   const uint64_t        mask  = (uint64_t(1) << shift) - 1;
   detail::CpuPhases     progress(3);
   std::vector<uint64_t> keys;
@@ -137,14 +138,15 @@ ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParame
               f(sl::EdgeCode(pixels + p * c, pixels + uint64_t(q) * c, c, parameters.distance), p * graph.slots + s);
           }
   };
-  if (byteCodes)
+  if (narrow)
   {
-    std::vector<uint64_t> start(257, 0);
+    const uint32_t        codes = uint32_t(1) << codeBits;
+    std::vector<uint64_t> start(codes + 1, 0);
     progress.Start(0, n);
     forEachEdge([&](uint32_t code, uint64_t) { ++start[code + 1]; });
-    for (unsigned k = 1; k <= 256; ++k)
+    for (uint32_t k = 1; k <= codes; ++k)
       start[k] += start[k - 1];
-    keys.resize(start[256]);
+    keys.resize(start[codes]);
     progress.Start(1, n);
     forEachEdge([&](uint32_t code, uint64_t e) { keys[start[code]++] = (uint64_t(code) << shift) | e; });
   }

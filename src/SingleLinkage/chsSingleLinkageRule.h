@@ -240,6 +240,15 @@ ByteCodes(unsigned components)
   return std::is_same<TPixel, uint8_t>::value && components == 1;
 }
 
+/** Whether an image's edge weights are codes of at most 16 bits (integer scalar pixels of 8 or 16 bits): the CPU
+ * reference orders their edges by a counting sort, with edge indices of 64 - 8 x sizeof(TPixel) bits. */
+template <typename TPixel>
+constexpr bool
+NarrowCodes(unsigned components)
+{
+  return std::is_integral<TPixel>::value && sizeof(TPixel) <= 2 && components == 1;
+}
+
 /** Checks an image graph's pixels: not empty, at least one component, node ids (2n - 1) in 32 bits. */
 inline void
 CheckImageGraphPixels(const Grid & grid, const ImageGraphParameters & parameters)

@@ -431,12 +431,18 @@ Refusal(F && run)
 
 /** 720 x 720 x 600 voxels, 26-connected: 311,040,000 pixels and 4,043,520,000 edge slots, whose sum passes 2^32 - 1. */
 const Case kBeyondSlotIds{ 720, 720, 600, true };
+/** 720 x 720 x 700 voxels, 26-connected: 4,717,440,000 edge slots, more than 32-bit edge ids number. */
+const Case kBeyondEdgeIds{ 720, 720, 700, true };
+/** 720 x 720 x 620 voxels, 26-connected: 321,408,000 pixels and 4,178,304,000 edge slots, whose sum passes 2^32 - 1
+ * while the slots alone stay below it. */
+const Case kBeyondSlotIds16{ 720, 720, 620, true };
 /** 65,536 x 32,768 pixels: 2^31, one more than node ids of 32 bits allow (2n - 1 nodes). */
 const Case kBeyondNodeIds{ 65536, 32768, 1, false };
 
-/** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): 16-bit and float
- * pixels beyond the 32-bit numbering of pixels and edge slots, and every pixel type beyond 32-bit node ids. Unsigned
- * 8-bit pixels are not limited by the edge slots (GPU26ConnectedVolumeBeyond32BitSlotIds builds such a tree). */
+/** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): float pixels beyond
+ * the 32-bit numbering of pixels and edge slots, 16-bit ones beyond 32-bit edge ids, and every pixel type beyond
+ * 32-bit node ids. Unsigned 8-bit pixels are limited by neither (GPU26ConnectedVolumeBeyond32BitSlotIds builds such
+ * a tree), 16-bit ones not by pixels plus slots (GPU16BitVolumeBeyond32BitSlotIds). */
 template <typename F>
 void
 ExpectSizeRefusals(F && build)
@@ -444,16 +450,67 @@ ExpectSizeRefusals(F && build)
   const std::vector<uint16_t> u16(1);
   const std::vector<float>    f32(1);
   const std::vector<uint8_t>  u8(1);
-  const std::string           slots = "311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1";
-  const std::string           nodes = "2147483648 pixels; at most 2147483647 are supported";
-  std::string                 what  = Refusal([&] { build(u16.data(), kBeyondSlotIds); });
-  EXPECT_NE(what.find(slots), std::string::npos) << what;
-  what = Refusal([&] { build(f32.data(), kBeyondSlotIds); });
-  EXPECT_NE(what.find(slots), std::string::npos) << what;
-  what = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
+  std::string                 what = Refusal([&] { build(f32.data(), kBeyondSlotIds); });
+  EXPECT_NE(what.find("311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1"),
+            std::string::npos)
+    << what;
+  what = Refusal([&] { build(u16.data(), kBeyondEdgeIds); });
+  EXPECT_NE(what.find("362880000 pixels and 4717440000 edge slots; fewer than 2^32 - 1 edge slots"), std::string::npos)
+    << what;
+  const std::string nodes = "2147483648 pixels; at most 2147483647 are supported";
+  what                    = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
   EXPECT_NE(what.find(nodes), std::string::npos) << what;
   what = Refusal([&] { build(u16.data(), kBeyondNodeIds); });
   EXPECT_NE(what.find(nodes), std::string::npos) << what;
+}
+
+/** A volume that the level-synchronous construction takes and the others cannot, when CHS_LARGE_TESTS is set: its
+ * CUDA tree (also with the tile stage's wide references forced, for 8-bit pixels) must equal the CPU reference's. */
+template <typename T>
+void
+ExpectLargeTreeEqualsReference(const Case & c, double levels)
+{
+  using Clock  = std::chrono::steady_clock;
+  const auto v = Values<T>(c, 51, levels, true);
+  auto       p = ParametersOf(c);
+  const int  runs = std::is_same<T, uint8_t>::value ? 2 : 1;
+  Tree       gpu[2];
+  for (int wide = 0; wide < runs; ++wide)
+  {
+    p.forceWideIds = wide == 1;
+    chs::RunInfo info;
+    uint64_t     nodes = 0;
+    const auto   t0    = Clock::now();
+    try
+    {
+      nodes = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(gpu[wide]), {}, &info).nodes;
+    }
+    catch (const chs::DeviceMemoryError & e)
+    {
+      GTEST_SKIP() << e.what();
+    }
+    std::cout << (wide ? "wide ids: " : "") << nodes << " nodes; CUDA "
+              << std::chrono::duration<double>(Clock::now() - t0).count() << " s (kernels " << info.kernelMilliseconds
+              << " ms, peak device memory " << info.peakDeviceBytes << " bytes, reserved " << info.reservedDeviceBytes
+              << ")" << std::endl;
+    EXPECT_EQ(nodes, gpu[wide].parent.size());
+    EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  }
+  const auto t1  = Clock::now();
+  const Tree cpu = RunCPU(v, c, p);
+  std::cout << "CPU reference " << std::chrono::duration<double>(Clock::now() - t1).count() << " s" << std::endl;
+  for (int wide = 0; wide < runs; ++wide)
+  {
+    SCOPED_TRACE(wide ? "wide ids forced" : "default");
+    ASSERT_EQ(gpu[wide].parent.size(), cpu.parent.size());
+    // The first difference only: the vectors hold hundreds of millions of nodes.
+    const auto parents = std::mismatch(gpu[wide].parent.begin(), gpu[wide].parent.end(), cpu.parent.begin());
+    EXPECT_TRUE(parents.first == gpu[wide].parent.end())
+      << "parents differ first at node " << (parents.first - gpu[wide].parent.begin());
+    const auto levelsAt = std::mismatch(gpu[wide].level.begin(), gpu[wide].level.end(), cpu.level.begin());
+    EXPECT_TRUE(levelsAt.first == gpu[wide].level.end())
+      << "levels differ first at node " << (levelsAt.first - gpu[wide].level.begin());
+  }
 }
 } // namespace
 
@@ -480,58 +537,33 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
       [&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
     EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
   }
+  // 16-bit pixels beyond pixels plus slots: the spanning tree refuses them.
+  const std::vector<uint16_t> u16(1);
+  auto                        p = ParametersOf(kBeyondSlotIds16);
+  p.algorithm                   = chs::AlphaTreeAlgorithm::SpanningTree;
+  const std::string what =
+    Refusal([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondSlotIds16), p, NotCalled(), {}); });
+  EXPECT_NE(what.find("for the spanning-tree construction"), std::string::npos) << what;
 }
 
 /** An unsigned 8-bit volume whose pixels plus edge slots pass 2^32 - 1 (720 x 720 x 600, 26-connected; about 30 GB of
- * device memory), when CHS_LARGE_TESTS is set: the level-synchronous construction (Auto) builds its tree, also with
- * the tile stage's wide references forced, and both must equal the CPU reference's (some 50 GB of host memory and a
- * few minutes). */
+ * device memory), when CHS_LARGE_TESTS is set; the CPU reference takes some 50 GB of host memory and a few minutes. */
 TEST(AlphaTreeCUDA, GPU26ConnectedVolumeBeyond32BitSlotIds)
 {
   CHS_REQUIRE_GPU();
   if (!std::getenv("CHS_LARGE_TESTS"))
     GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
-  using Clock  = std::chrono::steady_clock;
-  const Case c = kBeyondSlotIds;
-  const auto v = Values<uint8_t>(c, 51, 256, true);
-  auto       p = ParametersOf(c);
-  Tree       gpu[2];
-  for (int wide = 0; wide < 2; ++wide)
-  {
-    p.forceWideIds = wide == 1;
-    chs::RunInfo info;
-    uint64_t     nodes = 0;
-    const auto   t0    = Clock::now();
-    try
-    {
-      nodes = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, Into(gpu[wide]), {}, &info).nodes;
-    }
-    catch (const chs::DeviceMemoryError & e)
-    {
-      GTEST_SKIP() << e.what();
-    }
-    std::cout << (wide ? "wide ids: " : "") << nodes << " nodes; CUDA "
-              << std::chrono::duration<double>(Clock::now() - t0).count() << " s (kernels " << info.kernelMilliseconds
-              << " ms, peak device memory " << info.peakDeviceBytes << " bytes, reserved " << info.reservedDeviceBytes
-              << ")" << std::endl;
-    EXPECT_EQ(nodes, gpu[wide].parent.size());
-    EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
-  }
-  const auto t1  = Clock::now();
-  const Tree cpu = RunCPU(v, c, p);
-  std::cout << "CPU reference " << std::chrono::duration<double>(Clock::now() - t1).count() << " s" << std::endl;
-  for (int wide = 0; wide < 2; ++wide)
-  {
-    SCOPED_TRACE(wide ? "wide ids forced" : "default");
-    ASSERT_EQ(gpu[wide].parent.size(), cpu.parent.size());
-    // The first difference only: the vectors hold some 450 million nodes.
-    const auto parents = std::mismatch(gpu[wide].parent.begin(), gpu[wide].parent.end(), cpu.parent.begin());
-    EXPECT_TRUE(parents.first == gpu[wide].parent.end())
-      << "parents differ first at node " << (parents.first - gpu[wide].parent.begin());
-    const auto levels = std::mismatch(gpu[wide].level.begin(), gpu[wide].level.end(), cpu.level.begin());
-    EXPECT_TRUE(levels.first == gpu[wide].level.end())
-      << "levels differ first at node " << (levels.first - gpu[wide].level.begin());
-  }
+  ExpectLargeTreeEqualsReference<uint8_t>(kBeyondSlotIds, 256);
+}
+
+/** The same for 16-bit pixels, whose pixels plus edge slots pass 2^32 - 1 while the slots alone do not (720 x 720 x
+ * 620, 26-connected; about 60 GB of device memory): Auto takes the level-synchronous construction. */
+TEST(AlphaTreeCUDA, GPU16BitVolumeBeyond32BitSlotIds)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  ExpectLargeTreeEqualsReference<uint16_t>(kBeyondSlotIds16, 65536);
 }
 
 namespace
