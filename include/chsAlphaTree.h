@@ -99,11 +99,13 @@ struct AlphaTreeResult
 };
 
 /** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
- * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits), or, for pixels other than unsigned 8-bit scalars, pixels
- * plus edge slots (pixels x 3 in 2D 4-connected, x 5 8-connected, x 4 and x 14 in 3D) of 2^32 - 1 or more.
- * ImageAlphaTreeCUDA refuses the latter for unsigned 8-bit scalars too where its construction numbers edge slots
- * (every one but the level-synchronous construction with its tile stage, which Auto picks for them), and throws
- * chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
+ * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits); for other integer scalars of 8 or 16 bits than unsigned
+ * 8-bit ones, 2^32 - 1 edge slots or more (pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D); for
+ * float and vector pixels, pixels plus edge slots of 2^32 - 1 or more. ImageAlphaTreeCUDA also refuses the sizes its
+ * construction cannot number (pixels plus edge slots for v1, v2 and the spanning tree; edge slots for the
+ * level-synchronous one without its tile stage; Auto picks the level-synchronous construction for 8-bit scalars and
+ * for 16-bit ones beyond pixels plus slots), and throws chs::DeviceMemoryError, before allocating, for a run that
+ * does not fit the device's free memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,

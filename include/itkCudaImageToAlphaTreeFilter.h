@@ -24,8 +24,9 @@ namespace itk
  * node numbering); the CUDA and CPU backends, both algorithms and every run give the same tree.
  *
  * Pixel components: 8-bit and 16-bit integers and float. Up to 2^31 - 1 pixels (32-bit node ids); unsigned 8-bit
- * scalar images take that many with every connectivity (the default level-synchronous construction), other images
- * need pixels plus edge slots (pixels x 3 in 2D with 4-connectivity, x 5 with 8, x 4 and x 14 in 3D) below 2^32 - 1.
+ * scalar images take that many with every connectivity (the default level-synchronous construction), other 8- and
+ * 16-bit scalar images need fewer than 2^32 - 1 edge slots (pixels x 2 in 2D with 4-connectivity, x 4 with 8, x 3
+ * and x 13 in 3D), float and vector images pixels plus edge slots below 2^32 - 1.
  *
  * Reference: E. Carlinet, Q. Kaci, N. Blin, "An alpha-tree algorithm for massively parallel architectures".
  * \ingroup CudaHierarchicalSegmentation
