@@ -338,9 +338,8 @@ TileStageAndLoop(const TPixel *          dPixels,
     static_assert(sizeof(TPixel) == 1, "the tile stage sorts 8-bit level codes");
     CHS_CUDA_CHECK(
       cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
-    const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel,
-                          st.nodeMin,        st.current,   st.uf,             st.stamp,      st.nodes,
-                          forceRefs,         st.n };
+    const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel, st.nodeMin,
+                          st.current,        st.uf,        st.stamp,          st.nodes,      forceRefs,    st.n };
     TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);
     CHS_CUDA_CHECK_LAUNCH("TileLevelKernel");
     CHS_CUDA_CHECK(
@@ -530,17 +529,16 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const at::TileShape   tile   = at::ResolveTile(grid, parameters, K, context.device);
   constexpr bool        levelPixels = at::LevelSynchronousPixel<TPixel>();
   // Auto: level-synchronous for 8-bit scalars, and for 16-bit ones whose pixels and slots the others cannot number.
-  const AlphaTreeAlgorithm algorithm =
-    parameters.algorithm != AlphaTreeAlgorithm::Auto                            ? parameters.algorithm
-    : (levelPixels && c == 1 && (sizeof(TPixel) == 1 || !at::SlotIdsFit(g))) ? AlphaTreeAlgorithm::LevelSynchronous
-                                                                               : AlphaTreeAlgorithm::SpanningTree;
+  const AlphaTreeAlgorithm algorithm = parameters.algorithm != AlphaTreeAlgorithm::Auto ? parameters.algorithm
+                                       : (levelPixels && c == 1 && (sizeof(TPixel) == 1 || !at::SlotIdsFit(g)))
+                                         ? AlphaTreeAlgorithm::LevelSynchronous
+                                         : AlphaTreeAlgorithm::SpanningTree;
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   // Every construction but the level-synchronous one numbers pixels and edge slots in 32 bits; that one numbers
   // edge slots (every edge sorted by level), or nothing but pixels and nodes with the tile stage.
-  if (!at::SlotIdsFit(g) &&
-      !(algorithm == AlphaTreeAlgorithm::LevelSynchronous &&
-        (at::EdgeIdsFit(g) || at::ChooseTileGrid<TPixel>(g, context.device))))
+  if (!at::SlotIdsFit(g) && !(algorithm == AlphaTreeAlgorithm::LevelSynchronous &&
+                              (at::EdgeIdsFit(g) || at::ChooseTileGrid<TPixel>(g, context.device))))
   {
     const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
     throw std::invalid_argument(at::SlotIdsMessage(g) + " for the " + names[int(algorithm)] +

@@ -52,11 +52,11 @@ CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
   if (sl::ByteCodes<TPixel>(c))
     return graph;
   if (sl::NarrowCodes<TPixel>(c) ? !EdgeIdsFit(graph) : !SlotIdsFit(graph))
-    throw std::invalid_argument("the image has " + std::to_string(graph.Pixels()) + " pixels and " +
-                                std::to_string(graph.Pixels() * graph.slots) + " edge slots; " +
-                                (sl::NarrowCodes<TPixel>(c) ? "fewer than 2^32 - 1 edge slots"
-                                                            : "their sum must stay below 2^32 - 1") +
-                                " for these pixels");
+    throw std::invalid_argument(
+      "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
+      std::to_string(graph.Pixels() * graph.slots) + " edge slots; " +
+      (sl::NarrowCodes<TPixel>(c) ? "fewer than 2^32 - 1 edge slots" : "their sum must stay below 2^32 - 1") +
+      " for these pixels");
   return graph;
 }
 

@@ -53,7 +53,7 @@ constexpr unsigned kTileThreads     = 512;       // at most, a thread per four p
 constexpr unsigned kTileBlocksPerSm = 3;         // the register budget: 2048-pixel tiles of 60 KB in 2D
 constexpr unsigned kTileCodes       = 256;       // 8-bit level codes
 constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kTileCodes if the edge leaves the tile
-constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry (below 2^30 pixels)
+constexpr uint32_t kTileRefBit      = 0x80000000u;    // a node parent that refers to a force entry (below 2^30 pixels)
 
 /** The tiling of an image for the tile stage. */
 struct TileGrid : sl::TileLayout

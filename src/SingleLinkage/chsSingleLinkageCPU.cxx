@@ -100,7 +100,10 @@ namespace sl
 
 template <typename TPixel>
 void
-ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParameters & parameters, const DendrogramArrays & out)
+ImageKruskalCPU(const TPixel *               pixels,
+                const Grid &                 grid,
+                const ImageGraphParameters & parameters,
+                const DendrogramArrays &     out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
@@ -122,7 +125,7 @@ ImageKruskalCPU(const TPixel * pixels, const Grid & grid, const ImageGraphParame
   // codes and indices, sorted. Progress: the edges, their sort, Kruskal (one third each).
   const int             codeBits = narrow ? int(8 * sizeof(TPixel)) : 32;
   const int             shift    = 64 - codeBits;
-  const uint64_t        mask  = (uint64_t(1) << shift) - 1;
+  const uint64_t        mask     = (uint64_t(1) << shift) - 1;
   detail::CpuPhases     progress(3);
   std::vector<uint64_t> keys;
   auto                  forEachEdge = [&](auto && f)
@@ -295,14 +298,14 @@ CHS_INSTANTIATE_IMAGE(int32_t)
 CHS_INSTANTIATE_IMAGE(float)
 CHS_INSTANTIATE_IMAGE(double)
 #undef CHS_INSTANTIATE_IMAGE
-template void sl::ImageKruskalCPU<uint8_t>(const uint8_t *, const Grid &, const ImageGraphParameters &,
-                                           const DendrogramArrays &);
-template void sl::ImageKruskalCPU<uint16_t>(const uint16_t *, const Grid &, const ImageGraphParameters &,
-                                            const DendrogramArrays &);
-template void sl::ImageKruskalCPU<int16_t>(const int16_t *, const Grid &, const ImageGraphParameters &,
-                                           const DendrogramArrays &);
-template void sl::ImageKruskalCPU<float>(const float *, const Grid &, const ImageGraphParameters &,
-                                         const DendrogramArrays &);
+template void
+sl::ImageKruskalCPU<uint8_t>(const uint8_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+template void
+sl::ImageKruskalCPU<uint16_t>(const uint16_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+template void
+sl::ImageKruskalCPU<int16_t>(const int16_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+template void
+sl::ImageKruskalCPU<float>(const float *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
 
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
 GraphSingleLinkageCPU<float>(const uint32_t *,

@@ -470,9 +470,9 @@ template <typename T>
 void
 ExpectLargeTreeEqualsReference(const Case & c, double levels)
 {
-  using Clock  = std::chrono::steady_clock;
-  const auto v = Values<T>(c, 51, levels, true);
-  auto       p = ParametersOf(c);
+  using Clock     = std::chrono::steady_clock;
+  const auto v    = Values<T>(c, 51, levels, true);
+  auto       p    = ParametersOf(c);
   const int  runs = std::is_same<T, uint8_t>::value ? 2 : 1;
   Tree       gpu[2];
   for (int wide = 0; wide < runs; ++wide)
@@ -531,10 +531,10 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
                           chs::AlphaTreeAlgorithm::SkipRedundantEdges,
                           chs::AlphaTreeAlgorithm::SpanningTree })
   {
-    auto p                 = ParametersOf(kBeyondSlotIds);
-    p.algorithm            = algorithm;
-    const std::string what = Refusal(
-      [&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
+    auto p      = ParametersOf(kBeyondSlotIds);
+    p.algorithm = algorithm;
+    const std::string what =
+      Refusal([&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
     EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
   }
   // 16-bit pixels beyond pixels plus slots: the spanning tree refuses them.

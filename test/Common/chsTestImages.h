@@ -13,10 +13,24 @@
 #include <cmath>
 #include <deque>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace chs_test
 {
+
+/** Runs f(begin, end) over [0, count) on all hardware threads (the large tests' checks). */
+template <typename F>
+void
+ParallelRange(uint64_t count, F && f)
+{
+  const uint64_t           threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (uint64_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
+  for (auto & th : pool)
+    th.join();
+}
 
 inline bool
 HasCudaDevice()

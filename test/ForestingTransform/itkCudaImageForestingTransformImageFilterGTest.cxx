@@ -902,19 +902,6 @@ TEST(CudaImageForestingTransformImageFilter, GPUWideIndexPathEqualsReference)
     }
 }
 
-/** Runs f(begin, end) over [0, count) on all hardware threads. */
-template <typename F>
-void
-ParallelRange(uint64_t count, F && f)
-{
-  const uint64_t           threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (uint64_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
-  for (auto & th : pool)
-    th.join();
-}
-
 // A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit weights and labels; about 86 GB of device memory), when
 // CHS_LARGE_TESTS is set. Its answer follows from the definition: the weights are 1 everywhere, the seeds fill the
 // planes z = 100 (label 1) and z = 900 (label 2), the arc weight is the maximum, face neighbours. Every other voxel

@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <set>
 
 namespace
@@ -370,4 +373,72 @@ TEST(CudaWaterpixelImageFilter, InfiniteInputIsRefusedOnBothBackends)
       }
       EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "nothing half-written";
     }
+}
+
+/** A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit; about 120 GB of device memory on the 64-bit path), when
+ * CHS_LARGE_TESTS is set. Its answer follows from the definition (include/chsWaterpixels.h,
+ * include/chsForestingTransform.h): grid steps 2048 x 2048 x 205 make five cells, slabs of 205 planes with their seeds
+ * at the planes 102 + 205 k; the input is constant in each slab (50 k), so the gradient is 0 except on the two planes
+ * on either side of each step (z = 205 k - 1 and 205 k), where it is 25; with compactness 1 the distance term stays
+ * below 1.8. A voxel inside a slab is reached from its own seed by a path that never rises above its own weight, and
+ * from any other seed only over a wall, so it takes its slab's label. A wall voxel's key is its own weight with 0
+ * arcs, offered by its neighbour inside its own slab (lower cost) and not by the wall voxel facing it across the step
+ * (equal cost): its predecessor, the offer of smallest key, is that neighbour, and it takes its slab's label too.
+ * Labels are the slabs' numbers, 1 to 5. */
+TEST(CudaWaterpixelImageFilter, GPUVolumeAbove2To32Voxels)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  chs::Grid grid;
+  grid.dimension   = 3;
+  grid.size[0]     = 2048;
+  grid.size[1]     = 2048;
+  grid.size[2]     = 1025;
+  const uint64_t n = grid.NumberOfVoxels(), plane = grid.size[0] * grid.size[1], slab = 205;
+  ASSERT_GT(n, uint64_t(1) << 32);
+  std::vector<uint8_t> image(n), labels(n, 0);
+  ParallelRange(n,
+                [&](uint64_t a, uint64_t b)
+                {
+                  for (uint64_t i = a; i < b; ++i)
+                    image[i] = uint8_t(50 * (i / plane / slab));
+                });
+  chs::WaterpixelParameters p;
+  p.gridStep[0] = 2048;
+  p.gridStep[1] = 2048;
+  p.gridStep[2] = slab;
+  p.compactness = 1.0f;
+  chs::RunInfo          info;
+  chs::WaterpixelResult r;
+  try
+  {
+    r = chs::WaterpixelsCUDA(image.data(), grid, p, labels.data(), nullptr, chs::ExecutionContext{}, &info);
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  std::cout << r.superpixels << " superpixels, " << r.rounds << " rounds, " << info.kernelMilliseconds
+            << " ms of kernels; peak device memory " << info.peakDeviceBytes << " bytes, reserved "
+            << info.reservedDeviceBytes << std::endl;
+  EXPECT_EQ(r.superpixels, 5u);
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  std::atomic<uint64_t> wrong{ 0 }, firstWrong{ n };
+  ParallelRange(n,
+                [&](uint64_t a, uint64_t b)
+                {
+                  uint64_t count = 0;
+                  for (uint64_t i = a; i < b; ++i)
+                    if (labels[i] != 1 + i / plane / slab && count++ == 0)
+                    {
+                      uint64_t f = firstWrong.load();
+                      while (i < f && !firstWrong.compare_exchange_weak(f, i))
+                      {
+                      }
+                    }
+                  wrong += count;
+                });
+  EXPECT_EQ(wrong.load(), 0u) << "first at voxel " << firstWrong.load() << " (plane " << firstWrong.load() / plane
+                              << ")";
 }

@@ -991,19 +991,6 @@ TEST(WatershedCUDA, BadInput)
 
 namespace
 {
-/** Runs f(begin, end) over [0, count) on all hardware threads. */
-template <typename F>
-void
-Parallel(uint64_t count, F && f)
-{
-  const uint64_t           threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (uint64_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
-  for (auto & th : pool)
-    th.join();
-}
-
 /** The large tests' volume: waves of several periods plus hashed noise of 12 levels (basins of all sizes and
  * plateaux), 8-bit. */
 std::vector<uint8_t>
@@ -1011,19 +998,19 @@ LargeVolume(const chs::Grid & g)
 {
   const uint64_t       n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1];
   std::vector<uint8_t> I(n);
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             for (uint64_t p = a; p < b; ++p)
-             {
-               const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
-               uint64_t       h = p * 0x9E3779B97F4A7C15ull;
-               h ^= h >> 31;
-               const double w =
-                 100 + 40 * std::sin(x * 0.05) * std::cos(y * 0.037) + 30 * std::sin(z * 0.09 + x * 0.011);
-               I[p] = uint8_t(w + double(h % 12));
-             }
-           });
+  chs_test::ParallelRange(n,
+                          [&](uint64_t a, uint64_t b)
+                          {
+                            for (uint64_t p = a; p < b; ++p)
+                            {
+                              const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+                              uint64_t       h = p * 0x9E3779B97F4A7C15ull;
+                              h ^= h >> 31;
+                              const double w = 100 + 40 * std::sin(x * 0.05) * std::cos(y * 0.037) +
+                                               30 * std::sin(z * 0.09 + x * 0.011);
+                              I[p] = uint8_t(w + double(h % 12));
+                            }
+                          });
   return I;
 }
 } // namespace
@@ -1076,28 +1063,29 @@ TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
   // Steepest descent, face neighbours in increasing raster order.
   const int64_t         off[6][3] = { { 0, 0, -1 }, { 0, -1, 0 }, { -1, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   std::atomic<uint64_t> wrongDescent{ 0 };
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             uint64_t wrong = 0;
-             for (uint64_t p = a; p < b; ++p)
-             {
-               const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
-               uint64_t      low = p;
-               for (const auto & o : off)
-               {
-                 const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
-                 if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) || qz >= int64_t(nz))
-                   continue;
-                 const uint64_t q = uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz));
-                 if (low == p || I[q] <= I[low])
-                   low = q;
-               }
-               if (I[low] < I[p])
-                 wrong += labels[p] != labels[low];
-             }
-             wrongDescent += wrong;
-           });
+  chs_test::ParallelRange(n,
+                          [&](uint64_t a, uint64_t b)
+                          {
+                            uint64_t wrong = 0;
+                            for (uint64_t p = a; p < b; ++p)
+                            {
+                              const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
+                              uint64_t      low = p;
+                              for (const auto & o : off)
+                              {
+                                const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
+                                if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) ||
+                                    qz >= int64_t(nz))
+                                  continue;
+                                const uint64_t q = uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz));
+                                if (low == p || I[q] <= I[low])
+                                  low = q;
+                              }
+                              if (I[low] < I[p])
+                                wrong += labels[p] != labels[low];
+                            }
+                            wrongDescent += wrong;
+                          });
   EXPECT_EQ(wrongDescent.load(), 0u);
 
   // Regional minima: flat zones without a lower neighbour, each a single basin, as many as the basins.
@@ -1108,46 +1096,47 @@ TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
   const uint64_t zones =
     chs::LabelConnectedComponentsCUDA(I.data(), nullptr, zone.data(), g, cc, nullptr, chs::ExecutionContext{});
   std::vector<std::atomic<uint8_t>> raised(zones + 1);
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             for (uint64_t p = a; p < b; ++p)
-             {
-               const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
-               for (const auto & o : off)
-               {
-                 const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
-                 if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) || qz >= int64_t(nz))
-                   continue;
-                 if (I[uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz))] < I[p])
-                 {
-                   raised[zone[p]].store(1, std::memory_order_relaxed);
-                   break;
-                 }
-               }
-             }
-           });
+  chs_test::ParallelRange(n,
+                          [&](uint64_t a, uint64_t b)
+                          {
+                            for (uint64_t p = a; p < b; ++p)
+                            {
+                              const int64_t x = int64_t(p % nx), y = int64_t(p / nx % ny), z = int64_t(p / (nx * ny));
+                              for (const auto & o : off)
+                              {
+                                const int64_t qx = x + o[0], qy = y + o[1], qz = z + o[2];
+                                if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny) ||
+                                    qz >= int64_t(nz))
+                                  continue;
+                                if (I[uint64_t(qx) + nx * (uint64_t(qy) + ny * uint64_t(qz))] < I[p])
+                                {
+                                  raised[zone[p]].store(1, std::memory_order_relaxed);
+                                  break;
+                                }
+                              }
+                            }
+                          });
   uint64_t minima = 0;
   for (uint64_t z = 1; z <= zones; ++z)
     minima += raised[z].load() == 0;
   EXPECT_EQ(minima, basins) << zones << " flat zones";
   std::atomic<uint64_t> split{ 0 };
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             uint64_t wrong = 0;
-             for (uint64_t p = a; p < b; ++p)
-               if (raised[zone[p]].load(std::memory_order_relaxed) == 0)
-               {
-                 if (p % nx + 1 < nx && zone[p + 1] == zone[p])
-                   wrong += labels[p + 1] != labels[p];
-                 if (p / nx % ny + 1 < ny && zone[p + nx] == zone[p])
-                   wrong += labels[p + nx] != labels[p];
-                 if (p + nx * ny < n && zone[p + nx * ny] == zone[p])
-                   wrong += labels[p + nx * ny] != labels[p];
-               }
-             split += wrong;
-           });
+  chs_test::ParallelRange(n,
+                          [&](uint64_t a, uint64_t b)
+                          {
+                            uint64_t wrong = 0;
+                            for (uint64_t p = a; p < b; ++p)
+                              if (raised[zone[p]].load(std::memory_order_relaxed) == 0)
+                              {
+                                if (p % nx + 1 < nx && zone[p + 1] == zone[p])
+                                  wrong += labels[p + 1] != labels[p];
+                                if (p / nx % ny + 1 < ny && zone[p + nx] == zone[p])
+                                  wrong += labels[p + nx] != labels[p];
+                                if (p + nx * ny < n && zone[p + nx * ny] == zone[p])
+                                  wrong += labels[p + nx * ny] != labels[p];
+                              }
+                            split += wrong;
+                          });
   EXPECT_EQ(split.load(), 0u);
 }
 
@@ -1224,14 +1213,14 @@ TEST(WaterfallCUDA, GPUVolumeAbove2To32Voxels)
     EXPECT_EQ(largest, r.regionCounts[level == &level0 ? 0 : 1]);
   }
   std::atomic<uint64_t> unparented{ 0 };
-  Parallel(n,
-           [&](uint64_t a, uint64_t b)
-           {
-             uint64_t wrong = 0;
-             for (uint64_t p = a; p < b; ++p)
-               wrong += level1[p] != r.parents[0][level0[p] - 1];
-             unparented += wrong;
-           });
+  chs_test::ParallelRange(n,
+                          [&](uint64_t a, uint64_t b)
+                          {
+                            uint64_t wrong = 0;
+                            for (uint64_t p = a; p < b; ++p)
+                              wrong += level1[p] != r.parents[0][level0[p] - 1];
+                            unparented += wrong;
+                          });
   EXPECT_EQ(unparented.load(), 0u);
   // Level 1 from its definition: lowest passes, then a concurrent union-find over the level-0 regions.
   const uint64_t                     regions = r.regionCounts[0];
@@ -1244,17 +1233,18 @@ TEST(WaterfallCUDA, GPUVolumeAbove2To32Voxels)
   }
   const auto forEachBoundaryPair = [&](auto && f)
   {
-    Parallel(n,
-             [&](uint64_t a, uint64_t b)
-             {
-               for (uint64_t p = a; p < b; ++p)
-               {
-                 const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
-                 for (uint64_t q : { x + 1 < nx ? p + 1 : p, y + 1 < ny ? p + nx : p, z + 1 < nz ? p + nx * ny : p })
-                   if (q != p && level0[q] != level0[p])
-                     f(level0[p], level0[q], uint16_t(std::max(I[p], I[q])));
-               }
-             });
+    chs_test::ParallelRange(
+      n,
+      [&](uint64_t a, uint64_t b)
+      {
+        for (uint64_t p = a; p < b; ++p)
+        {
+          const uint64_t x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+          for (uint64_t q : { x + 1 < nx ? p + 1 : p, y + 1 < ny ? p + nx : p, z + 1 < nz ? p + nx * ny : p })
+            if (q != p && level0[q] != level0[p])
+              f(level0[p], level0[q], uint16_t(std::max(I[p], I[q])));
+        }
+      });
   };
   const auto lower = [&](uint32_t region, uint16_t h)
   {
