@@ -143,11 +143,11 @@ ImageKruskalCPU(const TPixel *               pixels,
   };
   if (narrow)
   {
-    const uint32_t        codes = uint32_t(1) << codeBits;
+    const uint64_t        codes = uint64_t(1) << codeBits;
     std::vector<uint64_t> start(codes + 1, 0);
     progress.Start(0, n);
     forEachEdge([&](uint32_t code, uint64_t) { ++start[code + 1]; });
-    for (uint32_t k = 1; k <= codes; ++k)
+    for (uint64_t k = 1; k <= codes; ++k)
       start[k] += start[k - 1];
     keys.resize(start[codes]);
     progress.Start(1, n);
