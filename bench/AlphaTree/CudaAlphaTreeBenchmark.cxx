@@ -496,8 +496,10 @@ main(int argc, char * argv[])
     if (std::find(chosenTypes.begin(), chosenTypes.end(), "uint16") != chosenTypes.end())
     {
       const auto u16 = Quantised<uint16_t, 3>(field, size, 65535);
-      Measure("volume-" + std::to_string(side) + "-16bit", "uint16", u16.GetPointer(), false, reps, cpuMaxPixels, inputs);
-      Measure("volume-" + std::to_string(side) + "-16bit", "uint16", u16.GetPointer(), true, reps, cpuMaxPixels, inputs);
+      Measure(
+        "volume-" + std::to_string(side) + "-16bit", "uint16", u16.GetPointer(), false, reps, cpuMaxPixels, inputs);
+      Measure(
+        "volume-" + std::to_string(side) + "-16bit", "uint16", u16.GetPointer(), true, reps, cpuMaxPixels, inputs);
     }
   }
 
