@@ -22,11 +22,18 @@ SlotIdsFit(const sl::ImageGraph & graph)
   return graph.Pixels() * (graph.slots + 1) < (uint64_t(1) << 32) - 1;
 }
 
+/** The refusal of an image graph too large for a numbering: its pixels and edge slots, then `rule`. */
+inline std::string
+SizeMessage(const sl::ImageGraph & graph, const std::string & rule)
+{
+  return "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
+         std::to_string(graph.Pixels() * graph.slots) + " edge slots; " + rule;
+}
+
 inline std::string
 SlotIdsMessage(const sl::ImageGraph & graph)
 {
-  return "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
-         std::to_string(graph.Pixels() * graph.slots) + " edge slots; their sum must stay below 2^32 - 1";
+  return SizeMessage(graph, "their sum must stay below 2^32 - 1");
 }
 
 /** Whether the level-synchronous construction's edge ids (pixel x K + slot, 32-bit, one value kept free: every edge of
@@ -53,9 +60,7 @@ CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
     return graph;
   if (sl::NarrowCodes<TPixel>(c) ? !EdgeIdsFit(graph) : !SlotIdsFit(graph))
     throw std::invalid_argument(
-      "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
-      std::to_string(graph.Pixels() * graph.slots) + " edge slots; " +
-      (sl::NarrowCodes<TPixel>(c) ? "fewer than 2^32 - 1 edge slots" : "their sum must stay below 2^32 - 1") +
+      (sl::NarrowCodes<TPixel>(c) ? SizeMessage(graph, "fewer than 2^32 - 1 edge slots") : SlotIdsMessage(graph)) +
       " for these pixels");
   return graph;
 }

@@ -107,11 +107,7 @@ ImageKruskalCPU(const TPixel *               pixels,
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
-  if (narrow)
-    sl::CheckImageGraphPixels(grid, parameters);
-  else
-    sl::CheckImageGraph(grid, parameters, graph);
-  const uint64_t n = graph.Pixels();
+  const uint64_t       n      = graph.Pixels();
   const unsigned c = parameters.components;
   if constexpr (std::is_floating_point<TPixel>::value)
   {

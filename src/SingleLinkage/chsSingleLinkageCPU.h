@@ -9,10 +9,11 @@ namespace chs
 namespace sl
 {
 
-/** ImageSingleLinkageCPU's work, with the size check each pixel type needs: for unsigned 8-bit scalar pixels
- * (ByteCodes) the edges are ordered by a counting sort of their codes and numbered in 56 bits, so every connectivity
- * takes up to MaximumDendrogramVertices pixels; other pixels keep fewer than 2^32 edge slots (CheckImageGraph).
- * Instantiated for the alpha-tree's pixel types. */
+/** ImageSingleLinkageCPU's work, after its caller's size checks: for integer scalar pixels of 8 or 16 bits
+ * (NarrowCodes) the edges are ordered by a counting sort of their codes and numbered in 56 or 48 bits, so any
+ * number of edge slots up to MaximumDendrogramVertices pixels fits; other pixels need fewer than 2^32 edge slots
+ * (CheckImageGraph; the alpha-tree's CheckedGraph asks for that and more). Instantiated for the alpha-tree's pixel
+ * types. */
 template <typename TPixel>
 void
 ImageKruskalCPU(const TPixel *               pixels,
