@@ -146,6 +146,13 @@ DestroyStream(uintptr_t stream);
 CudaHierarchicalSegmentation_EXPORT uint64_t
 HostTransferBytes();
 
+/** Test and benchmark hook: the order in which the kernels that follow pointers between voxels (the watershed's path
+ * reductions and numbering, the Image Foresting Transform's labelling) visit the voxels: 0, the choice by size (cubes
+ * of 64^3 voxels for volumes of at least 64 slices of at least 2^18 voxels, else raster order); 1, raster order; 2,
+ * cubes for every image. The results do not depend on it; std::invalid_argument for another value. */
+CudaHierarchicalSegmentation_EXPORT void
+SetVoxelOrder(int order);
+
 /** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
  * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most
  * `workers` host threads (1 to 16) each copying its slice of every chunk between the caller's memory and a buffer,

@@ -4,8 +4,8 @@
 // that the GPU labels equal the sequential ones. Prints a line per case and writes JSON.
 //
 //   CudaWaterpixelBenchmark --json out.json [--reps N] [--cpu-reps N] [--no-gpu] NAME:FILE:NXxNY[xNZ]:SIGMA[,SIGMA...]
-//   CudaWaterpixelBenchmark --scale [--json out.json] [--reps N]   (waterpixels and the seeded IFT, 4096^2 to
-//                                                                   2048x2048x1100, 64-bit path forced below 2^32)
+//   CudaWaterpixelBenchmark --scale [--json out.json] [--reps N] [--max-voxels N]   (waterpixels and the seeded IFT,
+//                           4096^2 to 2048x2048x1100 or up to N voxels, 64-bit path forced below 2^32)
 //   ...
 #include "Common/chsBenchTiming.h"
 #include "chsForestingTransform.h"
@@ -155,7 +155,7 @@ private:
  * reserved device memory; below 2^32 - 1 voxels also with the 64-bit path forced. A size the library refuses is
  * printed with its message. */
 int
-Scale(const std::string & jsonFile, int reps)
+Scale(const std::string & jsonFile, int reps, uint64_t maxVoxels)
 {
   const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 1100 } };
   std::ofstream json(jsonFile);
@@ -164,6 +164,8 @@ Scale(const std::string & jsonFile, int reps)
   for (const auto & size : sizes)
   {
     const int64_t nx = size[0], ny = size[1], nz = size[2], n = nx * ny * nz;
+    if (uint64_t(n) > maxVoxels)
+      continue;
     chs::Grid     grid;
     grid.dimension = nz > 1 ? 3 : 2;
     grid.size[0]   = uint64_t(nx);
@@ -267,12 +269,15 @@ main(int argc, char ** argv)
     {
       std::string jsonFile = "wp_scale.json";
       int         reps     = 5;
+      uint64_t    maxVoxels = ~uint64_t(0);
       for (int j = 1; j < argc; ++j)
         if (std::string(argv[j]) == "--json" && j + 1 < argc)
           jsonFile = argv[j + 1];
         else if (std::string(argv[j]) == "--reps" && j + 1 < argc)
           reps = std::stoi(argv[j + 1]);
-      return Scale(jsonFile, reps);
+        else if (std::string(argv[j]) == "--max-voxels" && j + 1 < argc)
+          maxVoxels = std::stoull(argv[j + 1]);
+      return Scale(jsonFile, reps, maxVoxels);
     }
   std::string       jsonFile = "wp_module.json";
   int               reps = 10, cpuReps = 1;

@@ -13,6 +13,7 @@
 //   copies of pageable host arrays go through (bench/Common/CudaStagingBenchmark.cu).
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
 //   CudaWatershedBenchmark --scale [--json out.json] [--reps N]   (watershed and waterfall, 4096^2 to 2048x2048x1100)
+//                          [--max-voxels N] (sizes up to N voxels) [--only watershed] (no waterfall rows)
 //   CudaWatershedBenchmark --scale --markers [--json out.json] [--reps N]   (the watershed from markers, same sizes)
 //   CudaWatershedBenchmark --markers [--mode markers|level] [--only 2d|3d] [--json out.json] [--reps N] [--quick]
 //                          (the watershed by flooding: from grid
@@ -142,6 +143,7 @@ struct Options
   bool        markers        = false;
   std::string mode; // --markers: "markers" or "level" runs that mode only
   bool        scale = false;
+  uint64_t    scaleMax = ~uint64_t(0); // --scale: sizes of at most this many voxels
 };
 
 std::vector<std::string> records;
@@ -707,7 +709,9 @@ Scale(const Options & o)
   const int64_t sizes[][3] = { { 4096, 4096, 1 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 1100 } };
   for (const auto & size : sizes)
   {
-    const int64_t     n    = size[0] * size[1] * size[2];
+    const int64_t n = size[0] * size[1] * size[2];
+    if (uint64_t(n) > o.scaleMax)
+      continue;
     const std::string name = std::to_string(size[0]) + "x" + std::to_string(size[1]) +
                              (size[2] > 1 ? "x" + std::to_string(size[2]) : std::string());
     std::vector<uint8_t> pixels(n);
@@ -738,15 +742,22 @@ Scale(const Options & o)
         break;
       const std::string        label = wide ? name + " (64-bit path, forced)" : name;
       chs::WatershedParameters p;
-      p.forceWideIndex = wide;
-      ScaleRow(
-        "watershed",
-        label,
-        uint64_t(n),
-        reps,
-        [&](chs::RunInfo & info) {
-          return chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info).basinCount;
-        });
+      p.forceWideIndex       = wide;
+      uint64_t plateauRounds = 0;
+      ScaleRow("watershed",
+               label,
+               uint64_t(n),
+               reps,
+               [&](chs::RunInfo & info)
+               {
+                 const auto r =
+                   chs::WatershedCUDA(pixels.data(), grid, p, labels.data(), chs::ExecutionContext{}, &info);
+                 plateauRounds = r.plateauRounds;
+                 return r.basinCount;
+               });
+      std::printf("  watershed %s: %llu plateau rounds\n", label.c_str(), (unsigned long long)plateauRounds);
+      if (o.only == "watershed")
+        continue;
       chs::WaterfallParameters wp;
       wp.watershed                                 = p;
       const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned level, uint64_t)
@@ -804,6 +815,8 @@ main(int argc, char * argv[])
       o.mode = next();
     else if (a == "--scale")
       o.scale = true;
+    else if (a == "--max-voxels")
+      o.scaleMax = std::stoull(next());
     else if (a == "--staging" && chs_bench::SetStaging(next()))
       ;
     else

@@ -171,6 +171,24 @@ ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context);
 unsigned
 GridStrideBlocks(uint64_t items, unsigned threads, int device);
 
+/** The order in which a grid-stride loop visits the voxels of an nx x ny x nz image (ForEachVoxel in
+ * Common/chsDeviceHelpers.cuh). In raster order the threads that run at one time hold a run of consecutive voxels,
+ * less than a slice of a large volume, whose neighbours across z lie a slice away: kernels that follow pointers from
+ * voxel to voxel (path reductions, finds) then read anywhere within the paths' extent in z around that run, tens of
+ * slices, more than the L2 cache holds once a slice has 1024^2 voxels. In cubes of 64^3 voxels (raster order inside a
+ * cube, the cubes in raster order) the threads that run at one time cover a few cubes, and the paths from them stay
+ * in a region that the cache holds. cx, cy, cz: the cubes along each axis, 0 for raster order. */
+struct VoxelOrder
+{
+  uint32_t nx = 0, ny = 0, nz = 0;
+  uint32_t cx = 0, cy = 0, cz = 0;
+};
+
+/** Cubes for volumes of at least 64 slices of at least 2^18 voxels (where they were measured faster: bench/results/
+ * Watershed/locality-*), else raster order; testing::SetVoxelOrder overrides the choice. */
+VoxelOrder
+ChooseVoxelOrder(uint64_t nx, uint64_t ny, uint64_t nz);
+
 } // namespace detail
 } // namespace chs
 

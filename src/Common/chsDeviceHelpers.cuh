@@ -114,6 +114,111 @@ ForNeighbours(F && f)
       }
 }
 
+/** Calls f(p, x, y, z) for every voxel p = (x, y, z) of o's image, grid-stride, in o's order (detail::VoxelOrder):
+ * in cubes of 64^3 voxels, item i of the loop is voxel i mod 2^18 of cube i / 2^18 (a warp's 32 lanes hold 32
+ * consecutive voxels of a row), and items outside the image are skipped; in raster order, item i is voxel i. */
+template <class F>
+__device__ __forceinline__ void
+ForEachVoxel(const detail::VoxelOrder & o, F && f)
+{
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  if (o.cx == 0)
+  {
+    const uint64_t n = uint64_t(o.nx) * o.ny * o.nz;
+    for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += stride)
+    {
+      const uint64_t row = i / o.nx, z = row / o.ny;
+      f(i, uint32_t(i - row * o.nx), uint32_t(row - z * o.ny), uint32_t(z));
+    }
+    return;
+  }
+  const uint64_t items = (uint64_t(o.cx) * o.cy * o.cz) << 18;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < items; i += stride)
+  {
+    const uint32_t c = uint32_t(i >> 18), w = uint32_t(i) & 0x3ffffu;
+    const uint32_t cyz = c / o.cx, cz = cyz / o.cy;
+    const uint32_t x = (c - cyz * o.cx) * 64 + (w & 63), y = (cyz - cz * o.cy) * 64 + ((w >> 6) & 63);
+    const uint32_t z = cz * 64 + (w >> 12);
+    if (x < o.nx && y < o.ny && z < o.nz)
+      f((uint64_t(z) * o.ny + y) * o.nx + x, x, y, z);
+  }
+}
+
+/** Shortens the paths of a forest of pointers over the voxels of an nx x ny x nz image inside each tile of
+ * TX x TY x TZ (4096) voxels: every voxel gets the parent of the last voxel of its path that lies in its tile (a root,
+ * which points to itself, keeps itself). Pointer jumping in shared memory until nothing changes (at most 12 jumps):
+ * finds and path reductions over the result then hop a tile at a time. `root` may be `parent` itself (the last voxel
+ * of a path in the tile keeps its parent, so every value read is as it was). */
+template <int TX, int TY, int TZ, typename P>
+__global__ void __launch_bounds__(1024)
+  ShortcutKernel(const P * parent, P * root, uint32_t nx, uint32_t ny, uint32_t nz)
+{
+  constexpr int N = TX * TY * TZ;
+  static_assert(N % 1024 == 0 && N <= 32768, "whole voxels a thread, 16-bit local indices");
+  __shared__ int16_t next[N]; // local index of the parent inside the tile; itself at a root or where the path leaves
+  const int          ox = int(blockIdx.x) * TX, oy = int(blockIdx.y) * TY, oz = int(blockIdx.z) * TZ;
+  const auto         global = [&](int i, uint64_t & g)
+  {
+    const int x = ox + i % TX, y = oy + i / TX % TY, z = oz + i / (TX * TY);
+    g = (uint64_t(z) * ny + unsigned(y)) * nx + unsigned(x);
+    return x < int(nx) && y < int(ny) && z < int(nz);
+  };
+  for (int i = threadIdx.x; i < N; i += 1024)
+  {
+    uint64_t g;
+    int      n = i;
+    if (global(i, g))
+    {
+      const P   p   = parent[g];
+      const P   row = p / nx;
+      const int px = int(p - row * nx), py = int(row % ny), pz = int(row / ny);
+      if (px >= ox && px < ox + TX && py >= oy && py < oy + TY && pz >= oz && pz < oz + TZ)
+        n = ((pz - oz) * TY + (py - oy)) * TX + (px - ox);
+    }
+    next[i] = int16_t(n);
+  }
+  __syncthreads();
+  for (bool changed = true; changed;)
+  {
+    int16_t jumped[N / 1024];
+    bool    moved = false;
+#pragma unroll
+    for (int j = 0; j < N / 1024; ++j)
+    {
+      const int i = threadIdx.x + 1024 * j;
+      jumped[j]   = next[next[i]];
+      moved       = moved || jumped[j] != next[i];
+    }
+    changed = __syncthreads_or(moved);
+#pragma unroll
+    for (int j = 0; j < N / 1024; ++j)
+      next[threadIdx.x + 1024 * j] = jumped[j];
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < N; i += 1024)
+  {
+    uint64_t g, last;
+    if (global(i, g))
+    {
+      global(next[i], last);
+      root[g] = parent[last];
+    }
+  }
+}
+
+/** ShortcutKernel over the image: tiles of 16^3 voxels in 3D (nz > 1), of 64 x 64 pixels in 2D. */
+template <typename P>
+void
+ShortcutPaths(const P * parent, P * root, uint32_t nx, uint32_t ny, uint32_t nz, cudaStream_t stream)
+{
+  if (nz > 1)
+    ShortcutKernel<16, 16, 16>
+      <<<dim3((nx + 15) / 16, (ny + 15) / 16, (nz + 15) / 16), 1024, 0, stream>>>(parent, root, nx, ny, nz);
+  else
+    ShortcutKernel<64, 64, 1><<<dim3((nx + 63) / 64, (ny + 63) / 64, 1), 1024, 0, stream>>>(parent, root, nx, ny, nz);
+  CHS_CUDA_CHECK_LAUNCH("ShortcutKernel");
+}
+
 /** Copies one value from the device and waits for it. */
 template <typename T>
 void

@@ -228,14 +228,10 @@ TransformRun(const TWeight *                         dWeights,
   // The keys are no longer needed: they hold the shortened predecessors that the finds follow (in their first half
   // for 32-bit indices).
   auto * root = reinterpret_cast<P *>(dKeys.get());
-  if (threeD)
-    ShortcutKernel<16, 16, 16>
-      <<<dim3((e.nx + 15) / 16, (e.ny + 15) / 16, (e.nz + 15) / 16), 1024, 0, stream>>>(dParent.get(), root, e);
-  else
-    ShortcutKernel<64, 64, 1><<<dim3((e.nx + 63) / 64, (e.ny + 63) / 64, 1), 1024, 0, stream>>>(dParent.get(), root, e);
-  CHS_CUDA_CHECK_LAUNCH("ShortcutKernel");
+  ShortcutPaths(dParent.get(), root, e.nx, e.ny, threeD ? e.nz : 1u, stream);
   detail::DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
-  LabelKernel<<<blocks, 256, 0, stream>>>(root, dSeeds, options.mask, dLabels.get(), n);
+  LabelKernel<<<blocks, 256, 0, stream>>>(
+    root, dSeeds, options.mask, dLabels.get(), detail::ChooseVoxelOrder(e.nx, e.ny, e.nz));
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   timer.Stop();
   if (context.progress)

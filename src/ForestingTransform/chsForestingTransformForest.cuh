@@ -72,92 +72,35 @@ SeedRootKernel(const TLabel * seeds, const uint8_t * mask, P * parent, uint64_t 
       parent[q] = P(q);
 }
 
-/** Shortens the predecessor paths inside each tile of TX x TY x TZ (4096) pixels before the global find: every pixel
- * gets the parent of the last pixel of its path that lies in its tile (the seed itself at a seed). Pointer jumping
- * in shared memory, until nothing changes (at most 12 jumps): the global finds then hop a tile at a time. */
-template <int TX, int TY, int TZ, typename P>
-__global__ void __launch_bounds__(1024) ShortcutKernel(const P * parent, P * root, Extent e)
-{
-  constexpr int N = TX * TY * TZ;
-  static_assert(N % 1024 == 0 && N <= 32768, "whole pixels a thread, 16-bit local indices");
-  __shared__ int16_t next[N]; // local index of the parent inside the tile; itself at a seed or where the path leaves
-  const int          ox = int(blockIdx.x) * TX, oy = int(blockIdx.y) * TY, oz = int(blockIdx.z) * TZ;
-  const auto         global = [&](int i, uint64_t & g)
-  {
-    const int x = ox + i % TX, y = oy + i / TX % TY, z = oz + i / (TX * TY);
-    g = (uint64_t(z) * e.ny + unsigned(y)) * e.nx + unsigned(x);
-    return x < int(e.nx) && y < int(e.ny) && z < int(e.nz);
-  };
-  for (int i = threadIdx.x; i < N; i += 1024)
-  {
-    uint64_t g;
-    int      n = i;
-    if (global(i, g))
-    {
-      const P   p   = parent[g];
-      const P   row = p / e.nx;
-      const int px = int(p - row * e.nx), py = int(row % e.ny), pz = int(row / e.ny);
-      if (px >= ox && px < ox + TX && py >= oy && py < oy + TY && pz >= oz && pz < oz + TZ)
-        n = ((pz - oz) * TY + (py - oy)) * TX + (px - ox);
-    }
-    next[i] = int16_t(n);
-  }
-  __syncthreads();
-  for (bool changed = true; changed;)
-  {
-    int16_t jumped[N / 1024];
-    bool    moved = false;
-#pragma unroll
-    for (int j = 0; j < N / 1024; ++j)
-    {
-      const int i = threadIdx.x + 1024 * j;
-      jumped[j]   = next[next[i]];
-      moved       = moved || jumped[j] != next[i];
-    }
-    changed = __syncthreads_or(moved);
-#pragma unroll
-    for (int j = 0; j < N / 1024; ++j)
-      next[threadIdx.x + 1024 * j] = jumped[j];
-    __syncthreads();
-  }
-  for (int i = threadIdx.x; i < N; i += 1024)
-  {
-    uint64_t g, last;
-    if (global(i, g))
-    {
-      global(next[i], last);
-      root[g] = parent[last];
-    }
-  }
-}
-
 /** Labels every pixel with its root's seed label (0 outside the mask, when there is one). `root` starts as the
  * shortcuts of ShortcutKernel (seeds point to themselves); the finds shorten it further as they go. Concurrent halving
- * stores only ever write an ancestor, so every find still ends at the root. */
+ * stores only ever write an ancestor, so every find still ends at the root. The pixels are visited in `order`
+ * (cubes of 64^3 voxels for large volumes: the finds' reads stay in a region the L2 cache holds). */
 template <typename TLabel, typename P>
 __global__ void
-LabelKernel(P * root, const TLabel * seeds, const uint8_t * mask, TLabel * labels, uint64_t n)
+LabelKernel(P * root, const TLabel * seeds, const uint8_t * mask, TLabel * labels, detail::VoxelOrder order)
 {
   const volatile P * R = root;
-  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < n; q += uint64_t(gridDim.x) * blockDim.x)
-  {
-    P a = P(q);
-    for (;;)
-    {
-      const P p = R[a];
-      if (p == a)
-        break;
-      const P gp = R[p];
-      if (gp == p)
-      {
-        a = p;
-        break;
-      }
-      root[a] = gp;
-      a       = gp;
-    }
-    labels[q] = mask && !mask[q] ? TLabel(0) : seeds[a];
-  }
+  ForEachVoxel(order,
+               [&](uint64_t q, uint32_t, uint32_t, uint32_t)
+               {
+                 P a = P(q);
+                 for (;;)
+                 {
+                   const P p = R[a];
+                   if (p == a)
+                     break;
+                   const P gp = R[p];
+                   if (gp == p)
+                   {
+                     a = p;
+                     break;
+                   }
+                   root[a] = gp;
+                   a       = gp;
+                 }
+                 labels[q] = mask && !mask[q] ? TLabel(0) : seeds[a];
+               });
 }
 
 } // namespace ift

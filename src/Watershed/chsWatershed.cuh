@@ -45,7 +45,11 @@ template <typename P = uint32_t>
 ShapeT<P>
 ShapeOf(const Grid & grid)
 {
-  return ShapeT<P>{ uint32_t(grid.size[0]), uint32_t(grid.size[1]), uint32_t(grid.size[2]), P(grid.NumberOfVoxels()) };
+  return ShapeT<P>{ uint32_t(grid.size[0]),
+                    uint32_t(grid.size[1]),
+                    uint32_t(grid.size[2]),
+                    P(grid.NumberOfVoxels()),
+                    detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]) };
 }
 
 /** Calls f(integral_constant<bool, Full>, integral_constant<int, ZR>). */
@@ -232,7 +236,9 @@ WatershedOnDevice(const C *                   I,
                             I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
       PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
       CHS_CUDA_CHECK_LAUNCH("PointerKernel");
-      // Step III.
+      // Step III, after every pointer is taken to the last pixel of its path inside its tile (in shared memory), so
+      // that the reductions below hop a tile at a time; every pointer still points to an ancestor on its path.
+      ShortcutPaths(L, L, s.nx, s.ny, ZR ? s.nz : 1u, stream);
       if (parameters.algorithm == WatershedAlgorithm::APRUF)
       {
         FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
@@ -274,12 +280,12 @@ WatershedOnDevice(const C *                   I,
   CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, uint64_t(s.n) * sizeof(P), stream));
   FirstPixelKernel<<<blocks, 256, 0, stream>>>(L, s, a.b0);
   CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
-  FirstFlagKernel<<<blocks, 256, 0, stream>>>(L, a.b0, s.n, a.b2);
+  FirstFlagKernel<<<blocks, 256, 0, stream>>>(L, a.b0, s, a.b2);
   CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
   InclusiveSum(a.b2, a.b2, s.n, stream, tracker);
   P count = 0;
   ReadBack(count, a.b2 + (s.n - 1), stream);
-  LabelKernel<<<blocks, 256, 0, stream>>>(L, a.b0, a.b2, s.n);
+  LabelKernel<<<blocks, 256, 0, stream>>>(L, a.b0, a.b2, s);
   CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   return count;
 }

@@ -13,12 +13,14 @@ namespace chs
 namespace ws
 {
 
-/** The image's extents and voxel count; voxel indices of type P (uint32_t below 2^32 - 1 voxels, else 64-bit). */
+/** The image's extents and voxel count; voxel indices of type P (uint32_t below 2^32 - 1 voxels, else 64-bit); the
+ * order in which the kernels that follow pointers visit the voxels (ForEachPixelLocal). */
 template <typename P>
 struct ShapeT
 {
-  uint32_t nx, ny, nz;
-  P        n; // nx * ny * nz
+  uint32_t           nx, ny, nz;
+  P                  n; // nx * ny * nz
+  detail::VoxelOrder order;
 };
 using Shape = ShapeT<uint32_t>;
 
@@ -56,6 +58,18 @@ ForEachPixel(const ShapeT<P> & s, F && f)
       f(p, uint32_t(p - row * s.nx), uint32_t(row - z * s.ny), uint32_t(z));
     }
   }
+}
+
+/** ForEachPixel in s.order: in cubes of 64^3 voxels for large volumes (detail::VoxelOrder), for the kernels that follow
+ * pointers from pixel to pixel. */
+template <typename P, class F>
+__device__ __forceinline__ void
+ForEachPixelLocal(const ShapeT<P> & s, F && f)
+{
+  if (s.order.cx == 0)
+    ForEachPixel(s, f);
+  else
+    ForEachVoxel(s.order, [&](uint64_t p, uint32_t x, uint32_t y, uint32_t z) { f(P(p), x, y, z); });
 }
 
 /** Adds 1 to *count when any thread of the block saw a change; called by every thread of the block. */

@@ -17,32 +17,30 @@ template <typename P>
 __global__ void
 FirstPixelKernel(const P * L, ShapeT<P> s, P * F)
 {
-  ForEachPixel(s,
-               [&](P p, uint32_t, uint32_t, uint32_t)
-               {
-                 const P r = L[p];
-                 if (p == 0 || L[p - 1] != r)
-                   atomicMin(F + r, p);
-               });
+  ForEachPixelLocal(s,
+                    [&](P p, uint32_t, uint32_t, uint32_t)
+                    {
+                      const P r = L[p];
+                      if (p == 0 || L[p - 1] != r)
+                        atomicMin(F + r, p);
+                    });
 }
 
 /** flag(p) = 1 where p is the first pixel of its basin (F(L(p)) = p), else 0. */
 template <typename P>
 __global__ void
-FirstFlagKernel(const P * L, const P * F, P count, P * flag)
+FirstFlagKernel(const P * L, const P * F, ShapeT<P> s, P * flag)
 {
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    flag[i] = F[L[i]] == P(i) ? 1u : 0u;
+  ForEachPixelLocal(s, [&](P p, uint32_t, uint32_t, uint32_t) { flag[p] = F[L[p]] == p ? 1u : 0u; });
 }
 
 /** L(p) = rank(F(L(p))): the inclusive count of first pixels up to p's basin's, so labels run from 1. Each pixel
  * reads and writes only its own L, so L is overwritten in place. */
 template <typename P>
 __global__ void
-LabelKernel(P * L, const P * F, const P * rank, P count)
+LabelKernel(P * L, const P * F, const P * rank, ShapeT<P> s)
 {
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
-    L[i] = rank[F[L[i]]];
+  ForEachPixelLocal(s, [&](P p, uint32_t, uint32_t, uint32_t) { L[p] = rank[F[L[p]]]; });
 }
 
 /** out(p) = 0 where p has a neighbour in another basin that is lower, or equal and earlier in raster order; else

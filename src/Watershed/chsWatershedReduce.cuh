@@ -19,24 +19,24 @@ ReduceKernel(P * L, ShapeT<P> s, unsigned rr, unsigned * changes)
 {
   const volatile P * V       = L;
   bool               changed = false;
-  ForEachPixel(s,
-               [&](P p, uint32_t, uint32_t, uint32_t)
-               {
-                 const P first = V[p];
-                 P       l     = first;
-                 for (unsigned i = 0; i < rr; ++i)
-                 {
-                   const P next = V[l];
-                   if (next == l)
-                     break;
-                   l = next;
-                 }
-                 if (l != first)
-                 {
-                   L[p]    = l;
-                   changed = true;
-                 }
-               });
+  ForEachPixelLocal(s,
+                    [&](P p, uint32_t, uint32_t, uint32_t)
+                    {
+                      const P first = V[p];
+                      P       l     = first;
+                      for (unsigned i = 0; i < rr; ++i)
+                      {
+                        const P next = V[l];
+                        if (next == l)
+                          break;
+                        l = next;
+                      }
+                      if (l != first)
+                      {
+                        L[p]    = l;
+                        changed = true;
+                      }
+                    });
   CountChange(changed, changes);
 }
 
@@ -46,19 +46,19 @@ __global__ void
 FollowKernel(P * L, ShapeT<P> s)
 {
   const volatile P * V = L;
-  ForEachPixel(s,
-               [&](P p, uint32_t, uint32_t, uint32_t)
-               {
-                 P l = V[p];
-                 for (;;)
-                 {
-                   const P next = V[l];
-                   if (next == l)
-                     break;
-                   l = next;
-                 }
-                 L[p] = l;
-               });
+  ForEachPixelLocal(s,
+                    [&](P p, uint32_t, uint32_t, uint32_t)
+                    {
+                      P l = V[p];
+                      for (;;)
+                      {
+                        const P next = V[l];
+                        if (next == l)
+                          break;
+                        l = next;
+                      }
+                      L[p] = l;
+                    });
 }
 
 /** Step IV, PRUF and APRUF: unites the sets of neighbouring minimal-plateau pixels (both without a distance: two
@@ -68,22 +68,22 @@ template <bool Full, int ZR, typename P>
 __global__ void
 UnionKernel(const uint32_t * D, ShapeT<P> s, P * L)
 {
-  ForEachPixel(s,
-               [&](P p, uint32_t x, uint32_t y, uint32_t z)
-               {
-                 if (D[p] != kNoDistance)
-                   return;
-                 ForEachNeighbour<Full, ZR, true>(s,
-                                                  x,
-                                                  y,
-                                                  z,
-                                                  p,
-                                                  [&](P q)
-                                                  {
-                                                    if (D[q] == kNoDistance)
-                                                      Unite<P>(L, p, q);
-                                                  });
-               });
+  ForEachPixelLocal(s,
+                    [&](P p, uint32_t x, uint32_t y, uint32_t z)
+                    {
+                      if (D[p] != kNoDistance)
+                        return;
+                      ForEachNeighbour<Full, ZR, true>(s,
+                                                       x,
+                                                       y,
+                                                       z,
+                                                       p,
+                                                       [&](P q)
+                                                       {
+                                                         if (D[q] == kNoDistance)
+                                                           Unite<P>(L, p, q);
+                                                       });
+                    });
 }
 
 /** Step IV, PRW, one launch: for neighbouring minimal-plateau pixels p and q, L(L(p)) and L(L(q)) are lowered to
@@ -95,41 +95,41 @@ MinMergeKernel(const uint32_t * D, ShapeT<P> s, P * L, unsigned * changes)
 {
   const volatile P * V       = L;
   bool               changed = false;
-  ForEachPixel(s,
-               [&](P p, uint32_t x, uint32_t y, uint32_t z)
-               {
-                 if (D[p] != kNoDistance)
-                   return;
-                 ForEachNeighbour<Full, ZR, true>(s,
-                                                  x,
-                                                  y,
-                                                  z,
-                                                  p,
-                                                  [&](P q)
-                                                  {
-                                                    if (D[q] != kNoDistance)
-                                                      return;
-                                                    const P lp = V[p], lq = V[q];
-                                                    for (;;)
-                                                    {
-                                                      const P a = V[lp], b = V[lq];
-                                                      if (a == b)
-                                                        break;
-                                                      const P m = a < b ? a : b;
-                                                      atomicMin(L + lp, m);
-                                                      atomicMin(L + lq, m);
-                                                      changed = true;
-                                                    }
-                                                  });
-                 for (;;)
-                 {
-                   const P l = V[p], ll = V[l];
-                   if (l == ll)
-                     break;
-                   atomicMin(L + p, ll);
-                   changed = true;
-                 }
-               });
+  ForEachPixelLocal(s,
+                    [&](P p, uint32_t x, uint32_t y, uint32_t z)
+                    {
+                      if (D[p] != kNoDistance)
+                        return;
+                      ForEachNeighbour<Full, ZR, true>(s,
+                                                       x,
+                                                       y,
+                                                       z,
+                                                       p,
+                                                       [&](P q)
+                                                       {
+                                                         if (D[q] != kNoDistance)
+                                                           return;
+                                                         const P lp = V[p], lq = V[q];
+                                                         for (;;)
+                                                         {
+                                                           const P a = V[lp], b = V[lq];
+                                                           if (a == b)
+                                                             break;
+                                                           const P m = a < b ? a : b;
+                                                           atomicMin(L + lp, m);
+                                                           atomicMin(L + lq, m);
+                                                           changed = true;
+                                                         }
+                                                       });
+                      for (;;)
+                      {
+                        const P l = V[p], ll = V[l];
+                        if (l == ll)
+                          break;
+                        atomicMin(L + p, ll);
+                        changed = true;
+                      }
+                    });
   CountChange(changed, changes);
 }
 

@@ -32,6 +32,17 @@ ParallelRange(uint64_t count, F && f)
     th.join();
 }
 
+/** chs::testing::SetVoxelOrder for a scope (1: raster order, 2: cubes of 64^3 voxels for every image); the choice
+ * by size again at its end. */
+struct VoxelOrderScope
+{
+  explicit VoxelOrderScope(int order) { chs::testing::SetVoxelOrder(order); }
+  ~VoxelOrderScope() { chs::testing::SetVoxelOrder(0); }
+  VoxelOrderScope(const VoxelOrderScope &) = delete;
+  VoxelOrderScope &
+  operator=(const VoxelOrderScope &) = delete;
+};
+
 inline bool
 HasCudaDevice()
 {

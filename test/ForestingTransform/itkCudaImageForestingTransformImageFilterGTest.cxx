@@ -902,6 +902,40 @@ TEST(CudaImageForestingTransformImageFilter, GPUWideIndexPathEqualsReference)
     }
 }
 
+// The finds of the labelling in cubes of 64^3 voxels (forced for every size; by default only volumes of 64 slices of
+// 2^18 voxels or more take them) give the reference's labels, costs and predecessors on both index widths: a volume
+// whose cubes the image's edges cut along every axis, and a 2D image (one slice of each cube).
+TEST(CudaImageForestingTransformImageFilter, GPUCubeVoxelOrderEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  EXPECT_THROW(chs::testing::SetVoxelOrder(3), std::invalid_argument);
+  const chs_test::VoxelOrderScope cubes(2);
+  using W3         = itk::Image<float, 3>;
+  using W2         = itk::Image<uint8_t, 2>;
+  const auto size3 = Size<W3>({ 70, 66, 65 });
+  const auto size2 = Size<W2>({ 301, 197 });
+  const auto w3    = SmoothWeights<float, 3>(size3, 10.0, 0, 41);
+  const auto s3    = Seeds<3>(size3, 60, 20, 42);
+  const auto w2    = SmoothWeights<uint8_t, 2>(size2, 250.0, 5, 43);
+  const auto s2    = Seeds<2>(size2, 30, 30, 44);
+  for (bool full : { false, true })
+    for (ArcWeight arc : kArcs)
+    {
+      const auto expected3 = RunApi<float, 3>(w3, s3, false, full, arc, false);
+      const auto expected2 = RunApi<uint8_t, 2>(w2, s2, false, full, arc, false);
+      for (bool wide : { false, true })
+      {
+        const auto r3 = RunApi<float, 3>(w3, s3, true, full, arc, wide);
+        EXPECT_EQ(r3.labels, expected3.labels) << "3D full " << full << " wide " << wide;
+        EXPECT_EQ(r3.cost, expected3.cost) << "3D full " << full << " wide " << wide;
+        EXPECT_EQ(r3.predecessor, expected3.predecessor) << "3D full " << full << " wide " << wide;
+        const auto r2 = RunApi<uint8_t, 2>(w2, s2, true, full, arc, wide);
+        EXPECT_EQ(r2.labels, expected2.labels) << "2D full " << full << " wide " << wide;
+        EXPECT_EQ(r2.predecessor, expected2.predecessor) << "2D full " << full << " wide " << wide;
+      }
+    }
+}
+
 // A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit weights and labels; about 86 GB of device memory), when
 // CHS_LARGE_TESTS is set. Its answer follows from the definition: the weights are 1 everywhere, the seeds fill the
 // planes z = 100 (label 1) and z = 900 (label 2), the arc weight is the maximum, face neighbours. Every other voxel

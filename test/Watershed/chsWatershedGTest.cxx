@@ -638,6 +638,36 @@ TEST(WatershedCUDA, WideIndexPathEqualsReference)
   }
 }
 
+/** The path reductions, unions and numbering in cubes of 64^3 voxels (forced for every size; by default only volumes of
+ * 64 slices of 2^18 voxels or more take them): the reference's labels and counts for every input, algorithm and
+ * connectivity on both index widths, and a volume whose cubes the image's edges cut along every axis. */
+TEST(WatershedCUDA, CubeVoxelOrderEqualsReference)
+{
+  CHS_REQUIRE_GPU();
+  const chs_test::VoxelOrderScope cubes(2);
+  auto                            inputs = Inputs();
+  const chs::Grid                 g      = MakeGrid(70, 66, 65);
+  inputs.push_back({ "smooth, cubes cut by the edges", g, SmoothNoise<float>(g, 4, 0, 1000.0) });
+  inputs.push_back({ "quantised, cubes cut by the edges", g, SmoothNoise<float>(g, 5, 6, 1.0) });
+  for (const auto & in : inputs)
+    for (bool full : { false, true })
+    {
+      uint64_t   expectedCount = 0;
+      const auto expected      = CPU(in.f, in.grid, Params(full), &expectedCount);
+      for (auto a : { chs::WatershedAlgorithm::PRUF, chs::WatershedAlgorithm::APRUF, chs::WatershedAlgorithm::PRW })
+        for (bool wide : { false, true })
+        {
+          auto p           = Params(full, a, chs::PlateauResolution::Balanced);
+          p.forceWideIndex = wide;
+          uint64_t count   = 0;
+          EXPECT_EQ(GPU(in.f, in.grid, p, &count), expected)
+            << in.name << " " << in.grid.size[0] << "x" << in.grid.size[1] << "x" << in.grid.size[2] << " full " << full
+            << " algorithm " << int(a) << " wide " << wide;
+          EXPECT_EQ(count, expectedCount) << in.name;
+        }
+    }
+}
+
 TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
 {
   CHS_REQUIRE_GPU();
