@@ -99,13 +99,13 @@ struct AlphaTreeResult
 };
 
 /** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
- * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits); for other integer scalars of 8 or 16 bits than unsigned
- * 8-bit ones, 2^32 - 1 edge slots or more (pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D); for
- * float and vector pixels, pixels plus edge slots of 2^32 - 1 or more. ImageAlphaTreeCUDA also refuses the sizes its
- * construction cannot number (pixels plus edge slots for v1, v2 and the spanning tree; edge slots for the
- * level-synchronous one without its tile stage; Auto picks the level-synchronous construction for 8-bit scalars and
- * for 16-bit ones beyond pixels plus slots), and throws chs::DeviceMemoryError, before allocating, for a run that
- * does not fit the device's free memory. */
+ * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits); for float and vector pixels, pixels plus edge slots of
+ * 2^32 - 1 or more (edge slots: pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D). Integer scalars
+ * of 8 and 16 bits are limited by the node ids only. ImageAlphaTreeCUDA also refuses the sizes its construction
+ * cannot number (pixels plus edge slots for v1, v2 and the spanning tree; the level-synchronous one numbers edge
+ * slots in 64 bits where 32 do not hold them; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus
+ * slots), and throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free
+ * memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,

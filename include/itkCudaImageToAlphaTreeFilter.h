@@ -23,10 +23,10 @@ namespace itk
  * per-component differences in float. The output is an itk::AlphaTree with the input's geometry (see there for the
  * node numbering); the CUDA and CPU backends, both algorithms and every run give the same tree.
  *
- * Pixel components: 8-bit and 16-bit integers and float. Up to 2^31 - 1 pixels (32-bit node ids); unsigned 8-bit
- * scalar images take that many with every connectivity (the default level-synchronous construction), other 8- and
- * 16-bit scalar images need fewer than 2^32 - 1 edge slots (pixels x 2 in 2D with 4-connectivity, x 4 with 8, x 3
- * and x 13 in 3D), float and vector images pixels plus edge slots below 2^32 - 1.
+ * Pixel components: 8-bit and 16-bit integers and float. Up to 2^31 - 1 pixels (32-bit node ids); 8- and 16-bit
+ * scalar images take that many with every connectivity (the level-synchronous construction, which Auto chooses where
+ * the others cannot number the image), float and vector images need pixels plus edge slots below 2^32 - 1 (edge
+ * slots: pixels x 2 in 2D with 4-connectivity, x 4 with 8, x 3 and x 13 in 3D).
  *
  * Reference: E. Carlinet, Q. Kaci, N. Blin, "An alpha-tree algorithm for massively parallel architectures".
  * \ingroup CudaHierarchicalSegmentation

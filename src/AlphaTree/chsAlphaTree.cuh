@@ -216,16 +216,16 @@ constexpr uint32_t kSmallLevelEdges = 2048;
 constexpr uint32_t kTailMinLevels = 8;
 
 /** Runs the level loop (src/AlphaTree/chsAlphaTreeLevels.cuh) on items grouped by level: `start[code]` = the first item
- * of each level, or kNoLevelEdge for absent levels; `*items` (on the device) = their number; `lost` has room for every
+ * of each level, or kNoLevelStart for absent levels; `*items` (on the device) = their number; `lost` has room for every
  * item. The small levels after the last large one run in shared memory (src/AlphaTree/chsAlphaTreeLevelTail.cuh) when
  * they are many and meet few enough sets, else in the loop. One synchronisation, to read the level list. */
 template <typename TSource>
 void
 RunLevelLoop(const TSource &         src,
              uint32_t *              lost,
-             const uint32_t *        start,
+             const uint64_t *        start,
              uint32_t                codes,
-             const uint32_t *        items,
+             const uint64_t *        items,
              LevelState &            st,
              cudaStream_t            stream,
              detail::MemoryTracker & tracker,
@@ -239,16 +239,16 @@ RunLevelLoop(const TSource &         src,
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel<TSource>, kLevelThreads, 0));
   if (!cooperative || perSm < 1)
     throw std::runtime_error("the level-synchronous alpha-tree construction needs a device with cooperative launch");
-  detail::DeviceBuffer<uint32_t> levels(codes, stream, &tracker), begins(codes + 1, stream, &tracker),
-    levelCount(1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> levels(codes, stream, &tracker), levelCount(1, stream, &tracker);
+  detail::DeviceBuffer<uint64_t> begins(codes + 1, stream, &tracker);
   LevelListKernel<<<1, 1024, 0, stream>>>(start, codes, items, levels.get(), begins.get(), levelCount.get());
   CHS_CUDA_CHECK_LAUNCH("LevelListKernel");
-  // The level count and the levels' starts with one synchronisation (all codes + 1 starts: at most 256 KB).
+  // The level count and the levels' starts with one synchronisation (all codes + 1 starts: at most 512 KB).
   uint32_t              count = 0;
-  std::vector<uint32_t> hostBegins(codes + 1);
+  std::vector<uint64_t> hostBegins(codes + 1);
   CHS_CUDA_CHECK(cudaMemcpyAsync(&count, levelCount.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaMemcpyAsync(
-    hostBegins.data(), begins.get(), (codes + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(
+    cudaMemcpyAsync(hostBegins.data(), begins.get(), (codes + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (count == 0)
     return;
@@ -259,7 +259,8 @@ RunLevelLoop(const TSource &         src,
   const size_t tailBytes = TailSharedBytes(kSmallLevelEdges);
   const bool   useTail   = count - tail >= kTailMinLevels && tailBytes <= size_t(optin);
 
-  const uint32_t *levelList = levels.get(), *beginList = begins.get(), *countPtr = levelCount.get();
+  const uint32_t * levelList = levels.get(), *countPtr = levelCount.get();
+  const uint64_t * beginList = begins.get();
   uint32_t        small  = kSmallLevelEdges;
   TSource         source = src;
   auto            loop   = [&](uint32_t first, uint32_t end, const unsigned * onlyIf)
@@ -273,7 +274,7 @@ RunLevelLoop(const TSource &         src,
     return loop(0, count, nullptr);
   if (tail > 0)
     loop(0, tail, nullptr);
-  const uint32_t                 tailItems = hostBegins[count] - hostBegins[tail];
+  const uint32_t                 tailItems = uint32_t(hostBegins[count] - hostBegins[tail]); // at most kTailItems
   detail::DeviceBuffer<unsigned> overflow(1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> roots(2 * uint64_t(tailItems ? tailItems : 1), stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(unsigned), stream));
@@ -314,7 +315,7 @@ TileStageAndLoop(const TPixel *          dPixels,
                  int                     device)
 {
   const uint64_t                 n = g.Pixels(), cells = uint64_t(kTileCodes) * tg.tiles;
-  detail::DeviceBuffer<uint32_t> start(kTileCodes, stream, &tracker), total(1, stream, &tracker);
+  detail::DeviceBuffer<uint64_t>           start(kTileCodes, stream, &tracker), total(1, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
   // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
   detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
@@ -391,7 +392,16 @@ ChooseTileGrid(const sl::ImageGraph & g, int device)
 inline uint64_t
 LevelLoopBytes(uint64_t codes)
 {
-  return (2 * codes + 1) * sizeof(uint32_t) + sizeof(uint32_t) + sizeof(unsigned) + 2 * uint64_t(kTailItems) * 4;
+  return codes * sizeof(uint32_t) + (codes + 1) * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(unsigned) +
+         2 * uint64_t(kTailItems) * 4;
+}
+
+/** Whether the level-synchronous construction numbers its edge slots in 64 bits: from 2^32 - 1 slots on (the 32-bit
+ * ids keep all ones for slots outside the image), or when a test forces it (AlphaTreeParameters::forceWideIds). */
+inline bool
+WideEdgeIds(uint64_t slots, bool forceWideIds)
+{
+  return forceWideIds || slots >= uint64_t(kNoLevelEdge);
 }
 
 /** LevelSynchronousTree's device bytes: the pixels' and nodes' state to the end; the tile stage (8-bit pixels
@@ -408,13 +418,16 @@ LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, int device)
   if (tg)
   {
     const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
-    stage = (kTileCodes + 1) * sizeof(uint32_t) + 8 + room * (2 * sizeof(uint2) + sizeof(uint32_t)) +
+    stage = (kTileCodes + 1) * sizeof(uint64_t) + 8 + room * (2 * sizeof(uint2) + sizeof(uint32_t)) +
             ForceRefWords(n, *tg, forceWideIds) * sizeof(uint32_t) +
             std::max(cells * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(cells), LevelLoopBytes(kTileCodes));
   }
   else
-    stage = slots * 2 * (sizeof(TKey) + sizeof(uint32_t)) +
-            std::max(sl::SortPairsScratch(slots, sizeof(TKey)), (codes + 1) * sizeof(uint32_t) + LevelLoopBytes(codes));
+  {
+    const uint64_t id = WideEdgeIds(slots, forceWideIds) ? sizeof(uint64_t) : sizeof(uint32_t);
+    stage             = slots * 2 * (sizeof(TKey) + id) +
+            std::max(sl::SortPairsScratch(slots, sizeof(TKey)), (codes + 1) * sizeof(uint64_t) + LevelLoopBytes(codes));
+  }
   return state + std::max(stage, RenumberBytes(n));
 }
 
@@ -456,37 +469,46 @@ LevelSynchronousTree(const TPixel *             dPixels,
   {
     LevelInitKernel<<<blocks, 256, 0, stream>>>(st);
     CHS_CUDA_CHECK_LAUNCH("LevelInitKernel");
-    // Every edge, grouped by level.
-    detail::DeviceBuffer<TKey>     keys(slots, stream, &tracker), keysAlt(slots, stream, &tracker);
-    detail::DeviceBuffer<uint32_t> ids(slots, stream, &tracker), idsAlt(slots, stream, &tracker);
-    LevelKeysKernel<TKey><<<blocks, 256, 0, stream>>>(dPixels, g, keys.get(), ids.get());
-    CHS_CUDA_CHECK_LAUNCH("LevelKeysKernel");
-    cub::DoubleBuffer<TKey>     k(keys.get(), keysAlt.get());
-    cub::DoubleBuffer<uint32_t> v(ids.get(), idsAlt.get());
-    size_t                      bytes = 0;
-    CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
+    const auto edges = [&](auto idType)
     {
-      detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
-      CHS_CUDA_CHECK(
-        cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
-    }
-    detail::DeviceBuffer<uint32_t> start(codes, stream, &tracker);
-    CHS_CUDA_CHECK(cudaMemsetAsync(start.get(), 0xff, codes * sizeof(uint32_t), stream));
-    LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(k.Current(), slots, start.get());
-    CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
-    // The alternate id buffer is free after the sort: it holds lost[].
-    detail::DeviceBuffer<uint32_t> items(1, stream, &tracker);
-    const uint32_t                 itemCount = uint32_t(slots);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(items.get(), &itemCount, sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
-    RunLevelLoop(EdgeIdSource{ LevelEdges(g), v.Current() },
-                 v.Alternate(),
-                 start.get(),
-                 codes,
-                 items.get(),
-                 st,
-                 stream,
-                 tracker,
-                 device);
+      // Every edge, grouped by level; edge ids of TId bits.
+      using TId = decltype(idType);
+      detail::DeviceBuffer<TKey> keys(slots, stream, &tracker), keysAlt(slots, stream, &tracker);
+      detail::DeviceBuffer<TId>  ids(slots, stream, &tracker), idsAlt(slots, stream, &tracker);
+      LevelKeysKernel<TKey><<<blocks, 256, 0, stream>>>(dPixels, g, keys.get(), ids.get());
+      CHS_CUDA_CHECK_LAUNCH("LevelKeysKernel");
+      cub::DoubleBuffer<TKey> k(keys.get(), keysAlt.get());
+      cub::DoubleBuffer<TId>  v(ids.get(), idsAlt.get());
+      size_t                  bytes = 0;
+      CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
+      {
+        detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+        CHS_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, slots, 0, int(8 * sizeof(TKey)), stream));
+      }
+      detail::DeviceBuffer<uint64_t> start(codes, stream, &tracker);
+      CHS_CUDA_CHECK(cudaMemsetAsync(start.get(), 0xff, codes * sizeof(uint64_t), stream));
+      LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(
+        k.Current(), slots, start.get());
+      CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
+      // The alternate id buffer is free after the sort: it holds lost[] (32-bit node ids, one per item).
+      detail::DeviceBuffer<uint64_t> items(1, stream, &tracker);
+      const uint64_t                 itemCount = slots;
+      CHS_CUDA_CHECK(cudaMemcpyAsync(items.get(), &itemCount, sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
+      RunLevelLoop(EdgeIdSource<TId>{ LevelEdges(g), v.Current() },
+                   reinterpret_cast<uint32_t *>(v.Alternate()),
+                   start.get(),
+                   codes,
+                   items.get(),
+                   st,
+                   stream,
+                   tracker,
+                   device);
+    };
+    if (WideEdgeIds(slots, forceWideIds))
+      edges(uint64_t{});
+    else
+      edges(uint32_t{});
   }
   unsigned long long internal = 0;
   ReadBack(internal, made.get(), stream);
@@ -536,9 +558,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   // Every construction but the level-synchronous one numbers pixels and edge slots in 32 bits; that one numbers
-  // edge slots (every edge sorted by level), or nothing but pixels and nodes with the tile stage.
-  if (!at::SlotIdsFit(g) && !(algorithm == AlphaTreeAlgorithm::LevelSynchronous &&
-                              (at::EdgeIdsFit(g) || at::ChooseTileGrid<TPixel>(g, context.device))))
+  // pixels and nodes, and edge slots in 64 bits where 32 do not hold them.
+  if (!at::SlotIdsFit(g) && algorithm != AlphaTreeAlgorithm::LevelSynchronous)
   {
     const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
     throw std::invalid_argument(at::SlotIdsMessage(g) + " for the " + names[int(algorithm)] +

@@ -92,7 +92,7 @@ TailFind(uint32_t * uf, uint32_t a)
 template <typename TSource>
 static __global__ void
 TailRootsKernel(TSource          src,
-                const uint32_t * begins,
+                const uint64_t * begins,
                 const uint32_t * levelCount,
                 uint32_t         firstLevel,
                 LevelState       st,
@@ -101,7 +101,8 @@ TailRootsKernel(TSource          src,
   const uint32_t count = *levelCount;
   if (firstLevel >= count)
     return;
-  const uint32_t tb = begins[firstLevel], items = begins[count] - tb;
+  const uint64_t tb    = begins[firstLevel];
+  const uint32_t items = uint32_t(begins[count] - tb);
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < items; t += gridDim.x * blockDim.x)
   {
     uint32_t u, v, a = kTailEmpty, b = kTailEmpty;
@@ -128,7 +129,7 @@ static __global__ void
 __launch_bounds__(kTailThreads, 1) LevelTailKernel(TSource          src,
                                                    uint32_t *       lost,
                                                    const uint32_t * levels,
-                                                   const uint32_t * begins,
+                                                   const uint64_t * begins,
                                                    const uint32_t * levelCount,
                                                    uint32_t         firstLevel,
                                                    uint32_t         levelItems,
@@ -152,12 +153,13 @@ __launch_bounds__(kTailThreads, 1) LevelTailKernel(TSource          src,
   const uint32_t                count = *levelCount, tid = threadIdx.x;
   if (firstLevel >= count)
     return;
-  const uint32_t tb = begins[firstLevel], levelsHere = count - firstLevel, items = begins[count] - tb;
+  const uint64_t tb         = begins[firstLevel];
+  const uint32_t levelsHere = count - firstLevel, items = uint32_t(begins[count] - tb);
   for (uint32_t s = tid; s < kTailSlots; s += blockDim.x)
     key[s] = kTailEmpty;
   for (uint32_t j = tid; j <= levelsHere; j += blockDim.x)
   {
-    begin[j] = begins[firstLevel + j] - tb;
+    begin[j] = uint32_t(begins[firstLevel + j] - tb);
     if (j < levelsHere)
       code[j] = levels[firstLevel + j];
   }

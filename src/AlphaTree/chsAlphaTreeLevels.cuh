@@ -45,10 +45,16 @@ namespace at
 {
 
 constexpr uint32_t kNoLevelEdge  = 0xffffffffu;
+/** A level's start in the level list's `start` when the level has no item (positions are 64-bit: 16-bit images may
+ * have 2^32 edge slots or more). */
+constexpr uint64_t kNoLevelStart = ~uint64_t(0);
+/** An edge id (EdgeIdSource) for a slot outside the image: all ones in the id type, 32 or 64 bits. */
+template <typename TId>
+constexpr TId      kNoEdgeId     = TId(~TId(0));
 constexpr uint32_t kForceEntry   = 0xffffffffu; // entry.y of a force entry (EntrySource)
 constexpr unsigned kLevelThreads = 1024;
 
-/** An edge id (pixel * slots + slot, always inside the image) to its ends, in 32-bit arithmetic. */
+/** An edge id (pixel * slots + slot, always inside the image; 32 or 64 bits) to its ends (32-bit pixel ids). */
 struct LevelEdges
 {
   uint32_t slots;
@@ -60,11 +66,12 @@ struct LevelEdges
     for (unsigned s = 0; s < 13; ++s)
       offset[s] = s < g.slots ? int32_t((int64_t(g.dz[s]) * g.ny + g.dy[s]) * g.nx + g.dx[s]) : 0;
   }
+  template <typename TId>
   __device__ __forceinline__ void
-  Ends(uint32_t id, uint32_t & p, uint32_t & q) const
+  Ends(TId id, uint32_t & p, uint32_t & q) const
   {
-    p                = id / slots;
-    const uint32_t s = id - p * slots;
+    p                = uint32_t(id / slots);
+    const uint32_t s = uint32_t(id - TId(p) * slots);
     q                = uint32_t(int32_t(p) + offset[s]);
   }
 };
@@ -82,10 +89,10 @@ struct LevelState
   uint32_t             n;
 };
 
-/** The level code of every edge slot and its id (slot index), or kNoLevelEdge with code 0 outside the image. */
-template <typename TKey, typename TPixel>
+/** The level code of every edge slot and its id (slot index), or kNoEdgeId with code 0 outside the image. */
+template <typename TKey, typename TPixel, typename TId>
 static __global__ void
-LevelKeysKernel(const TPixel * pixels, sl::ImageGraph g, TKey * keys, uint32_t * ids)
+LevelKeysKernel(const TPixel * pixels, sl::ImageGraph g, TKey * keys, TId * ids)
 {
   const uint64_t n = g.Pixels();
   for (uint64_t p = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; p < n; p += uint64_t(gridDim.x) * blockDim.x)
@@ -98,7 +105,7 @@ LevelKeysKernel(const TPixel * pixels, sl::ImageGraph g, TKey * keys, uint32_t *
       const int64_t  q    = g.Neighbour(x, y, z, s);
       const uint64_t slot = p * g.slots + s;
       keys[slot]          = q >= 0 ? TKey(sl::ScalarDifferenceCode(a, pixels[q])) : TKey(0);
-      ids[slot]           = q >= 0 ? uint32_t(slot) : kNoLevelEdge;
+      ids[slot]           = q >= 0 ? TId(slot) : kNoEdgeId<TId>;
     }
   }
 }
@@ -106,23 +113,23 @@ LevelKeysKernel(const TPixel * pixels, sl::ImageGraph g, TKey * keys, uint32_t *
 /** start[code] = position of the first edge of that level in the sorted keys (untouched for absent levels). */
 template <typename TKey>
 static __global__ void
-LevelStartsKernel(const TKey * keys, uint64_t count, uint32_t * start)
+LevelStartsKernel(const TKey * keys, uint64_t count, uint64_t * start)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
     if (i == 0 || keys[i] != keys[i - 1])
-      start[keys[i]] = uint32_t(i);
+      start[keys[i]] = i;
   }
 }
 
 /** One block: the present levels in ascending order (levels[j], begins[j]; begins[count] = *total) and their
- * number in *count. `start` holds kNoLevelEdge for absent codes. */
+ * number in *count. `start` holds kNoLevelStart for absent codes. */
 static __global__ void
-LevelListKernel(const uint32_t * start,
+LevelListKernel(const uint64_t * start,
                 uint32_t         codes,
-                const uint32_t * total,
+                const uint64_t * total,
                 uint32_t *       levels,
-                uint32_t *       begins,
+                uint64_t *       begins,
                 uint32_t *       count)
 {
   __shared__ uint32_t warpCounts[32];
@@ -134,7 +141,7 @@ LevelListKernel(const uint32_t * start,
   for (uint32_t c0 = 0; c0 < codes; c0 += blockDim.x)
   {
     const uint32_t c       = c0 + threadIdx.x;
-    const bool     present = c < codes && start[c] != kNoLevelEdge;
+    const bool     present = c < codes && start[c] != kNoLevelStart;
     const unsigned ballot  = __ballot_sync(0xffffffffu, present);
     if (lane == 0)
       warpCounts[warp] = __popc(ballot);
@@ -210,17 +217,19 @@ LevelFind(uint32_t * P, uint32_t a)
   return a;
 }
 
-/** The level loop's work items as edge ids (every edge slot of the image; kNoLevelEdge outside it). */
+/** The level loop's work items as edge ids of type TId (every edge slot of the image; kNoEdgeId outside it): 32-bit,
+ * or 64-bit from 2^32 - 1 edge slots on (or when AlphaTreeParameters::forceWideIds asks for them). */
+template <typename TId>
 struct EdgeIdSource
 {
-  LevelEdges       g;
-  const uint32_t * ids;
+  LevelEdges  g;
+  const TId * ids;
 
   __device__ __forceinline__ bool
   Pair(uint64_t i, uint32_t & u, uint32_t & v) const
   {
-    const uint32_t id = ids[i];
-    if (id == kNoLevelEdge)
+    const TId id = ids[i];
+    if (id == kNoEdgeId<TId>)
       return false;
     g.Ends(id, u, v);
     return true;
@@ -363,7 +372,7 @@ static __global__ void
 __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
                                                     uint32_t *       lost,
                                                     const uint32_t * levels,
-                                                    const uint32_t * begins,
+                                                    const uint64_t * begins,
                                                     const uint32_t * levelCount,
                                                     uint32_t         firstLevel,
                                                     uint32_t         endLevel,
@@ -406,7 +415,7 @@ __launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
     grid.sync();
     PhaseB(st, src, lost, code, b, e, gt, gs);
     // Before levels run by block 0 alone, which would climb long paths one slow step at a time.
-    if (j + 1 < count && uint64_t(begins[j + 2]) - begins[j + 1] <= smallLevel)
+    if (j + 1 < count && begins[j + 2] - begins[j + 1] <= smallLevel)
       Flatten(st, gt, gs);
     grid.sync();
     pb = b;

@@ -36,19 +36,11 @@ SlotIdsMessage(const sl::ImageGraph & graph)
   return SizeMessage(graph, "their sum must stay below 2^32 - 1");
 }
 
-/** Whether the level-synchronous construction's edge ids (pixel x K + slot, 32-bit, one value kept free: every edge of
- * a 16-bit image, sorted by level) have room for the image graph. */
-inline bool
-EdgeIdsFit(const sl::ImageGraph & graph)
-{
-  return graph.Pixels() * graph.slots < (uint64_t(1) << 32) - 1;
-}
-
 /** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
- * MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits); unsigned 8-bit scalar pixels (sl::ByteCodes) need
- * nothing more; other integer scalars of 8 or 16 bits fewer than 2^32 - 1 edge slots (EdgeIdsFit: the
- * level-synchronous construction); other pixels pixels plus edge slots below 2^32 - 1 (SlotIdsFit). The CUDA
- * backend checks what each of its constructions needs on top. */
+ * MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits); integer scalar pixels of 8 or 16 bits
+ * (sl::NarrowCodes: the CPU reference sorts their edges with 48- or 56-bit indices, the level-synchronous
+ * construction numbers them in 64 bits where 32 do not hold them) need nothing more; other pixels pixels plus edge
+ * slots below 2^32 - 1 (SlotIdsFit). The CUDA backend checks what each of its constructions needs on top. */
 template <typename TPixel>
 sl::ImageGraph
 CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
@@ -56,12 +48,8 @@ CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
   const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
   sl::CheckImageGraphPixels(grid, parameters.graph);
   const unsigned c = parameters.graph.components;
-  if (sl::ByteCodes<TPixel>(c))
-    return graph;
-  if (sl::NarrowCodes<TPixel>(c) ? !EdgeIdsFit(graph) : !SlotIdsFit(graph))
-    throw std::invalid_argument(
-      (sl::NarrowCodes<TPixel>(c) ? SizeMessage(graph, "fewer than 2^32 - 1 edge slots") : SlotIdsMessage(graph)) +
-      " for these pixels");
+  if (!sl::NarrowCodes<TPixel>(c) && !SlotIdsFit(graph))
+    throw std::invalid_argument(SlotIdsMessage(graph) + " for these pixels");
   return graph;
 }
 

@@ -457,20 +457,20 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
     out.levelCounts[uint64_t(c) * tg.tiles + tile] = hist[c] + start[kTileCodes + c + 1] - start[kTileCodes + c];
 }
 
-/** start[code] = the first entry of the level in the global list, or kNoLevelEdge when it has none; *total = the
+/** start[code] = the first entry of the level in the global list, or kNoLevelStart when it has none; *total = the
  * number of entries. One block of kTileCodes threads. */
 static __global__ void
 TileLevelStartsKernel(const uint32_t * offsets,
                       const uint32_t * levelCounts,
                       uint32_t         tiles,
-                      uint32_t *       start,
-                      uint32_t *       total)
+                      uint64_t *       start,
+                      uint64_t *       total)
 {
   const uint32_t c    = threadIdx.x;
   const uint64_t last = uint64_t(kTileCodes) * tiles - 1;
   const uint32_t all  = offsets[last] + levelCounts[last];
   const uint32_t b = offsets[uint64_t(c) * tiles], e = c + 1 < kTileCodes ? offsets[uint64_t(c + 1) * tiles] : all;
-  start[c] = e > b ? b : 0xffffffffu;
+  start[c] = e > b ? uint64_t(b) : kNoLevelStart;
   if (c == 0)
     *total = all;
 }
