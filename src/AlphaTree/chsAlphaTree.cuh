@@ -425,8 +425,8 @@ LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, int device)
   else
   {
     const uint64_t id = WideEdgeIds(slots, forceWideIds) ? sizeof(uint64_t) : sizeof(uint32_t);
-    stage             = slots * 2 * (sizeof(TKey) + id) +
-            std::max(sl::SortPairsScratch(slots, sizeof(TKey)), (codes + 1) * sizeof(uint64_t) + LevelLoopBytes(codes));
+    stage = slots * 2 * (sizeof(TKey) + id) + std::max(sl::SortPairsScratch(slots, sizeof(TKey), unsigned(id)),
+                                                       (codes + 1) * sizeof(uint64_t) + LevelLoopBytes(codes));
   }
   return state + std::max(stage, RenumberBytes(n));
 }

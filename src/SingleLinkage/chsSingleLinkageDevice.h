@@ -79,11 +79,12 @@ int
 SignificantBits(const unsigned long long * keys, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker);
 
 /** The scratch bytes of CUB's radix sorts on double buffers, as the runs ask for them: of `count` 64-bit keys, and of
- * `count` pairs of keys of `keyBytes` (1, 2, 4 or 8) bytes with 32-bit values, on all their bits. */
+ * `count` pairs of keys of `keyBytes` (1, 2, 4 or 8) bytes with values of `valueBytes` (4 or 8), on all their bits.
+ * The value width matters: 64-bit values of 4.3e9 pairs took 4 MB more than 32-bit ones. */
 uint64_t
 SortKeysScratch(uint64_t count);
 uint64_t
-SortPairsScratch(uint64_t count, unsigned keyBytes);
+SortPairsScratch(uint64_t count, unsigned keyBytes, unsigned valueBytes = 4);
 
 /** The device bytes PandoraOnDevice allocates at most for a tree of n vertices. */
 uint64_t

@@ -86,31 +86,38 @@ SortKeysScratch(uint64_t count)
 
 namespace
 {
-template <typename K>
+template <typename K, typename V>
 uint64_t
 PairsScratch(uint64_t count)
 {
-  size_t                      bytes = 0;
-  cub::DoubleBuffer<K>        keys(nullptr, nullptr);
-  cub::DoubleBuffer<uint32_t> values(nullptr, nullptr);
+  size_t               bytes = 0;
+  cub::DoubleBuffer<K> keys(nullptr, nullptr);
+  cub::DoubleBuffer<V> values(nullptr, nullptr);
   CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, count, 0, int(8 * sizeof(K))));
   return bytes;
+}
+
+template <typename K>
+uint64_t
+PairsScratch(uint64_t count, unsigned valueBytes)
+{
+  return valueBytes == 8 ? PairsScratch<K, unsigned long long>(count) : PairsScratch<K, uint32_t>(count);
 }
 } // namespace
 
 uint64_t
-SortPairsScratch(uint64_t count, unsigned keyBytes)
+SortPairsScratch(uint64_t count, unsigned keyBytes, unsigned valueBytes)
 {
   switch (keyBytes)
   {
     case 1:
-      return PairsScratch<uint8_t>(count);
+      return PairsScratch<uint8_t>(count, valueBytes);
     case 2:
-      return PairsScratch<uint16_t>(count);
+      return PairsScratch<uint16_t>(count, valueBytes);
     case 4:
-      return PairsScratch<uint32_t>(count);
+      return PairsScratch<uint32_t>(count, valueBytes);
     default:
-      return PairsScratch<unsigned long long>(count);
+      return PairsScratch<unsigned long long>(count, valueBytes);
   }
 }
 
