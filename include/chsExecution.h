@@ -42,8 +42,9 @@ struct ExecutionContext
   unsigned hostThreads = 0;
 };
 
-/** What a CUDA run measured: kernel time (device events, from the first kernel to the last), and the peak of
- * device memory this run held. */
+/** What a CUDA run measured: kernel time (device events, from the first kernel to the last; for a run that overlaps
+ * its transfers with kernels, testing::SetTransferOverlap, from the end of the upload to the start of the download:
+ * the kernels that no transfer hides), and the peak of device memory this run held. */
 struct RunInfo
 {
   double   kernelMilliseconds = 0.0;
@@ -152,6 +153,14 @@ HostTransferBytes();
  * cubes for every image. The results do not depend on it; std::invalid_argument for another value. */
 CudaHierarchicalSegmentation_EXPORT void
 SetVoxelOrder(int order);
+
+/** Test and benchmark hook: whether the runs that can overlap their host transfers with their kernels do (true, the
+ * default: the watershed's step I runs on the rows or slices that have arrived while the rest is uploaded, and its
+ * labels are numbered a range at a time while the range before is downloaded), or move every array before or after
+ * their kernels (false: the baseline, whose RunInfo::kernelMilliseconds counts every kernel). The results do not
+ * depend on it. */
+CudaHierarchicalSegmentation_EXPORT void
+SetTransferOverlap(bool overlap);
 
 /** Test and benchmark hook: the shape of the pinned staging buffers that large copies between pageable host memory
  * and a device go through: `slots` buffers (1 to 64) of `chunkBytes` (a positive multiple of 4096), at most

@@ -177,20 +177,71 @@ Name(Resolution r)
   return r == Resolution::Balanced ? "balanced" : r == Resolution::Synchronous ? "sync" : "async";
 }
 
-/** A warm-up update, then `reps` timed ones: the kernel and the wall times of each, in ms. */
+/** Where an update's wall time goes: the times of the filter's progress reports (0 as GenerateData starts; the
+ * watershed reports 0.2 once the image is on the device, 0.8 once its kernels are queued and the label count is
+ * read, 1 once the labels are on the host), as milliseconds since Update() was called, and when it returned. */
+struct Phases
+{
+  std::vector<std::vector<double>> byReport; // [report][rep]
+  std::vector<float>               progress; // the report's value
+  std::vector<double>              end;
+};
+
+/** A warm-up update, then `reps` timed ones: the kernel and the wall times of each, in ms; `phases`, when given,
+ * gets the time of each progress report of each timed update. */
 template <typename TFilter>
 std::pair<std::vector<double>, std::vector<double>>
-TimedUpdates(TFilter * filter, int reps)
+TimedUpdates(TFilter * filter, int reps, Phases * phases = nullptr)
 {
   filter->Update();
-  std::vector<double> kernel, wall;
+  std::vector<double>                   kernel, wall;
+  std::chrono::steady_clock::time_point start;
+  std::vector<std::pair<float, double>> reports;
+  unsigned long                         tag = 0;
+  if (phases)
+    tag = filter->AddObserver(
+      itk::ProgressEvent(),
+      [&](const itk::EventObject &)
+      {
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        reports.emplace_back(filter->GetProgress(), ms);
+      });
   for (int r = 0; r < reps; ++r)
   {
     filter->Modified();
+    reports.clear();
+    start = std::chrono::steady_clock::now();
     wall.push_back(WallMs([&] { filter->Update(); }));
     kernel.push_back(filter->GetKernelMilliseconds());
+    if (phases)
+    {
+      if (phases->progress.empty())
+        for (const auto & report : reports)
+          phases->progress.push_back(report.first);
+      phases->byReport.resize(phases->progress.size());
+      for (size_t k = 0; k < reports.size() && k < phases->progress.size(); ++k)
+        phases->byReport[k].push_back(reports[k].second);
+      phases->end.push_back(wall.back());
+    }
   }
+  if (phases)
+    filter->RemoveObserver(tag);
   return { kernel, wall };
+}
+
+/** "progress@ms ..." of the median times of each report and of the return. */
+std::string
+PhaseLine(const Phases & phases)
+{
+  std::string line;
+  char        buffer[64];
+  for (size_t k = 0; k < phases.progress.size(); ++k)
+  {
+    std::snprintf(buffer, sizeof(buffer), "%.2g@%.3f ", phases.progress[k], Median(phases.byReport[k]));
+    line += buffer;
+  }
+  std::snprintf(buffer, sizeof(buffer), "return@%.3f", Median(phases.end));
+  return line + buffer;
 }
 
 template <unsigned D>
@@ -248,10 +299,15 @@ RunWatershed(const std::string &                            name,
       gpu->SetAlgorithm(algorithm);
       gpu->SetPlateauResolution(resolution);
       gpu->SetBackend(Backend::CUDA);
-      const auto [kernel, wall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
+      chs::testing::SetTransferOverlap(false);
+      const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      chs::testing::SetTransferOverlap(true);
+      Phases phases;
+      const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
       const auto * out          = gpu->GetOutput()->GetBufferPointer();
       const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
-      const double k = Median(kernel), w = Median(wall);
+      const double k = Median(kernel), w = Median(wall), ws = Median(serialWall), ke = Median(exposed);
       std::printf("%-14s %2d-conn %-5s %-8s %11llu vox  kernel %8.2f ms (%7.0f Mvox/s)  end-to-end %8.2f ms  "
                   "basins %9llu  rounds %4llu  peak %6.0f MiB  CPU ref %9.1f ms%s  ITK %9.1f ms (%lu basins, x%.0f)\n",
                   name.c_str(),
@@ -270,12 +326,22 @@ RunWatershed(const std::string &                            name,
                   itkMs,
                   itkBasins,
                   itkMs > 0 ? itkMs / w : 0.0);
+      std::printf("%-14s %2d-conn %-5s %-8s transfers not overlapped: end-to-end %8.2f ms; overlapped: kernels "
+                  "outside the transfers %6.2f ms, progress reports (ms after Update() was called, medians): %s\n",
+                  name.c_str(),
+                  conn,
+                  Name(algorithm),
+                  Name(resolution),
+                  ws,
+                  ke,
+                  PhaseLine(phases).c_str());
       std::fflush(stdout);
       records.push_back(
         "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
         Field("connectivity", conn) + ", " + Field("algorithm", std::string(Name(algorithm))) + ", " +
         Field("resolution", std::string(Name(resolution))) + ", " + Field("voxels", n) + ", " + Field("kernel_ms", k) +
-        ", " + Field("end_to_end_ms", w) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
+        ", " + Field("end_to_end_ms", w) + ", " + Field("end_to_end_not_overlapped_ms", ws) + ", " +
+        Field("kernel_outside_transfers_ms", ke) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
         Field("bytes_down", uint64_t(n * sizeof(unsigned int))) + ", " +
         Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
         Field("plateau_rounds", uint64_t(gpu->GetPlateauRounds())) + ", " +
@@ -475,7 +541,12 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
       auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
       setup(gpu);
       gpu->SetBackend(Backend::CUDA);
-      const auto [kernel, wall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
+      chs::testing::SetTransferOverlap(false);
+      const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
+      chs::testing::SetTransferOverlap(true);
+      Phases phases;
+      const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
       const auto * out          = gpu->GetOutput()->GetBufferPointer();
       const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
       uint64_t     agree = 0, itkMarkers = 0;

@@ -566,6 +566,119 @@ StagingWorkers(unsigned hostThreads, const StagingShape & shape)
 
 using CopyFunction = void (*)(char *, const char *, uint64_t);
 
+/** The work that a transfer interleaves with its DMAs (CopyToDeviceInStages, CopyToHostInStages). The DMAs run on
+ * the device's copy stream, the work on the run's stream `run`; events order them. Uploads: after each DMA is issued,
+ * `run` waits for it and `arrived` gets the length of the prefix on the device. Downloads: before a range's DMA is
+ * issued, `produce` has enqueued on `run` the work that writes it (ranges of whole elements, at least kRangeBytes and
+ * at most kMaxRanges a transfer, the next range's work enqueued ahead of each DMA), and the copy stream waits for
+ * that work. */
+class Stages
+{
+public:
+  static constexpr uint64_t kRangeBytes = uint64_t(4) << 20;
+  static constexpr uint64_t kMaxRanges  = 64;
+
+  Stages(cudaStream_t                                    run,
+         unsigned                                        elementBytes,
+         const std::function<void(uint64_t)> *           arrived,
+         const std::function<void(uint64_t, uint64_t)> * produce)
+    : run(run)
+    , m_ElementBytes(elementBytes)
+    , m_Arrived(arrived)
+    , m_Produce(produce)
+  {
+  }
+  ~Stages()
+  {
+    for (cudaEvent_t e : m_Events)
+      cudaEventDestroy(e);
+  }
+  Stages(const Stages &) = delete;
+  Stages &
+  operator=(const Stages &) = delete;
+
+  /** The copy stream starts after the work enqueued on `run` so far (the stream-ordered allocation of the device
+   * array among it). */
+  void
+  Begin(cudaStream_t copy)
+  {
+    CHS_CUDA_CHECK(cudaEventRecord(Event(0), run));
+    CHS_CUDA_CHECK(cudaStreamWaitEvent(copy, Event(0), 0));
+  }
+
+  /** Upload: `dma` (recorded after the DMA of the prefix of `bytes` bytes) is waited for by `run`. */
+  void
+  Arrived(cudaEvent_t dma, uint64_t bytes)
+  {
+    CHS_CUDA_CHECK(cudaStreamWaitEvent(run, dma, 0));
+    (*m_Arrived)(bytes);
+  }
+
+  /** Download: the device bytes [begin, end) of `total` are about to be copied on `copy`: their range's work, and the
+   * next range's, are enqueued on `run`, and `copy` waits for the first. */
+  void
+  Produced(uint64_t begin, uint64_t end, uint64_t total, cudaStream_t copy)
+  {
+    if (end <= begin)
+      return;
+    if (m_Range == 0)
+    {
+      m_Range = std::max(kRangeBytes, (total + kMaxRanges - 1) / kMaxRanges);
+      m_Range = (m_Range + m_ElementBytes - 1) / m_ElementBytes * m_ElementBytes;
+    }
+    const uint64_t last = (end - 1) / m_Range;
+    while (m_Produced <= last + 1 && m_Produced * m_Range < total)
+    {
+      const uint64_t a = m_Produced * m_Range, b = std::min(total, a + m_Range);
+      (*m_Produce)(a / m_ElementBytes, b / m_ElementBytes);
+      CHS_CUDA_CHECK(cudaEventRecord(Event(1 + m_Produced), run));
+      ++m_Produced;
+    }
+    for (uint64_t r = begin / m_Range; r <= last; ++r)
+      if (r >= m_Waited)
+      {
+        CHS_CUDA_CHECK(cudaStreamWaitEvent(copy, Event(1 + r), 0));
+        m_Waited = r + 1;
+      }
+  }
+
+  const cudaStream_t run;
+
+private:
+  cudaEvent_t
+  Event(uint64_t i)
+  {
+    while (m_Events.size() <= i)
+    {
+      cudaEvent_t e = nullptr;
+      CHS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      m_Events.push_back(e);
+    }
+    return m_Events[i];
+  }
+
+  unsigned                                        m_ElementBytes;
+  const std::function<void(uint64_t)> *           m_Arrived;
+  const std::function<void(uint64_t, uint64_t)> * m_Produce;
+  uint64_t                                        m_Range    = 0;
+  uint64_t                                        m_Produced = 0;
+  uint64_t                                        m_Waited   = 0;
+  std::vector<cudaEvent_t>                        m_Events;
+};
+
+/** A non-blocking stream of `device` for the DMAs of transfers with Stages, created on first use and kept. */
+cudaStream_t
+CopyStream(int device)
+{
+  static std::mutex                    mutex;
+  static std::map<int, cudaStream_t> * streams = new std::map<int, cudaStream_t>; // never destroyed
+  std::lock_guard<std::mutex>          lock(mutex);
+  cudaStream_t &                       s = (*streams)[device];
+  if (!s)
+    CHS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
 /** One staged transfer. The calling thread issues the chunks' DMAs in order, each into slot k mod S (S slots), and
  * is the only thread that waits for them (on the slot's event); it publishes how many DMAs have completed.
  * W worker threads each copy their slice of every chunk between the slot and the caller's memory, polling that
@@ -576,8 +689,15 @@ using CopyFunction = void (*)(char *, const char *, uint64_t);
 class StagedTransfer
 {
 public:
-  StagedTransfer(const Staging & staging, uint64_t bytes, cudaStream_t stream, unsigned hostThreads)
-    : m_Slots(staging.slot)
+  /** `stream` carries the DMAs; with `stages`, it is the copy stream of the run stream `stages->run`, whose work the
+   * hooks interleave with them (Stages). */
+  StagedTransfer(const Staging & staging,
+                 uint64_t        bytes,
+                 cudaStream_t    stream,
+                 unsigned        hostThreads,
+                 Stages *        stages = nullptr)
+    : m_Stages(stages)
+    , m_Slots(staging.slot)
     , m_SlotCount(staging.shape.slots)
     , m_Chunk(staging.shape.chunk)
     , m_Bytes(bytes)
@@ -621,6 +741,8 @@ public:
     {
       WaitDone(k);
       Issue(k, device + Offset(k), Slot(k), cudaMemcpyHostToDevice);
+      if (m_Stages)
+        m_Stages->Arrived(m_Event[k % m_SlotCount], Offset(k) + Length(k));
       // The workers' next chunk reuses the slot of chunk k + 1 - S.
       if (k + 1 >= m_SlotCount && k + 1 < m_Chunks)
         Complete(k + 1 - m_SlotCount);
@@ -635,7 +757,11 @@ public:
   {
     // The first DMAs run while the workers start.
     for (uint64_t k = 0; k < m_Chunks && k < m_SlotCount; ++k)
+    {
+      if (m_Stages)
+        m_Stages->Produced(Offset(k), Offset(k) + Length(k), m_Bytes, m_Stream);
       Issue(k, Slot(k), device + Offset(k), cudaMemcpyDeviceToHost);
+    }
     Start([=](uint64_t k, uint64_t begin, uint64_t end) {
       if (!WaitCompleted(k))
         return false;
@@ -649,6 +775,8 @@ public:
       if (next < m_Chunks)
       {
         WaitDone(k);
+        if (m_Stages)
+          m_Stages->Produced(Offset(next), Offset(next) + Length(next), m_Bytes, m_Stream);
         Issue(next, Slot(next), device + Offset(next), cudaMemcpyDeviceToHost);
       }
     }
@@ -747,6 +875,7 @@ private:
     CHS_CUDA_CHECK(cudaStreamSynchronize(m_Stream));
   }
 
+  Stages *                                 m_Stages;
   char * const *                           m_Slots;
   uint64_t                                 m_SlotCount;
   uint64_t                                 m_Chunk;
@@ -925,21 +1054,75 @@ WidenOnDevice(void * dst, unsigned hostBytes, const void * src, unsigned deviceB
 
 /** `bytes` are the device-side bytes; to the host, each device element of `deviceBytes` becomes a host element of
  * `hostBytes` (zero-extended). */
+/** The DMAs of `bytes` between registered host memory and the device on the copy stream, in pieces of
+ * Stages::kRangeBytes with the stages' work between them. */
 void
-Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
-         const ExecutionContext & context, unsigned hostBytes = 1, unsigned deviceBytes = 1)
+RegisteredInPieces(char * dst, const char * src, uint64_t bytes, cudaMemcpyKind kind, int device, Stages & stages)
+{
+  const cudaStream_t copy = CopyStream(device);
+  stages.Begin(copy);
+  cudaEvent_t dma = nullptr;
+  CHS_CUDA_CHECK(cudaEventCreateWithFlags(&dma, cudaEventDisableTiming));
+  const std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)> owned(dma, cudaEventDestroy);
+  for (uint64_t a = 0; a < bytes; a += Stages::kRangeBytes)
+  {
+    const uint64_t b = std::min(bytes, a + Stages::kRangeBytes);
+    if (kind == cudaMemcpyDeviceToHost)
+      stages.Produced(a, b, bytes, copy);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(dst + a, src + a, b - a, kind, copy));
+    if (kind == cudaMemcpyHostToDevice)
+    {
+      CHS_CUDA_CHECK(cudaEventRecord(dma, copy));
+      stages.Arrived(dma, b);
+    }
+  }
+  CHS_CUDA_CHECK(cudaStreamSynchronize(copy));
+}
+
+/** `bytes` are the device-side bytes; to the host, each device element of `deviceBytes` becomes a host element of
+ * `hostBytes` (zero-extended). With `stages`, the transfer interleaves their work (Stages); without them, or on the
+ * paths that do not stage, the work runs before the copy (downloads) or after it (uploads). */
+void
+Transfer(void *                   dst,
+         const void *             src,
+         uint64_t                 bytes,
+         cudaMemcpyKind           kind,
+         cudaStream_t             stream,
+         const ExecutionContext & context,
+         unsigned                 hostBytes   = 1,
+         unsigned                 deviceBytes = 1,
+         Stages *                 stages      = nullptr)
 {
   const unsigned               ratio = hostBytes / deviceBytes;
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
   const void * host = kind == cudaMemcpyHostToDevice ? src : dst;
+  // The paths that copy in one piece: the stages' work all before a download, all after an upload.
+  const auto before = [&]
+  {
+    if (stages && kind == cudaMemcpyDeviceToHost)
+      stages->Produced(0, bytes, bytes, stream);
+  };
+  const auto after = [&]
+  {
+    if (stages && kind == cudaMemcpyHostToDevice)
+    {
+      cudaEvent_t now = nullptr;
+      CHS_CUDA_CHECK(cudaEventCreateWithFlags(&now, cudaEventDisableTiming));
+      const std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)> owned(now, cudaEventDestroy);
+      CHS_CUDA_CHECK(cudaEventRecord(now, stream));
+      stages->Arrived(now, bytes);
+    }
+  };
   if (bytes > 0 && IsDeviceMemory(host))
   {
     // The caller's array is on a device already: a device-to-device copy (peer, when on another device).
+    before();
     if (ratio == 1)
       CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
     else
       WidenOnDevice(dst, hostBytes, src, deviceBytes, bytes / deviceBytes, stream, context.device);
+    after();
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
   }
@@ -947,6 +1130,9 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   if (ratio == 1 && IsRegisteredHostRange(host, bytes))
   {
     // Page-locked already (an array of the host cache): the DMA goes straight to or from it.
+    if (stages)
+      return RegisteredInPieces(
+        static_cast<char *>(dst), static_cast<const char *>(src), bytes, kind, context.device, *stages);
     CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
@@ -954,9 +1140,11 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
   if (bytes < kStagingMinimum || !lock.try_lock() || !staging.Ready())
   {
     const CopyFunction widen = WidenFor(hostBytes, deviceBytes, StagingShape());
+    before();
     if (ratio == 1)
     {
       CHS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+      after();
       CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
       return;
     }
@@ -966,7 +1154,10 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
     widen(static_cast<char *>(dst), narrow.get(), bytes);
     return;
   }
-  StagedTransfer transfer(staging, bytes, stream, context.hostThreads);
+  const cudaStream_t copy = stages ? CopyStream(context.device) : stream;
+  if (stages)
+    stages->Begin(copy);
+  StagedTransfer transfer(staging, bytes, copy, context.hostThreads, stages);
   if (kind == cudaMemcpyHostToDevice)
     transfer.ToDevice(static_cast<char *>(dst), static_cast<const char *>(src));
   else
@@ -974,6 +1165,40 @@ Transfer(void * dst, const void * src, uint64_t bytes, cudaMemcpyKind kind, cuda
       static_cast<char *>(dst), static_cast<const char *>(src), ratio, WidenFor(hostBytes, deviceBytes, staging.shape));
 }
 } // namespace
+
+void
+CopyToDeviceInStages(void *                                device,
+                     const void *                          host,
+                     uint64_t                              bytes,
+                     cudaStream_t                          stream,
+                     const ExecutionContext &              context,
+                     const std::function<void(uint64_t)> & arrived)
+{
+  Stages stages(stream, 1, &arrived, nullptr);
+  Transfer(device, host, bytes, cudaMemcpyHostToDevice, stream, context, 1, 1, &stages);
+}
+
+void
+CopyToHostInStages(void *                                          host,
+                   unsigned                                        hostElementBytes,
+                   const void *                                    device,
+                   unsigned                                        deviceElementBytes,
+                   uint64_t                                        elements,
+                   cudaStream_t                                    stream,
+                   const ExecutionContext &                        context,
+                   const std::function<void(uint64_t, uint64_t)> & produce)
+{
+  Stages stages(stream, deviceElementBytes, nullptr, &produce);
+  Transfer(host,
+           device,
+           elements * deviceElementBytes,
+           cudaMemcpyDeviceToHost,
+           stream,
+           context,
+           hostElementBytes,
+           deviceElementBytes,
+           &stages);
+}
 
 void
 PrewakeHostThreads(uint64_t bytes, const ExecutionContext & context)
@@ -1048,7 +1273,14 @@ GridStrideBlocks(uint64_t items, unsigned threads, int device)
 
 namespace
 {
-std::atomic<int> g_VoxelOrder{ 0 }; // testing::SetVoxelOrder
+std::atomic<int>  g_VoxelOrder{ 0 };         // testing::SetVoxelOrder
+std::atomic<bool> g_TransferOverlap{ true }; // testing::SetTransferOverlap
+} // namespace
+
+bool
+TransferOverlap()
+{
+  return g_TransferOverlap.load();
 }
 
 VoxelOrder
@@ -1079,6 +1311,12 @@ SetVoxelOrder(int order)
   if (order < 0 || order > 2)
     throw std::invalid_argument("chs: SetVoxelOrder takes 0 (the choice by size), 1 (raster order) or 2 (cubes)");
   detail::g_VoxelOrder = order;
+}
+
+void
+SetTransferOverlap(bool overlap)
+{
+  detail::g_TransferOverlap = overlap;
 }
 
 void

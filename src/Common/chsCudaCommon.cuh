@@ -149,6 +149,37 @@ CopyToDevice(void * device, const void * host, uint64_t bytes, cudaStream_t stre
 void
 CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream, const ExecutionContext & context);
 
+/** CopyToDevice with work interleaved: each time a longer prefix of the array has been issued to the device,
+ * `arrived(bytes)` is called on the calling thread with its length, and the work it enqueues on `stream` runs once
+ * that prefix is on the device, while the rest is copied (the DMAs run on another stream of the device). Returns
+ * when the copy is complete; the work may still run. Copies that do not stage call `arrived` once, at the end. */
+void
+CopyToDeviceInStages(void *                                device,
+                     const void *                          host,
+                     uint64_t                              bytes,
+                     cudaStream_t                          stream,
+                     const ExecutionContext &              context,
+                     const std::function<void(uint64_t)> & arrived);
+
+/** CopyToHostWidened with the work that writes the device array interleaved: `produce(begin, end)` enqueues on
+ * `stream` the work that writes elements [begin, end); it is called in order for consecutive ranges that cover the
+ * array (at most 64, each at least 4 MiB but the last), each ahead of the DMA that copies it, so that the work of
+ * one range runs while the one before is copied. Copies that do not stage call it once, for the whole array, before
+ * copying. Returns when the copy is complete. */
+void
+CopyToHostInStages(void *                                          host,
+                   unsigned                                        hostElementBytes,
+                   const void *                                    device,
+                   unsigned                                        deviceElementBytes,
+                   uint64_t                                        elements,
+                   cudaStream_t                                    stream,
+                   const ExecutionContext &                        context,
+                   const std::function<void(uint64_t, uint64_t)> & produce);
+
+/** testing::SetTransferOverlap: whether runs overlap their transfers with their kernels where they can. */
+bool
+TransferOverlap();
+
 /** Wakes the host threads that a staged transfer of `bytes` would use, without waiting for them, so that they are
  * running when the transfer starts (call it some hundreds of microseconds ahead). Does nothing for small transfers
  * or while another thread holds the staging buffers. */

@@ -7,6 +7,8 @@
 #include "chsCudaCommon.cuh"
 #include "chsPixelChecks.h"
 
+#include <algorithm>
+
 namespace chs
 {
 
@@ -151,12 +153,14 @@ ForEachVoxel(const detail::VoxelOrder & o, F && f)
  * of a path in the tile keeps its parent, so every value read is as it was). */
 template <int TX, int TY, int TZ, typename P>
 __global__ void __launch_bounds__(1024)
-  ShortcutKernel(const P * parent, P * root, uint32_t nx, uint32_t ny, uint32_t nz)
+  ShortcutKernel(const P * parent, P * root, uint32_t nx, uint32_t ny, uint32_t nz, uint32_t layer0)
 {
   constexpr int N = TX * TY * TZ;
   static_assert(N % 1024 == 0 && N <= 32768, "whole voxels a thread, 16-bit local indices");
   __shared__ int16_t next[N]; // local index of the parent inside the tile; itself at a root or where the path leaves
-  const int          ox = int(blockIdx.x) * TX, oy = int(blockIdx.y) * TY, oz = int(blockIdx.z) * TZ;
+  const int          ox     = int(blockIdx.x) * TX;
+  const int          oy     = int(blockIdx.y + (TZ == 1 ? layer0 : 0u)) * TY;
+  const int          oz     = int(blockIdx.z + (TZ == 1 ? 0u : layer0)) * TZ;
   const auto         global = [&](int i, uint64_t & g)
   {
     const int x = ox + i % TX, y = oy + i / TX % TY, z = oz + i / (TX * TY);
@@ -206,16 +210,38 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-/** ShortcutKernel over the image: tiles of 16^3 voxels in 3D (nz > 1), of 64 x 64 pixels in 2D. */
+/** The layers (rows in 2D, slices in 3D) that a tile of ShortcutPaths spans along the image's last axis. */
+inline uint32_t
+ShortcutTileLayers(uint32_t nz)
+{
+  return nz > 1 ? 16 : 64;
+}
+
+/** ShortcutKernel over the image: tiles of 16^3 voxels in 3D (nz > 1), of 64 x 64 pixels in 2D; with `layer0` and
+ * `layers`, only the tiles of those layers of tiles along the last axis (each ShortcutTileLayers(nz) layers of
+ * voxels): a tile reads and writes the pointers of its own voxels only. */
 template <typename P>
 void
-ShortcutPaths(const P * parent, P * root, uint32_t nx, uint32_t ny, uint32_t nz, cudaStream_t stream)
+ShortcutPaths(const P *    parent,
+              P *          root,
+              uint32_t     nx,
+              uint32_t     ny,
+              uint32_t     nz,
+              cudaStream_t stream,
+              uint32_t     layer0 = 0,
+              uint32_t     layers = ~0u)
 {
+  const uint32_t t = ShortcutTileLayers(nz), all = ((nz > 1 ? nz : ny) + t - 1) / t;
+  if (layer0 >= all)
+    return;
+  const uint32_t count = std::min(layers, all - layer0);
+  if (count == 0)
+    return;
   if (nz > 1)
     ShortcutKernel<16, 16, 16>
-      <<<dim3((nx + 15) / 16, (ny + 15) / 16, (nz + 15) / 16), 1024, 0, stream>>>(parent, root, nx, ny, nz);
+      <<<dim3((nx + 15) / 16, (ny + 15) / 16, count), 1024, 0, stream>>>(parent, root, nx, ny, nz, layer0);
   else
-    ShortcutKernel<64, 64, 1><<<dim3((nx + 63) / 64, (ny + 63) / 64, 1), 1024, 0, stream>>>(parent, root, nx, ny, nz);
+    ShortcutKernel<64, 64, 1><<<dim3((nx + 63) / 64, count, 1), 1024, 0, stream>>>(parent, root, nx, ny, nz, layer0);
   CHS_CUDA_CHECK_LAUNCH("ShortcutKernel");
 }
 

@@ -6,9 +6,14 @@
 #include "chsConnectedComponents.h"
 #include "chsHostCache.h"
 #include "chsWatershedDevice.h"
+#include "chsWatershedNumbering.cuh"
 #include "chsWatershedRule.h"
 
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
 
 #include <atomic>
 #include <memory>
@@ -27,14 +32,20 @@ std::atomic<LevelPath> g_LevelPath{ LevelPath::Auto };
 namespace
 {
 
+/** Codes the pixels [begin, end) in place; the smallest index of a NaN among them lowers *firstNaN. */
 template <typename T>
 __global__ void
-EncodeKernel(T * values, uint64_t n)
+EncodeKernel(T * values, uint64_t begin, uint64_t end, unsigned long long * firstNaN)
 {
   using C = typename Code<T>::Type;
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+  for (uint64_t i = begin + blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < end;
+       i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const C c                        = Encode(values[i]);
+    const T v = values[i];
+    if constexpr (std::is_floating_point<T>::value)
+      if (v != v)
+        atomicMin(firstNaN, (unsigned long long)i);
+    const C c                        = Encode(v);
     reinterpret_cast<C *>(values)[i] = c;
   }
 }
@@ -47,6 +58,75 @@ NarrowKernel(const P * in, uint64_t count, TLabel * out)
     out[i] = TLabel(in[i]);
 }
 
+/** x[i] += *carry for i in [0, count): a range's ranks after those of the ranges before it (carry, the last rank
+ * before the range, is outside it). */
+template <typename P>
+__global__ void
+AddCarryKernel(P * x, uint64_t count, const P * carry)
+{
+  const P c = *carry;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
+    x[i] += c;
+}
+
+} // namespace
+
+template <typename P>
+void
+NumberVoxels(const ArraysT<P> &      a,
+             const Grid &            grid,
+             uint64_t                begin,
+             uint64_t                end,
+             int                     device,
+             cudaStream_t            stream,
+             detail::MemoryTracker & tracker)
+{
+  const ShapeT<P> s = InRange(ShapeOf<P>(grid), begin, end);
+  if (end <= begin)
+    return;
+  if ((begin != 0 || end != uint64_t(s.n)) && s.order.cx != 0)
+    throw std::logic_error("chs: the watershed numbers a part of the image only in raster order");
+  const uint64_t count  = end - begin;
+  const unsigned blocks = detail::GridStrideBlocks(count, 256, device);
+  FirstPixelKernel<<<blocks, 256, 0, stream>>>(a.b1, s, a.b0);
+  CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
+  FirstFlagKernel<<<blocks, 256, 0, stream>>>(a.b1, a.b0, s, a.b2);
+  CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
+  size_t bytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a.b2 + begin, a.b2 + begin, count, stream));
+  {
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), bytes, a.b2 + begin, a.b2 + begin, count, stream));
+  }
+  if (begin > 0)
+  {
+    AddCarryKernel<<<blocks, 256, 0, stream>>>(a.b2 + begin, count, a.b2 + begin - 1);
+    CHS_CUDA_CHECK_LAUNCH("AddCarryKernel");
+  }
+  LabelKernel<<<blocks, 256, 0, stream>>>(a.b1, a.b0, a.b2, s);
+  CHS_CUDA_CHECK_LAUNCH("LabelKernel");
+}
+
+template void
+NumberVoxels<uint32_t>(const ArraysT<uint32_t> &,
+                       const Grid &,
+                       uint64_t,
+                       uint64_t,
+                       int,
+                       cudaStream_t,
+                       detail::MemoryTracker &);
+template void
+NumberVoxels<unsigned long long>(const ArraysT<unsigned long long> &,
+                                 const Grid &,
+                                 uint64_t,
+                                 uint64_t,
+                                 int,
+                                 cudaStream_t,
+                                 detail::MemoryTracker &);
+
+namespace
+{
+
 /** A run's device state: the codes (uploaded as pixels, checked for NaN, coded in place) and the three arrays of
  * voxel indices P. */
 template <typename T, typename P = uint32_t>
@@ -55,36 +135,68 @@ class Run
 public:
   using C = typename Code<T>::Type;
 
-  /** Reserves the run's arrays, the watershed's scratch and `extraBytes` (what the caller adds), then uploads. */
-  Run(const T * image, const Grid & grid, const ExecutionContext & context, const char * name, uint64_t extraBytes)
-    : m_N(Reserve(tracker, grid, context.device, name, extraBytes))
+  /** Called as the codes arrive with the number of voxels coded so far (on the device in stream order). */
+  using Arrival = std::function<void(const Run &, uint64_t)>;
+
+  /** Reserves the run's arrays, the watershed's scratch and `extraBytes` (what the caller adds), then uploads and
+   * codes the pixels. With `early`, the upload is staged (detail::CopyToDeviceInStages): each prefix that arrives
+   * is coded and handed to `early`, whose work runs while the rest is copied; FlatBlocks() is then the count of the
+   * counter that `early` gets from FlatCounter(). */
+  Run(const T *                image,
+      const Grid &             grid,
+      const ExecutionContext & context,
+      const char *             name,
+      uint64_t                 extraBytes,
+      const Arrival *          early = nullptr)
+    : m_N(Reserve(tracker, grid, context, name, extraBytes))
     , m_Stream(static_cast<cudaStream_t>(context.stream))
     , m_Pixels(m_N, m_Stream, &tracker)
     , m_B0(m_N, m_Stream, &tracker)
     , m_B1(m_N, m_Stream, &tracker)
     , m_B2(m_N + 4, m_Stream, &tracker)
+    , m_Words(2, m_Stream, &tracker)
     , timer(m_Stream)
     , m_Device(context.device)
   {
-    detail::CopyToDevice(m_Pixels.get(), image, m_N * sizeof(T), m_Stream, context);
+    // Word 0: the first NaN (all ones: none); word 1: the blocks that saw a flat pixel in step I (`early`).
+    const unsigned long long init[2] = { ~0ull, 0ull };
+    CHS_CUDA_CHECK(cudaMemcpyAsync(m_Words.get(), init, sizeof(init), cudaMemcpyHostToDevice, m_Stream));
+    if (early)
+    {
+      uint64_t done = 0;
+      detail::CopyToDeviceInStages(m_Pixels.get(),
+                                   image,
+                                   m_N * sizeof(T),
+                                   m_Stream,
+                                   context,
+                                   [&](uint64_t bytes)
+                                   {
+                                     const uint64_t arrived = bytes / sizeof(T);
+                                     Encode(done, arrived);
+                                     done = arrived;
+                                     (*early)(*this, arrived);
+                                   });
+    }
+    else
+      detail::CopyToDevice(m_Pixels.get(), image, m_N * sizeof(T), m_Stream, context);
     if (context.progress)
       context.progress(0.2f);
     timer.Start();
-    if constexpr (std::is_floating_point<T>::value)
-    {
-      const uint64_t nan = FirstNaN(m_Pixels.get(), m_N, m_Stream, tracker, m_Device);
-      if (nan < m_N)
-        throw NaNError(grid, nan);
-    }
-    EncodeKernel<<<detail::GridStrideBlocks(m_N, 256, m_Device), 256, 0, m_Stream>>>(m_Pixels.get(), m_N);
-    CHS_CUDA_CHECK_LAUNCH("EncodeKernel");
+    if (!early)
+      Encode(0, m_N);
+    unsigned long long words[2] = {};
+    CHS_CUDA_CHECK(cudaMemcpyAsync(words, m_Words.get(), sizeof(words), cudaMemcpyDeviceToHost, m_Stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(m_Stream));
+    if (words[0] < m_N)
+      throw NaNError(grid, words[0]);
+    m_FlatBlocks = unsigned(words[1]);
   }
 
   /** The device bytes of a run's arrays (the codes' upload, three arrays of P) and of the watershed's scratch. */
   static uint64_t
   Bytes(uint64_t n)
   {
-    return n * (sizeof(T) + 3 * sizeof(P)) + 4 * sizeof(P) + detail::ScanScratchBytes(n) + 256;
+    return n * (sizeof(T) + 3 * sizeof(P)) + 4 * sizeof(P) + detail::ScanScratchBytes(n) + 256 + 16;
   }
 
   const C *
@@ -118,9 +230,32 @@ public:
       DownloadNarrowed<TLabel>(labels, from, spare, context);
   }
 
+  /** The counter of blocks with flat pixels for step I as the codes arrive (InitLayers), and its count once they
+   * have all arrived. */
+  unsigned *
+  FlatCounter() const
+  {
+    return reinterpret_cast<unsigned *>(m_Words.get() + 1);
+  }
+  const unsigned *
+  FlatBlocks() const
+  {
+    return &m_FlatBlocks;
+  }
+
   detail::MemoryTracker tracker;
 
 private:
+  void
+  Encode(uint64_t begin, uint64_t end)
+  {
+    if (end <= begin)
+      return;
+    EncodeKernel<<<detail::GridStrideBlocks(end - begin, 256, m_Device), 256, 0, m_Stream>>>(
+      m_Pixels.get(), begin, end, m_Words.get());
+    CHS_CUDA_CHECK_LAUNCH("EncodeKernel");
+  }
+
   /** The labels narrowed to N on the device (into `spare`), then copied to the host and widened there to TLabel. */
   template <typename N, typename TLabel, typename S>
   void
@@ -133,17 +268,25 @@ private:
   }
 
   static uint64_t
-  Reserve(detail::MemoryTracker & t, const Grid & grid, int device, const char * name, uint64_t extraBytes)
+  Reserve(detail::MemoryTracker &  t,
+          const Grid &             grid,
+          const ExecutionContext & context,
+          const char *             name,
+          uint64_t                 extraBytes)
   {
+    // The staging's host threads start while the device memory is reserved and allocated.
+    detail::PrewakeHostThreads(grid.NumberOfVoxels() * sizeof(T), context);
     t.what = detail::DescribeRun(name, grid);
-    detail::ReserveDeviceMemory(t, Bytes(grid.NumberOfVoxels()) + extraBytes, device);
+    detail::ReserveDeviceMemory(t, Bytes(grid.NumberOfVoxels()) + extraBytes, context.device);
     return grid.NumberOfVoxels();
   }
 
-  uint64_t                m_N;
-  cudaStream_t            m_Stream;
-  detail::DeviceBuffer<T> m_Pixels;
-  detail::DeviceBuffer<P> m_B0, m_B1, m_B2;
+  uint64_t                                 m_N;
+  cudaStream_t                             m_Stream;
+  detail::DeviceBuffer<T>                  m_Pixels;
+  detail::DeviceBuffer<P>                  m_B0, m_B1, m_B2;
+  detail::DeviceBuffer<unsigned long long> m_Words;
+  unsigned                                 m_FlatBlocks = 0;
 
 public:
   detail::EventTimer timer;
@@ -370,9 +513,82 @@ WatershedRun(const T *                   image,
              RunInfo *                   info)
 {
   const auto       stream = static_cast<cudaStream_t>(context.stream);
+  WatershedResult  result;
+  // The transfers overlap the kernels where the labels go out in voxel indices' width or wider, without lines, in
+  // raster order (the numbering by ranges needs it): step I and the tile shortcuts run on the layers that have
+  // arrived while the rest is uploaded, and the numbering of each range of voxels while the one before is copied.
+  if constexpr (sizeof(P) == 4 && sizeof(TLabel) >= sizeof(P))
+    if (detail::TransferOverlap() && !parameters.markLines &&
+        detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]).cx == 0)
+    {
+      const bool                        threeD      = grid.dimension == 3;
+      const uint64_t                    layers      = threeD ? grid.size[2] : grid.size[1];
+      const uint64_t                    layer       = threeD ? grid.size[0] * grid.size[1] : grid.size[0];
+      const uint32_t                    tile        = ShortcutTileLayers(threeD ? 2u : 1u);
+      uint64_t                          initialized = 0, shortened = 0; // layers, layers of tiles
+      const typename Run<T, P>::Arrival early = [&](const Run<T, P> & r, uint64_t voxels)
+      {
+        const ArraysT<P> a = r.Buffers();
+        // Step I of a layer reads the layers next to it; the shortcuts of a layer of tiles, step I's pointers there.
+        const uint64_t coded = voxels / layer;
+        const uint64_t ready = coded == layers ? layers : (coded > 0 ? coded - 1 : 0);
+        if (ready > initialized)
+          InitLayers(
+            r.Codes(), grid, parameters.fullyConnected, a, r.FlatCounter(), initialized, ready, context.device, stream);
+        initialized         = std::max(initialized, ready);
+        const uint64_t done = initialized == layers ? (layers + tile - 1) / tile : initialized / tile;
+        if (done > shortened)
+          ShortcutPaths(a.b1,
+                        a.b1,
+                        uint32_t(grid.size[0]),
+                        uint32_t(grid.size[1]),
+                        threeD ? uint32_t(grid.size[2]) : 1u,
+                        stream,
+                        uint32_t(shortened),
+                        uint32_t(done - shortened));
+        shortened = std::max(shortened, done);
+      };
+      Run<T, P>        run(image, grid, context, "watershed", 0, &early);
+      const ArraysT<P> a = run.Buffers();
+      WatershedOnDevice(run.Codes(),
+                        grid,
+                        parameters,
+                        a,
+                        context.device,
+                        stream,
+                        run.tracker,
+                        result.plateauRounds,
+                        run.FlatBlocks(),
+                        false);
+      run.timer.Stop();
+      if (context.progress)
+        context.progress(0.8f);
+      const uint64_t n = grid.NumberOfVoxels();
+      CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, n * sizeof(P), stream));
+      detail::CopyToHostInStages(labels,
+                                 sizeof(TLabel),
+                                 a.b1,
+                                 sizeof(P),
+                                 n,
+                                 stream,
+                                 context,
+                                 [&](uint64_t begin, uint64_t end)
+                                 { NumberVoxels(a, grid, begin, end, context.device, stream, run.tracker); });
+      P count = 0;
+      ReadBack(count, a.b2 + (n - 1), stream);
+      result.basinCount = count;
+      if (context.progress)
+        context.progress(1.0f);
+      if (info)
+      {
+        info->kernelMilliseconds  = run.timer.Milliseconds();
+        info->peakDeviceBytes     = run.tracker.peak;
+        info->reservedDeviceBytes = run.tracker.reserved;
+      }
+      return result;
+    }
   Run<T, P>        run(image, grid, context, "watershed", 0);
   const ArraysT<P> a = run.Buffers();
-  WatershedResult  result;
   result.basinCount =
     WatershedOnDevice(run.Codes(), grid, parameters, a, context.device, stream, run.tracker, result.plateauRounds);
   CheckLabelCapacity<TLabel>(result.basinCount);

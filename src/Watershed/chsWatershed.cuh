@@ -41,17 +41,6 @@ namespace ws
 /** Launches of a convergence loop between two reads of their change counts. */
 constexpr int kBatch = 4;
 
-template <typename P = uint32_t>
-ShapeT<P>
-ShapeOf(const Grid & grid)
-{
-  return ShapeT<P>{ uint32_t(grid.size[0]),
-                    uint32_t(grid.size[1]),
-                    uint32_t(grid.size[2]),
-                    P(grid.NumberOfVoxels()),
-                    detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]) };
-}
-
 /** Calls f(integral_constant<bool, Full>, integral_constant<int, ZR>). */
 template <class F>
 void
@@ -196,6 +185,34 @@ ResolvePlateaus(const C *                   I,
 }
 
 template <typename C, typename P>
+void
+InitLayers(const C *          I,
+           const Grid &       grid,
+           bool               full,
+           const ArraysT<P> & a,
+           unsigned *         flat,
+           uint64_t           from,
+           uint64_t           to,
+           int                device,
+           cudaStream_t       stream)
+{
+  const ShapeT<P> s     = ShapeOf<P>(grid);
+  const uint64_t  layer = grid.dimension == 3 ? uint64_t(s.nx) * s.ny : uint64_t(s.nx);
+  const ShapeT<P> r     = InRange(s, from * layer, std::min<uint64_t>(s.n, to * layer));
+  if (r.end <= r.begin)
+    return;
+  const unsigned blocks = detail::GridStrideBlocks(uint64_t(r.end - r.begin), 256, device);
+  WithConnectivity(full,
+                   grid.dimension == 3,
+                   [&](auto f, auto zr)
+                   {
+                     InitKernel<decltype(f)::value, decltype(zr)::value, C, P>
+                       <<<blocks, 256, 0, stream>>>(I, r, a.b1, reinterpret_cast<uint32_t *>(a.b0), flat);
+                     CHS_CUDA_CHECK_LAUNCH("InitKernel");
+                   });
+}
+
+template <typename C, typename P>
 uint64_t
 WatershedOnDevice(const C *                   I,
                   const Grid &                grid,
@@ -204,7 +221,9 @@ WatershedOnDevice(const C *                   I,
                   int                         device,
                   cudaStream_t                stream,
                   detail::MemoryTracker &     tracker,
-                  uint64_t &                  plateauRounds)
+                  uint64_t &                  plateauRounds,
+                  const unsigned *            earlyFlatBlocks,
+                  bool                        number)
 {
   unsigned block[3];
   CheckedBlock(grid, parameters, block);
@@ -222,23 +241,31 @@ WatershedOnDevice(const C *                   I,
       constexpr int    ZR   = decltype(zr)::value;
       const TileLaunch tiles =
         parameters.plateaus == PlateauResolution::Synchronous ? TileLaunch{} : MakeTileLaunch<ZR, C, P>(s, block);
-      detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
-      CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
-      InitKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
-      CHS_CUDA_CHECK_LAUNCH("InitKernel");
-      unsigned flatBlocks = 0;
-      ReadBack(flatBlocks, flat.get(), stream);
-      // Without a pixel that does not descend and has an equal neighbour, step II would change
-      // nothing (0 rounds): images of real values often have none.
-      plateauRounds = flatBlocks == 0
-                        ? 0
-                        : ResolvePlateaus<Full, ZR, C, P>(
-                            I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
-      PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
-      CHS_CUDA_CHECK_LAUNCH("PointerKernel");
+      unsigned flatBlocks = earlyFlatBlocks ? *earlyFlatBlocks : 0;
+      // Step I, unless it ran as the codes arrived and found no flat pixel.
+      if (!earlyFlatBlocks || flatBlocks != 0)
+      {
+        detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
+        CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
+        InitKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
+        CHS_CUDA_CHECK_LAUNCH("InitKernel");
+        ReadBack(flatBlocks, flat.get(), stream);
+      }
+      // Without a pixel that does not descend and has an equal neighbour, step II would change nothing (0 rounds),
+      // and every distance is 0 or none, for which PointerKernel keeps step I's pointers: images of real values
+      // often have none.
+      plateauRounds = 0;
+      if (flatBlocks != 0)
+      {
+        plateauRounds = ResolvePlateaus<Full, ZR, C, P>(
+          I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
+        PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
+        CHS_CUDA_CHECK_LAUNCH("PointerKernel");
+      }
       // Step III, after every pointer is taken to the last pixel of its path inside its tile (in shared memory), so
       // that the reductions below hop a tile at a time; every pointer still points to an ancestor on its path.
-      ShortcutPaths(L, L, s.nx, s.ny, ZR ? s.nz : 1u, stream);
+      if (!earlyFlatBlocks || flatBlocks != 0)
+        ShortcutPaths(L, L, s.nx, s.ny, ZR ? s.nz : 1u, stream);
       if (parameters.algorithm == WatershedAlgorithm::APRUF)
       {
         FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
@@ -275,18 +302,14 @@ WatershedOnDevice(const C *                   I,
       FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
       CHS_CUDA_CHECK_LAUNCH("FollowKernel");
     });
+  if (!number)
+    return 0;
   // Labels by first pixel: F in b0 (the distances are no longer needed), flags and their ranks in b2 (scanned in
   // place), labels in b1 (over the roots, each pixel its own).
   CHS_CUDA_CHECK(cudaMemsetAsync(a.b0, 0xff, uint64_t(s.n) * sizeof(P), stream));
-  FirstPixelKernel<<<blocks, 256, 0, stream>>>(L, s, a.b0);
-  CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
-  FirstFlagKernel<<<blocks, 256, 0, stream>>>(L, a.b0, s, a.b2);
-  CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
-  InclusiveSum(a.b2, a.b2, s.n, stream, tracker);
+  NumberVoxels(a, grid, 0, s.n, device, stream, tracker);
   P count = 0;
   ReadBack(count, a.b2 + (s.n - 1), stream);
-  LabelKernel<<<blocks, 256, 0, stream>>>(L, a.b0, a.b2, s);
-  CHS_CUDA_CHECK_LAUNCH("LabelKernel");
   return count;
 }
 
@@ -613,10 +636,12 @@ MakeLevelEngine(const C *               I,
 #define CHS_INSTANTIATE_WATERSHED_CODE(C)                                                                           \
   template uint64_t chs::ws::WatershedOnDevice<C, uint32_t>(const C *, const chs::Grid &,                         \
     const chs::WatershedParameters &, const chs::ws::Arrays &, int, cudaStream_t, chs::detail::MemoryTracker &,      \
-    uint64_t &);                                                                                                     \
+    uint64_t &, const unsigned *, bool);                                                                             \
   template uint64_t chs::ws::WatershedOnDevice<C, unsigned long long>(const C *, const chs::Grid &,               \
     const chs::WatershedParameters &, const chs::ws::ArraysT<unsigned long long> &, int, cudaStream_t,              \
-    chs::detail::MemoryTracker &, uint64_t &);                                                                       \
+    chs::detail::MemoryTracker &, uint64_t &, const unsigned *, bool);                                               \
+  template void chs::ws::InitLayers<C, uint32_t>(const C *, const chs::Grid &, bool, const chs::ws::Arrays &,        \
+    unsigned *, uint64_t, uint64_t, int, cudaStream_t);                                                              \
   template void chs::ws::LinesOnDevice<C, uint32_t>(const C *, const chs::Grid &, bool, const chs::ws::Arrays &,     \
     int, cudaStream_t);                                                                                              \
   template void chs::ws::LinesOnDevice<C, unsigned long long>(const C *, const chs::Grid &, bool,                  \

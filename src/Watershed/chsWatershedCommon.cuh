@@ -14,14 +14,41 @@ namespace ws
 {
 
 /** The image's extents and voxel count; voxel indices of type P (uint32_t below 2^32 - 1 voxels, else 64-bit); the
- * order in which the kernels that follow pointers visit the voxels (ForEachPixelLocal). */
+ * order in which the kernels that follow pointers visit the voxels (ForEachPixelLocal); the voxels [begin, end) that
+ * ForEachPixel visits (all of them but where a stage runs on a part of the image: InRange). */
 template <typename P>
 struct ShapeT
 {
   uint32_t           nx, ny, nz;
   P                  n; // nx * ny * nz
   detail::VoxelOrder order;
+  P                  begin, end;
 };
+
+/** The shape of `grid`, every voxel in range. */
+template <typename P = uint32_t>
+ShapeT<P>
+ShapeOf(const Grid & grid)
+{
+  return ShapeT<P>{ uint32_t(grid.size[0]),
+                    uint32_t(grid.size[1]),
+                    uint32_t(grid.size[2]),
+                    P(grid.NumberOfVoxels()),
+                    detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]),
+                    P(0),
+                    P(grid.NumberOfVoxels()) };
+}
+
+/** `s` restricted to the voxels [begin, end) for ForEachPixel and ForEachPixelLocal (whose order must then be raster
+ * order). */
+template <typename P>
+ShapeT<P>
+InRange(ShapeT<P> s, uint64_t begin, uint64_t end)
+{
+  s.begin = P(begin);
+  s.end   = P(end);
+  return s;
+}
 using Shape = ShapeT<uint32_t>;
 
 /** Calls f(q) for every neighbour q of p = (x, y, z) inside the image, in increasing raster order; with Forward,
@@ -47,7 +74,8 @@ template <typename P, class F>
 __device__ __forceinline__ void
 ForEachPixel(const ShapeT<P> & s, F && f)
 {
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < s.n; i += uint64_t(gridDim.x) * blockDim.x)
+  for (uint64_t i = s.begin + blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < s.end;
+       i += uint64_t(gridDim.x) * blockDim.x)
   {
     const P p = P(i);
     if constexpr (sizeof(P) == 4)

@@ -25,7 +25,11 @@ struct ArraysT
 };
 using Arrays = ArraysT<uint32_t>;
 
-/** The watershed of the codes I: labels 1 .. m in a.b1; returns m. */
+/** The watershed of the codes I: labels 1 .. m in a.b1; returns m. With `earlyFlatBlocks`, step I and the tile
+ * shortcuts of step III ran already, layer by layer as the codes arrived (InitLayers, ShortcutPaths), and counted
+ * that many blocks with flat pixels: with none their result stands, else step I runs again over the whole image
+ * (the shortcuts changed pointers that step II's plateaus keep). With `number` false, stops with every voxel's root
+ * in a.b1 and returns 0: NumberVoxels numbers them. */
 template <typename C, typename P>
 uint64_t
 WatershedOnDevice(const C *                   I,
@@ -35,7 +39,39 @@ WatershedOnDevice(const C *                   I,
                   int                         device,
                   cudaStream_t                stream,
                   detail::MemoryTracker &     tracker,
-                  uint64_t &                  plateauRounds);
+                  uint64_t &                  plateauRounds,
+                  const unsigned *            earlyFlatBlocks = nullptr,
+                  bool                        number          = true);
+
+/** Step I (InitKernel) on the layers [from, to) along the image's last axis (rows of a 2D image, slices of a 3D
+ * one), into a.b1 (pointers) and a.b0 (distances), adding the blocks that saw a flat pixel to *flat: the codes of
+ * those layers and of the layers next to them must be on the device. */
+template <typename C, typename P>
+void
+InitLayers(const C *          I,
+           const Grid &       grid,
+           bool               full,
+           const ArraysT<P> & a,
+           unsigned *         flat,
+           uint64_t           from,
+           uint64_t           to,
+           int                device,
+           cudaStream_t       stream);
+
+/** The labels by first pixel of the voxels [begin, end) (src/Watershed/chsWatershedNumbering.cuh), in place of their
+ * roots in a.b1; a.b0 takes the first pixels (all ones before the first call), a.b2 the ranks. Called for consecutive
+ * ranges from 0 (ranges short of the whole image in raster order only: the first pixel of a voxel's basin is never
+ * after it, so a range needs only those before it); after the range that ends at the last voxel, a.b2[n - 1] holds
+ * the number of basins. Defined in src/Watershed/chsWatershed.cu. */
+template <typename P>
+void
+NumberVoxels(const ArraysT<P> &      a,
+             const Grid &            grid,
+             uint64_t                begin,
+             uint64_t                end,
+             int                     device,
+             cudaStream_t            stream,
+             detail::MemoryTracker & tracker);
 
 /** Watershed lines: the labels in a.b1 with the line pixels set to 0, into a.b2. */
 template <typename C, typename P>

@@ -12,7 +12,8 @@ namespace ws
 {
 
 /** F(r) = the smallest pixel whose root is r (F is all ones before). A pixel whose predecessor in raster order has
- * the same root is not the first, and skips its atomic. */
+ * the same root is not the first, and skips its atomic (the first pixel of s's range reads no predecessor: those
+ * before the range may be labelled already). */
 template <typename P>
 __global__ void
 FirstPixelKernel(const P * L, ShapeT<P> s, P * F)
@@ -21,7 +22,7 @@ FirstPixelKernel(const P * L, ShapeT<P> s, P * F)
                     [&](P p, uint32_t, uint32_t, uint32_t)
                     {
                       const P r = L[p];
-                      if (p == 0 || L[p - 1] != r)
+                      if (p == s.begin || L[p - 1] != r)
                         atomicMin(F + r, p);
                     });
 }

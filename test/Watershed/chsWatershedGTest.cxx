@@ -668,6 +668,97 @@ TEST(WatershedCUDA, CubeVoxelOrderEqualsReference)
     }
 }
 
+/** Sets the transfer overlap and the staging's shape for a scope, and restores the defaults. */
+struct TransferScope
+{
+  TransferScope(bool overlap, uint64_t chunk, unsigned slots, unsigned workers)
+  {
+    chs::testing::SetTransferOverlap(overlap);
+    chs::testing::SetHostStaging(chunk, slots, workers, false);
+  }
+  ~TransferScope()
+  {
+    chs::testing::SetTransferOverlap(true);
+    chs::testing::SetHostStaging(0, 0, 0, false);
+  }
+  TransferScope(const TransferScope &) = delete;
+  TransferScope &
+  operator=(const TransferScope &) = delete;
+};
+
+// Transfers overlapped with kernels (testing::SetTransferOverlap): step I and the tile shortcuts run on the rows or
+// slices that have arrived while the rest is uploaded, and the labels are numbered a range at a time ahead of each
+// range's download. Labels and counts equal the CPU reference's with the overlap on and off, through the staged
+// transfers (images above 4 MiB; the default staging, and chunks of 64 KiB that end inside rows) and the direct ones
+// (an image below 4 MiB), for images without plateaus (the early steps stand), with them (step I runs again), 2D
+// and 3D, 32- and 64-bit labels (the latter widened on the host), and a NaN found while the image arrives.
+TEST(WatershedCUDA, OverlappedTransfersEqualReference)
+{
+  CHS_REQUIRE_GPU();
+  struct Case
+  {
+    std::string        name;
+    chs::Grid          grid;
+    std::vector<float> f;
+  };
+  std::vector<Case> cases;
+  const chs::Grid   g2 = MakeGrid(1100, 1003); // 4.4 MB of floats, two ranges of labels
+  cases.push_back({ "2D smooth", g2, SmoothNoise<float>(g2, 4, 0, 1000.0) });
+  cases.push_back({ "2D quantised", g2, SmoothNoise<float>(g2, 5, 6, 1.0) });
+  const chs::Grid g3 = MakeGrid(150, 130, 70); // raster order: slices of fewer than 2^18 voxels
+  cases.push_back({ "3D smooth", g3, SmoothNoise<float>(g3, 7, 0, 1000.0) });
+  cases.push_back({ "3D quantised", g3, SmoothNoise<float>(g3, 8, 9, 1.0) });
+  const chs::Grid small = MakeGrid(300, 211);
+  cases.push_back({ "2D below the staging's minimum", small, SmoothNoise<float>(small, 9, 0, 1000.0) });
+  const chs::Grid g8 = MakeGrid(2100, 2050);
+  const auto      u8 = SmoothNoise<uint8_t>(g8, 10, 5, 1.0);
+  for (bool full : { false, true })
+  {
+    std::vector<std::vector<uint32_t>> expected;
+    std::vector<uint64_t>              expectedCount(cases.size());
+    for (size_t c = 0; c < cases.size(); ++c)
+      expected.push_back(CPU(cases[c].f, cases[c].grid, Params(full), &expectedCount[c]));
+    uint64_t   count8    = 0;
+    const auto expected8 = CPU(u8, g8, Params(full), &count8);
+    for (uint64_t chunk : { uint64_t(0), uint64_t(64) << 10 })
+      for (bool overlap : { true, false })
+      {
+        const TransferScope scope(overlap, chunk, chunk ? 3 : 0, chunk ? 2 : 0);
+        for (size_t c = 0; c < cases.size(); ++c)
+          for (auto a : { chs::WatershedAlgorithm::PRUF, chs::WatershedAlgorithm::APRUF, chs::WatershedAlgorithm::PRW })
+          {
+            uint64_t count = 0;
+            EXPECT_EQ(GPU(cases[c].f, cases[c].grid, Params(full, a, chs::PlateauResolution::Balanced), &count),
+                      expected[c])
+              << cases[c].name << " full " << full << " algorithm " << int(a) << " overlap " << overlap << " chunk "
+              << chunk;
+            EXPECT_EQ(count, expectedCount[c]) << cases[c].name;
+          }
+        uint64_t count = 0;
+        EXPECT_EQ(GPU(u8, g8, Params(full), &count), expected8) << "uint8 full " << full << " overlap " << overlap;
+        EXPECT_EQ(count, count8);
+        std::vector<uint64_t> wide(cases[0].f.size(), 7);
+        const auto r = chs::WatershedCUDA(cases[0].f.data(), g2, Params(full), wide.data(), chs::ExecutionContext{});
+        EXPECT_EQ(r.basinCount, expectedCount[0]);
+        EXPECT_TRUE(std::equal(wide.begin(), wide.end(), expected[0].begin())) << "64-bit labels, overlap " << overlap;
+        // A NaN in the last rows is found once they arrive, and named.
+        auto bad                        = cases[0].f;
+        bad[uint64_t(1100) * 1000 + 17] = std::nanf("");
+        bad[uint64_t(1100) * 1001 + 3]  = std::nanf("");
+        std::vector<uint32_t> labels(bad.size());
+        try
+        {
+          chs::WatershedCUDA(bad.data(), g2, Params(full), labels.data(), chs::ExecutionContext{});
+          ADD_FAILURE() << "a NaN must be rejected";
+        }
+        catch (const std::exception & e)
+        {
+          EXPECT_NE(std::string(e.what()).find("(17, 1000)"), std::string::npos) << e.what();
+        }
+      }
+  }
+}
+
 TEST(WatershedCUDA, EveryPixelTypeAndLabelType)
 {
   CHS_REQUIRE_GPU();

@@ -93,6 +93,56 @@ TEST(CudaWatershedImageFilter, GpuEqualsCpu)
     }
 }
 
+// The filter's output images are page-locked arrays of the host cache: the labels' ranges go to them straight from
+// the device, each range numbered while the one before is copied; an output image used as the next filter's input
+// goes up the same way. With the transfers overlapped (chs::testing::SetTransferOverlap) and not, the labels equal
+// the CPU reference's, for a float image (pageable, staged) and for the labels of the first filter as an input
+// (page-locked, plateaus everywhere: step I runs again after the upload).
+TEST(CudaWatershedImageFilter, OverlappedTransfersEqualCpu)
+{
+  CHS_REQUIRE_GPU();
+  using Image      = itk::Image<float, 2>;
+  using Labels     = itk::Image<unsigned int, 2>;
+  const auto image = Relief<Image>(Size<Image>({ 1200, 1100 }), 11, 0);
+  for (bool full : { false, true })
+  {
+    itk::SizeValueType cpuCount  = 0;
+    const auto         cpu       = Watershed(image.GetPointer(), Backend::CPU, full, false, &cpuCount);
+    auto               reference = itk::CudaWatershedImageFilter<Labels, Labels>::New();
+    auto               first     = itk::CudaWatershedImageFilter<Image, Labels>::New();
+    first->SetInput(image);
+    first->SetFullyConnected(full);
+    first->SetBackend(Backend::CPU);
+    first->Update();
+    reference->SetInput(first->GetOutput());
+    reference->SetFullyConnected(full);
+    reference->SetBackend(Backend::CPU);
+    reference->Update();
+    const auto *                    r = reference->GetOutput()->GetBufferPointer();
+    const std::vector<unsigned int> cpuOfLabels(r, r + cpu.size());
+    for (bool overlap : { true, false, true })
+    {
+      chs::testing::SetTransferOverlap(overlap);
+      auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+      gpu->SetInput(image);
+      gpu->SetFullyConnected(full);
+      gpu->SetBackend(Backend::CUDA);
+      auto second = itk::CudaWatershedImageFilter<Labels, Labels>::New();
+      second->SetInput(gpu->GetOutput());
+      second->SetFullyConnected(full);
+      second->SetBackend(Backend::CUDA);
+      second->Update();
+      chs::testing::SetTransferOverlap(true);
+      const auto * g = gpu->GetOutput()->GetBufferPointer();
+      EXPECT_EQ(std::vector<unsigned int>(g, g + cpu.size()), cpu) << "full " << full << " overlap " << overlap;
+      EXPECT_EQ(gpu->GetObjectCount(), cpuCount);
+      const auto * s = second->GetOutput()->GetBufferPointer();
+      EXPECT_EQ(std::vector<unsigned int>(s, s + cpu.size()), cpuOfLabels) << "labels as input, overlap " << overlap;
+      EXPECT_EQ(second->GetObjectCount(), reference->GetObjectCount());
+    }
+  }
+}
+
 TEST(CudaWatershedImageFilter, BadInputThenRunsAgain)
 {
   using Image                   = itk::Image<float, 2>;
