@@ -282,6 +282,11 @@ WatershedOnDevice(const C *                   I,
           "path reduction",
           stream,
           tracker);
+      // Without flat pixels every regional minimum is a pixel of its own and no two minimal-plateau pixels are
+      // neighbours (each would be lower than the other): step IV has nothing to merge, and step III left every
+      // pointer at its root.
+      if (flatBlocks == 0)
+        return;
       // Step IV.
       if (parameters.algorithm == WatershedAlgorithm::PRW)
         UntilStable(
