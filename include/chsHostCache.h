@@ -162,11 +162,13 @@ ReleaseHostVector(TVector & v)
 }
 
 /** v holds n elements of unspecified values, in storage whose pages are mapped: its own when it suits n (the rules
- * above), else a cached array, else a new one mapped on several threads and, with `pinned`, page-locked for the CUDA
- * driver (RegisterHostArray: a one-time cost, 2.9 ms for 64 MB on the H200 machine, against 1 ms saved on every
- * later download into it). Elements beyond the storage's previous size are value-initialised unless the allocator
- * default-initialises. Only storage that the module owns whole asks for pinned: the image containers' buffers and the
- * backends' own host arrays; a tree's VectorContainer could be reallocated by its user. */
+ * above), else a cached array, else a new one mapped on several threads. With `pinned`, storage of at least
+ * HostCacheMinimumBytes is page-locked for the CUDA driver if it is not yet (RegisterHostArray: a one-time cost,
+ * 2.9 ms for 64 MB on the H200 machine, against 1 ms saved on every later download into it), whether it is new or
+ * came unlocked from the cache (the output of a CPU update, given back). Elements beyond the storage's previous size
+ * are value-initialised unless the allocator default-initialises. Only storage that the module owns whole asks for
+ * pinned: the image containers' buffers and the backends' own host arrays; a tree's VectorContainer could be
+ * reallocated by its user. */
 template <class TVector>
 void
 AcquireHostVector(TVector & v, uint64_t n, bool pinned = false)
@@ -183,11 +185,12 @@ AcquireHostVector(TVector & v, uint64_t n, bool pinned = false)
       {
         v.reserve(n);
         PopulatePages(v.data(), n * sizeof(T));
-        if (pinned)
-          detail::RegisterHostArray(v.data(), uint64_t(v.capacity()) * sizeof(T));
       }
     }
   }
+  const uint64_t bytes = uint64_t(v.capacity()) * sizeof(T);
+  if (pinned && bytes >= HostCacheMinimumBytes && !detail::IsRegisteredHostRange(v.data(), bytes))
+    detail::RegisterHostArray(v.data(), bytes);
   v.resize(n);
 }
 

@@ -341,6 +341,19 @@ TEST(HostCachedContainers, PinnedOutputsOfCudaUpdatesGpu)
   chs::ReleaseHostCache(); // freed: unlocked first
   EXPECT_FALSE(chs::detail::IsRegisteredHostRange(p, n * 4));
 
+  // A CPU update's output, given back to the cache unlocked, is locked when a CUDA update takes it.
+  auto             fromCpu = run(Backend::CPU);
+  const uint32_t * q       = fromCpu->GetBufferPointer();
+  EXPECT_FALSE(chs::detail::IsRegisteredHostRange(q, n * 4));
+  fromCpu            = nullptr;
+  const auto takenBy = run(Backend::CUDA);
+  EXPECT_EQ(takenBy->GetBufferPointer(), q);
+  EXPECT_TRUE(chs::detail::IsRegisteredHostRange(q, n * 4));
+  EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, q));
+  const_cast<Labels *>(takenBy.GetPointer())->Initialize();
+  chs::ReleaseHostCache();
+  EXPECT_FALSE(chs::detail::IsRegisteredHostRange(q, n * 4));
+
   // Locked arrays are bounded by the cache's limit: beyond it, outputs stay pageable (and right).
   chs::SetHostCacheLimit(n * 4 / 2);
   const auto unlocked = run(Backend::CUDA);
