@@ -22,18 +22,12 @@ SlotIdsFit(const sl::ImageGraph & graph)
   return graph.Pixels() * (graph.slots + 1) < (uint64_t(1) << 32) - 1;
 }
 
-/** The refusal of an image graph too large for a numbering: its pixels and edge slots, then `rule`. */
-inline std::string
-SizeMessage(const sl::ImageGraph & graph, const std::string & rule)
-{
-  return "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
-         std::to_string(graph.Pixels() * graph.slots) + " edge slots; " + rule;
-}
-
+/** The refusal of an image graph too large for SlotIdsFit: its pixels and edge slots. */
 inline std::string
 SlotIdsMessage(const sl::ImageGraph & graph)
 {
-  return SizeMessage(graph, "their sum must stay below 2^32 - 1");
+  return "the image has " + std::to_string(graph.Pixels()) + " pixels and " +
+         std::to_string(graph.Pixels() * graph.slots) + " edge slots; their sum must stay below 2^32 - 1";
 }
 
 /** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most

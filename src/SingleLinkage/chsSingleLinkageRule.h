@@ -230,16 +230,6 @@ OrderedCode(T f)
   return (bits & sign) ? ~bits : (bits | sign);
 }
 
-/** Whether an image's edge weights are 8-bit codes (unsigned 8-bit scalar pixels): the alpha-tree of such images takes
- * up to MaximumDendrogramVertices pixels with every connectivity, since neither of its backends numbers edge slots
- * in 32 bits there (include/chsAlphaTree.h). */
-template <typename TPixel>
-constexpr bool
-ByteCodes(unsigned components)
-{
-  return std::is_same<TPixel, uint8_t>::value && components == 1;
-}
-
 /** Whether an image's edge weights are codes of at most 16 bits (integer scalar pixels of 8 or 16 bits): the CPU
  * reference orders their edges by a counting sort, with edge indices of 64 - 8 x sizeof(TPixel) bits. */
 template <typename TPixel>
