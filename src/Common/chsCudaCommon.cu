@@ -642,6 +642,15 @@ public:
       }
   }
 
+  /** Download in one piece: the work of the whole array as one range. */
+  void
+  ProducedWhole(uint64_t total, cudaStream_t copy)
+  {
+    if (m_Range == 0)
+      m_Range = total;
+    Produced(0, total, total, copy);
+  }
+
   const cudaStream_t run;
 
 private:
@@ -1101,7 +1110,7 @@ Transfer(void *                   dst,
   const auto before = [&]
   {
     if (stages && kind == cudaMemcpyDeviceToHost)
-      stages->Produced(0, bytes, bytes, stream);
+      stages->ProducedWhole(bytes, stream);
   };
   const auto after = [&]
   {

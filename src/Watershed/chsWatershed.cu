@@ -230,6 +230,17 @@ public:
       DownloadNarrowed<TLabel>(labels, from, spare, context);
   }
 
+  /** Writes the run's kernel time and device memory into `info` (when given). */
+  void
+  Report(RunInfo * info)
+  {
+    if (!info)
+      return;
+    info->kernelMilliseconds  = timer.Milliseconds();
+    info->peakDeviceBytes     = tracker.peak;
+    info->reservedDeviceBytes = tracker.reserved;
+  }
+
   /** The counter of blocks with flat pixels for step I as the codes arrive (InitLayers), and its count once they
    * have all arrived. */
   unsigned *
@@ -462,12 +473,7 @@ MarkerWatershedOnDevice(const T *                         image,
     ift::TransformOnDevice<C, TLabel>(
       run.Codes(), dMarkers.get(), grid, flood, labels, nullptr, nullptr, context, run.tracker, run.timer, options)
       .seedCount;
-  if (info)
-  {
-    info->kernelMilliseconds = run.timer.Milliseconds();
-    info->peakDeviceBytes     = run.tracker.peak;
-    info->reservedDeviceBytes = run.tracker.reserved;
-  }
+  run.Report(info);
   return result;
 }
 
@@ -579,12 +585,7 @@ WatershedRun(const T *                   image,
       result.basinCount = count;
       if (context.progress)
         context.progress(1.0f);
-      if (info)
-      {
-        info->kernelMilliseconds  = run.timer.Milliseconds();
-        info->peakDeviceBytes     = run.tracker.peak;
-        info->reservedDeviceBytes = run.tracker.reserved;
-      }
+      run.Report(info);
       return result;
     }
   Run<T, P>        run(image, grid, context, "watershed", 0);
@@ -604,12 +605,7 @@ WatershedRun(const T *                   image,
   run.Download(labels, out, a.b0, context, result.basinCount);
   if (context.progress)
     context.progress(1.0f);
-  if (info)
-  {
-    info->kernelMilliseconds  = run.timer.Milliseconds();
-    info->peakDeviceBytes     = run.tracker.peak;
-    info->reservedDeviceBytes = run.tracker.reserved;
-  }
+  run.Report(info);
   return result;
 }
 } // namespace
