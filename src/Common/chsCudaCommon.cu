@@ -1070,6 +1070,13 @@ RegisteredInPieces(char * dst, const char * src, uint64_t bytes, cudaMemcpyKind 
 {
   const cudaStream_t copy = CopyStream(device);
   stages.Begin(copy);
+  // Every way out waits for the DMAs issued (a failure in the stages' work leaves none in flight while the caller
+  // frees its device arrays, whose frees are ordered on the run's stream only).
+  struct Drain
+  {
+    cudaStream_t stream;
+    ~Drain() { cudaStreamSynchronize(stream); }
+  } drain{ copy };
   cudaEvent_t dma = nullptr;
   CHS_CUDA_CHECK(cudaEventCreateWithFlags(&dma, cudaEventDisableTiming));
   const std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)> owned(dma, cudaEventDestroy);
