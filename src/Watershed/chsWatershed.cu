@@ -9,7 +9,6 @@
 #include "chsWatershedNumbering.cuh"
 #include "chsWatershedRule.h"
 
-#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -92,12 +91,7 @@ NumberVoxels(const ArraysT<P> &      a,
   CHS_CUDA_CHECK_LAUNCH("FirstPixelKernel");
   FirstFlagKernel<<<blocks, 256, 0, stream>>>(a.b1, a.b0, s, a.b2);
   CHS_CUDA_CHECK_LAUNCH("FirstFlagKernel");
-  size_t bytes = 0;
-  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, a.b2 + begin, a.b2 + begin, count, stream));
-  {
-    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
-    CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), bytes, a.b2 + begin, a.b2 + begin, count, stream));
-  }
+  InclusiveSum(a.b2 + begin, a.b2 + begin, count, stream, tracker);
   if (begin > 0)
   {
     AddCarryKernel<<<blocks, 256, 0, stream>>>(a.b2 + begin, count, a.b2 + begin - 1);

@@ -87,17 +87,6 @@ UntilStable(Launch && launch, uint64_t limit, const char * what, cudaStream_t st
   }
 }
 
-/** Inclusive sum of in[0 .. count) into out. */
-template <typename T>
-void
-InclusiveSum(const T * in, T * out, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
-{
-  size_t bytes = 0;
-  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, count, stream));
-  detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
-  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), bytes, in, out, count, stream));
-}
-
 /** The launch of the tile kernels of step II (balanced and asynchronous): checked before step I, so that an image
  * the blocks cannot cover is refused whether or not it has plateaux. */
 struct TileLaunch

@@ -6,6 +6,8 @@
 #include "Common/chsDeviceHelpers.cuh"
 #include "chsWatershedRule.h"
 
+#include <cub/device/device_scan.cuh>
+
 #include <cstdint>
 
 namespace chs
@@ -98,6 +100,17 @@ ForEachPixelLocal(const ShapeT<P> & s, F && f)
     ForEachPixel(s, f);
   else
     ForEachVoxel(s.order, [&](uint64_t p, uint32_t x, uint32_t y, uint32_t z) { f(P(p), x, y, z); });
+}
+
+/** Inclusive sum of in[0 .. count) into out (in place allowed). */
+template <typename T>
+void
+InclusiveSum(const T * in, T * out, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
+{
+  size_t bytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, count, stream));
+  detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+  CHS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(), bytes, in, out, count, stream));
 }
 
 /** Adds 1 to *count when any thread of the block saw a change; called by every thread of the block. */
