@@ -8,7 +8,9 @@
 // (float32, with DIR/inputs.txt) for bench/Watershed/peers.py (scikit-image, OpenCV).
 //
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
-//                          [--write-inputs DIR] [--no-800m] [--only 2d|3d]
+//                          [--write-inputs DIR] [--no-800m] [--only 2d|3d] [--rounds N]
+//   --rounds N runs the variants of each image N times over in the one process (the first of a process have been
+//   slower on some machines), each round's rows with their round number.
 //   Any form takes --staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default: the shape of the staging buffers that the
 //   copies of pageable host arrays go through (bench/Common/CudaStagingBenchmark.cu).
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)
@@ -136,6 +138,7 @@ struct Options
 {
   std::string json;
   int         reps  = 10;
+  int         rounds = 1;
   bool        quick = false, no800m = false;
   uint64_t    itkMax = 20000000ull, cpuMax = 20000000ull;
   std::string inputs, only;
@@ -291,64 +294,69 @@ RunWatershed(const std::string &                            name,
                { Algorithm::PRW, Resolution::Balanced },
                { Algorithm::PRUF, Resolution::Synchronous },
                { Algorithm::PRUF, Resolution::BlockAsynchronous } };
-    for (const auto & [algorithm, resolution] : runs)
-    {
-      auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
-      gpu->SetInput(image);
-      gpu->SetFullyConnected(full);
-      gpu->SetAlgorithm(algorithm);
-      gpu->SetPlateauResolution(resolution);
-      gpu->SetBackend(Backend::CUDA);
-      // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
-      chs::testing::SetTransferOverlap(false);
-      const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
-      chs::testing::SetTransferOverlap(true);
-      Phases phases;
-      const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
-      const auto * out          = gpu->GetOutput()->GetBufferPointer();
-      const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
-      const double k = Median(kernel), w = Median(wall), ws = Median(serialWall), ke = Median(exposed);
-      std::printf("%-14s %2d-conn %-5s %-8s %11llu vox  kernel %8.2f ms (%7.0f Mvox/s)  end-to-end %8.2f ms  "
-                  "basins %9llu  rounds %4llu  peak %6.0f MiB  CPU ref %9.1f ms%s  ITK %9.1f ms (%lu basins, x%.0f)\n",
-                  name.c_str(),
-                  conn,
-                  Name(algorithm),
-                  Name(resolution),
-                  (unsigned long long)n,
-                  k,
-                  n / k / 1e3,
-                  w,
-                  (unsigned long long)gpu->GetObjectCount(),
-                  (unsigned long long)gpu->GetPlateauRounds(),
-                  gpu->GetPeakDeviceMemory() / 1048576.0,
-                  cpuMs,
-                  reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"),
-                  itkMs,
-                  itkBasins,
-                  itkMs > 0 ? itkMs / w : 0.0);
-      std::printf("%-14s %2d-conn %-5s %-8s transfers not overlapped: end-to-end %8.2f ms; overlapped: kernels "
-                  "outside the transfers %6.2f ms, progress reports (ms after Update() was called, medians): %s\n",
-                  name.c_str(),
-                  conn,
-                  Name(algorithm),
-                  Name(resolution),
-                  ws,
-                  ke,
-                  PhaseLine(phases).c_str());
-      std::fflush(stdout);
-      records.push_back(
-        "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
-        Field("connectivity", conn) + ", " + Field("algorithm", std::string(Name(algorithm))) + ", " +
-        Field("resolution", std::string(Name(resolution))) + ", " + Field("voxels", n) + ", " + Field("kernel_ms", k) +
-        ", " + Field("end_to_end_ms", w) + ", " + Field("end_to_end_not_overlapped_ms", ws) + ", " +
-        Field("kernel_outside_transfers_ms", ke) + ", " + Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
-        Field("bytes_down", uint64_t(n * sizeof(unsigned int))) + ", " +
-        Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
-        Field("plateau_rounds", uint64_t(gpu->GetPlateauRounds())) + ", " +
-        Field("peak_device_bytes", uint64_t(gpu->GetPeakDeviceMemory())) + ", " + Field("cpu_reference_ms", cpuMs) +
-        ", " + Field("cpu_checked", !reference.empty()) + ", " + Field("identical_to_cpu", identical) + ", " +
-        Field("itk_ms", itkMs) + ", " + Field("itk_basins", uint64_t(itkBasins)) + "}");
-    }
+    for (int round = 1; round <= o.rounds; ++round)
+      for (const auto & [algorithm, resolution] : runs)
+      {
+        auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
+        gpu->SetInput(image);
+        gpu->SetFullyConnected(full);
+        gpu->SetAlgorithm(algorithm);
+        gpu->SetPlateauResolution(resolution);
+        gpu->SetBackend(Backend::CUDA);
+        // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
+        chs::testing::SetTransferOverlap(false);
+        const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
+        chs::testing::SetTransferOverlap(true);
+        Phases phases;
+        const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
+        const auto * out           = gpu->GetOutput()->GetBufferPointer();
+        const bool   identical     = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+        const double k = Median(kernel), w = Median(wall), ws = Median(serialWall), ke = Median(exposed);
+        if (o.rounds > 1)
+          std::printf("round %d: ", round);
+        std::printf(
+          "%-14s %2d-conn %-5s %-8s %11llu vox  kernel %8.2f ms (%7.0f Mvox/s)  end-to-end %8.2f ms  "
+          "basins %9llu  rounds %4llu  peak %6.0f MiB  CPU ref %9.1f ms%s  ITK %9.1f ms (%lu basins, x%.0f)\n",
+          name.c_str(),
+          conn,
+          Name(algorithm),
+          Name(resolution),
+          (unsigned long long)n,
+          k,
+          n / k / 1e3,
+          w,
+          (unsigned long long)gpu->GetObjectCount(),
+          (unsigned long long)gpu->GetPlateauRounds(),
+          gpu->GetPeakDeviceMemory() / 1048576.0,
+          cpuMs,
+          reference.empty() ? "" : (identical ? " (identical)" : " (DIFFERENT)"),
+          itkMs,
+          itkBasins,
+          itkMs > 0 ? itkMs / w : 0.0);
+        std::printf("%-14s %2d-conn %-5s %-8s transfers not overlapped: end-to-end %8.2f ms; overlapped: kernels "
+                    "outside the transfers %6.2f ms, progress reports (ms after Update() was called, medians): %s\n",
+                    name.c_str(),
+                    conn,
+                    Name(algorithm),
+                    Name(resolution),
+                    ws,
+                    ke,
+                    PhaseLine(phases).c_str());
+        std::fflush(stdout);
+        records.push_back(
+          "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
+          Field("connectivity", conn) + ", " + Field("round", round) + ", " +
+          Field("algorithm", std::string(Name(algorithm))) + ", " + Field("resolution", std::string(Name(resolution))) +
+          ", " + Field("voxels", n) + ", " + Field("kernel_ms", k) + ", " + Field("end_to_end_ms", w) + ", " +
+          Field("end_to_end_not_overlapped_ms", ws) + ", " + Field("kernel_outside_transfers_ms", ke) + ", " +
+          Field("bytes_up", uint64_t(n * sizeof(float))) + ", " +
+          Field("bytes_down", uint64_t(n * sizeof(unsigned int))) + ", " +
+          Field("basins", uint64_t(gpu->GetObjectCount())) + ", " +
+          Field("plateau_rounds", uint64_t(gpu->GetPlateauRounds())) + ", " +
+          Field("peak_device_bytes", uint64_t(gpu->GetPeakDeviceMemory())) + ", " + Field("cpu_reference_ms", cpuMs) +
+          ", " + Field("cpu_checked", !reference.empty()) + ", " + Field("identical_to_cpu", identical) + ", " +
+          Field("itk_ms", itkMs) + ", " + Field("itk_basins", uint64_t(itkBasins)) + "}");
+      }
   }
 }
 
@@ -864,6 +872,8 @@ main(int argc, char * argv[])
     auto              next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
     if (a == "--json")
       o.json = next();
+    else if (a == "--rounds")
+      o.rounds = std::max(1, std::stoi(next()));
     else if (a == "--reps")
       o.reps = std::stoi(next());
     else if (a == "--quick")
