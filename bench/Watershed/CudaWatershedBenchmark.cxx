@@ -37,6 +37,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace
@@ -232,6 +233,27 @@ TimedUpdates(TFilter * filter, int reps, Phases * phases = nullptr)
   return { kernel, wall };
 }
 
+/** One variant's updates: with the transfers before and after the kernels (every kernel timed: `kernel`,
+ * `serialWall`), then overlapped with them, the default (`exposed`: the kernels outside the transfers; `wall`;
+ * `phases`). */
+struct OverlapTimes
+{
+  std::vector<double> kernel, serialWall, exposed, wall;
+  Phases              phases;
+};
+
+template <typename TFilter>
+OverlapTimes
+TimedWithoutAndWithOverlap(TFilter * filter, int reps)
+{
+  OverlapTimes t;
+  chs::testing::SetTransferOverlap(false);
+  std::tie(t.kernel, t.serialWall) = TimedUpdates(filter, reps);
+  chs::testing::SetTransferOverlap(true);
+  std::tie(t.exposed, t.wall) = TimedUpdates(filter, reps, &t.phases);
+  return t;
+}
+
 /** "progress@ms ..." of the median times of each report and of the return. */
 std::string
 PhaseLine(const Phases & phases)
@@ -303,15 +325,10 @@ RunWatershed(const std::string &                            name,
         gpu->SetAlgorithm(algorithm);
         gpu->SetPlateauResolution(resolution);
         gpu->SetBackend(Backend::CUDA);
-        // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
-        chs::testing::SetTransferOverlap(false);
-        const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
-        chs::testing::SetTransferOverlap(true);
-        Phases phases;
-        const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
-        const auto * out           = gpu->GetOutput()->GetBufferPointer();
-        const bool   identical     = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
-        const double k = Median(kernel), w = Median(wall), ws = Median(serialWall), ke = Median(exposed);
+        const OverlapTimes t         = TimedWithoutAndWithOverlap(gpu.GetPointer(), o.reps);
+        const auto *       out       = gpu->GetOutput()->GetBufferPointer();
+        const bool         identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+        const double k = Median(t.kernel), w = Median(t.wall), ws = Median(t.serialWall), ke = Median(t.exposed);
         if (o.rounds > 1)
           std::printf("round %d: ", round);
         std::printf(
@@ -341,7 +358,7 @@ RunWatershed(const std::string &                            name,
                     Name(resolution),
                     ws,
                     ke,
-                    PhaseLine(phases).c_str());
+                    PhaseLine(t.phases).c_str());
         std::fflush(stdout);
         records.push_back(
           "{" + Field("kind", std::string("watershed")) + ", " + Field("name", name) + ", " +
@@ -549,13 +566,8 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
       auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
       setup(gpu);
       gpu->SetBackend(Backend::CUDA);
-      // The transfers before and after the kernels (every kernel timed), then overlapped with them (the default).
-      chs::testing::SetTransferOverlap(false);
-      const auto [kernel, serialWall] = TimedUpdates(gpu.GetPointer(), o.reps);
-      chs::testing::SetTransferOverlap(true);
-      Phases phases;
-      const auto [exposed, wall] = TimedUpdates(gpu.GetPointer(), o.reps, &phases);
-      const auto * out          = gpu->GetOutput()->GetBufferPointer();
+      const OverlapTimes t   = TimedWithoutAndWithOverlap(gpu.GetPointer(), o.reps);
+      const auto *       out = gpu->GetOutput()->GetBufferPointer();
       const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
       uint64_t     agree = 0, itkMarkers = 0;
       for (uint64_t i = 0; i < itkLabels.size(); ++i)
@@ -564,7 +576,7 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
         itkMarkers = std::max<uint64_t>(itkMarkers, itkLabels[i]);
       }
       const uint64_t markers = withLevel ? uint64_t(gpu->GetObjectCount()) : uint64_t(next);
-      const double   k = Median(kernel), w = Median(wall), equal = itkLabels.empty() ? 0.0 : double(agree) / n;
+      const double   k = Median(t.kernel), w = Median(t.wall), equal = itkLabels.empty() ? 0.0 : double(agree) / n;
       if (!reference.empty() && !identical)
         identicalAll = false;
       if (!itkLabels.empty() && itkMarkers != markers)
