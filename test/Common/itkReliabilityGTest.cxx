@@ -15,6 +15,9 @@
 
 #include "Common/chsTestImages.h"
 #include "chsConnectedComponents.h"
+#include "chsAlphaTree.h"
+#include "chsForestingTransform.h"
+#include "chsSingleLinkage.h"
 #include "chsWatershed.h"
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cstdlib>
 #include <cstring>
@@ -1066,6 +1070,199 @@ NeededBytes(const std::string & what)
   return open == std::string::npos ? 0 : std::stoull(what.substr(open + 5));
 }
 } // namespace
+
+namespace
+{
+/** `bytes` of address space that reads as zeros and takes no memory (anonymous, private, not reserved; `writable`
+ * only where a test writes a few values): the inputs and outputs of runs that must be refused before they read
+ * them into device memory or write them. A refused run that wrote to a read-only one would crash the test. */
+class ZeroSpace
+{
+public:
+  ZeroSpace(uint64_t bytes, bool writable = false)
+    : m_Bytes(bytes)
+  {
+    void * p = mmap(nullptr,
+                    bytes,
+                    PROT_READ | (writable ? PROT_WRITE : 0),
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1,
+                    0);
+    m_Data = p == MAP_FAILED ? nullptr : p;
+  }
+  ~ZeroSpace()
+  {
+    if (m_Data)
+      munmap(m_Data, m_Bytes);
+  }
+  ZeroSpace(const ZeroSpace &) = delete;
+  ZeroSpace &
+  operator=(const ZeroSpace &) = delete;
+
+  template <typename T>
+  T *
+  As() const
+  {
+    return static_cast<T *>(m_Data);
+  }
+
+private:
+  uint64_t m_Bytes = 0;
+  void *   m_Data  = nullptr;
+};
+
+/** Expects `run` to throw chs::DeviceMemoryError naming more bytes needed than the device has free, and to allocate
+ * nothing on the device before it does. */
+template <class F>
+void
+ExpectRefusedAsLargerThanTheDevice(const std::string & name, F && run)
+{
+  uint64_t freeBytes = 0, totalBytes = 0;
+  chs::CudaDeviceMemoryInfo(0, freeBytes, totalBytes);
+  const uint64_t allocations = chs::testing::DeviceAllocations();
+  try
+  {
+    run();
+    ADD_FAILURE() << name << ": not refused";
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    const std::string what = e.what();
+    std::cout << name << ": " << what << std::endl;
+    EXPECT_GT(NeededBytes(what), totalBytes) << name << ": " << what;
+    EXPECT_NE(what.find(" free"), std::string::npos) << name << ": " << what;
+  }
+  catch (const std::exception & e)
+  {
+    ADD_FAILURE() << name << ": refused with another exception: " << e.what();
+  }
+  EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << name << ": allocated before it was refused";
+}
+} // namespace
+
+/** Issue 31's bad input: a volume larger than the device, within each algorithm's size limits, is refused by every
+ * filter's CUDA backend before it reads the input into device memory or allocates anything, with DeviceMemoryError
+ * naming the bytes it needs (more than the device has) and the bytes free; then each filter runs again and gives
+ * the CPU reference's result. The inputs and outputs are address space that reads as zeros (ZeroSpace). Waterpixels
+ * are not among them: their limit, 2^31 voxels, fits an H200 (28 bytes a voxel). */
+TEST(Reliability, GPUEveryFilterRefusesAVolumeLargerThanTheDevice)
+{
+  CHS_REQUIRE_GPU();
+  std::vector<std::shared_ptr<Workload>> workloads;
+  std::vector<Fingerprint>               expected;
+  for (unsigned k = 0; k < 8; ++k)
+  {
+    workloads.push_back(MakeWorkload(k, 700 + k));
+    expected.push_back(workloads.back()->run(Backend::CPU, 0));
+  }
+  const chs::ExecutionContext context;
+
+  // 2048 x 2048 x 4096 uint8 voxels (1.7e10, the 64-bit paths; 12 to 24 bytes a voxel and more).
+  chs::Grid volume;
+  volume.dimension = 3;
+  volume.size[0] = volume.size[1] = 2048;
+  volume.size[2]                  = 4096;
+  const uint64_t n                = volume.NumberOfVoxels();
+  {
+    const ZeroSpace image(n), labels(n * sizeof(uint32_t)), seeds(n * sizeof(uint32_t));
+    ASSERT_NE(image.As<uint8_t>(), nullptr);
+    ASSERT_NE(labels.As<uint32_t>(), nullptr);
+    ExpectRefusedAsLargerThanTheDevice("watershed",
+                                       [&]
+                                       {
+                                         chs::WatershedCUDA(image.As<uint8_t>(),
+                                                            volume,
+                                                            chs::WatershedParameters{},
+                                                            labels.As<uint32_t>(),
+                                                            context);
+                                       });
+    ExpectRefusedAsLargerThanTheDevice(
+      "waterfall",
+      [&]
+      {
+        const chs::WaterfallLevelSink<uint32_t> sink = [&](unsigned, uint64_t) { return labels.As<uint32_t>(); };
+        chs::WaterfallCUDA(image.As<uint8_t>(), volume, chs::WaterfallParameters{}, sink, context);
+      });
+    ExpectRefusedAsLargerThanTheDevice("watershed from markers (the minima as markers)",
+                                       [&]
+                                       {
+                                         chs::MarkerWatershedCUDA<uint8_t, uint32_t>(image.As<uint8_t>(),
+                                                                                    nullptr,
+                                                                                    nullptr,
+                                                                                    volume,
+                                                                                    chs::MarkerWatershedParameters{},
+                                                                                    labels.As<uint32_t>(),
+                                                                                    context);
+                                       });
+    ExpectRefusedAsLargerThanTheDevice("Image Foresting Transform",
+                                       [&]
+                                       {
+                                         chs::ImageForestingTransformCUDA<uint8_t, uint32_t>(
+                                           image.As<uint8_t>(),
+                                           seeds.As<uint32_t>(),
+                                           volume,
+                                           chs::ForestingTransformParameters{},
+                                           labels.As<uint32_t>(),
+                                           nullptr,
+                                           nullptr,
+                                           context);
+                                       });
+  }
+  {
+    // The alpha-tree: 1290^3 uint8 voxels (2.15e9, below the node ids' 2^31 - 1), 26-connected (93 bytes a voxel).
+    chs::Grid cube;
+    cube.dimension = 3;
+    cube.size[0] = cube.size[1] = cube.size[2] = 1290;
+    const ZeroSpace              image(cube.NumberOfVoxels());
+    chs::AlphaTreeParameters     p;
+    p.graph.fullyConnected = true;
+    ExpectRefusedAsLargerThanTheDevice("alpha-tree",
+                                       [&]
+                                       {
+                                         chs::ImageAlphaTreeCUDA<uint8_t>(
+                                           image.As<uint8_t>(),
+                                           cube,
+                                           p,
+                                           [](uint64_t) -> chs::AlphaTreeArrays
+                                           { throw std::logic_error("the tree's arrays were asked for"); },
+                                           context);
+                                       });
+  }
+  {
+    // The image dendrogram: 40000^2 uint8 pixels (1.6e9, 3.2e9 edge slots; 126 bytes a pixel).
+    chs::Grid plane;
+    plane.dimension = 2;
+    plane.size[0] = plane.size[1] = 40000;
+    plane.size[2]                 = 1;
+    const ZeroSpace image(plane.NumberOfVoxels());
+    ExpectRefusedAsLargerThanTheDevice("image dendrogram",
+                                       [&]
+                                       {
+                                         chs::ImageSingleLinkageCUDA<uint8_t>(image.As<uint8_t>(),
+                                                                             plane,
+                                                                             chs::ImageGraphParameters{},
+                                                                             chs::DendrogramArrays{},
+                                                                             context);
+                                       });
+    // The graph dendrogram: 4e9 float-weighted edges on 1e9 vertices (28 bytes an edge kept, and the sort's).
+    const uint64_t  m = 4000000000ull;
+    const ZeroSpace ends(m * sizeof(uint32_t)), weights(m * sizeof(float));
+    ExpectRefusedAsLargerThanTheDevice("graph dendrogram",
+                                       [&]
+                                       {
+                                         chs::GraphSingleLinkageCUDA<float>(ends.As<uint32_t>(),
+                                                                            ends.As<uint32_t>(),
+                                                                            weights.As<float>(),
+                                                                            m,
+                                                                            1000000000ull,
+                                                                            false,
+                                                                            chs::DendrogramArrays{},
+                                                                            context);
+                                       });
+  }
+  for (unsigned k = 0; k < 8; ++k)
+    EXPECT_EQ(workloads[k]->run(Backend::CUDA, 0), expected[k]) << workloads[k]->name << ", after the refusals";
+}
 
 /** A device exactly as large as a run's check before allocating asks for (the test hook): the run then either fits or
  * is refused at a part it sizes on the way (the waterfall's parent table, connected components' statistics, Boruvka's
