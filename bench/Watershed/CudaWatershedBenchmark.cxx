@@ -9,8 +9,9 @@
 //
 //   CudaWatershedBenchmark --json out.json [--reps N] [--quick] [--itk-max-voxels N] [--cpu-max-voxels N]
 //                          [--write-inputs DIR] [--no-800m] [--only 2d|3d] [--rounds N]
-//   --rounds N runs the variants of each image N times over in the one process (the first of a process have been
-//   slower on some machines), each round's rows with their round number.
+//   --rounds N runs the variants of each image N times over in the one process, each round's rows with their round
+//   number (whether the first variants of a process run slower: bench/results/Watershed/overlapped-transfers/
+//   rounds-f2e2fca).
 //   Any form takes --staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default: the shape of the staging buffers that the
 //   copies of pageable host arrays go through (bench/Common/CudaStagingBenchmark.cu).
 //   CudaWatershedBenchmark --waterfall-paths [--json out.json] [--reps N]   (the waterfall's two level paths by size)

@@ -1073,22 +1073,17 @@ NeededBytes(const std::string & what)
 
 namespace
 {
-/** `bytes` of address space that reads as zeros and takes no memory (anonymous, private, not reserved; `writable`
- * only where a test writes a few values): the inputs and outputs of runs that must be refused before they read
- * them into device memory or write them. A refused run that wrote to a read-only one would crash the test. */
+/** `bytes` of read-only address space that reads as zeros and takes no memory (anonymous, private, not reserved):
+ * the inputs and outputs of runs that must be refused before they read them into device memory or write them. A
+ * refused run that wrote to one would crash the test. */
 class ZeroSpace
 {
 public:
-  ZeroSpace(uint64_t bytes, bool writable = false)
+  explicit ZeroSpace(uint64_t bytes)
     : m_Bytes(bytes)
   {
-    void * p = mmap(nullptr,
-                    bytes,
-                    PROT_READ | (writable ? PROT_WRITE : 0),
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                    -1,
-                    0);
-    m_Data = p == MAP_FAILED ? nullptr : p;
+    void * p = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    m_Data   = p == MAP_FAILED ? nullptr : p;
   }
   ~ZeroSpace()
   {
