@@ -68,9 +68,18 @@ struct AlphaTreeParameters
    * over the node ids even for small images (the path taken from 2^30 pixels on, where bit 31 of a node id is no
    * longer free). */
   bool forceWideIds = false;
+  /** Testing only: the CPU reference numbers its binary partition tree's nodes and its pixels in 64 bits even for small
+   * images (the path taken from 2^31 pixels on, where the 2n - 1 nodes no longer have 32-bit ids). */
+  bool forceWideNodeIds = false;
 };
 
-/** Where a backend writes the tree: parents and levels of every node. `level` may be null. */
+/** Trees of at most this many nodes have 32-bit node ids (0 .. 2^32 - 2): every image of up to
+ * MaximumDendrogramVertices pixels. Larger trees (2^31 pixels and more) need 64-bit ids. */
+constexpr uint64_t MaximumNarrowTreeNodes = (uint64_t(1) << 32) - 1;
+
+/** Where a backend writes the tree: parents and levels of every node. The parents go to exactly one of `parent`
+ * (32-bit node ids, for trees of at most MaximumNarrowTreeNodes nodes) and `parent64` (64-bit node ids, for any
+ * tree), as the allocator chooses; both backends write the same ids to either. `level` may be null. */
 struct AlphaTreeArrays
 {
   uint32_t * parent = nullptr;
@@ -78,10 +87,13 @@ struct AlphaTreeArrays
   /** Set by an allocator whose level array already holds 0 for the n leaves (value-initialised storage): the CUDA
    * backend then skips writing them. */
   bool leafLevelsZero = false;
+  uint64_t * parent64       = nullptr;
 };
 
 /** Called by a backend once, when the tree is built and checked and its number of nodes known (between n and
- * 2n - 1), to get the arrays to write it to; on failure before that point nothing is allocated or written. */
+ * 2n - 1), to get the arrays to write it to; on failure before that point nothing is allocated or written. An
+ * allocator that gives no parent array, both, or a 32-bit one for more than MaximumNarrowTreeNodes nodes gets
+ * std::invalid_argument, and nothing is written. */
 using AlphaTreeAllocator = std::function<AlphaTreeArrays(uint64_t nodes)>;
 
 struct AlphaTreeResult
@@ -98,14 +110,15 @@ struct AlphaTreeResult
   double canonicaliseMilliseconds = 0.0;
 };
 
-/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
- * more than 2^31 - 1 pixels (2n - 1 node ids in 32 bits); for float and vector pixels, pixels plus edge slots of
- * 2^32 - 1 or more (edge slots: pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D). Integer scalars
- * of 8 and 16 bits are limited by the node ids only. ImageAlphaTreeCUDA also refuses the sizes its construction
- * cannot number (pixels plus edge slots for v1, v2 and the spanning tree; the level-synchronous one numbers edge
- * slots in 64 bits where 32 do not hold them; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus
- * slots), and throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free
- * memory. */
+/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel;
+ * for float and vector pixels, pixels plus edge slots of 2^32 - 1 or more (edge slots: pixels x 2 in 2D 4-connected,
+ * x 4 8-connected, x 3 and x 13 in 3D). Integer scalars of 8 and 16 bits have no limit of their own in the CPU
+ * reference: from 2^31 pixels on (and with AlphaTreeParameters::forceWideNodeIds) it numbers nodes and pixels in 64
+ * bits, and the tree then needs the allocator's `parent64`. ImageAlphaTreeCUDA numbers nodes in 32 bits: it refuses
+ * more than MaximumDendrogramVertices pixels, and the sizes its construction cannot number (pixels plus edge slots
+ * for v1, v2 and the spanning tree; the level-synchronous one numbers edge slots in 64 bits where 32 do not hold
+ * them; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus slots), and throws
+ * chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,
@@ -127,7 +140,8 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
  * (the pixel itself when none qualifies); `range` (per node, the largest difference of values inside it) may be null
  * when omega is infinite. Writes labels[p] (consecutive from 1 in raster order of each region's first pixel) and
  * returns the number of regions. Throws std::invalid_argument for a NaN alpha or omega, or a finite omega without
- * ranges, before writing anything. The CUDA backend gives the same labels. */
+ * ranges, before writing anything. The CUDA backend gives the same labels. Every query below also takes 64-bit
+ * parents (AlphaTreeArrays::parent64; the cut then writes 64-bit labels) with the same results. */
 CudaHierarchicalSegmentation_EXPORT uint64_t
 AlphaTreeCutCPU(const uint32_t * parent,
                 const double *   level,
@@ -139,6 +153,16 @@ AlphaTreeCutCPU(const uint32_t * parent,
                 uint32_t *       labels);
 
 CudaHierarchicalSegmentation_EXPORT uint64_t
+AlphaTreeCutCPU(const uint64_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint64_t *       labels);
+
+CudaHierarchicalSegmentation_EXPORT uint64_t
 AlphaTreeCutCUDA(const uint32_t *         parent,
                  const double *           level,
                  const double *           range,
@@ -147,6 +171,18 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
                  double                   alpha,
                  double                   omega,
                  uint32_t *               labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info = nullptr);
+
+CudaHierarchicalSegmentation_EXPORT uint64_t
+AlphaTreeCutCUDA(const uint64_t *         parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 uint64_t *               labels,
                  const ExecutionContext & context,
                  RunInfo *                info = nullptr);
 
@@ -163,7 +199,23 @@ AlphaTreeSaliencyCPU(const uint32_t * parent,
                      float *          saliency);
 
 CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeSaliencyCPU(const uint64_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency);
+
+CudaHierarchicalSegmentation_EXPORT void
 AlphaTreeSaliencyCUDA(const uint32_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info = nullptr);
+
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeSaliencyCUDA(const uint64_t *         parent,
                       const double *           level,
                       uint64_t                 nodes,
                       const Grid &             pixels,
@@ -185,6 +237,15 @@ AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
                          double *         saliency);
 
 CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeEdgeSaliencyCPU(const uint64_t * parent,
+                         const double *   level,
+                         uint64_t         nodes,
+                         const uint64_t * u,
+                         const uint64_t * v,
+                         uint64_t         count,
+                         double *         saliency);
+
+CudaHierarchicalSegmentation_EXPORT void
 AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
                           const double *           level,
                           uint64_t                 nodes,
@@ -195,17 +256,29 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
                           const ExecutionContext & context,
                           RunInfo *                info = nullptr);
 
-/** Per node of a tree of the definition above (`nodes` parents, the first `leaves` the pixels of `components`
- * interleaved values each), the largest difference of values inside the node over the components: the range an
- * alpha-omega cut compares with omega. Host code, one pass from the leaves up (parents come after their children). */
-template <typename TPixel>
+CudaHierarchicalSegmentation_EXPORT void
+AlphaTreeEdgeSaliencyCUDA(const uint64_t *         parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const uint64_t *         u,
+                          const uint64_t *         v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info = nullptr);
+
+/** Per node of a tree of the definition above (`nodes` parents, 32- or 64-bit, the first `leaves` the pixels of
+ * `components` interleaved values each), the largest difference of values inside the node over the components: the
+ * range an alpha-omega cut compares with omega. Host code, one pass from the leaves up (parents come after their
+ * children). */
+template <typename TNode, typename TPixel>
 void
-AlphaTreeValueRanges(const uint32_t * parent,
-                     uint64_t         nodes,
-                     const TPixel *   pixels,
-                     uint64_t         leaves,
-                     unsigned         components,
-                     double *         range)
+AlphaTreeValueRanges(const TNode *  parent,
+                     uint64_t       nodes,
+                     const TPixel * pixels,
+                     uint64_t       leaves,
+                     unsigned       components,
+                     double *       range)
 {
   std::vector<TPixel> low(nodes * components, std::numeric_limits<TPixel>::max());
   std::vector<TPixel> high(nodes * components, std::numeric_limits<TPixel>::lowest());
@@ -229,11 +302,11 @@ AlphaTreeValueRanges(const uint32_t * parent,
   }
 }
 
-/** Leaves under each node of a tree whose parents come after their children (alpha-trees and dendrograms): 1 for the
- * first `leaves` nodes, the sum of the children's for the others. Host code. */
-template <typename TArea>
+/** Leaves under each node of a tree whose parents (32- or 64-bit) come after their children (alpha-trees and
+ * dendrograms): 1 for the first `leaves` nodes, the sum of the children's for the others. Host code. */
+template <typename TNode, typename TArea>
 void
-TreeAreas(const uint32_t * parent, uint64_t nodes, uint64_t leaves, TArea * area)
+TreeAreas(const TNode * parent, uint64_t nodes, uint64_t leaves, TArea * area)
 {
   std::fill(area, area + nodes, TArea(0));
   for (uint64_t x = 0; x < nodes; ++x)

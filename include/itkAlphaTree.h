@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace itk
 {
@@ -28,6 +29,8 @@ namespace itk
  * component over the node's pixels) is kept when the building filter computed it, for alpha-omega cuts.
  *
  * The arrays are itk::VectorContainer objects (NumPy arrays in Python through itk.array_from_vector_container).
+ * Node ids are 32-bit (GetParents) for trees of up to 2^32 - 1 nodes (images of up to 2^31 - 1 pixels), and 64-bit
+ * (GetWideParents) for larger trees or when the building filter was asked for them (HasWideNodeIds tells which).
  * AlphaTreeCutImageFilter cuts the tree into label images and AlphaTreeSaliencyImageFilter draws its saliency map.
  *
  * \ingroup CudaHierarchicalSegmentation
@@ -45,15 +48,17 @@ public:
   itkNewMacro(Self);
   chsTypeMacro(AlphaTree, ImageHierarchy);
 
-  using IndexContainerType = VectorContainer<IdentifierType, uint32_t>;
-  using LevelContainerType = VectorContainer<IdentifierType, double>;
-  using AreaContainerType  = VectorContainer<IdentifierType, IdentifierType>;
+  using IndexContainerType     = VectorContainer<IdentifierType, uint32_t>;
+  using WideIndexContainerType = VectorContainer<IdentifierType, uint64_t>;
+  using LevelContainerType     = VectorContainer<IdentifierType, double>;
+  using AreaContainerType      = VectorContainer<IdentifierType, IdentifierType>;
 
   /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write (their
    * values are unspecified until then: the storage may come from the module's host array cache, chsHostCache.h),
-   * and drops the value ranges. */
+   * and drops the value ranges. The parents are 64-bit when `wideNodeIds` is set or the tree has more than
+   * 2^32 - 1 nodes, else 32-bit. */
   void
-  Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes);
+  Allocate(SizeValueType numberOfLeaves, SizeValueType numberOfNodes, bool wideNodeIds = false);
 
   /** Throws an ExceptionObject when the arrays are not a canonical alpha-tree as described above. */
   void
@@ -63,21 +68,46 @@ public:
   SizeValueType
   GetNumberOfNodes() const
   {
-    return m_Parents->size();
+    return m_WideNodeIds ? m_WideParents->size() : m_Parents->size();
   }
   SizeValueType
   GetRoot() const
   {
-    return m_Parents->empty() ? 0 : m_Parents->size() - 1;
+    return this->GetNumberOfNodes() == 0 ? 0 : this->GetNumberOfNodes() - 1;
   }
-  itkGetModifiableObjectMacro(Parents, IndexContainerType);
+  /** Whether the node ids are 64-bit: the parents are then in GetWideParents, and GetParents throws. */
+  bool
+  HasWideNodeIds() const
+  {
+    return m_WideNodeIds;
+  }
+  /** The parents of a tree of 32-bit node ids; throws an ExceptionObject for a tree of 64-bit ones. */
+  IndexContainerType *
+  GetModifiableParents();
+  IndexContainerType *
+  GetParents()
+  {
+    return this->GetModifiableParents();
+  }
+  const IndexContainerType *
+  GetParents() const;
+  /** The parents of a tree of 64-bit node ids; throws an ExceptionObject for a tree of 32-bit ones. */
+  WideIndexContainerType *
+  GetModifiableWideParents();
+  WideIndexContainerType *
+  GetWideParents()
+  {
+    return this->GetModifiableWideParents();
+  }
+  const WideIndexContainerType *
+  GetWideParents() const;
   itkGetModifiableObjectMacro(Levels, LevelContainerType);
   /** Per node value range; empty when the building filter did not compute it. */
   itkGetModifiableObjectMacro(ValueRanges, LevelContainerType);
   bool
   HasValueRanges() const
   {
-    return !m_ValueRanges->empty() && m_ValueRanges->size() == m_Parents->size();
+    return !m_ValueRanges->empty() && m_ValueRanges->size() == this->GetNumberOfNodes();
   }
 
   /** Number of pixels of every node. */
@@ -91,7 +121,8 @@ public:
   /** A label per pixel (consecutive from 1 in raster order of each region's first pixel) of the largest nodes whose
    * level is at most alpha and, when omega is finite, whose value range is at most omega (Soille's alpha-omega
    * constrained connectivity; a pixel is its own region when even its first ancestor is too wide). With omega
-   * infinite these are the alpha-connected components. */
+   * infinite these are the alpha-connected components. Throws an ExceptionObject for a cut of 2^32 regions or more
+   * (their labels do not fit). */
   IndexContainerType::Pointer
   ComputeLabels(double alpha, double omega = std::numeric_limits<double>::infinity()) const;
 
@@ -105,9 +136,16 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  SizeValueType               m_NumberOfLeaves = 0;
-  // Parents and levels are written by the backends: their storage is reused through the host array cache.
+  template <typename TNode>
+  void
+  CheckInvariantsOf(const std::vector<TNode> & parent) const;
+
+  SizeValueType m_NumberOfLeaves = 0;
+  bool          m_WideNodeIds    = false;
+  // Parents and levels are written by the backends: their storage is reused through the host array cache. One of the
+  // two parent containers is in use, the other empty.
   HostCachedVectorContainer<IdentifierType, uint32_t>::Pointer m_Parents;
+  HostCachedVectorContainer<IdentifierType, uint64_t>::Pointer m_WideParents;
   HostCachedVectorContainer<IdentifierType, double>::Pointer   m_Levels;
   LevelContainerType::Pointer m_ValueRanges;
 };

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 namespace itk
 {
@@ -63,7 +64,6 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   }
   tree->CheckCutParameters(m_Alpha, m_Omega);
   const bool                  constrained = !std::isinf(m_Omega);
-  const uint32_t *            parent      = tree->GetParents()->CastToSTLConstContainer().data();
   const double *              level       = tree->GetLevels()->CastToSTLConstContainer().data();
   const double *              range = constrained ? tree->GetValueRanges()->CastToSTLConstContainer().data() : nullptr;
   const SizeValueType         n     = tree->GetNumberOfLeaves();
@@ -73,24 +73,33 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
   const BackendEnum backend = this->ResolveBackend();
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
   AllocateHostCached(out, backend == BackendEnum::CUDA);
-  // 32-bit labels are written in place; other label types through a temporary.
-  constexpr bool              inPlace = std::is_same<LabelType, uint32_t>::value;
-  std::unique_ptr<uint32_t[]> temporary(inPlace ? nullptr : new uint32_t[n]);
-  uint32_t * labels = inPlace ? reinterpret_cast<uint32_t *>(out->GetBufferPointer()) : temporary.get();
-  this->RunBackend(
-    backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels, context, &run); },
-    [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels); },
-    { out });
+  // Labels of the tree's node id width (32 or 64 bits): written in place when the label type is that, else through
+  // a temporary.
+  auto cut = [&](const auto * parent)
+  {
+    using TNode                      = std::remove_const_t<std::remove_pointer_t<decltype(parent)>>;
+    constexpr bool           inPlace = std::is_same<LabelType, TNode>::value;
+    std::unique_ptr<TNode[]> temporary(inPlace ? nullptr : new TNode[n]);
+    TNode *                  labels = inPlace ? reinterpret_cast<TNode *>(out->GetBufferPointer()) : temporary.get();
+    this->RunBackend(
+      backend,
+      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+      { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels, context, &run); },
+      [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels); },
+      { out });
+    if (!inPlace && count <= SizeValueType(NumericTraits<LabelType>::max()))
+      std::copy(labels, labels + n, out->GetBufferPointer());
+  };
+  if (tree->HasWideNodeIds())
+    cut(tree->GetWideParents()->CastToSTLConstContainer().data());
+  else
+    cut(tree->GetParents()->CastToSTLConstContainer().data());
   if (count > SizeValueType(NumericTraits<LabelType>::max()))
   {
     out->Initialize();
     itkExceptionMacro(<< count << " regions do not fit the label type (at most "
                       << SizeValueType(NumericTraits<LabelType>::max()) << ").");
   }
-  if (!inPlace)
-    std::copy(labels, labels + n, out->GetBufferPointer());
   m_ObjectCount = count;
 }
 

@@ -79,7 +79,6 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   for (unsigned d = 0; d < ImageDimension; ++d)
     grid.size[d] = pixelSize[d];
   const SizeValueType total   = size[0] * size[1] * size[2];
-  const uint32_t *    p       = tree->GetParents()->CastToSTLConstContainer().data();
   const double *      l       = tree->GetLevels()->CastToSTLConstContainer().data();
   const SizeValueType nodes   = tree->GetNumberOfNodes();
   const BackendEnum   backend = this->ResolveBackend();
@@ -89,12 +88,19 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   constexpr bool           inPlace = std::is_same<typename OutputImageType::PixelType, float>::value;
   std::unique_ptr<float[]> temporary(inPlace ? nullptr : new float[total]);
   float *                  map = inPlace ? reinterpret_cast<float *>(out->GetBufferPointer()) : temporary.get();
-  this->RunBackend(
-    backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map, context, &run); },
-    [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map); },
-    { out });
+  auto                     draw = [&](const auto * p)
+  {
+    this->RunBackend(
+      backend,
+      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+      { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map, context, &run); },
+      [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map); },
+      { out });
+  };
+  if (tree->HasWideNodeIds())
+    draw(tree->GetWideParents()->CastToSTLConstContainer().data());
+  else
+    draw(tree->GetParents()->CastToSTLConstContainer().data());
   if (!inPlace)
     std::copy(map, map + total, out->GetBufferPointer());
 }

@@ -76,6 +76,11 @@ public:
   itkSetMacro(ComputeValueRanges, bool);
   itkGetConstMacro(ComputeValueRanges, bool);
   itkBooleanMacro(ComputeValueRanges);
+  /** Whether the output's node ids are 64-bit (AlphaTree::GetWideParents) whatever its size (default off: 32-bit ids
+   * up to 2^32 - 1 nodes, 64-bit beyond). Both backends give the same ids either way. */
+  itkSetMacro(WideNodeIds, bool);
+  itkGetConstMacro(WideNodeIds, bool);
+  itkBooleanMacro(WideNodeIds);
 
   /** CUDA, last update: kernel milliseconds (construction plus canonicalisation), the two parts, the edges inserted
    * before canonicalisation, and the peak device memory in bytes. */
@@ -102,6 +107,7 @@ private:
   VectorDistanceEnum m_VectorDistance{ VectorDistanceEnum::L2 };
   AlgorithmEnum      m_Algorithm{ AlgorithmEnum::Auto };
   bool               m_ComputeValueRanges{ true };
+  bool               m_WideNodeIds{ false };
   double             m_ConstructionMilliseconds{ 0.0 };
   double             m_CanonicalisationMilliseconds{ 0.0 };
   SizeValueType      m_NumberOfInsertedEdges{ 0 };

@@ -102,10 +102,13 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
   chs::AlphaTreeResult          result;
   const chs::AlphaTreeAllocator allocate = [&](uint64_t nodes)
   {
-    output->Allocate(n, nodes);
+    output->Allocate(n, nodes, m_WideNodeIds);
     chs::AlphaTreeArrays arrays;
-    arrays.parent = output->GetParents()->CastToSTLContainer().data();
-    arrays.level  = output->GetLevels()->CastToSTLContainer().data();
+    if (output->HasWideNodeIds())
+      arrays.parent64 = output->GetModifiableWideParents()->CastToSTLContainer().data();
+    else
+      arrays.parent = output->GetModifiableParents()->CastToSTLContainer().data();
+    arrays.level = output->GetLevels()->CastToSTLContainer().data();
     return arrays;
   };
   this->RunBackend(
@@ -121,10 +124,15 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
       output->CheckInvariants();
     if (m_ComputeValueRanges)
     {
-      const auto & parent = output->GetParents()->CastToSTLConstContainer();
-      auto &       range  = output->GetValueRanges()->CastToSTLContainer();
-      range.resize(parent.size());
-      chs::AlphaTreeValueRanges(parent.data(), parent.size(), pixels, n, components, range.data());
+      const SizeValueType nodes = output->GetNumberOfNodes();
+      auto &              range = output->GetValueRanges()->CastToSTLContainer();
+      range.resize(nodes);
+      if (output->HasWideNodeIds())
+        chs::AlphaTreeValueRanges(
+          output->GetWideParents()->CastToSTLConstContainer().data(), nodes, pixels, n, components, range.data());
+      else
+        chs::AlphaTreeValueRanges(
+          output->GetParents()->CastToSTLConstContainer().data(), nodes, pixels, n, components, range.data());
     }
   }
   catch (...)

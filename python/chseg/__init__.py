@@ -178,13 +178,15 @@ def _alpha_tree_input(a):
 
 
 def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[int] = None, distance: str = "l2",
-               algorithm: str = "auto", backend: str = "auto", device: Optional[int] = None) -> AlphaTree:
+               algorithm: str = "auto", wide_node_ids: bool = False, backend: str = "auto",
+               device: Optional[int] = None) -> AlphaTree:
     """The alpha-tree (quasi-flat zone hierarchy) of a 2D or 3D image: its nodes are the distinct alpha-connected
     components for every alpha (pixels joined by paths whose edges weigh at most alpha; edge weight |a - b|, or the
     'l1', 'l2' or 'linf' norm of the channels' differences with ``channel_axis``), a node's level the smallest such
     alpha. The tree is canonical: leaves are the pixels (raster order), internal nodes ordered by (level, smallest
     pixel), each with two children or more, the root last. Pixel types: uint8, int8, uint16, int16, float32; a NaN or
-    infinite pixel is a ValueError (|inf - inf| has no weight)."""
+    infinite pixel is a ValueError (|inf - inf| has no weight). Parents are uint32 for trees of up to 2^32 - 1 nodes,
+    uint64 beyond (images of 2^31 pixels and more) or with ``wide_node_ids``."""
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")
@@ -192,7 +194,8 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
     shape = tuple(int(s) for s in a.shape[:spatial])
 
     def allocate(nodes):
-        return run.empty((nodes,), np.uint32), run.empty((nodes,), np.float64)
+        ids = np.uint64 if wide_node_ids or nodes > 2**32 - 1 else np.uint32
+        return run.empty((nodes,), ids), run.empty((nodes,), np.float64)
 
     r = _chseg.alpha_tree(a, spatial, check_connectivity(fully_connected), choice(distance, _DISTANCES, "distance"),
                           choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"), allocate, run.backend, run.device,

@@ -115,7 +115,8 @@ class _Tree:
 
 
 class AlphaTree(_Tree):
-    """The alpha-tree (quasi-flat zone hierarchy) of an image: ``parents`` (uint32) and ``levels`` (float64) of its
+    """The alpha-tree (quasi-flat zone hierarchy) of an image: ``parents`` (uint32, or uint64 for trees of more than
+    2^32 - 1 nodes) and ``levels`` (float64) of its
     nodes, the pixels first (raster order, leaves at level 0), the internal nodes ordered by (level, smallest pixel),
     the root last. Arrays of the input's kind (NumPy or CuPy)."""
 
@@ -140,9 +141,9 @@ class AlphaTree(_Tree):
         return self._ranges
 
     def cut(self, alpha: float, omega: float = math.inf):
-        """Labels (uint32, 1..K in raster order of each region's first pixel) of the regions of the cut: each pixel's
-        region is its highest ancestor x with level(x) <= alpha and, when omega is finite, range(x) <= omega
-        (constrained connectivity, Soille's alpha-omega cut)."""
+        """Labels (of the parents' type, 1..K in raster order of each region's first pixel) of the regions of the cut:
+        each pixel's region is its highest ancestor x with level(x) <= alpha and, when omega is finite, range(x) <=
+        omega (constrained connectivity, Soille's alpha-omega cut)."""
         alpha = float(alpha)
         omega = float(omega)
         if math.isnan(alpha) or math.isnan(omega):
@@ -153,8 +154,8 @@ class AlphaTree(_Tree):
             ranges = self.ranges()
             if run.device_arrays:
                 ranges = run.array(ranges)
-        labels = run.empty(self.shape, np.uint32)
         parents, levels = self._backend_arrays
+        labels = run.empty(self.shape, parents.dtype)
         _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device,
                               run.stream)
         return run.output(to_caller(run, labels))
@@ -178,7 +179,8 @@ class AlphaTree(_Tree):
         u, v, ids = self._image_graph()
         parents, levels = self._backend_arrays
         saliency = run.empty((int(u.shape[0]),), np.float64)
-        _chseg.alpha_tree_edge_saliency(parents, levels, u, v, saliency, run.backend, run.device, run.stream)
+        ends = (u, v) if parents.dtype == u.dtype else (u.astype(parents.dtype), v.astype(parents.dtype))
+        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.backend, run.device, run.stream)
         out = _dendrogram_arrays(run, self.num_leaves)
         _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.backend, run.device, run.stream)
         out[2][...] = ids[out[2]]  # the image edge index of each tree edge

@@ -175,13 +175,39 @@ OptionalPtr(const nb::object & o, Array & keep)
 void
 CheckParents(const Array & parent)
 {
-  if (parent.dtype() != nb::dtype<uint32_t>())
-    throw std::invalid_argument("chseg: parents must be a uint32 array");
-  const uint32_t * up    = Ptr<const uint32_t>(parent);
-  const size_t     nodes = parent.size();
-  for (size_t x = 0; x < nodes; ++x)
-    if (up[x] != x && (up[x] < x || up[x] >= nodes))
-      throw std::invalid_argument("chseg: parents must come after their children");
+  auto check = [&](auto * up)
+  {
+    const size_t nodes = parent.size();
+    for (size_t x = 0; x < nodes; ++x)
+      if (up[x] != x && (up[x] < x || up[x] >= nodes))
+        throw std::invalid_argument("chseg: parents must come after their children");
+  };
+  if (parent.dtype() == nb::dtype<uint32_t>())
+    check(Ptr<const uint32_t>(parent));
+  else if (parent.dtype() == nb::dtype<uint64_t>())
+    check(Ptr<const uint64_t>(parent));
+  else
+    throw std::invalid_argument("chseg: parents must be a uint32 or uint64 array");
+}
+
+/** f(parents) with the parents' pointer of their type: 32-bit or 64-bit node ids. */
+template <class F>
+void
+WithParents(const Array & parent, F && f)
+{
+  if (parent.dtype() == nb::dtype<uint32_t>())
+    f(Ptr<const uint32_t>(parent));
+  else if (parent.dtype() == nb::dtype<uint64_t>())
+    f(Ptr<const uint64_t>(parent));
+  else
+    throw std::invalid_argument("chseg: parents must be a uint32 or uint64 array");
+}
+
+/** Whether `a` holds the integers of the parents' node id width (uint32 or uint64). */
+bool
+SameIdWidth(const Array & a, const Array & parent)
+{
+  return a.dtype() == parent.dtype() && (a.dtype() == nb::dtype<uint32_t>() || a.dtype() == nb::dtype<uint64_t>());
 }
 
 /** A NumPy array of T with NumPy's own dtype for it: nanobind makes 64-bit integers 'Q' / 'q' (unsigned / signed
@@ -464,14 +490,18 @@ AlphaTree(const Array &        image,
     arrays       = allocate(nodes);
     Array parent = nb::cast<Array>(arrays[0]);
     Array level  = nb::cast<Array>(arrays[1]);
-    if (parent.dtype() != nb::dtype<uint32_t>() || level.dtype() != nb::dtype<double>() || parent.size() != nodes ||
-        level.size() != nodes)
-      throw std::invalid_argument("chseg: the tree allocator must return uint32 parents and float64 levels");
+    const bool wide   = parent.dtype() == nb::dtype<uint64_t>();
+    if ((!wide && parent.dtype() != nb::dtype<uint32_t>()) || level.dtype() != nb::dtype<double>() ||
+        parent.size() != nodes || level.size() != nodes)
+      throw std::invalid_argument("chseg: the tree allocator must return uint32 or uint64 parents and float64 levels");
     if (!b.cuda && (parent.device_type() != nb::device::cpu::value || level.device_type() != nb::device::cpu::value))
       throw std::invalid_argument("chseg: the cpu backend needs host (NumPy) arrays");
     chs::AlphaTreeArrays out;
-    out.parent = Ptr<uint32_t>(parent);
-    out.level  = Ptr<double>(level);
+    if (wide)
+      out.parent64 = Ptr<uint64_t>(parent);
+    else
+      out.parent = Ptr<uint32_t>(parent);
+    out.level = Ptr<double>(level);
     return out;
   };
   chs::AlphaTreeResult r;
@@ -511,8 +541,9 @@ AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
     {
       using T = decltype(pixel);
       nb::gil_scoped_release release;
-      chs::AlphaTreeValueRanges(
-        Ptr<const uint32_t>(parent), nodes, Ptr<const T>(image), pixels, components, range.data());
+      WithParents(parent,
+                  [&](auto * up)
+                  { chs::AlphaTreeValueRanges(up, nodes, Ptr<const T>(image), pixels, components, range.data()); });
     },
     AlphaTreePixels{});
   return ToNumpy(std::move(range), nodes);
@@ -523,12 +554,12 @@ nb::object
 TreeAreas(const Array & parent, uint64_t leaves)
 {
   if (parent.device_type() != nb::device::cpu::value)
-    throw std::invalid_argument("chseg: node areas are computed from host uint32 parents");
+    throw std::invalid_argument("chseg: node areas are computed from host parents");
   CheckParents(parent);
   std::vector<uint64_t> area(parent.size());
   {
     nb::gil_scoped_release release;
-    chs::TreeAreas(Ptr<const uint32_t>(parent), parent.size(), leaves, area.data());
+    WithParents(parent, [&](auto * up) { chs::TreeAreas(up, parent.size(), leaves, area.data()); });
   }
   return ToNumpy(std::move(area), parent.size());
 }
@@ -549,28 +580,34 @@ AlphaTreeCut(const Array &       parent,
   Array          range;
   const double * rangePointer = OptionalPtr<const double>(rangeObject, range);
   CheckHost(b, { &parent, &level, &labels, rangePointer ? &range : nullptr });
+  if (!SameIdWidth(labels, parent) || level.dtype() != nb::dtype<double>())
+    throw std::invalid_argument(
+      "chseg: a cut takes uint32 or uint64 parents, float64 levels and labels of the parents' "
+      "type");
   chs::RunInfo info;
   uint64_t     regions = 0;
   {
     nb::gil_scoped_release release;
-    regions = b.cuda ? chs::AlphaTreeCutCUDA(Ptr<const uint32_t>(parent),
-                                             Ptr<const double>(level),
-                                             rangePointer,
-                                             leaves,
-                                             parent.size(),
-                                             alpha,
-                                             omega,
-                                             Ptr<uint32_t>(labels),
-                                             b.context,
-                                             &info)
-                     : chs::AlphaTreeCutCPU(Ptr<const uint32_t>(parent),
-                                            Ptr<const double>(level),
-                                            rangePointer,
-                                            leaves,
-                                            parent.size(),
-                                            alpha,
-                                            omega,
-                                            Ptr<uint32_t>(labels));
+    WithParents(
+      parent,
+      [&](auto * up)
+      {
+        using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
+        regions =
+          b.cuda
+            ? chs::AlphaTreeCutCUDA(up,
+                                    Ptr<const double>(level),
+                                    rangePointer,
+                                    leaves,
+                                    parent.size(),
+                                    alpha,
+                                    omega,
+                                    Ptr<TNode>(labels),
+                                    b.context,
+                                    &info)
+            : chs::AlphaTreeCutCPU(
+                up, Ptr<const double>(level), rangePointer, leaves, parent.size(), alpha, omega, Ptr<TNode>(labels));
+      });
   }
   nb::dict d = Info(info);
   d["count"] = regions;
@@ -592,17 +629,15 @@ AlphaTreeSaliency(const Array &                 parent,
   chs::RunInfo    info;
   {
     nb::gil_scoped_release release;
-    if (b.cuda)
-      chs::AlphaTreeSaliencyCUDA(Ptr<const uint32_t>(parent),
-                                 Ptr<const double>(level),
-                                 parent.size(),
-                                 grid,
-                                 Ptr<float>(saliency),
-                                 b.context,
-                                 &info);
-    else
-      chs::AlphaTreeSaliencyCPU(
-        Ptr<const uint32_t>(parent), Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency));
+    WithParents(parent,
+                [&](auto * up)
+                {
+                  if (b.cuda)
+                    chs::AlphaTreeSaliencyCUDA(
+                      up, Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency), b.context, &info);
+                  else
+                    chs::AlphaTreeSaliencyCPU(up, Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency));
+                });
   }
   return Info(info);
 }
@@ -634,33 +669,37 @@ AlphaTreeEdgeSaliency(const Array &       parent,
 {
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &parent, &level, &u, &v, &saliency });
-  if (parent.dtype() != nb::dtype<uint32_t>() || level.dtype() != nb::dtype<double>() ||
-      u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() ||
+  if (!SameIdWidth(u, parent) || !SameIdWidth(v, parent) || level.dtype() != nb::dtype<double>() ||
       saliency.dtype() != nb::dtype<double>() || level.size() != parent.size() || u.size() != v.size() ||
       saliency.size() != u.size())
-    throw std::invalid_argument("chseg: edge saliency takes uint32 parents, float64 levels, uint32 ends and a float64 "
-                                "output, the ends and the output of one length");
+    throw std::invalid_argument("chseg: edge saliency takes uint32 or uint64 parents, float64 levels, ends of the "
+                                "parents' type and a float64 output, the ends and the output of one length");
   chs::RunInfo info;
   {
     nb::gil_scoped_release release;
-    if (b.cuda)
-      chs::AlphaTreeEdgeSaliencyCUDA(Ptr<const uint32_t>(parent),
-                                     Ptr<const double>(level),
-                                     parent.size(),
-                                     Ptr<const uint32_t>(u),
-                                     Ptr<const uint32_t>(v),
-                                     u.size(),
-                                     Ptr<double>(saliency),
-                                     b.context,
-                                     &info);
-    else
-      chs::AlphaTreeEdgeSaliencyCPU(Ptr<const uint32_t>(parent),
-                                    Ptr<const double>(level),
-                                    parent.size(),
-                                    Ptr<const uint32_t>(u),
-                                    Ptr<const uint32_t>(v),
-                                    u.size(),
-                                    Ptr<double>(saliency));
+    WithParents(parent,
+                [&](auto * up)
+                {
+                  using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
+                  if (b.cuda)
+                    chs::AlphaTreeEdgeSaliencyCUDA(up,
+                                                   Ptr<const double>(level),
+                                                   parent.size(),
+                                                   Ptr<const TNode>(u),
+                                                   Ptr<const TNode>(v),
+                                                   u.size(),
+                                                   Ptr<double>(saliency),
+                                                   b.context,
+                                                   &info);
+                  else
+                    chs::AlphaTreeEdgeSaliencyCPU(up,
+                                                  Ptr<const double>(level),
+                                                  parent.size(),
+                                                  Ptr<const TNode>(u),
+                                                  Ptr<const TNode>(v),
+                                                  u.size(),
+                                                  Ptr<double>(saliency));
+                });
   }
   return Info(info);
 }

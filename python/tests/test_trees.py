@@ -81,6 +81,24 @@ def test_alpha_tree_of_channels(backend):
     assert hg.test_tree_isomorphism(tree.to_higra()[0], expected)
 
 
+@pytest.mark.parametrize("shape, fully_connected, dtype", CASES)
+def test_alpha_tree_with_wide_node_ids_is_the_same_tree(backend, shape, fully_connected, dtype):
+    """64-bit node ids (the parents of trees of more than 2^32 - 1 nodes, asked for on small images): the same tree,
+    cuts, ranges, areas, saliency and filters as with 32-bit ids."""
+    image = np.random.default_rng(8).integers(0, 12, shape).astype(dtype)
+    narrow = chseg.alpha_tree(image, fully_connected=fully_connected, backend=backend)
+    wide = chseg.alpha_tree(image, fully_connected=fully_connected, wide_node_ids=True, backend=backend)
+    assert narrow.parents.dtype == np.uint32 and wide.parents.dtype == np.uint64
+    assert np.array_equal(wide.parents, narrow.parents) and np.array_equal(wide.levels, narrow.levels)
+    assert np.array_equal(wide.areas(), narrow.areas()) and np.array_equal(wide.ranges(), narrow.ranges())
+    for alpha, omega in ((0, np.inf), (2, np.inf), (3, 4), (11, np.inf)):
+        cut = wide.cut(alpha, omega=omega)
+        assert cut.dtype == np.uint64 and np.array_equal(cut, narrow.cut(alpha, omega=omega))
+    assert np.array_equal(wide.saliency(), narrow.saliency())
+    ours, expected = wide.filter_regions(6), narrow.filter_regions(6)
+    assert np.array_equal(ours.parents, expected.parents) and np.array_equal(ours.weights, expected.weights)
+
+
 @pytest.mark.parametrize("shape, fully_connected", [((31, 29), False), ((31, 29), True), ((6, 7, 8), True)])
 def test_image_single_linkage_is_higras_binary_partition_tree(backend, shape, fully_connected):
     image = np.random.default_rng(8).integers(0, 30, shape).astype(np.int32)

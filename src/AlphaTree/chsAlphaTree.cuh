@@ -541,7 +541,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const ExecutionContext &    context,
                    RunInfo *                   info)
 {
-  const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters);
+  const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters, MaximumDendrogramVertices);
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
   const uint64_t        n = g.Pixels();

@@ -17,56 +17,44 @@
 namespace chs
 {
 
-template <typename TPixel>
-AlphaTreeResult
-ImageAlphaTreeCPU(const TPixel *              pixels,
-                  const Grid &                grid,
-                  const AlphaTreeParameters & parameters,
-                  const AlphaTreeAllocator &  allocate)
+namespace
 {
-  at::CheckedGraph<TPixel>(grid, parameters);
-  const uint64_t n = grid.NumberOfVoxels();
-  if (!allocate)
-    throw std::invalid_argument("no allocator for the tree");
-  AlphaTreeResult result;
-  if (n == 1)
-  {
-    if (parameters.graph.components == 0)
-      throw std::invalid_argument("pixels have no component");
-    for (unsigned c = 0; c < parameters.graph.components; ++c)
-      if (!(pixels[c] - pixels[c] == TPixel(0)))
-        throw std::invalid_argument(NonFinitePixelMessage(0, pixels[c] != pixels[c]));
-    return at::SinglePixelTree(allocate);
-  }
 
+/** The tree of an image of n > 1 pixels with node and pixel ids of TNode: the binary partition tree (Kruskal), then
+ * canonicalisation and renumbering. */
+template <typename TNode, typename TPixel>
+uint64_t
+CanonicalTree(const TPixel *              pixels,
+              const Grid &                grid,
+              const AlphaTreeParameters & parameters,
+              const AlphaTreeAllocator &  allocate)
+{
+  const uint64_t n = grid.NumberOfVoxels();
   // The binary partition tree: node n + r is the minimum spanning tree's edge of rank r.
-  const uint64_t        total = 2 * n - 1;
-  std::vector<uint32_t> parent(total);
-  std::vector<double>   weight(n - 1);
-  DendrogramArrays      bpt;
-  bpt.parent = parent.data();
-  bpt.weight = weight.data();
+  const uint64_t      total = 2 * n - 1;
+  std::vector<TNode>  parent(total);
+  std::vector<double> weight(n - 1);
   {
     // The binary partition tree is the first 70% of the progress, the canonicalisation the rest.
     const detail::CpuSubRange sub(0.0f, 0.7f);
-    sl::ImageKruskalCPU(pixels, grid, parameters.graph, bpt);
+    sl::ImageKruskalCPU(pixels, grid, parameters.graph, sl::TreeArrays<TNode>{ parent.data(), weight.data() });
   }
   detail::CpuPhases progress(3, 0.7f, 1.0f);
   auto              levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };
 
   // Canonicalisation, from the root down: top[x] is the highest node of x's run of equal levels.
-  std::vector<uint32_t> top(total);
+  std::vector<TNode> top(total);
   progress.Start(0, total);
   for (uint64_t x = total; x-- > n;)
   {
     progress.At(total - x);
-    const uint32_t p = parent[x];
-    top[x]           = (p != x && weight[p - n] == weight[x - n]) ? top[p] : uint32_t(x);
+    const TNode p = parent[x];
+    top[x]        = (p != x && weight[p - n] == weight[x - n]) ? top[p] : TNode(x);
   }
   auto kept = [&](uint64_t x) { return x < n || top[x] == x; };
 
   // Smallest pixel of every kept node, children before parents (ids grow towards the root).
-  std::vector<uint32_t> smallest(total, std::numeric_limits<uint32_t>::max());
+  std::vector<TNode> smallest(total, std::numeric_limits<TNode>::max());
   progress.Start(1, total);
   for (uint64_t x = 0; x < total; ++x)
   {
@@ -74,78 +62,112 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
     if (!kept(x))
       continue;
     if (x < n)
-      smallest[x] = uint32_t(x);
+      smallest[x] = TNode(x);
     if (parent[x] != x)
     {
-      const uint32_t p = top[parent[x]];
-      smallest[p]      = std::min(smallest[p], smallest[x]);
+      const TNode p = top[parent[x]];
+      smallest[p]   = std::min(smallest[p], smallest[x]);
     }
   }
 
   // Renumbering of the internal nodes by (level, smallest pixel).
-  std::vector<uint32_t> internal;
+  std::vector<TNode> internal;
   for (uint64_t x = n; x < total; ++x)
     if (kept(x))
-      internal.push_back(uint32_t(x));
+      internal.push_back(TNode(x));
   std::sort(internal.begin(),
             internal.end(),
-            [&](uint32_t a, uint32_t b)
+            [&](TNode a, TNode b)
             {
               const double la = levelOf(a), lb = levelOf(b);
               return la < lb || (la == lb && smallest[a] < smallest[b]);
             });
-  std::vector<uint32_t> id(total);
-  std::iota(id.begin(), id.begin() + n, 0u);
+  smallest.clear();
+  smallest.shrink_to_fit();
+  std::vector<TNode> id(total);
+  std::iota(id.begin(), id.begin() + n, TNode(0));
   for (size_t r = 0; r < internal.size(); ++r)
-    id[internal[r]] = uint32_t(n + r);
+    id[internal[r]] = TNode(n + r);
 
-  result.nodes              = n + internal.size();
-  const AlphaTreeArrays out = at::Allocated(allocate, result.nodes);
+  const uint64_t        nodes = n + internal.size();
+  const AlphaTreeArrays out   = at::Allocated(allocate, nodes);
   progress.Start(2, total);
   for (uint64_t x = 0; x < total; ++x)
   {
     progress.At(x);
     if (!kept(x))
       continue;
-    const uint32_t me = id[x];
-    out.parent[me]    = parent[x] == x ? me : id[top[parent[x]]];
+    const TNode me = id[x];
+    at::SetParent(out, me, parent[x] == x ? me : id[top[parent[x]]]);
     if (out.level)
       out.level[me] = levelOf(x);
   }
   progress.Done();
+  return nodes;
+}
+
+} // namespace
+
+template <typename TPixel>
+AlphaTreeResult
+ImageAlphaTreeCPU(const TPixel *              pixels,
+                  const Grid &                grid,
+                  const AlphaTreeParameters & parameters,
+                  const AlphaTreeAllocator &  allocate)
+{
+  at::CheckedGraph<TPixel>(grid, parameters, ~uint64_t(0));
+  const uint64_t n = grid.NumberOfVoxels();
+  if (!allocate)
+    throw std::invalid_argument("no allocator for the tree");
+  AlphaTreeResult result;
+  if (n == 1)
+  {
+    for (unsigned c = 0; c < parameters.graph.components; ++c)
+      if (!(pixels[c] - pixels[c] == TPixel(0)))
+        throw std::invalid_argument(NonFinitePixelMessage(0, pixels[c] != pixels[c]));
+    return at::SinglePixelTree(allocate);
+  }
+  // Node ids (2n - 1 before canonicalisation) in 32 bits up to MaximumDendrogramVertices pixels.
+  result.nodes = parameters.forceWideNodeIds || n > MaximumDendrogramVertices
+                   ? CanonicalTree<uint64_t>(pixels, grid, parameters, allocate)
+                   : CanonicalTree<uint32_t>(pixels, grid, parameters, allocate);
   return result;
 }
 
+namespace
+{
+
+template <typename TNode>
 uint64_t
-AlphaTreeCutCPU(const uint32_t * parent,
-                const double *   level,
-                const double *   range,
-                uint64_t         leaves,
-                uint64_t         nodes,
-                double           alpha,
-                double           omega,
-                uint32_t *       labels)
+CutCPU(const TNode *  parent,
+       const double * level,
+       const double * range,
+       uint64_t       leaves,
+       uint64_t       nodes,
+       double         alpha,
+       double         omega,
+       TNode *        labels)
 {
   at::CheckCut(range, alpha, omega);
   const bool constrained = omega < std::numeric_limits<double>::infinity();
   auto qualifies = [&](uint64_t x) { return x < leaves || (level[x] <= alpha && (!constrained || range[x] <= omega)); };
   // From the root down (parents come after their children): the region of a node is its parent's region when the
   // parent qualifies (a qualifying node's children qualify: levels and ranges grow towards the root).
-  detail::CpuPhases     progress(2);
-  std::vector<uint32_t> region(nodes);
+  detail::CpuPhases  progress(2);
+  std::vector<TNode> region(nodes);
   progress.Start(0, nodes);
   for (uint64_t x = nodes; x-- > 0;)
   {
     progress.At(nodes - x);
-    region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : uint32_t(x);
+    region[x] = (parent[x] != x && qualifies(parent[x])) ? region[parent[x]] : TNode(x);
   }
-  std::vector<uint32_t> label(nodes, 0);
-  uint32_t              next = 0;
+  std::vector<TNode> label(nodes, 0);
+  TNode              next = 0;
   progress.Start(1, leaves);
   for (uint64_t p = 0; p < leaves; ++p)
   {
     progress.At(p);
-    uint32_t & l = label[region[p]];
+    TNode & l = label[region[p]];
     if (l == 0)
       l = ++next;
     labels[p] = l;
@@ -154,12 +176,9 @@ AlphaTreeCutCPU(const uint32_t * parent,
   return next;
 }
 
+template <typename TNode>
 void
-AlphaTreeSaliencyCPU(const uint32_t * parent,
-                     const double *   level,
-                     uint64_t         nodes,
-                     const Grid &     pixels,
-                     float *          saliency)
+SaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Grid & pixels, float * saliency)
 {
   const at::SaliencyGrid s(pixels);
   if (nodes < pixels.NumberOfVoxels())
@@ -181,14 +200,15 @@ AlphaTreeSaliencyCPU(const uint32_t * parent,
   progress.Done();
 }
 
+template <typename TNode>
 void
-AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
-                         const double *   level,
-                         uint64_t         nodes,
-                         const uint32_t * u,
-                         const uint32_t * v,
-                         uint64_t         count,
-                         double *         saliency)
+EdgeSaliencyCPU(const TNode *  parent,
+                const double * level,
+                uint64_t       nodes,
+                const TNode *  u,
+                const TNode *  v,
+                uint64_t       count,
+                double *       saliency)
 {
   for (uint64_t i = 0; i < count; ++i)
     if (u[i] >= nodes || v[i] >= nodes)
@@ -202,6 +222,78 @@ AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
     saliency[i] = level[at::CommonAncestor(parent, u[i], v[i])];
   }
   progress.Done();
+}
+
+} // namespace
+
+uint64_t
+AlphaTreeCutCPU(const uint32_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint32_t *       labels)
+{
+  return CutCPU(parent, level, range, leaves, nodes, alpha, omega, labels);
+}
+
+uint64_t
+AlphaTreeCutCPU(const uint64_t * parent,
+                const double *   level,
+                const double *   range,
+                uint64_t         leaves,
+                uint64_t         nodes,
+                double           alpha,
+                double           omega,
+                uint64_t *       labels)
+{
+  return CutCPU(parent, level, range, leaves, nodes, alpha, omega, labels);
+}
+
+void
+AlphaTreeSaliencyCPU(const uint32_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency)
+{
+  SaliencyCPU(parent, level, nodes, pixels, saliency);
+}
+
+void
+AlphaTreeSaliencyCPU(const uint64_t * parent,
+                     const double *   level,
+                     uint64_t         nodes,
+                     const Grid &     pixels,
+                     float *          saliency)
+{
+  SaliencyCPU(parent, level, nodes, pixels, saliency);
+}
+
+void
+AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
+                         const double *   level,
+                         uint64_t         nodes,
+                         const uint32_t * u,
+                         const uint32_t * v,
+                         uint64_t         count,
+                         double *         saliency)
+{
+  EdgeSaliencyCPU(parent, level, nodes, u, v, count, saliency);
+}
+
+void
+AlphaTreeEdgeSaliencyCPU(const uint64_t * parent,
+                         const double *   level,
+                         uint64_t         nodes,
+                         const uint64_t * u,
+                         const uint64_t * v,
+                         uint64_t         count,
+                         double *         saliency)
+{
+  EdgeSaliencyCPU(parent, level, nodes, u, v, count, saliency);
 }
 
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \

@@ -80,7 +80,11 @@ SortAndWrite(const GlobalTree &                         tree,
   timer.Stop();
 
   const AlphaTreeArrays out = Allocated(allocate, total);
-  detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+  if (out.parent)
+    detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+  else // 64-bit parents for a tree of 32-bit ids (the construction's): the same ids, zero-extended on the way
+    detail::CopyToHostWidened(
+      out.parent64, sizeof(uint64_t), outParent.get(), sizeof(uint32_t), total, stream, context);
   if (out.level)
   {
     if (!out.leafLevelsZero)

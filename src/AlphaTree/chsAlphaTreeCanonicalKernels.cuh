@@ -52,17 +52,18 @@ RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
 /** One round of pointer jumping; sets *changed when a pointer moved. Pointers only move up their run, so the
  * rounds may read values other threads are writing. Does nothing when the previous round (*previous, if given)
  * moved nothing, so that rounds can be queued before their flags are read. */
+template <typename TNode>
 static __global__ void
-JumpKernel(uint64_t first, uint64_t nodes, uint32_t * up, const unsigned * previous, unsigned * changed)
+JumpKernel(uint64_t first, uint64_t nodes, TNode * up, const unsigned * previous, unsigned * changed)
 {
   if (previous && *previous == 0)
     return;
-  const volatile uint32_t * U     = up;
-  bool                      moved = false;
+  const volatile TNode * U     = up;
+  bool                   moved = false;
   CHS_AT_FOR_EACH(j, nodes - first)
   {
     const uint64_t i = first + j;
-    const uint32_t a = U[i], b = U[a];
+    const TNode    a = U[i], b = U[a];
     if (a != b)
     {
       up[i] = b;
@@ -76,10 +77,11 @@ JumpKernel(uint64_t first, uint64_t nodes, uint32_t * up, const unsigned * previ
 /** JumpKernel rounds on up[first .. nodes) (pointers into that range) until a round moves nothing. Rounds are
  * queued four at a time (a round after one that moved nothing does nothing) and the last one's flag is read back:
  * one synchronisation per four rounds. */
-inline void
+template <typename TNode>
+void
 JumpUntilStill(uint64_t                first,
                uint64_t                nodes,
-               uint32_t *              up,
+               TNode *                 up,
                unsigned                blocks,
                unsigned                threads,
                cudaStream_t            stream,

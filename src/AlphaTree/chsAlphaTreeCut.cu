@@ -14,17 +14,21 @@
 namespace chs
 {
 
+namespace at
+{
+
+template <typename TNode>
 uint64_t
-AlphaTreeCutCUDA(const uint32_t *         parent,
-                 const double *           level,
-                 const double *           range,
-                 uint64_t                 leaves,
-                 uint64_t                 nodes,
-                 double                   alpha,
-                 double                   omega,
-                 uint32_t *               labels,
-                 const ExecutionContext & context,
-                 RunInfo *                info)
+CutCUDA(const TNode *            parent,
+        const double *           level,
+        const double *           range,
+        uint64_t                 leaves,
+        uint64_t                 nodes,
+        double                   alpha,
+        double                   omega,
+        TNode *                  labels,
+        const ExecutionContext & context,
+        RunInfo *                info)
 {
   at::CheckCut(range, alpha, omega);
   if (leaves == 0 || nodes < leaves)
@@ -38,13 +42,13 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   detail::MemoryTracker tracker;
   tracker.what = "the alpha-tree cut of " + std::to_string(nodes) + " nodes";
   detail::ReserveDeviceMemory(tracker,
-                              nodes * (2 * sizeof(uint32_t) + (constrained ? 2 : 1) * sizeof(double)) + 8 +
-                                leaves * 3 * sizeof(uint32_t) + detail::ScanScratchBytes(leaves) + 1024,
+                              nodes * (2 * sizeof(TNode) + (constrained ? 2 : 1) * sizeof(double)) + 8 +
+                                leaves * 3 * sizeof(TNode) + detail::ScanScratchBytes(leaves) + 1024,
                               device);
 
-  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
+  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dRange(constrained ? nodes : 1, stream, &tracker);
-  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
   if (constrained)
     detail::CopyToDevice(dRange.get(), range, nodes * sizeof(double), stream, context);
@@ -60,12 +64,12 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   // Pointer jumping until every node points at its region.
   at::JumpUntilStill(0, nodes, up.get(), blocks, kThreads, stream, tracker);
   // dParent is free now: the regions' first pixels.
-  uint32_t * first = dParent.get();
-  CHS_CUDA_CHECK(cudaMemsetAsync(first, 0xff, nodes * sizeof(uint32_t), stream));
+  TNode * first = dParent.get();
+  CHS_CUDA_CHECK(cudaMemsetAsync(first, 0xff, nodes * sizeof(TNode), stream));
   const unsigned lb = detail::GridStrideBlocks(leaves, kThreads, device);
   at::CutFirstKernel<<<lb, kThreads, 0, stream>>>(up.get(), leaves, first);
   CHS_CUDA_CHECK_LAUNCH("CutFirstKernel");
-  detail::DeviceBuffer<uint32_t> flag(leaves, stream, &tracker), rank(leaves, stream, &tracker),
+  detail::DeviceBuffer<TNode> flag(leaves, stream, &tracker), rank(leaves, stream, &tracker),
     dLabels(leaves, stream, &tracker);
   at::CutFlagKernel<<<lb, kThreads, 0, stream>>>(up.get(), first, leaves, flag.get());
   CHS_CUDA_CHECK_LAUNCH("CutFlagKernel");
@@ -77,11 +81,11 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   }
   at::CutLabelKernel<<<lb, kThreads, 0, stream>>>(up.get(), first, rank.get(), leaves, dLabels.get());
   CHS_CUDA_CHECK_LAUNCH("CutLabelKernel");
-  uint32_t lastRank = 0, lastFlag = 0;
+  TNode lastRank = 0, lastFlag = 0;
   ReadBack(lastRank, rank.get() + leaves - 1, stream);
   ReadBack(lastFlag, flag.get() + leaves - 1, stream);
   timer.Stop();
-  detail::CopyToHost(labels, dLabels.get(), leaves * sizeof(uint32_t), stream, context);
+  detail::CopyToHost(labels, dLabels.get(), leaves * sizeof(TNode), stream, context);
   if (info)
   {
     info->kernelMilliseconds = timer.Milliseconds();
@@ -93,14 +97,15 @@ AlphaTreeCutCUDA(const uint32_t *         parent,
   return uint64_t(lastRank) + lastFlag;
 }
 
+template <typename TNode>
 void
-AlphaTreeSaliencyCUDA(const uint32_t *         parent,
-                      const double *           level,
-                      uint64_t                 nodes,
-                      const Grid &             pixels,
-                      float *                  saliency,
-                      const ExecutionContext & context,
-                      RunInfo *                info)
+SaliencyCUDA(const TNode *            parent,
+             const double *           level,
+             uint64_t                 nodes,
+             const Grid &             pixels,
+             float *                  saliency,
+             const ExecutionContext & context,
+             RunInfo *                info)
 {
   const at::SaliencyGrid s(pixels);
   if (nodes < pixels.NumberOfVoxels())
@@ -112,12 +117,12 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
   detail::MemoryTracker tracker;
   tracker.what = "the alpha-tree saliency map of " + std::to_string(nodes) + " nodes";
   detail::ReserveDeviceMemory(
-    tracker, nodes * (sizeof(uint32_t) + sizeof(double)) + s.samples * sizeof(float) + 1024, context.device);
+    tracker, nodes * (sizeof(TNode) + sizeof(double)) + s.samples * sizeof(float) + 1024, context.device);
 
-  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
+  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker);
   detail::DeviceBuffer<float>    dOut(s.samples, stream, &tracker);
-  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
   if (context.progress)
     context.progress(0.3f);
@@ -141,13 +146,12 @@ AlphaTreeSaliencyCUDA(const uint32_t *         parent,
     context.progress(1.0f);
 }
 
-namespace at
-{
+template <typename TNode>
 static __global__ void
-EdgeSaliencyKernel(const uint32_t *     parent,
+EdgeSaliencyKernel(const TNode *        parent,
                    const double *       level,
-                   const uint32_t *     u,
-                   const uint32_t *     v,
+                   const TNode *        u,
+                   const TNode *        v,
                    uint64_t             count,
                    uint64_t             nodes,
                    double *             saliency,
@@ -155,7 +159,7 @@ EdgeSaliencyKernel(const uint32_t *     parent,
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    const uint32_t a = u[i], b = v[i];
+    const TNode a = u[i], b = v[i];
     if (a >= nodes || b >= nodes)
     {
       atomicMin(bad, (unsigned long long)i);
@@ -164,18 +168,18 @@ EdgeSaliencyKernel(const uint32_t *     parent,
     saliency[i] = level[CommonAncestor(parent, a, b)];
   }
 }
-} // namespace at
 
+template <typename TNode>
 void
-AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
-                          const double *           level,
-                          uint64_t                 nodes,
-                          const uint32_t *         u,
-                          const uint32_t *         v,
-                          uint64_t                 count,
-                          double *                 saliency,
-                          const ExecutionContext & context,
-                          RunInfo *                info)
+EdgeSaliencyCUDA(const TNode *            parent,
+                 const double *           level,
+                 uint64_t                 nodes,
+                 const TNode *            u,
+                 const TNode *            v,
+                 uint64_t                 count,
+                 double *                 saliency,
+                 const ExecutionContext & context,
+                 RunInfo *                info)
 {
   constexpr unsigned    kThreads = 256;
   detail::DeviceScope   scope(context.device);
@@ -184,19 +188,19 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   const uint64_t        cc = count ? count : 1;
   tracker.what             = "the alpha-tree edge saliency of " + std::to_string(nodes) + " nodes";
   detail::ReserveDeviceMemory(tracker,
-                              nodes * (sizeof(uint32_t) + sizeof(double)) +
-                                cc * (2 * sizeof(uint32_t) + sizeof(double)) + sizeof(unsigned long long),
+                              nodes * (sizeof(TNode) + sizeof(double)) + cc * (2 * sizeof(TNode) + sizeof(double)) +
+                                sizeof(unsigned long long),
                               context.device);
 
-  detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
+  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
   detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dOut(cc, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> bad(1, stream, &tracker);
-  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
   if (count)
   {
-    detail::CopyToDevice(dU.get(), u, count * sizeof(uint32_t), stream, context);
-    detail::CopyToDevice(dV.get(), v, count * sizeof(uint32_t), stream, context);
+    detail::CopyToDevice(dU.get(), u, count * sizeof(TNode), stream, context);
+    detail::CopyToDevice(dV.get(), v, count * sizeof(TNode), stream, context);
   }
   CHS_CUDA_CHECK(cudaMemcpyAsync(bad.get(), &count, sizeof(count), cudaMemcpyHostToDevice, stream));
   if (context.progress)
@@ -215,9 +219,9 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (first < count)
   {
-    uint32_t ends[2];
-    CHS_CUDA_CHECK(cudaMemcpyAsync(ends, dU.get() + first, 4, cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(ends + 1, dV.get() + first, 4, cudaMemcpyDeviceToHost, stream));
+    TNode ends[2];
+    CHS_CUDA_CHECK(cudaMemcpyAsync(ends, dU.get() + first, sizeof(TNode), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(ends + 1, dV.get() + first, sizeof(TNode), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
     throw std::invalid_argument("edge " + std::to_string(first) + " joins nodes " + std::to_string(ends[0]) + " and " +
                                 std::to_string(ends[1]) + "; the tree has " + std::to_string(nodes) + " nodes");
@@ -232,6 +236,90 @@ AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
   }
   if (context.progress)
     context.progress(1.0f);
+}
+
+} // namespace at
+
+uint64_t
+AlphaTreeCutCUDA(const uint32_t *         parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 uint32_t *               labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info)
+{
+  return at::CutCUDA(parent, level, range, leaves, nodes, alpha, omega, labels, context, info);
+}
+
+uint64_t
+AlphaTreeCutCUDA(const uint64_t *         parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 uint64_t *               labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info)
+{
+  return at::CutCUDA(parent, level, range, leaves, nodes, alpha, omega, labels, context, info);
+}
+
+void
+AlphaTreeSaliencyCUDA(const uint32_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info)
+{
+  at::SaliencyCUDA(parent, level, nodes, pixels, saliency, context, info);
+}
+
+void
+AlphaTreeSaliencyCUDA(const uint64_t *         parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info)
+{
+  at::SaliencyCUDA(parent, level, nodes, pixels, saliency, context, info);
+}
+
+void
+AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const uint32_t *         u,
+                          const uint32_t *         v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info)
+{
+  at::EdgeSaliencyCUDA(parent, level, nodes, u, v, count, saliency, context, info);
+}
+
+void
+AlphaTreeEdgeSaliencyCUDA(const uint64_t *         parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const uint64_t *         u,
+                          const uint64_t *         v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info)
+{
+  at::EdgeSaliencyCUDA(parent, level, nodes, u, v, count, saliency, context, info);
 }
 
 } // namespace chs

@@ -20,58 +20,74 @@ namespace at
 #define CHS_CUT_FOR_EACH(i, count)                                                                                     \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
-/** up[x] = x's parent when the parent qualifies, else x. */
+__device__ __forceinline__ void
+AtomicMinNode(uint32_t * a, uint64_t v)
+{
+  atomicMin(a, uint32_t(v));
+}
+__device__ __forceinline__ void
+AtomicMinNode(uint64_t * a, uint64_t v)
+{
+  atomicMin(reinterpret_cast<unsigned long long *>(a), static_cast<unsigned long long>(v));
+}
+
+/** up[x] = x's parent when the parent qualifies, else x. Node ids of TNode (32 or 64 bits) here and below. */
+template <typename TNode>
 static __global__ void
-CutUpKernel(const uint32_t * parent,
-            const double *   level,
-            const double *   range,
-            uint64_t         nodes,
-            double           alpha,
-            double           omega,
-            uint32_t *       up)
+CutUpKernel(const TNode *  parent,
+            const double * level,
+            const double * range,
+            uint64_t       nodes,
+            double         alpha,
+            double         omega,
+            TNode *        up)
 {
   CHS_CUT_FOR_EACH(x, nodes)
   {
-    const uint32_t p  = parent[x];
-    const bool     ok = p != x && level[p] <= alpha && (range == nullptr || range[p] <= omega);
-    up[x]             = ok ? p : uint32_t(x);
+    const TNode p  = parent[x];
+    const bool  ok = p != x && level[p] <= alpha && (range == nullptr || range[p] <= omega);
+    up[x]          = ok ? p : TNode(x);
   }
 }
 
-/** first[r] = the smallest pixel of region r (first holds 0xffffffff for every node before). */
+/** first[r] = the smallest pixel of region r (first holds all ones for every node before). */
+template <typename TNode>
 static __global__ void
-CutFirstKernel(const uint32_t * up, uint64_t leaves, uint32_t * first)
+CutFirstKernel(const TNode * up, uint64_t leaves, TNode * first)
 {
   CHS_CUT_FOR_EACH(p, leaves)
   {
-    const uint32_t r = up[p];
-    if (static_cast<const volatile uint32_t *>(first)[r] > p) // most pixels of a large region find it lower already
-      atomicMin(first + r, uint32_t(p));
+    const TNode r = up[p];
+    if (static_cast<const volatile TNode *>(first)[r] > p) // most pixels of a large region find it lower already
+      AtomicMinNode(first + r, p);
   }
 }
 
+template <typename TNode>
 static __global__ void
-CutFlagKernel(const uint32_t * up, const uint32_t * first, uint64_t leaves, uint32_t * flag)
+CutFlagKernel(const TNode * up, const TNode * first, uint64_t leaves, TNode * flag)
 {
   CHS_CUT_FOR_EACH(p, leaves)
   {
-    flag[p] = first[up[p]] == p ? 1u : 0u;
+    flag[p] = first[up[p]] == p ? TNode(1) : TNode(0);
   }
 }
 
 /** labels[p] = 1 + the number of regions whose first pixel comes before p's region's. */
+template <typename TNode>
 static __global__ void
-CutLabelKernel(const uint32_t * up, const uint32_t * first, const uint32_t * rank, uint64_t leaves, uint32_t * labels)
+CutLabelKernel(const TNode * up, const TNode * first, const TNode * rank, uint64_t leaves, TNode * labels)
 {
   CHS_CUT_FOR_EACH(p, leaves)
   {
-    labels[p] = rank[first[up[p]]] + 1u;
+    labels[p] = rank[first[up[p]]] + TNode(1);
   }
 }
 
 /** The samples with k odd coordinates (k = 0: the pixels, 0). */
+template <typename TNode>
 static __global__ void
-SaliencyKernel(SaliencyGrid s, const uint32_t * parent, const double * level, unsigned k, float * out)
+SaliencyKernel(SaliencyGrid s, const TNode * parent, const double * level, unsigned k, float * out)
 {
   CHS_CUT_FOR_EACH(i, s.samples)
   {

@@ -31,30 +31,51 @@ SlotIdsMessage(const sl::ImageGraph & graph)
 }
 
 /** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
- * MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits); integer scalar pixels of 8 or 16 bits
- * (sl::NarrowCodes: the CPU reference sorts their edges with 48- or 56-bit indices, the level-synchronous
- * construction numbers them in 64 bits where 32 do not hold them) need nothing more; other pixels pixels plus edge
- * slots below 2^32 - 1 (SlotIdsFit). The CUDA backend checks what each of its constructions needs on top. */
+ * `maximumPixels` (the CUDA backend's node ids are 32-bit: MaximumDendrogramVertices; the CPU reference has no limit
+ * of its own); integer scalar pixels of 8 or 16 bits (sl::NarrowCodes: the CPU reference sorts their edges with 56- or
+ * 48-bit indices, the level-synchronous construction numbers them in 64 bits where 32 do not hold them) need edge
+ * slots below 2^56 or 2^48; other pixels pixels plus edge slots below 2^32 - 1 (SlotIdsFit). The CUDA backend checks
+ * what each of its constructions needs on top. */
 template <typename TPixel>
 sl::ImageGraph
-CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters)
+CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters, uint64_t maximumPixels)
 {
   const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
-  sl::CheckImageGraphPixels(grid, parameters.graph);
+  sl::CheckImageGraphPixels(grid, parameters.graph, maximumPixels);
   const unsigned c = parameters.graph.components;
   if (!sl::NarrowCodes<TPixel>(c) && !SlotIdsFit(graph))
     throw std::invalid_argument(SlotIdsMessage(graph) + " for these pixels");
+  const unsigned indexBits = 64 - 8 * sizeof(TPixel);
+  if (sl::NarrowCodes<TPixel>(c) && graph.Pixels() * graph.slots >> indexBits)
+    throw std::invalid_argument("the image has " + std::to_string(graph.Pixels() * graph.slots) +
+                                " edge slots; fewer than 2^" + std::to_string(indexBits) + " are supported");
   return graph;
 }
 
-/** The arrays of a tree of `nodes` nodes, from the caller's allocator. */
+/** The arrays of a tree of `nodes` nodes, from the caller's allocator: exactly one parent array, 32-bit only for
+ * trees of at most MaximumNarrowTreeNodes nodes. */
 inline AlphaTreeArrays
 Allocated(const AlphaTreeAllocator & allocate, uint64_t nodes)
 {
   const AlphaTreeArrays out = allocate(nodes);
-  if (out.parent == nullptr)
-    throw std::invalid_argument("the allocator gave no parent array for the tree");
+  if ((out.parent == nullptr) == (out.parent64 == nullptr))
+    throw std::invalid_argument(out.parent ? "the allocator gave both a 32-bit and a 64-bit parent array"
+                                           : "the allocator gave no parent array for the tree");
+  if (out.parent && nodes > MaximumNarrowTreeNodes)
+    throw std::invalid_argument(
+      "a tree of " + std::to_string(nodes) +
+      " nodes needs 64-bit parents (AlphaTreeArrays::parent64); the allocator gave 32-bit ones");
   return out;
+}
+
+/** Writes node x's parent p to whichever parent array the allocator gave. */
+inline void
+SetParent(const AlphaTreeArrays & out, uint64_t x, uint64_t p)
+{
+  if (out.parent64)
+    out.parent64[x] = p;
+  else
+    out.parent[x] = uint32_t(p);
 }
 
 /** The tree of a 1-pixel image: one leaf, its own root. */
@@ -62,7 +83,7 @@ inline AlphaTreeResult
 SinglePixelTree(const AlphaTreeAllocator & allocate)
 {
   const AlphaTreeArrays out = Allocated(allocate, 1);
-  out.parent[0]             = 0;
+  SetParent(out, 0, 0);
   if (out.level)
     out.level[0] = 0.0;
   AlphaTreeResult result;
@@ -106,8 +127,9 @@ struct SaliencyGrid
 };
 
 /** The lowest common ancestor of nodes a and b: climb the smaller id (parents have larger ids) until the paths meet. */
-CHS_HOST_DEVICE uint32_t
-CommonAncestor(const uint32_t * parent, uint32_t a, uint32_t b)
+template <typename TNode>
+CHS_HOST_DEVICE TNode
+CommonAncestor(const TNode * parent, TNode a, TNode b)
 {
   while (a != b)
   {
@@ -120,8 +142,9 @@ CommonAncestor(const uint32_t * parent, uint32_t a, uint32_t b)
 }
 
 /** The merge level of pixels a and b. */
+template <typename TNode>
 CHS_HOST_DEVICE float
-MergeLevel(const uint32_t * parent, const double * level, uint32_t a, uint32_t b)
+MergeLevel(const TNode * parent, const double * level, TNode a, TNode b)
 {
   return float(level[CommonAncestor(parent, a, b)]);
 }
@@ -140,9 +163,10 @@ OddCoordinates(const SaliencyGrid & s, uint64_t i, uint64_t * c)
   return odd;
 }
 
+template <typename TNode>
 CHS_HOST_DEVICE float
 SaliencySample(const SaliencyGrid & s,
-               const uint32_t *     parent,
+               const TNode *        parent,
                const double *       level,
                const float *        out,
                uint64_t             i,
@@ -157,7 +181,7 @@ SaliencySample(const SaliencyGrid & s,
       p += (c[d] / 2) * s.pixelStride[d];
       q += ((c[d] + 1) / 2) * s.pixelStride[d];
     }
-    return MergeLevel(parent, level, uint32_t(p), uint32_t(q));
+    return MergeLevel(parent, level, TNode(p), TNode(q));
   }
   float m = 0.0f;
   for (unsigned d = 0; d < 3; ++d)

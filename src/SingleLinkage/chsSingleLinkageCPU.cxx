@@ -18,7 +18,8 @@ namespace chs
 namespace
 {
 
-/** Union-find by size with path halving; each set also remembers its current top dendrogram node. */
+/** Union-find by size with path halving; each set also remembers its current top dendrogram node. Ids of TNode. */
+template <typename TNode>
 class Clusters
 {
 public:
@@ -27,11 +28,11 @@ public:
     , m_Size(n, 1)
     , m_Top(n)
   {
-    std::iota(m_Parent.begin(), m_Parent.end(), 0u);
-    std::iota(m_Top.begin(), m_Top.end(), 0u);
+    std::iota(m_Parent.begin(), m_Parent.end(), TNode(0));
+    std::iota(m_Top.begin(), m_Top.end(), TNode(0));
   }
-  uint32_t
-  Find(uint32_t a)
+  TNode
+  Find(TNode a)
   {
     while (m_Parent[a] != a)
     {
@@ -42,7 +43,7 @@ public:
   }
   /** Joins the clusters of roots a and b under dendrogram node `node`, whose children get it as parent. */
   void
-  Join(uint32_t a, uint32_t b, uint32_t node, uint32_t * parent)
+  Join(TNode a, TNode b, TNode node, TNode * parent)
   {
     parent[m_Top[a]] = node;
     parent[m_Top[b]] = node;
@@ -54,23 +55,23 @@ public:
   }
 
 private:
-  std::vector<uint32_t> m_Parent, m_Size, m_Top;
+  std::vector<TNode> m_Parent, m_Size, m_Top;
 };
 
 /** Runs Kruskal over `order` (edges sorted by (weight, index), as ids or as keys) and writes the dendrogram; returns
  * the number of tree edges found (n - 1 when the graph is connected). ends(id, a, b) gives an edge's end vertices,
  * record(rank, id, a, b) stores a tree edge's attributes. */
-template <class FEnds, class FRecord>
+template <typename TNode, class FEnds, class FRecord>
 uint64_t
 Kruskal(uint64_t                      n,
         const std::vector<uint64_t> & order,
-        uint32_t *                    parent,
+        TNode *                       parent,
         FEnds &&                      ends,
         FRecord &&                    record,
         detail::CpuPhases &           progress)
 {
-  Clusters clusters(n);
-  uint64_t rank = 0;
+  Clusters<TNode> clusters(n);
+  uint64_t        rank = 0;
   progress.Start(2, order.size());
   for (uint64_t k = 0; k < order.size(); ++k)
   {
@@ -78,17 +79,17 @@ Kruskal(uint64_t                      n,
     progress.At(k);
     if (rank + 1 == n)
       break;
-    uint32_t a, b;
+    TNode a, b;
     ends(id, a, b);
-    const uint32_t ra = clusters.Find(a), rb = clusters.Find(b);
+    const TNode ra = clusters.Find(a), rb = clusters.Find(b);
     if (ra == rb)
       continue;
-    const uint32_t node = uint32_t(n + rank);
+    const TNode node = TNode(n + rank);
     clusters.Join(ra, rb, node, parent);
     record(rank, id, a, b);
     ++rank;
   }
-  parent[2 * n - 2] = uint32_t(2 * n - 2);
+  parent[2 * n - 2] = TNode(2 * n - 2);
   progress.Done();
   return rank;
 }
@@ -98,12 +99,12 @@ Kruskal(uint64_t                      n,
 namespace sl
 {
 
-template <typename TPixel>
+template <typename TPixel, typename TNode>
 void
 ImageKruskalCPU(const TPixel *               pixels,
                 const Grid &                 grid,
                 const ImageGraphParameters & parameters,
-                const DendrogramArrays &     out)
+                const TreeArrays<TNode> &    out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
@@ -163,8 +164,8 @@ ImageKruskalCPU(const TPixel *               pixels,
     n,
     keys,
     out.parent,
-    [&](uint64_t key, uint32_t & a, uint32_t & b) { graph.Ends(key & mask, a, b); },
-    [&](uint64_t rank, uint64_t key, uint32_t a, uint32_t b)
+    [&](uint64_t key, TNode & a, TNode & b) { graph.Ends(key & mask, a, b); },
+    [&](uint64_t rank, uint64_t key, TNode a, TNode b)
     {
       if (out.weight)
         out.weight[rank] = sl::WeightOf(uint32_t(key >> shift), isFloat);
@@ -191,7 +192,8 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
 {
   // The dendrogram's edge ids and the CUDA backend keep 2^32 edge slots for every pixel type.
   sl::CheckImageGraph(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
-  sl::ImageKruskalCPU(pixels, grid, parameters, out);
+  sl::ImageKruskalCPU(
+    pixels, grid, parameters, sl::TreeArrays<uint32_t>{ out.parent, out.weight, out.edge, out.u, out.v });
   return {};
 }
 
@@ -294,14 +296,16 @@ CHS_INSTANTIATE_IMAGE(int32_t)
 CHS_INSTANTIATE_IMAGE(float)
 CHS_INSTANTIATE_IMAGE(double)
 #undef CHS_INSTANTIATE_IMAGE
-template void
-sl::ImageKruskalCPU<uint8_t>(const uint8_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
-template void
-sl::ImageKruskalCPU<uint16_t>(const uint16_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
-template void
-sl::ImageKruskalCPU<int16_t>(const int16_t *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
-template void
-sl::ImageKruskalCPU<float>(const float *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+#define CHS_INSTANTIATE_KRUSKAL(T)                                                                                     \
+  template void sl::ImageKruskalCPU<T, uint32_t>(                                                                      \
+    const T *, const Grid &, const ImageGraphParameters &, const sl::TreeArrays<uint32_t> &);                          \
+  template void sl::ImageKruskalCPU<T, uint64_t>(                                                                      \
+    const T *, const Grid &, const ImageGraphParameters &, const sl::TreeArrays<uint64_t> &);
+CHS_INSTANTIATE_KRUSKAL(uint8_t)
+CHS_INSTANTIATE_KRUSKAL(uint16_t)
+CHS_INSTANTIATE_KRUSKAL(int16_t)
+CHS_INSTANTIATE_KRUSKAL(float)
+#undef CHS_INSTANTIATE_KRUSKAL
 
 template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
 GraphSingleLinkageCPU<float>(const uint32_t *,

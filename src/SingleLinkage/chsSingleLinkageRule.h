@@ -74,16 +74,17 @@ struct ImageGraph
       return -1;
     return (pz * ny + py) * nx + px;
   }
-  /** The end vertices of edge index e (which must lie inside the image). */
+  /** The end vertices of edge index e (which must lie inside the image), 32- or 64-bit. */
+  template <typename TVertex>
   CHS_HOST_DEVICE void
-  Ends(uint64_t e, uint32_t & p, uint32_t & q) const
+  Ends(uint64_t e, TVertex & p, TVertex & q) const
   {
     const uint64_t pixel = e / slots;
     const unsigned s     = unsigned(e - pixel * slots);
     const int64_t  x = int64_t(pixel % uint64_t(nx)), rest = int64_t(pixel / uint64_t(nx));
     const int64_t  y = rest % ny, z = rest / ny;
-    p = uint32_t(pixel);
-    q = uint32_t(((z + dz[s]) * ny + (y + dy[s])) * nx + (x + dx[s]));
+    p = TVertex(pixel);
+    q = TVertex(((z + dz[s]) * ny + (y + dy[s])) * nx + (x + dx[s]));
   }
 };
 
@@ -239,18 +240,21 @@ NarrowCodes(unsigned components)
   return std::is_integral<TPixel>::value && sizeof(TPixel) <= 2 && components == 1;
 }
 
-/** Checks an image graph's pixels: not empty, at least one component, node ids (2n - 1) in 32 bits. */
+/** Checks an image graph's pixels: not empty, at least one component, at most `maximumPixels` (by default node ids,
+ * 2n - 1, in 32 bits). */
 inline void
-CheckImageGraphPixels(const Grid & grid, const ImageGraphParameters & parameters)
+CheckImageGraphPixels(const Grid &                 grid,
+                      const ImageGraphParameters & parameters,
+                      uint64_t                     maximumPixels = MaximumDendrogramVertices)
 {
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
     throw std::invalid_argument("the image is empty");
   if (parameters.components == 0)
     throw std::invalid_argument("pixels have no component");
-  if (n > MaximumDendrogramVertices)
+  if (n > maximumPixels)
     throw std::invalid_argument("the image has " + std::to_string(n) + " pixels; at most " +
-                                std::to_string(MaximumDendrogramVertices) + " are supported");
+                                std::to_string(maximumPixels) + " are supported");
 }
 
 /** Checks an image graph's size (the image graph's edge indices and the node ids must fit in 32 bits). */

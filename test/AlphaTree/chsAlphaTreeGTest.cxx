@@ -17,6 +17,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace
@@ -442,12 +443,14 @@ const Case kBeyondSlotIds16{ 720, 720, 620, true };
 const Case kBeyondNodeIds{ 65536, 32768, 1, false };
 
 /** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): float pixels beyond
- * the 32-bit numbering of pixels and edge slots, and every pixel type beyond 32-bit node ids. 8- and 16-bit integer
- * pixels are limited by node ids only (GPU26ConnectedVolumeBeyond32BitSlotIds, GPU16BitVolumeBeyond32BitSlotIds and
- * GPU16BitVolumeBeyond32BitEdgeIds build such trees). */
+ * the 32-bit numbering of pixels and edge slots; with `nodeIds` (the CUDA backend), every pixel type beyond 32-bit
+ * node ids; without (the CPU reference, which numbers larger trees in 64 bits), 8- and 16-bit pixels beyond the edge
+ * indices of its sort keys (56 and 48 bits). 8- and 16-bit integer pixels have no other limit
+ * (GPU26ConnectedVolumeBeyond32BitSlotIds, GPU16BitVolumeBeyond32BitSlotIds and GPU16BitVolumeBeyond32BitEdgeIds
+ * build such trees). */
 template <typename F>
 void
-ExpectSizeRefusals(F && build)
+ExpectSizeRefusals(F && build, bool nodeIds)
 {
   const std::vector<uint16_t> u16(1);
   const std::vector<float>    f32(1);
@@ -456,11 +459,20 @@ ExpectSizeRefusals(F && build)
   EXPECT_NE(what.find("311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1"),
             std::string::npos)
     << what;
-  const std::string nodes = "2147483648 pixels; at most 2147483647 are supported";
-  what                    = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
-  EXPECT_NE(what.find(nodes), std::string::npos) << what;
-  what = Refusal([&] { build(u16.data(), kBeyondNodeIds); });
-  EXPECT_NE(what.find(nodes), std::string::npos) << what;
+  if (nodeIds)
+  {
+    const std::string nodes = "2147483648 pixels; at most 2147483647 are supported";
+    what                    = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
+    EXPECT_NE(what.find(nodes), std::string::npos) << what;
+    what = Refusal([&] { build(u16.data(), kBeyondNodeIds); });
+    EXPECT_NE(what.find(nodes), std::string::npos) << what;
+    return;
+  }
+  // 2^56 and 2^48 pixels, face-connected: three edge slots a pixel.
+  what = Refusal([&] { build(u8.data(), Case{ int64_t(1) << 19, int64_t(1) << 19, int64_t(1) << 18, false }); });
+  EXPECT_NE(what.find("216172782113783808 edge slots; fewer than 2^56 are supported"), std::string::npos) << what;
+  what = Refusal([&] { build(u16.data(), Case{ int64_t(1) << 16, int64_t(1) << 16, int64_t(1) << 16, false }); });
+  EXPECT_NE(what.find("844424930131968 edge slots; fewer than 2^48 are supported"), std::string::npos) << what;
 }
 
 /** A volume that the level-synchronous construction takes and the others cannot, when CHS_LARGE_TESTS is set: its
@@ -516,14 +528,16 @@ ExpectLargeTreeEqualsReference(const Case & c, double levels)
 TEST(AlphaTreeReference, SizeLimitsOfEachPixelType)
 {
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
-                     { chs::ImageAlphaTreeCPU(pixels, GridOf(c), ParametersOf(c), NotCalled()); });
+                     { chs::ImageAlphaTreeCPU(pixels, GridOf(c), ParametersOf(c), NotCalled()); },
+                     false);
 }
 
 TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
 {
   CHS_REQUIRE_GPU();
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
-                     { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); });
+                     { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); },
+                     true);
   // Unsigned 8-bit pixels beyond the 32-bit slot ids: only the level-synchronous construction takes them.
   const std::vector<uint8_t> u8(1);
   for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges,
@@ -580,6 +594,212 @@ namespace
 {
 /** The edge saliency of the alpha-tree (the level at which two pixels merge) equals the minimax path weight between
  * them, found by a search over the edges up to each weight in turn; the CUDA backend gives the same values. */
+// 64-bit node ids (the path of trees of 2^31 pixels and more, forced on small images): the CPU reference's
+// construction with 64-bit ids, and 64-bit parent arrays written by both backends, give the trees of 32-bit ids.
+struct WideTree
+{
+  std::vector<uint64_t> parent;
+  std::vector<double>   level;
+};
+
+chs::AlphaTreeAllocator
+IntoWide(WideTree & t)
+{
+  return [&t](uint64_t nodes)
+  {
+    t.parent.assign(nodes, 0);
+    t.level.assign(nodes, -1.0);
+    chs::AlphaTreeArrays a;
+    a.parent64 = t.parent.data();
+    a.level    = t.level.data();
+    return a;
+  };
+}
+
+std::vector<uint64_t>
+Widened(const std::vector<uint32_t> & v)
+{
+  return std::vector<uint64_t>(v.begin(), v.end());
+}
+
+const Case kWideCases[] = { { 13, 9, 1, false },
+                            { 13, 9, 1, true },
+                            { 7, 6, 5, false },
+                            { 7, 6, 5, true },
+                            { 1, 1, 1, false } };
+
+template <typename T>
+void
+CheckWideNodeIds(const Case & c, double levels, bool cuda)
+{
+  const std::vector<T> v      = Values<T>(c, unsigned(c.nx * 7 + c.nz + (c.full ? 1 : 0)), levels, false);
+  auto                 p      = ParametersOf(c);
+  const Tree           narrow = RunCPU(v, c, p);
+  const std::string what = std::string(typeid(T).name()) + ", " + std::to_string(c.nx) + " x " + std::to_string(c.ny) +
+                           " x " + std::to_string(c.nz) + (c.full ? ", full" : ", faces");
+  for (const bool forced : { false, true })
+  {
+    p.forceWideNodeIds = forced;
+    WideTree   wide;
+    const auto r = chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, IntoWide(wide));
+    EXPECT_EQ(r.nodes, narrow.parent.size()) << what;
+    EXPECT_EQ(wide.parent, Widened(narrow.parent)) << what << ", 64-bit parents, forced " << forced;
+    EXPECT_EQ(wide.level, narrow.level) << what << ", 64-bit parents, forced " << forced;
+    const Tree back = RunCPU(v, c, p);
+    EXPECT_EQ(back.parent, narrow.parent) << what << ", 32-bit parents, forced " << forced;
+    EXPECT_EQ(back.level, narrow.level) << what << ", 32-bit parents, forced " << forced;
+  }
+  if (!cuda)
+    return;
+  p.forceWideNodeIds = false;
+  for (auto algorithm : kAlgorithms)
+  {
+    if (!Supports<T>(algorithm, c.components))
+      continue;
+    p.algorithm = algorithm;
+    WideTree   wide;
+    const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, IntoWide(wide), {});
+    EXPECT_EQ(r.nodes, narrow.parent.size()) << what;
+    EXPECT_EQ(wide.parent, Widened(narrow.parent)) << what << ", CUDA, algorithm " << int(algorithm);
+    EXPECT_EQ(wide.level, narrow.level) << what << ", CUDA, algorithm " << int(algorithm);
+  }
+}
+
+void
+CheckWideNodeIdsOfEveryType(bool cuda)
+{
+  for (const Case & c : kWideCases)
+  {
+    CheckWideNodeIds<uint8_t>(c, 5, cuda);
+    CheckWideNodeIds<uint8_t>(c, 256, cuda);
+    CheckWideNodeIds<uint16_t>(c, 3000, cuda);
+    CheckWideNodeIds<int16_t>(c, 40, cuda);
+    CheckWideNodeIds<float>(c, 10, cuda);
+    Case vector       = c;
+    vector.components = 3;
+    CheckWideNodeIds<float>(vector, 4, cuda);
+  }
+}
+
+TEST(AlphaTreeReference, WideNodeIdsGiveTheSameTree)
+{
+  CheckWideNodeIdsOfEveryType(false);
+  // An allocator must give exactly one parent array.
+  const Case            c{ 5, 4, 1, false };
+  const auto            v = Values<uint8_t>(c, 3, 4, false);
+  std::vector<uint32_t> p32(40);
+  std::vector<uint64_t> p64(40);
+  auto                  both = [&](uint64_t)
+  {
+    chs::AlphaTreeArrays a;
+    a.parent   = p32.data();
+    a.parent64 = p64.data();
+    return a;
+  };
+  auto none = [](uint64_t) { return chs::AlphaTreeArrays{}; };
+  for (const bool forced : { false, true })
+  {
+    auto p             = ParametersOf(c);
+    p.forceWideNodeIds = forced;
+    EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, both), std::invalid_argument);
+    EXPECT_THROW(chs::ImageAlphaTreeCPU(v.data(), GridOf(c), p, none), std::invalid_argument);
+  }
+  EXPECT_EQ(p32, std::vector<uint32_t>(40, 0u)) << "nothing written";
+  EXPECT_EQ(p64, std::vector<uint64_t>(40, 0u)) << "nothing written";
+}
+
+TEST(AlphaTreeCUDA, WideParentsGiveTheSameTree)
+{
+  if (!chs_test::HasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  CheckWideNodeIdsOfEveryType(true);
+}
+
+/** The queries on 64-bit parents (cuts with 64-bit labels, saliency maps, edge saliency, value ranges, areas) give
+ * what they give on the same tree's 32-bit parents, on both backends. */
+template <typename T>
+void
+CheckWideQueries(const Case & c, double levels)
+{
+  const std::vector<T> v    = Values<T>(c, 17, levels, true);
+  const Tree           t    = RunCPU(v, c, ParametersOf(c));
+  const auto           wide = Widened(t.parent);
+  const uint64_t       n = uint64_t(c.nx * c.ny * c.nz), nodes = t.parent.size();
+  std::vector<double>  range(nodes), range64(nodes);
+  chs::AlphaTreeValueRanges(t.parent.data(), nodes, v.data(), n, c.components, range.data());
+  chs::AlphaTreeValueRanges(wide.data(), nodes, v.data(), n, c.components, range64.data());
+  EXPECT_EQ(range64, range);
+  std::vector<uint64_t> area(nodes), area64(nodes);
+  chs::TreeAreas(t.parent.data(), nodes, n, area.data());
+  chs::TreeAreas(wide.data(), nodes, n, area64.data());
+  EXPECT_EQ(area64, area);
+  EXPECT_EQ(area.back(), n);
+  const bool   cuda     = chs_test::HasCudaDevice();
+  const double infinity = std::numeric_limits<double>::infinity();
+  for (const double alpha : { 0.0, 1.0, levels / 8, infinity })
+    for (const double omega : { infinity, levels / 4 })
+    {
+      std::vector<uint32_t> labels(n, 0);
+      std::vector<uint64_t> labels64(n, 0);
+      const uint64_t        count =
+        chs::AlphaTreeCutCPU(t.parent.data(), t.level.data(), range.data(), n, nodes, alpha, omega, labels.data());
+      EXPECT_EQ(
+        chs::AlphaTreeCutCPU(wide.data(), t.level.data(), range.data(), n, nodes, alpha, omega, labels64.data()),
+        count);
+      EXPECT_EQ(labels64, Widened(labels)) << "alpha " << alpha << ", omega " << omega;
+      EXPECT_EQ(*std::max_element(labels.begin(), labels.end()), count);
+      if (!cuda)
+        continue;
+      std::vector<uint64_t> gpu64(n, 0);
+      EXPECT_EQ(
+        chs::AlphaTreeCutCUDA(
+          wide.data(), t.level.data(), range.data(), n, nodes, alpha, omega, gpu64.data(), chs::ExecutionContext()),
+        count);
+      EXPECT_EQ(gpu64, labels64) << "CUDA, alpha " << alpha << ", omega " << omega;
+    }
+  chs::Grid          grid    = GridOf(c);
+  const uint64_t     samples = (2 * c.nx - 1) * (2 * c.ny - 1) * (c.nz > 1 ? 2 * c.nz - 1 : 1);
+  std::vector<float> map(samples, -1.0f), map64(samples, -2.0f);
+  chs::AlphaTreeSaliencyCPU(t.parent.data(), t.level.data(), nodes, grid, map.data());
+  chs::AlphaTreeSaliencyCPU(wide.data(), t.level.data(), nodes, grid, map64.data());
+  EXPECT_EQ(map64, map);
+  // Edge saliency of every pair of pixels (i, i * 7 % n).
+  std::vector<uint32_t> u(n), w(n);
+  for (uint64_t i = 0; i < n; ++i)
+    u[i] = uint32_t(i), w[i] = uint32_t(i * 7 % n);
+  const auto          u64 = Widened(u), w64 = Widened(w);
+  std::vector<double> edge(n, -1.0), edge64(n, -2.0);
+  chs::AlphaTreeEdgeSaliencyCPU(t.parent.data(), t.level.data(), nodes, u.data(), w.data(), n, edge.data());
+  chs::AlphaTreeEdgeSaliencyCPU(wide.data(), t.level.data(), nodes, u64.data(), w64.data(), n, edge64.data());
+  EXPECT_EQ(edge64, edge);
+  auto bad = u64;
+  bad[1]   = nodes;
+  EXPECT_THROW(
+    chs::AlphaTreeEdgeSaliencyCPU(wide.data(), t.level.data(), nodes, bad.data(), w64.data(), n, edge64.data()),
+    std::invalid_argument);
+  if (!cuda)
+    return;
+  std::vector<float> gpuMap(samples, -3.0f);
+  chs::AlphaTreeSaliencyCUDA(wide.data(), t.level.data(), nodes, grid, gpuMap.data(), chs::ExecutionContext());
+  EXPECT_EQ(gpuMap, map);
+  std::vector<double> gpuEdge(n, -3.0);
+  chs::AlphaTreeEdgeSaliencyCUDA(
+    wide.data(), t.level.data(), nodes, u64.data(), w64.data(), n, gpuEdge.data(), chs::ExecutionContext());
+  EXPECT_EQ(gpuEdge, edge);
+  EXPECT_THROW(
+    chs::AlphaTreeEdgeSaliencyCUDA(
+      wide.data(), t.level.data(), nodes, bad.data(), w64.data(), n, gpuEdge.data(), chs::ExecutionContext()),
+    std::invalid_argument);
+}
+
+TEST(AlphaTreeQueries, WideParentsGiveTheSameResults)
+{
+  CheckWideQueries<uint8_t>({ 31, 17, 1, false }, 40);
+  CheckWideQueries<uint8_t>({ 31, 17, 1, true }, 40);
+  CheckWideQueries<uint16_t>({ 9, 8, 7, false }, 500);
+  CheckWideQueries<float>({ 9, 8, 7, true }, 12);
+}
+
 TEST(AlphaTreeEdgeSaliency, IsTheMinimaxPathWeight)
 {
   const Case           c{ 11, 8, 1, false };

@@ -500,3 +500,107 @@ TEST(CudaImageToAlphaTreeFilter, InfinitePixelsAreRefusedOnBothBackends)
       EXPECT_EQ(filter->GetOutput()->GetNumberOfNodes(), 0u) << "nothing half-written";
     }
 }
+
+namespace
+{
+/** The tree of `image` with 64-bit node ids (AlphaTree::GetWideParents) against the same tree with 32-bit ones:
+ * parents, levels, ranges, areas, labels, and the cut and saliency filters on both backends. */
+template <typename TImage>
+void
+ExpectWideNodeIdsGiveTheSame(const TImage * image, bool full, bool gpu)
+{
+  const auto narrow = Build(image, full, Backend::CPU);
+  EXPECT_FALSE(narrow->HasWideNodeIds());
+  EXPECT_THROW(narrow->GetWideParents(), itk::ExceptionObject);
+  std::vector<Backend> backends{ Backend::CPU };
+  if (gpu)
+    backends.push_back(Backend::CUDA);
+  for (const Backend backend : backends)
+  {
+    auto filter = itk::CudaImageToAlphaTreeFilter<TImage>::New();
+    filter->SetInput(image);
+    filter->SetFullyConnected(full);
+    filter->SetBackend(backend);
+    filter->WideNodeIdsOn();
+    filter->Update();
+    const itk::AlphaTree * wide = filter->GetOutput();
+    ASSERT_TRUE(wide->HasWideNodeIds());
+    EXPECT_THROW(wide->GetParents(), itk::ExceptionObject);
+    const auto & parents = narrow->GetParents()->CastToSTLConstContainer();
+    EXPECT_EQ(wide->GetWideParents()->CastToSTLConstContainer(), std::vector<uint64_t>(parents.begin(), parents.end()));
+    EXPECT_EQ(wide->GetNumberOfNodes(), narrow->GetNumberOfNodes());
+    EXPECT_EQ(wide->GetLevels()->CastToSTLConstContainer(), narrow->GetLevels()->CastToSTLConstContainer());
+    EXPECT_EQ(wide->GetValueRanges()->CastToSTLConstContainer(), narrow->GetValueRanges()->CastToSTLConstContainer());
+    EXPECT_NO_THROW(wide->CheckInvariants());
+    EXPECT_EQ(wide->ComputeAreas()->CastToSTLConstContainer(), narrow->ComputeAreas()->CastToSTLConstContainer());
+    const double top = narrow->GetLevels()->CastToSTLConstContainer().back();
+    for (const double alpha : { 0.0, 1.0, top / 3, top })
+    {
+      EXPECT_EQ(wide->ComputeLabels(alpha)->CastToSTLConstContainer(),
+                narrow->ComputeLabels(alpha)->CastToSTLConstContainer());
+      EXPECT_EQ(wide->ComputeLabels(alpha, top / 2)->CastToSTLConstContainer(),
+                narrow->ComputeLabels(alpha, top / 2)->CastToSTLConstContainer());
+      for (const Backend cutBackend : backends)
+        for (const double omega : { std::numeric_limits<double>::infinity(), top / 2 })
+        {
+          auto cut32     = itk::AlphaTreeCutImageFilter<itk::Image<uint32_t, TImage::ImageDimension>>::New();
+          auto cut64     = itk::AlphaTreeCutImageFilter<itk::Image<itk::SizeValueType, TImage::ImageDimension>>::New();
+          auto cutNarrow = itk::AlphaTreeCutImageFilter<itk::Image<uint32_t, TImage::ImageDimension>>::New();
+          auto set       = [&](auto & f, const itk::AlphaTree * tree)
+          {
+            f->SetInput(tree);
+            f->SetBackend(cutBackend);
+            f->SetAlpha(alpha);
+            f->SetOmega(omega);
+          };
+          set(cut32, wide);
+          set(cut64, wide);
+          set(cutNarrow, narrow.GetPointer());
+          cut32->Update();
+          cut64->Update();
+          cutNarrow->Update();
+          const auto   n        = narrow->GetNumberOfLeaves();
+          const auto * expected = cutNarrow->GetOutput()->GetBufferPointer();
+          EXPECT_EQ(cut32->GetObjectCount(), cutNarrow->GetObjectCount());
+          EXPECT_EQ(cut64->GetObjectCount(), cutNarrow->GetObjectCount());
+          EXPECT_TRUE(std::equal(expected, expected + n, cut32->GetOutput()->GetBufferPointer()))
+            << "alpha " << alpha << ", omega " << omega;
+          EXPECT_TRUE(std::equal(expected, expected + n, cut64->GetOutput()->GetBufferPointer()))
+            << "alpha " << alpha << ", omega " << omega;
+        }
+    }
+    for (const Backend mapBackend : backends)
+    {
+      using S        = itk::Image<float, TImage::ImageDimension>;
+      auto mapWide   = itk::AlphaTreeSaliencyImageFilter<S>::New();
+      auto mapNarrow = itk::AlphaTreeSaliencyImageFilter<S>::New();
+      mapWide->SetInput(wide);
+      mapNarrow->SetInput(narrow);
+      mapWide->SetBackend(mapBackend);
+      mapNarrow->SetBackend(mapBackend);
+      mapWide->Update();
+      mapNarrow->Update();
+      const auto   samples  = mapNarrow->GetOutput()->GetLargestPossibleRegion().GetNumberOfPixels();
+      const auto * expected = mapNarrow->GetOutput()->GetBufferPointer();
+      EXPECT_TRUE(std::equal(expected, expected + samples, mapWide->GetOutput()->GetBufferPointer()));
+    }
+  }
+}
+} // namespace
+
+TEST(CudaImageToAlphaTreeFilter, WideNodeIdsGiveTheSameTreeCutsAndSaliency)
+{
+  const bool gpu = chs_test::HasCudaDevice();
+  using I2       = itk::Image<uint8_t, 2>;
+  using U3       = itk::Image<uint16_t, 3>;
+  using F2       = itk::Image<float, 2>;
+  for (bool full : { false, true })
+  {
+    const auto i2 = Noise<uint8_t, 2>(Size<I2>({ 41, 37 }), 31, 30);
+    ExpectWideNodeIdsGiveTheSame(i2.GetPointer(), full, gpu);
+    const auto u3 = Noise<uint16_t, 3>(Size<U3>({ 11, 9, 7 }), 32, 900);
+    ExpectWideNodeIdsGiveTheSame(u3.GetPointer(), full, gpu);
+    const auto f2 = Noise<float, 2>(Size<F2>({ 23, 19 }), 33, 6.0);
+    ExpectWideNodeIdsGiveTheSame(f2.GetPointer(), full, gpu);
+  }
+}

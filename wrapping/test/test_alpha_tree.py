@@ -16,12 +16,13 @@ def backend(name):
     return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
 
 
-def alpha_tree(array, backend_name, full=False, algorithm=None):
+def alpha_tree(array, backend_name, full=False, algorithm=None, wide=False):
     image = itk.image_from_array(np.ascontiguousarray(array))
     f = itk.CudaImageToAlphaTreeFilter[type(image)].New()
     f.SetInput(image)
     f.SetFullyConnected(full)
     f.SetBackend(backend(backend_name))
+    f.SetWideNodeIds(wide)
     if algorithm:
         f.SetAlgorithm(getattr(itk.CudaAlphaTreeEnums, "Algorithm_" + algorithm))
     f.Update()
@@ -155,6 +156,22 @@ def test_every_cuda_algorithm_gives_the_cpu_tree(algorithm):
     gpu = alpha_tree(image, "CUDA", True, algorithm)
     np.testing.assert_array_equal(array(gpu.GetParents()), array(cpu.GetParents()))
     np.testing.assert_array_equal(array(gpu.GetLevels()), array(cpu.GetLevels()))
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_wide_node_ids_give_the_same_tree(backend_name):
+    """64-bit node ids (the parents of trees of more than 2^32 - 1 nodes), asked for on a small image."""
+    image = images()["uint8-few-levels"]
+    narrow = alpha_tree(image, "CPU", True)
+    wide = alpha_tree(image, backend_name, True, wide=True)
+    assert wide.HasWideNodeIds() and not narrow.HasWideNodeIds()
+    parents = array(wide.GetWideParents())
+    assert parents.dtype == np.uint64
+    np.testing.assert_array_equal(parents, array(narrow.GetParents()))
+    np.testing.assert_array_equal(array(wide.GetLevels()), array(narrow.GetLevels()))
+    np.testing.assert_array_equal(array(wide.ComputeLabels(2.0)), array(narrow.ComputeLabels(2.0)))
+    with pytest.raises(RuntimeError, match="64-bit node ids"):
+        wide.GetParents()
 
 
 @pytest.mark.skipif(not GPU, reason="no CUDA device")
