@@ -68,8 +68,9 @@ struct AlphaTreeParameters
    * over the node ids even for small images (the path taken from 2^30 pixels on, where bit 31 of a node id is no
    * longer free). */
   bool forceWideIds = false;
-  /** Testing only: the CPU reference numbers its binary partition tree's nodes and its pixels in 64 bits even for small
-   * images (the path taken from 2^31 pixels on, where the 2n - 1 nodes no longer have 32-bit ids). */
+  /** Testing only: the CPU reference and the CUDA level-synchronous construction number nodes and pixels in 64 bits
+   * even for small images (the path taken from 2^31 pixels on, where the 2n - 1 nodes no longer have 32-bit ids). The
+   * other CUDA constructions number in 32 bits whatever this says. */
   bool forceWideNodeIds = false;
 };
 
@@ -112,13 +113,14 @@ struct AlphaTreeResult
 
 /** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel;
  * for float and vector pixels, pixels plus edge slots of 2^32 - 1 or more (edge slots: pixels x 2 in 2D 4-connected,
- * x 4 8-connected, x 3 and x 13 in 3D). Integer scalars of 8 and 16 bits have no limit of their own in the CPU
- * reference: from 2^31 pixels on (and with AlphaTreeParameters::forceWideNodeIds) it numbers nodes and pixels in 64
- * bits, and the tree then needs the allocator's `parent64`. ImageAlphaTreeCUDA numbers nodes in 32 bits: it refuses
- * more than MaximumDendrogramVertices pixels, and the sizes its construction cannot number (pixels plus edge slots
- * for v1, v2 and the spanning tree; the level-synchronous one numbers edge slots in 64 bits where 32 do not hold
- * them; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus slots), and throws
- * chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
+ * x 4 8-connected, x 3 and x 13 in 3D). Integer scalars of 8 and 16 bits have no limit of their own but the edge
+ * indices of the CPU reference's sort keys (edge slots below 2^56 and 2^48): from 2^31 pixels on (and with
+ * AlphaTreeParameters::forceWideNodeIds) both backends number nodes and pixels in 64 bits, and the tree then needs
+ * the allocator's `parent64`. ImageAlphaTreeCUDA refuses the sizes its construction cannot number (pixels plus edge
+ * slots for v1, v2 and the spanning tree; the level-synchronous one numbers edge slots in 64 bits where 32 do not
+ * hold them, and nodes where 32 do not; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus
+ * slots), and throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free
+ * memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,

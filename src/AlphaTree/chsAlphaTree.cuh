@@ -215,18 +215,56 @@ constexpr uint32_t kSmallLevelEdges = 2048;
 /** A tail of at least this many small levels runs in shared memory (src/AlphaTree/chsAlphaTreeLevelTail.cuh). */
 constexpr uint32_t kTailMinLevels = 8;
 
+/** RunLevelLoop's tail: the levels before `tail` in the loop, the small levels from there in shared memory
+ * (src/AlphaTree/chsAlphaTreeLevelTail.cuh), and the loop again for them when they meet more sets than the shared
+ * hash table holds. 32-bit node ids. */
+template <typename TSource, typename TLoop>
+void
+RunLevelTail(const TSource &               src,
+             uint32_t *                    lost,
+             const uint32_t *              levelList,
+             const uint64_t *              beginList,
+             const uint32_t *              countPtr,
+             uint32_t                      count,
+             uint32_t                      tail,
+             const std::vector<uint64_t> & hostBegins,
+             LevelState &                  st,
+             TLoop &&                      loop,
+             cudaStream_t                  stream,
+             detail::MemoryTracker &       tracker)
+{
+  const size_t tailBytes = TailSharedBytes(kSmallLevelEdges);
+  if (tail > 0)
+    loop(0, tail, nullptr);
+  const uint32_t                 tailItems = uint32_t(hostBegins[count] - hostBegins[tail]); // at most kTailItems
+  detail::DeviceBuffer<unsigned> overflow(1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> roots(2 * uint64_t(tailItems ? tailItems : 1), stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(unsigned), stream));
+  TailRootsKernel<TSource>
+    <<<(tailItems + 255) / 256 + 1, 256, 0, stream>>>(src, beginList, countPtr, tail, st, roots.get());
+  CHS_CUDA_CHECK_LAUNCH("TailRootsKernel");
+  CHS_CUDA_CHECK(
+    cudaFuncSetAttribute(LevelTailKernel<TSource>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tailBytes)));
+  LevelTailKernel<TSource><<<1, kTailThreads, tailBytes, stream>>>(
+    src, lost, levelList, beginList, countPtr, tail, kSmallLevelEdges, roots.get(), st, overflow.get());
+  CHS_CUDA_CHECK_LAUNCH("LevelTailKernel");
+  // With more sets than the shared hash table holds, the loop runs the tail: queued without reading the flag back,
+  // it returns at once when the tail kernel did the work.
+  loop(tail, count, overflow.get());
+}
+
 /** Runs the level loop (src/AlphaTree/chsAlphaTreeLevels.cuh) on items grouped by level: `start[code]` = the first item
  * of each level, or kNoLevelStart for absent levels; `*items` (on the device) = their number; `lost` has room for every
  * item. The small levels after the last large one run in shared memory (src/AlphaTree/chsAlphaTreeLevelTail.cuh) when
  * they are many and meet few enough sets, else in the loop. One synchronisation, to read the level list. */
-template <typename TSource>
+template <typename TSource, typename TNode>
 void
 RunLevelLoop(const TSource &         src,
-             uint32_t *              lost,
+             TNode *                 lost,
              const uint64_t *        start,
              uint32_t                codes,
              const uint64_t *        items,
-             LevelState &            st,
+             LevelStateT<TNode> &    st,
              cudaStream_t            stream,
              detail::MemoryTracker & tracker,
              int                     device)
@@ -236,7 +274,7 @@ RunLevelLoop(const TSource &         src,
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   CHS_CUDA_CHECK(
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel<TSource>, kLevelThreads, 0));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, LevelLoopKernel<TSource, TNode>, kLevelThreads, 0));
   if (!cooperative || perSm < 1)
     throw std::runtime_error("the level-synchronous alpha-tree construction needs a device with cooperative launch");
   detail::DeviceBuffer<uint32_t> levels(codes, stream, &tracker), levelCount(1, stream, &tracker);
@@ -256,8 +294,9 @@ RunLevelLoop(const TSource &         src,
   while (tail > 0 && hostBegins[tail] - hostBegins[tail - 1] <= kSmallLevelEdges && count - tail < kTailLevels &&
          hostBegins[count] - hostBegins[tail - 1] <= kTailItems)
     --tail;
+  // The shared-memory tail keeps 32-bit node ids: trees of 64-bit ids run every level in the loop.
   const size_t tailBytes = TailSharedBytes(kSmallLevelEdges);
-  const bool   useTail   = count - tail >= kTailMinLevels && tailBytes <= size_t(optin);
+  const bool   useTail   = sizeof(TNode) == 4 && count - tail >= kTailMinLevels && tailBytes <= size_t(optin);
 
   const uint32_t * levelList = levels.get(), *countPtr = levelCount.get();
   const uint64_t * beginList = begins.get();
@@ -266,29 +305,18 @@ RunLevelLoop(const TSource &         src,
   auto            loop   = [&](uint32_t first, uint32_t end, const unsigned * onlyIf)
   {
     void * args[] = { &source, &lost, &levelList, &beginList, &countPtr, &first, &end, &st, &small, &onlyIf };
-    CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(
-      reinterpret_cast<void *>(LevelLoopKernel<TSource>), dim3(unsigned(sms)), dim3(kLevelThreads), args, 0, stream));
+    CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void *>(LevelLoopKernel<TSource, TNode>),
+                                               dim3(unsigned(sms)),
+                                               dim3(kLevelThreads),
+                                               args,
+                                               0,
+                                               stream));
     CHS_CUDA_CHECK_LAUNCH("LevelLoopKernel");
   };
   if (!useTail)
     return loop(0, count, nullptr);
-  if (tail > 0)
-    loop(0, tail, nullptr);
-  const uint32_t                 tailItems = uint32_t(hostBegins[count] - hostBegins[tail]); // at most kTailItems
-  detail::DeviceBuffer<unsigned> overflow(1, stream, &tracker);
-  detail::DeviceBuffer<uint32_t> roots(2 * uint64_t(tailItems ? tailItems : 1), stream, &tracker);
-  CHS_CUDA_CHECK(cudaMemsetAsync(overflow.get(), 0, sizeof(unsigned), stream));
-  TailRootsKernel<TSource><<<(tailItems + 255) / 256 + 1, 256, 0, stream>>>(
-    src, beginList, countPtr, tail, st, roots.get());
-  CHS_CUDA_CHECK_LAUNCH("TailRootsKernel");
-  CHS_CUDA_CHECK(
-    cudaFuncSetAttribute(LevelTailKernel<TSource>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tailBytes)));
-  LevelTailKernel<TSource><<<1, kTailThreads, tailBytes, stream>>>(
-    src, lost, levelList, beginList, countPtr, tail, kSmallLevelEdges, roots.get(), st, overflow.get());
-  CHS_CUDA_CHECK_LAUNCH("LevelTailKernel");
-  // With more sets than the shared hash table holds, the loop runs the tail: queued without reading the flag back,
-  // it returns at once when the tail kernel did the work.
-  loop(tail, count, overflow.get());
+  if constexpr (sizeof(TNode) == 4)
+    RunLevelTail(src, lost, levelList, beginList, countPtr, count, tail, hostBegins, st, loop, stream, tracker);
 }
 
 /** The words of the tile stage's bit set over node ids (pixels and internal nodes: at most 2n - 1), or 0 where bit 31
@@ -405,16 +433,19 @@ WideEdgeIds(uint64_t slots, bool forceWideIds)
 }
 
 /** LevelSynchronousTree's device bytes: the pixels' and nodes' state to the end; the tile stage (8-bit pixels
- * where it applies) or every edge sorted by level, with the level loop; then the renumbering. */
+ * where it applies, 32-bit node ids) or every edge sorted by level, with the level loop; then the renumbering. Node
+ * ids of 64 bits (`wideNodes`) take 8 bytes where 32-bit ones take 4, and 64-bit edge ids. */
 template <typename TPixel>
 uint64_t
-LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, int device)
+LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, bool wideNodes, int device)
 {
   using TKey                      = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
   const uint64_t                n = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
-  const uint64_t                state = n * 3 * sizeof(uint32_t) + (2 * n - 1 + 2 * (n - 1)) * sizeof(uint32_t) + 8;
+  const uint64_t                node = wideNodes ? sizeof(uint64_t) : sizeof(uint32_t);
+  const uint64_t                state =
+    n * (2 * node + sizeof(uint32_t)) + (2 * n - 1) * node + (n - 1) * (sizeof(uint32_t) + node) + 8;
   uint64_t                      stage = 0;
-  const std::optional<TileGrid> tg    = ChooseTileGrid<TPixel>(g, device);
+  const std::optional<TileGrid> tg    = wideNodes ? std::nullopt : ChooseTileGrid<TPixel>(g, device);
   if (tg)
   {
     const uint64_t room = uint64_t(tg->tiles) * tg->cap, cells = uint64_t(kTileCodes) * tg->tiles;
@@ -424,16 +455,18 @@ LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, int device)
   }
   else
   {
-    const uint64_t id = WideEdgeIds(slots, forceWideIds) ? sizeof(uint64_t) : sizeof(uint32_t);
+    const uint64_t id = wideNodes || WideEdgeIds(slots, forceWideIds) ? sizeof(uint64_t) : sizeof(uint32_t);
     stage = slots * 2 * (sizeof(TKey) + id) + std::max(sl::SortPairsScratch(slots, sizeof(TKey), unsigned(id)),
                                                        (codes + 1) * sizeof(uint64_t) + LevelLoopBytes(codes));
   }
-  return state + std::max(stage, RenumberBytes(n));
+  return state + std::max(stage, RenumberBytes(n, unsigned(node)));
 }
 
-/** The level-synchronous construction (src/AlphaTree/chsAlphaTreeLevels.cuh; for 8-bit images with the tile stage of
- * src/AlphaTree/chsAlphaTreeTileLevels.cuh), then the renumbering; returns the number of nodes. */
-template <typename TPixel>
+/** The level-synchronous construction (src/AlphaTree/chsAlphaTreeLevels.cuh; for 8-bit images with 32-bit node ids
+ * the tile stage of src/AlphaTree/chsAlphaTreeTileLevels.cuh), then the renumbering; returns the number of nodes.
+ * Node and pixel ids of TNode: uint32_t up to MaximumDendrogramVertices pixels, uint64_t beyond (every edge sorted by
+ * level, 64-bit edge ids, the level loop without its shared-memory tail). */
+template <typename TPixel, typename TNode>
 uint64_t
 LevelSynchronousTree(const TPixel *             dPixels,
                      const sl::ImageGraph &     g,
@@ -446,22 +479,24 @@ LevelSynchronousTree(const TPixel *             dPixels,
                      const ExecutionContext &   context)
 {
   static_assert(LevelSynchronousPixel<TPixel>(), "integer scalar pixels of 8 or 16 bits");
-  using TKey            = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
-  const int      device = context.device;
-  const uint64_t n      = g.Pixels(), slots = n * g.slots;
+  using TKey               = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  constexpr bool wideNodes = sizeof(TNode) == 8;
+  const int      device    = context.device;
+  const uint64_t n = g.Pixels(), slots = n * g.slots;
   const uint32_t codes  = uint32_t(1) << (8 * sizeof(TKey));
   const unsigned blocks = detail::GridStrideBlocks(n, 256, device);
 
-  detail::DeviceBuffer<uint32_t> uf(n, stream, &tracker), current(n, stream, &tracker), stamp(n, stream, &tracker);
-  detail::DeviceBuffer<uint32_t> nodeParent(2 * n - 1, stream, &tracker), nodeLevel(n - 1, stream, &tracker),
-    nodeMin(n - 1, stream, &tracker);
+  detail::DeviceBuffer<TNode>              uf(n, stream, &tracker), current(n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           stamp(n, stream, &tracker), nodeLevel(n - 1, stream, &tracker);
+  detail::DeviceBuffer<TNode>              nodeParent(2 * n - 1, stream, &tracker), nodeMin(n - 1, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> made(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(made.get(), 0, sizeof(unsigned long long), stream));
-  LevelState st{ uf.get(),        current.get(), stamp.get(),    nodeParent.get(),
-                 nodeLevel.get(), nodeMin.get(), made.get(), uint32_t(n) };
-  const std::optional<TileGrid> tg = ChooseTileGrid<TPixel>(g, device);
-  if constexpr (sizeof(TPixel) == 1)
+  LevelStateT<TNode>      st{ uf.get(),        current.get(), stamp.get(), nodeParent.get(),
+                         nodeLevel.get(), nodeMin.get(), made.get(),  TNode(n) };
+  std::optional<TileGrid> tg;
+  if constexpr (sizeof(TPixel) == 1 && !wideNodes)
   {
+    tg = ChooseTileGrid<TPixel>(g, device);
     if (tg) // the tile stage initialises the pixels' state
       TileStageAndLoop(dPixels, g, *tg, st, forceWideIds, stream, tracker, device);
   }
@@ -491,12 +526,14 @@ LevelSynchronousTree(const TPixel *             dPixels,
       LevelStartsKernel<<<detail::GridStrideBlocks(slots, 256, device), 256, 0, stream>>>(
         k.Current(), slots, start.get());
       CHS_CUDA_CHECK_LAUNCH("LevelStartsKernel");
-      // The alternate id buffer is free after the sort: it holds lost[] (32-bit node ids, one per item).
+      // The alternate id buffer is free after the sort: it holds lost[] (node ids, one per item; edge ids are at
+      // least as wide).
+      static_assert(sizeof(TId) >= sizeof(TNode), "lost[] lives in the edge ids' alternate buffer");
       detail::DeviceBuffer<uint64_t> items(1, stream, &tracker);
       const uint64_t                 itemCount = slots;
       CHS_CUDA_CHECK(cudaMemcpyAsync(items.get(), &itemCount, sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
       RunLevelLoop(EdgeIdSource<TId>{ LevelEdges(g), v.Current() },
-                   reinterpret_cast<uint32_t *>(v.Alternate()),
+                   reinterpret_cast<TNode *>(v.Alternate()),
                    start.get(),
                    codes,
                    items.get(),
@@ -505,9 +542,9 @@ LevelSynchronousTree(const TPixel *             dPixels,
                    tracker,
                    device);
     };
-    if (WideEdgeIds(slots, forceWideIds))
+    if (wideNodes || WideEdgeIds(slots, forceWideIds))
       edges(uint64_t{});
-    else
+    else if constexpr (!wideNodes)
       edges(uint32_t{});
   }
   unsigned long long internal = 0;
@@ -541,7 +578,9 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const ExecutionContext &    context,
                    RunInfo *                   info)
 {
-  const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters, MaximumDendrogramVertices);
+  // Node ids: 32-bit up to MaximumDendrogramVertices pixels; the level-synchronous construction takes 64-bit ones
+  // beyond (the others number pixels and edge slots in 32 bits, which refuses such sizes below).
+  const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters, ~uint64_t(0));
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
   const uint64_t        n = g.Pixels();
@@ -557,6 +596,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                                          : AlphaTreeAlgorithm::SpanningTree;
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
+  const bool wideNodes = n > MaximumDendrogramVertices || parameters.forceWideNodeIds;
   // Every construction but the level-synchronous one numbers pixels and edge slots in 32 bits; that one numbers
   // pixels and nodes, and edge slots in 64 bits where 32 do not hold them.
   if (!at::SlotIdsFit(g) && algorithm != AlphaTreeAlgorithm::LevelSynchronous)
@@ -576,7 +616,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       if (algorithm == AlphaTreeAlgorithm::LevelSynchronous)
       {
         if constexpr (levelPixels)
-          bytes += at::LevelSynchronousBytes<TPixel>(g, parameters.forceWideIds, context.device);
+          bytes += at::LevelSynchronousBytes<TPixel>(g, parameters.forceWideIds, wideNodes, context.device);
       }
       else
       {
@@ -609,8 +649,16 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     if constexpr (levelPixels)
     {
       {
-        result.nodes = at::LevelSynchronousTree(
-          dPixels.get(), g, allocate, build, canonical, parameters.forceWideIds, stream, tracker, context);
+        result.nodes                    = (wideNodes ? at::LevelSynchronousTree<TPixel, uint64_t>
+                                                     : at::LevelSynchronousTree<TPixel, uint32_t>)(dPixels.get(),
+                                                                                g,
+                                                                                allocate,
+                                                                                build,
+                                                                                canonical,
+                                                                                parameters.forceWideIds,
+                                                                                stream,
+                                                                                tracker,
+                                                                                context);
         result.insertedEdges            = n - 1; // one union per loser
         result.buildMilliseconds        = build.Milliseconds();
         result.canonicaliseMilliseconds = canonical.Milliseconds();

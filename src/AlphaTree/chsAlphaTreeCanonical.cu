@@ -19,15 +19,25 @@ namespace
 
 constexpr unsigned kThreads = 256;
 
+__global__ void
+NarrowKernel(const uint64_t * in, uint64_t n, uint32_t * out)
+{
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    out[i] = uint32_t(in[i]);
+}
+
 /** The last stage of both paths: sorts the internal nodes' keys (level code << shift | smallest pixel; `ids`: their
- * construction ids, which index tree.parent), writes the renumbered parents and levels, checks them on the device,
- * stops `timer`, allocates through `allocate` and downloads. `newId` has room for every construction id. */
+ * construction ids, which index treeParent, of TNode: 32 or 64 bits), writes the renumbered parents and levels,
+ * checks them on the device, stops `timer`, allocates through `allocate` and downloads. `newId` has room for every
+ * construction id. */
+template <typename TNode>
 uint64_t
-SortAndWrite(const GlobalTree &                         tree,
+SortAndWrite(const TNode *                              treeParent,
+             uint64_t                                   pixels,
              uint64_t                                   internal,
              detail::DeviceBuffer<unsigned long long> & keys,
-             detail::DeviceBuffer<uint32_t> &           ids,
-             uint32_t *                                 newId,
+             detail::DeviceBuffer<TNode> &              ids,
+             TNode *                                    newId,
              int                                        shift,
              int                                        levelBits,
              bool                                       isFloat,
@@ -38,12 +48,11 @@ SortAndWrite(const GlobalTree &                         tree,
              const ExecutionContext &                   context)
 {
   const int                                device = context.device;
-  const uint64_t                           pixels = tree.pixels;
   const uint64_t                           room   = internal ? internal : 1;
   detail::DeviceBuffer<unsigned long long> keysAlt(room, stream, &tracker);
-  detail::DeviceBuffer<uint32_t>           idsAlt(room, stream, &tracker);
+  detail::DeviceBuffer<TNode>              idsAlt(room, stream, &tracker);
   cub::DoubleBuffer<unsigned long long>    k(keys.get(), keysAlt.get());
-  cub::DoubleBuffer<uint32_t>              v(ids.get(), idsAlt.get());
+  cub::DoubleBuffer<TNode>                 v(ids.get(), idsAlt.get());
   // Keys are (level code, smallest pixel): sort on the pixel bits and the level code's significant bits.
   const int endBit = shift + levelBits;
   size_t    bytes  = 0;
@@ -53,21 +62,30 @@ SortAndWrite(const GlobalTree &                         tree,
     CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, v, internal, 0, endBit, stream));
   }
   IdKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
-    internal, uint32_t(pixels), v.Current(), newId);
+    internal, pixels, v.Current(), newId);
   CHS_CUDA_CHECK_LAUNCH("IdKernel");
-  const uint64_t                 total = pixels + internal;
-  detail::DeviceBuffer<uint32_t> outParent(total, stream, &tracker);
-  detail::DeviceBuffer<double>   outLevel(room, stream, &tracker);
-  detail::DeviceBuffer<uint2>    record(room, stream, &tracker); // (level code, children) for the check
-  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
-    tree, internal, v.Current(), k.Current(), newId, shift, isFloat, outParent.get(), outLevel.get(), record.get());
+  const uint64_t               total = pixels + internal;
+  detail::DeviceBuffer<TNode>  outParent(total, stream, &tracker);
+  detail::DeviceBuffer<double> outLevel(room, stream, &tracker);
+  detail::DeviceBuffer<uint2>  record(room, stream, &tracker); // (level code, children) for the check
+  OutputKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(treeParent,
+                                                                                           pixels,
+                                                                                           internal,
+                                                                                           v.Current(),
+                                                                                           k.Current(),
+                                                                                           newId,
+                                                                                           shift,
+                                                                                           isFloat,
+                                                                                           outParent.get(),
+                                                                                           outLevel.get(),
+                                                                                           record.get());
   CHS_CUDA_CHECK_LAUNCH("OutputKernel");
 
   // The check of the definition's structure, on the device.
   detail::DeviceBuffer<unsigned> broken(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(broken.get(), 0, sizeof(unsigned), stream));
   CheckParentsKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
-    uint32_t(pixels), total, outParent.get(), record.get(), broken.get());
+    pixels, total, outParent.get(), record.get(), broken.get());
   CHS_CUDA_CHECK_LAUNCH("CheckParentsKernel");
   CheckChildrenKernel<<<detail::GridStrideBlocks(room, kThreads, device), kThreads, 0, stream>>>(
     internal, record.get(), broken.get());
@@ -80,11 +98,26 @@ SortAndWrite(const GlobalTree &                         tree,
   timer.Stop();
 
   const AlphaTreeArrays out = Allocated(allocate, total);
-  if (out.parent)
-    detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
-  else // 64-bit parents for a tree of 32-bit ids (the construction's): the same ids, zero-extended on the way
-    detail::CopyToHostWidened(
-      out.parent64, sizeof(uint64_t), outParent.get(), sizeof(uint32_t), total, stream, context);
+  if constexpr (sizeof(TNode) == 4)
+  {
+    if (out.parent)
+      detail::CopyToHost(out.parent, outParent.get(), total * sizeof(uint32_t), stream, context);
+    else // 64-bit parents for a tree of 32-bit ids: the same ids, zero-extended on the way
+      detail::CopyToHostWidened(
+        out.parent64, sizeof(uint64_t), outParent.get(), sizeof(uint32_t), total, stream, context);
+  }
+  else if (out.parent64)
+    detail::CopyToHost(out.parent64, outParent.get(), total * sizeof(uint64_t), stream, context);
+  else
+  {
+    // 32-bit parents for a tree built with 64-bit ids (forced on a small image: Allocated refuses them for trees of
+    // more than 2^32 - 1 nodes), narrowed on the device.
+    detail::DeviceBuffer<uint32_t> narrow(total, stream, &tracker);
+    NarrowKernel<<<detail::GridStrideBlocks(total, kThreads, device), kThreads, 0, stream>>>(
+      outParent.get(), total, narrow.get());
+    CHS_CUDA_CHECK_LAUNCH("NarrowKernel");
+    detail::CopyToHost(out.parent, narrow.get(), total * sizeof(uint32_t), stream, context);
+  }
   if (out.level)
   {
     if (!out.leafLevelsZero)
@@ -99,23 +132,23 @@ SortAndWrite(const GlobalTree &                         tree,
 
 namespace
 {
-/** SortAndWrite's bytes for `room` internal nodes: the alternate keys and ids, then the sort's scratch or the outputs
- * and the check's records. */
+/** SortAndWrite's bytes for `room` internal nodes with ids of `id` bytes (4 or 8): the alternate keys and ids, then
+ * the sort's scratch or the outputs and the check's records (with 64-bit ids, a 32-bit copy of the parents for an
+ * allocator that gives 32-bit ones). */
 uint64_t
-SortAndWriteBytes(uint64_t pixels, uint64_t room)
+SortAndWriteBytes(uint64_t pixels, uint64_t room, unsigned id)
 {
-  return room * (sizeof(unsigned long long) + sizeof(uint32_t)) +
-         std::max(sl::SortPairsScratch(room, sizeof(unsigned long long)),
-                  (pixels + room) * sizeof(uint32_t) + room * (sizeof(double) + sizeof(uint2)) + sizeof(unsigned));
+  return room * (sizeof(unsigned long long) + id) +
+         std::max(sl::SortPairsScratch(room, sizeof(unsigned long long), id),
+                  (pixels + room) * (id == 8 ? 12 : 4) + room * (sizeof(double) + sizeof(uint2)) + sizeof(unsigned));
 }
 } // namespace
 
 uint64_t
-RenumberBytes(uint64_t pixels)
+RenumberBytes(uint64_t pixels, unsigned id)
 {
   const uint64_t room = pixels > 1 ? pixels - 1 : 1;
-  return room * (sizeof(unsigned long long) + sizeof(uint32_t)) + (pixels + room) * sizeof(uint32_t) +
-         SortAndWriteBytes(pixels, room);
+  return room * (sizeof(unsigned long long) + id) + (pixels + room) * id + SortAndWriteBytes(pixels, room, id);
 }
 
 uint64_t
@@ -124,15 +157,16 @@ CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary)
   const uint64_t room = pixels > 1 ? pixels - 1 : 1;
   return nodes * sizeof(uint32_t) + (binary ? 4 + (nodes - pixels) * sizeof(uint2) + 1 : nodes * 5 + sizeof(uint2)) +
          3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) +
-         room * (sizeof(unsigned long long) + sizeof(uint32_t)) + SortAndWriteBytes(pixels, room);
+         room * (sizeof(unsigned long long) + sizeof(uint32_t)) + SortAndWriteBytes(pixels, room, 4);
 }
 
+template <typename TNode>
 uint64_t
 RenumberOnDevice(uint64_t                   pixels,
                  uint64_t                   internal,
-                 uint32_t *                 dNodeParent,
+                 TNode *                    dNodeParent,
                  const uint32_t *           dNodeLevel,
-                 const uint32_t *           dNodeMin,
+                 const TNode *              dNodeMin,
                  int                        levelBits,
                  bool                       isFloat,
                  const AlphaTreeAllocator & allocate,
@@ -144,14 +178,42 @@ RenumberOnDevice(uint64_t                   pixels,
   const uint64_t                           room  = internal ? internal : 1;
   const int                                shift = IndexBits(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
-  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker), newId(pixels + room, stream, &tracker);
+  detail::DeviceBuffer<TNode>              ids(room, stream, &tracker), newId(pixels + room, stream, &tracker);
   LevelNodeKeysKernel<<<detail::GridStrideBlocks(room, kThreads, context.device), kThreads, 0, stream>>>(
-    internal, uint32_t(pixels), dNodeLevel, dNodeMin, shift, keys.get(), ids.get());
+    internal, pixels, dNodeLevel, dNodeMin, shift, keys.get(), ids.get());
   CHS_CUDA_CHECK_LAUNCH("LevelNodeKeysKernel");
-  const GlobalTree tree{ dNodeParent, nullptr, uint32_t(pixels) };
-  return SortAndWrite(
-    tree, internal, keys, ids, newId.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
+  return SortAndWrite(dNodeParent,
+                      pixels,
+                      internal,
+                      keys,
+                      ids,
+                      newId.get(),
+                      shift,
+                      levelBits,
+                      isFloat,
+                      allocate,
+                      timer,
+                      stream,
+                      tracker,
+                      context);
 }
+
+#define CHS_INSTANTIATE_RENUMBER(TNode)                                                                                \
+  template uint64_t RenumberOnDevice<TNode>(uint64_t,                                                                  \
+                                            uint64_t,                                                                  \
+                                            TNode *,                                                                   \
+                                            const uint32_t *,                                                          \
+                                            const TNode *,                                                             \
+                                            int,                                                                       \
+                                            bool,                                                                      \
+                                            const AlphaTreeAllocator &,                                                \
+                                            detail::EventTimer &,                                                      \
+                                            cudaStream_t,                                                              \
+                                            detail::MemoryTracker &,                                                   \
+                                            const ExecutionContext &);
+CHS_INSTANTIATE_RENUMBER(uint32_t)
+CHS_INSTANTIATE_RENUMBER(uint64_t)
+#undef CHS_INSTANTIATE_RENUMBER
 
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
@@ -221,8 +283,20 @@ CanonicaliseOnDevice(uint64_t                   pixels,
     GatherKernel<<<gb, kThreads, 0, stream>>>(
       tree, nodes, kept.get(), up.get(), split, shift, keys.get(), ids.get(), counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
-  return SortAndWrite(
-    tree, internal, keys, ids, up.get(), shift, levelBits, isFloat, allocate, timer, stream, tracker, context);
+  return SortAndWrite(dParent,
+                      pixels,
+                      internal,
+                      keys,
+                      ids,
+                      up.get(),
+                      shift,
+                      levelBits,
+                      isFloat,
+                      allocate,
+                      timer,
+                      stream,
+                      tracker,
+                      context);
 }
 
 } // namespace at

@@ -35,6 +35,10 @@ namespace chs
 namespace at
 {
 
+/** All ones in a node id type (32 or 64 bits). */
+template <typename TNode>
+constexpr TNode kAllOnes = TNode(~TNode(0));
+
 #define CHS_AT_FOR_EACH(i, count)                                                                                      \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
@@ -314,59 +318,65 @@ GatherKernel(GlobalTree           tree,
 }
 
 /** The level-synchronous construction's internal nodes (src/AlphaTree/chsAlphaTreeLevels.cuh: slots in creation order,
- * with their level code and smallest pixel): their sort keys, as GatherKernel writes them, and ids. */
+ * with their level code and smallest pixel; ids of TNode, 32 or 64 bits): their sort keys, as GatherKernel writes
+ * them, and ids. */
+template <typename TNode>
 static __global__ void
 LevelNodeKeysKernel(uint64_t             internal,
-                    uint32_t             pixels,
+                    uint64_t             pixels,
                     const uint32_t *     nodeLevel,
-                    const uint32_t *     nodeMin,
+                    const TNode *        nodeMin,
                     int                  levelShift,
                     unsigned long long * keys,
-                    uint32_t *           ids)
+                    TNode *              ids)
 {
   for (uint64_t s = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; s < internal;
        s += uint64_t(gridDim.x) * blockDim.x)
   {
     keys[s] = (uint64_t(nodeLevel[s]) << levelShift) | nodeMin[s];
-    ids[s]  = uint32_t(pixels + s);
+    ids[s]  = TNode(pixels + s);
   }
 }
 
+template <typename TNode>
 static __global__ void
-IdKernel(uint64_t internal, uint32_t pixels, const uint32_t * ids, uint32_t * newId)
+IdKernel(uint64_t internal, uint64_t pixels, const TNode * ids, TNode * newId)
 {
   CHS_AT_FOR_EACH(r, internal)
   {
-    newId[ids[r]] = uint32_t(pixels + r);
+    newId[ids[r]] = TNode(pixels + r);
   }
 }
 
 /** Writes the renumbered parents and the levels, and for the check every internal node's (level code, children)
  * record with the count at 0: one 8-byte record, so that the check reads a parent's level and counts its child in
  * one sector. */
+template <typename TNode>
 static __global__ void
-OutputKernel(GlobalTree                 tree,
+OutputKernel(const TNode *              treeParent,
+             uint64_t                   pixels,
              uint64_t                   internal,
-             const uint32_t *           ids,
+             const TNode *              ids,
              const unsigned long long * keys,
-             const uint32_t *           newId,
+             const TNode *              newId,
              int                        levelShift,
              bool                       isFloat,
-             uint32_t *                 outParent,
+             TNode *                    outParent,
              double *                   outLevel,
              uint2 *                    record)
 {
-  const uint64_t total = tree.pixels + internal;
+  const uint64_t total = pixels + internal;
   CHS_AT_FOR_EACH(i, total)
   {
-    if (i < tree.pixels)
+    if (i < pixels)
     {
-      outParent[i] = newId[tree.parent[i]];
+      outParent[i] = newId[treeParent[i]];
       continue;
     }
-    const uint64_t r = i - tree.pixels;
-    const uint32_t x = ids[r], p = tree.parent[x], code = uint32_t(keys[r] >> levelShift);
-    outParent[i] = p == x ? uint32_t(i) : newId[p];
+    const uint64_t r = i - pixels;
+    const TNode    x = ids[r], p = treeParent[x];
+    const uint32_t code = uint32_t(keys[r] >> levelShift);
+    outParent[i]        = p == x ? TNode(i) : newId[p];
     outLevel[r]  = sl::WeightOf(code, isFloat);
     record[r]    = make_uint2(code, 0u);
   }
@@ -375,12 +385,13 @@ OutputKernel(GlobalTree                 tree,
 /** The output's structure: the last node is the root, every other node's parent is an internal node after it, an
  * internal node's level code is below its parent's; counts children in the records (up to 2 and a warp). Sets
  * *broken on a violation. */
+template <typename TNode>
 static __global__ void
-CheckParentsKernel(uint32_t pixels, uint64_t total, const uint32_t * parent, uint2 * record, unsigned * broken)
+CheckParentsKernel(uint64_t pixels, uint64_t total, const TNode * parent, uint2 * record, unsigned * broken)
 {
   CHS_AT_FOR_EACH(i, total)
   {
-    const uint32_t p = parent[i];
+    const TNode    p = parent[i];
     bool           bad;
     uint2          rp = make_uint2(0u, 2u);
     if (i + 1 == total)
@@ -398,7 +409,7 @@ CheckParentsKernel(uint32_t pixels, uint64_t total, const uint32_t * parent, uin
       *broken = 1;
     // Lanes with the same parent (neighbouring pixels often share one) add their count with one atomic.
     const bool     counts = !bad && i + 1 < total;
-    const unsigned peers  = __match_any_sync(__activemask(), counts ? p : 0xffffffffu);
+    const unsigned peers  = __match_any_sync(__activemask(), counts ? p : kAllOnes<TNode>);
     if (counts && (threadIdx.x & 31u) == unsigned(__ffs(peers)) - 1u && rp.y < 2)
       atomicAdd(reinterpret_cast<unsigned *>(record + (p - pixels)) + 1, uint32_t(__popc(peers)));
   }

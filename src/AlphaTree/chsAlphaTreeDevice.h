@@ -14,13 +14,13 @@ namespace chs
 namespace at
 {
 
-/** The number of bits that hold every index below `count` (at least 1, at most 32): the smallest pixel's field in
+/** The number of bits that hold every index below `count` (at least 1): the smallest pixel's field in
  * the renumbering's sort keys, the edge index's bits in the sort of the slot ranks. */
 inline int
 IndexBits(uint64_t count)
 {
   int bits = 1;
-  while (bits < 32 && (uint64_t(1) << bits) < count)
+  while (bits < 64 && (uint64_t(1) << bits) < count)
     ++bits;
   return bits;
 }
@@ -35,7 +35,7 @@ IndexBits(uint64_t count)
 uint64_t
 CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary);
 uint64_t
-RenumberBytes(uint64_t pixels);
+RenumberBytes(uint64_t pixels, unsigned idBytes = 4);
 
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
@@ -53,13 +53,15 @@ CanonicaliseOnDevice(uint64_t                   pixels,
 
 /** The same last stage for a tree that is canonical already (the level-synchronous construction): `internal`
  * internal nodes with ids pixels + slot, dNodeParent over all nodes, dNodeLevel and dNodeMin (level code and smallest
- * pixel) by slot. Renumbers by (level, smallest pixel), checks, stops `timer`, allocates, downloads. */
+ * pixel) by slot; node ids of TNode (uint32_t or uint64_t). Renumbers by (level, smallest pixel), checks, stops
+ * `timer`, allocates, downloads. */
+template <typename TNode>
 uint64_t
 RenumberOnDevice(uint64_t                   pixels,
                  uint64_t                   internal,
-                 uint32_t *                 dNodeParent,
+                 TNode *                    dNodeParent,
                  const uint32_t *           dNodeLevel,
-                 const uint32_t *           dNodeMin,
+                 const TNode *              dNodeMin,
                  int                        levelBits,
                  bool                       isFloat,
                  const AlphaTreeAllocator & allocate,

@@ -54,40 +54,51 @@ constexpr TId      kNoEdgeId     = TId(~TId(0));
 constexpr uint32_t kForceEntry   = 0xffffffffu; // entry.y of a force entry (EntrySource)
 constexpr unsigned kLevelThreads = 1024;
 
-/** An edge id (pixel * slots + slot, always inside the image; 32 or 64 bits) to its ends (32-bit pixel ids). */
+/** An edge id (pixel * slots + slot, always inside the image; 32 or 64 bits) to its ends (pixel ids of TNode: 32 bits
+ * below 2^31 pixels, 64 from there on). */
 struct LevelEdges
 {
   uint32_t slots;
-  int32_t  offset[13]; // far end - near end, per slot
+  int64_t  offset[13]; // far end - near end, per slot
 
   explicit LevelEdges(const sl::ImageGraph & g)
     : slots(g.slots)
   {
     for (unsigned s = 0; s < 13; ++s)
-      offset[s] = s < g.slots ? int32_t((int64_t(g.dz[s]) * g.ny + g.dy[s]) * g.nx + g.dx[s]) : 0;
+      offset[s] = s < g.slots ? (int64_t(g.dz[s]) * g.ny + g.dy[s]) * g.nx + g.dx[s] : 0;
   }
-  template <typename TId>
+  template <typename TId, typename TNode>
   __device__ __forceinline__ void
-  Ends(TId id, uint32_t & p, uint32_t & q) const
+  Ends(TId id, TNode & p, TNode & q) const
   {
-    p                = uint32_t(id / slots);
+    p                = TNode(id / slots);
     const uint32_t s = uint32_t(id - TId(p) * slots);
-    q                = uint32_t(int32_t(p) + offset[s]);
+    if constexpr (sizeof(TNode) == 4)
+      q = uint32_t(int32_t(p) + int32_t(offset[s]));
+    else
+      q = TNode(int64_t(p) + offset[s]);
   }
 };
 
-/** The construction's arrays: n pixels, n - 1 possible internal nodes. */
-struct LevelState
+/** No node, pixel or root (all ones in the id type, 32 or 64 bits). */
+template <typename TNode>
+constexpr TNode kNoNode = TNode(~TNode(0));
+
+/** The construction's arrays: n pixels, n - 1 possible internal nodes; node and pixel ids of TNode (32 bits up to
+ * MaximumDendrogramVertices pixels, 64 bits beyond or when AlphaTreeParameters::forceWideNodeIds asks). */
+template <typename TNode>
+struct LevelStateT
 {
-  uint32_t *           uf;         // union-find parents (n); a root is the smallest pixel of its set
-  uint32_t *           current;    // node of the set a root stands for (n): the pixel, or the set's latest node
+  TNode *              uf;         // union-find parents (n); a root is the smallest pixel of its set
+  TNode *              current;    // node of the set a root stands for (n): the pixel, or the set's latest node
   uint32_t *           stamp;      // the last level code at which a root made a node (n)
-  uint32_t *           nodeParent; // parents of all nodes (2n - 1): leaves, then n + creation slot
+  TNode *              nodeParent; // parents of all nodes (2n - 1): leaves, then n + creation slot
   uint32_t *           nodeLevel;  // level code of an internal node (n - 1, by slot)
-  uint32_t *           nodeMin;    // smallest pixel of an internal node (n - 1, by slot)
+  TNode *              nodeMin;    // smallest pixel of an internal node (n - 1, by slot)
   unsigned long long * nodes;      // internal nodes made (a counter)
-  uint32_t             n;
+  TNode                n;
 };
+using LevelState = LevelStateT<uint32_t>;
 
 /** The level code of every edge slot and its id (slot index), or kNoEdgeId with code 0 outside the image. */
 template <typename TKey, typename TPixel, typename TId>
@@ -170,15 +181,16 @@ LevelListKernel(const uint64_t * start,
   }
 }
 
+template <typename TNode>
 static __global__ void
-LevelInitKernel(LevelState st)
+LevelInitKernel(LevelStateT<TNode> st)
 {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < st.n; i += uint64_t(gridDim.x) * blockDim.x)
   {
-    st.uf[i]         = uint32_t(i);
-    st.current[i]    = uint32_t(i);
+    st.uf[i]         = TNode(i);
+    st.current[i]    = TNode(i);
     st.stamp[i]      = 0xffffffffu;
-    st.nodeParent[i] = uint32_t(i);
+    st.nodeParent[i] = TNode(i);
   }
 }
 
@@ -188,21 +200,27 @@ LoadCg(const uint32_t * p)
 {
   return __ldcg(p);
 }
+__device__ __forceinline__ uint64_t
+LoadCg(const uint64_t * p)
+{
+  return __ldcg(reinterpret_cast<const unsigned long long *>(p));
+}
 
 /** Find with path halving by plain stores (a pointer only ever moves to an ancestor, and a root is only linked by
  * CAS), which also points `a` itself at the root found. */
-__device__ __forceinline__ uint32_t
-LevelFind(uint32_t * P, uint32_t a)
+template <typename TNode>
+__device__ __forceinline__ TNode
+LevelFind(TNode * P, TNode a)
 {
-  volatile uint32_t * V     = P;
-  const uint32_t      start = a;
-  bool                moved = false;
+  volatile TNode * V     = P;
+  const TNode      start = a;
+  bool             moved = false;
   for (;;)
   {
-    const uint32_t p = V[a];
+    const TNode p = V[a];
     if (p == a)
       break;
-    const uint32_t gp = V[p];
+    const TNode gp = V[p];
     if (gp == p)
     {
       a = p;
@@ -225,8 +243,9 @@ struct EdgeIdSource
   LevelEdges  g;
   const TId * ids;
 
+  template <typename TNode>
   __device__ __forceinline__ bool
-  Pair(uint64_t i, uint32_t & u, uint32_t & v) const
+  Pair(uint64_t i, TNode & u, TNode & v) const
   {
     const TId id = ids[i];
     if (id == kNoEdgeId<TId>)
@@ -234,8 +253,9 @@ struct EdgeIdSource
     g.Ends(id, u, v);
     return true;
   }
+  template <typename TNode>
   __device__ __forceinline__ bool
-  Force(uint64_t, uint32_t &) const
+  Force(uint64_t, TNode &) const
   {
     return false;
   }
@@ -267,44 +287,44 @@ struct EntrySource
 /** Phase A: parents of the previous level's losers' nodes (items [pb, pe)), then the unions of the items [b, e);
  * lost[i] = the root item i linked under another, or kNoLevelEdge. A force entry's lost[i] goes from its set's
  * root (phase B) to that root's node of the level. Threads `t` of `stride` share the work. */
-template <typename TSource>
+template <typename TSource, typename TNode>
 static __device__ __forceinline__ void
-PhaseA(const LevelState & st,
-       const TSource &    src,
-       uint32_t *         lost,
-       uint64_t           pb,
-       uint64_t           pe,
-       uint64_t           b,
-       uint64_t           e,
-       uint64_t           t,
-       uint64_t           stride)
+PhaseA(const LevelStateT<TNode> & st,
+       const TSource &            src,
+       TNode *                    lost,
+       uint64_t                   pb,
+       uint64_t                   pe,
+       uint64_t                   b,
+       uint64_t                   e,
+       uint64_t                   t,
+       uint64_t                   stride)
 {
   for (uint64_t i = pb + t; i < pe; i += stride)
   {
-    const uint32_t r = lost[i];
-    if (r == kNoLevelEdge)
+    const TNode r = lost[i];
+    if (r == kNoNode<TNode>)
       continue;
-    uint32_t root;
+    TNode root;
     if (src.Force(i, root))
     {
       lost[i] = LoadCg(st.current + r);
       continue;
     }
     // Phase B left the loser's root in its node's parent.
-    const uint32_t c = LoadCg(st.current + r);
+    const TNode c    = LoadCg(st.current + r);
     st.nodeParent[c] = LoadCg(st.current + LoadCg(st.nodeParent + c));
   }
   for (uint64_t i = b + t; i < e; i += stride)
   {
-    uint32_t loser = kNoLevelEdge, u, v;
+    TNode loser = kNoNode<TNode>, u, v;
     if (src.Pair(i, u, v))
       loser = UniteByCas(
         st.uf,
         u,
         v,
-        kNoLevelEdge,
-        [&](uint32_t a) { return LevelFind(st.uf, a); },
-        [](uint32_t a, uint32_t b) { return a < b; });
+        kNoNode<TNode>,
+        [&](TNode a) { return LevelFind(st.uf, a); },
+        [](TNode a, TNode b) { return a < b; });
     lost[i] = loser;
   }
 }
@@ -312,16 +332,16 @@ PhaseA(const LevelState & st,
 /** Phase B, items [b, e) of level `code`: each loser finds its set's root R at the end of the level and leaves it
  * in the parent of its node (phase A of the next level replaces it by R's node); a force entry finds its root R and
  * leaves it in lost[i]. R's first loser or force entry to stamp R with the level makes R's node. */
-template <typename TSource>
+template <typename TSource, typename TNode>
 static __device__ __forceinline__ void
-PhaseB(const LevelState & st,
-       const TSource &    src,
-       uint32_t *         lost,
-       uint32_t           code,
-       uint64_t           b,
-       uint64_t           e,
-       uint64_t           t,
-       uint64_t           stride)
+PhaseB(const LevelStateT<TNode> & st,
+       const TSource &            src,
+       TNode *                    lost,
+       uint32_t                   code,
+       uint64_t                   b,
+       uint64_t                   e,
+       uint64_t                   t,
+       uint64_t                   stride)
 {
   // Block-uniform iterations (t - threadIdx.x and stride are the same in a block): node slots with one atomic per
   // block.
@@ -329,10 +349,10 @@ PhaseB(const LevelState & st,
   {
     const uint64_t i     = base + threadIdx.x;
     const bool     valid = i < e;
-    const uint32_t r     = valid ? lost[i] : kNoLevelEdge;
-    uint32_t       R     = 0, forced;
+    const TNode    r     = valid ? lost[i] : kNoNode<TNode>;
+    TNode          R     = 0, forced;
     bool           make  = false;
-    if (valid && r != kNoLevelEdge)
+    if (valid && r != kNoNode<TNode>)
     {
       R                                     = LevelFind(st.uf, r);
       st.nodeParent[LoadCg(st.current + r)] = R;
@@ -347,7 +367,7 @@ PhaseB(const LevelState & st,
     const unsigned long long slot = BlockSlot(make, st.nodes);
     if (make)
     {
-      const uint32_t node                   = st.n + uint32_t(slot);
+      const TNode node                      = st.n + TNode(slot);
       st.nodeParent[LoadCg(st.current + R)] = node;
       st.nodeParent[node]                   = node;
       st.current[R]                         = node;
@@ -358,27 +378,28 @@ PhaseB(const LevelState & st,
 }
 
 /** Points every pixel at its root (threads t of stride): the next level's finds start one step from the root. */
+template <typename TNode>
 static __device__ __forceinline__ void
-Flatten(const LevelState & st, uint64_t t, uint64_t stride)
+Flatten(const LevelStateT<TNode> & st, uint64_t t, uint64_t stride)
 {
   for (uint64_t p = t; p < st.n; p += stride)
-    LevelFind(st.uf, uint32_t(p));
+    LevelFind(st.uf, TNode(p));
 }
 
 /** The levels [firstLevel, endLevel) of the level list, in ascending order (see the file's comment); endLevel at
  * most *levelCount. Launched cooperatively, kLevelThreads per block; `lost` has room for every item. */
-template <typename TSource>
+template <typename TSource, typename TNode>
 static __global__ void
-__launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource          src,
-                                                    uint32_t *       lost,
-                                                    const uint32_t * levels,
-                                                    const uint64_t * begins,
-                                                    const uint32_t * levelCount,
-                                                    uint32_t         firstLevel,
-                                                    uint32_t         endLevel,
-                                                    LevelState       st,
-                                                    uint32_t         smallLevel,
-                                                    const unsigned * onlyIf)
+__launch_bounds__(kLevelThreads, 1) LevelLoopKernel(TSource            src,
+                                                    TNode *            lost,
+                                                    const uint32_t *   levels,
+                                                    const uint64_t *   begins,
+                                                    const uint32_t *   levelCount,
+                                                    uint32_t           firstLevel,
+                                                    uint32_t           endLevel,
+                                                    LevelStateT<TNode> st,
+                                                    uint32_t           smallLevel,
+                                                    const unsigned *   onlyIf)
 {
   if (onlyIf && *onlyIf == 0)
     return; // queued for a case that did not arise (every block returns: no grid barrier is left waiting)

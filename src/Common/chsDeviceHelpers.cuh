@@ -319,17 +319,43 @@ WarpSlot(bool keep, TCount * count)
   return base + __popc(want & ((1u << lane) - 1u));
 }
 
-/** Unites the sets of u and v in a union-find whose root is the first of its set by `before` (a strict order): the
- * later of the two roots is linked under the earlier by CAS, and a root linked meanwhile by another thread is united
- * again from where it went. Returns the root that was linked, or `none` when u and v were in one set already. */
-template <typename TFind, typename TBefore>
+/** atomicCAS on 32-bit or 64-bit ids. */
 __device__ __forceinline__ uint32_t
-UniteByCas(uint32_t * uf, uint32_t u, uint32_t v, uint32_t none, TFind find, TBefore before)
+AtomicCasId(uint32_t * p, uint32_t expected, uint32_t desired)
+{
+  return atomicCAS(p, expected, desired);
+}
+__device__ __forceinline__ uint64_t
+AtomicCasId(uint64_t * p, uint64_t expected, uint64_t desired)
+{
+  return atomicCAS(reinterpret_cast<unsigned long long *>(p),
+                   static_cast<unsigned long long>(expected),
+                   static_cast<unsigned long long>(desired));
+}
+
+/** Unites the sets of u and v in a union-find (ids of TId, 32 or 64 bits) whose root is the first of its set by
+ * `before` (a strict order): the later of the two roots is linked under the earlier by CAS, and a root linked
+ * meanwhile by another thread is united again from where it went. Returns the root that was linked, or `none` when u
+ * and v were in one set already. */
+template <typename T>
+struct NotDeduced
+{
+  using type = T;
+};
+
+template <typename TId, typename TFind, typename TBefore>
+__device__ __forceinline__ TId
+UniteByCas(TId *                          uf,
+           typename NotDeduced<TId>::type u,
+           typename NotDeduced<TId>::type v,
+           typename NotDeduced<TId>::type none,
+           TFind                          find,
+           TBefore                        before)
 {
   for (;;)
   {
-    uint32_t       x = find(u);
-    const uint32_t y = find(v);
+    TId       x = find(u);
+    const TId y = find(v);
     if (x == y)
       return none;
     if (before(x, y))
@@ -340,7 +366,7 @@ UniteByCas(uint32_t * uf, uint32_t u, uint32_t v, uint32_t none, TFind find, TBe
     else
       u = y;
     // x: the later root, u: the earlier
-    if (atomicCAS(uf + x, x, u) == x)
+    if (AtomicCasId(uf + x, x, u) == x)
       return x;
     v = x; // x was linked meanwhile: unite its set with u's
   }

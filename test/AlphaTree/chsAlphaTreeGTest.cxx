@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -179,6 +180,12 @@ CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
     const Tree gpu = RunCUDA(v, c, p);
     EXPECT_EQ(gpu.parent, cpu.parent) << "level-synchronous, wide ids";
     EXPECT_EQ(gpu.level, cpu.level) << "level-synchronous, wide ids";
+    // 64-bit node ids, as from 2^31 pixels on (every edge sorted by level, no tile stage, no shared-memory tail).
+    p.forceWideIds     = false;
+    p.forceWideNodeIds = true;
+    const Tree wide    = RunCUDA(v, c, p);
+    EXPECT_EQ(wide.parent, cpu.parent) << "level-synchronous, 64-bit node ids";
+    EXPECT_EQ(wide.level, cpu.level) << "level-synchronous, 64-bit node ids";
   }
 }
 
@@ -443,14 +450,13 @@ const Case kBeyondSlotIds16{ 720, 720, 620, true };
 const Case kBeyondNodeIds{ 65536, 32768, 1, false };
 
 /** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): float pixels beyond
- * the 32-bit numbering of pixels and edge slots; with `nodeIds` (the CUDA backend), every pixel type beyond 32-bit
- * node ids; without (the CPU reference, which numbers larger trees in 64 bits), 8- and 16-bit pixels beyond the edge
- * indices of its sort keys (56 and 48 bits). 8- and 16-bit integer pixels have no other limit
- * (GPU26ConnectedVolumeBeyond32BitSlotIds, GPU16BitVolumeBeyond32BitSlotIds and GPU16BitVolumeBeyond32BitEdgeIds
- * build such trees). */
+ * the 32-bit numbering of pixels and edge slots; 8- and 16-bit pixels beyond the edge indices of the CPU reference's
+ * sort keys (56 and 48 bits), which both backends check. 8- and 16-bit integer pixels have no other limit of their
+ * own (GPU26ConnectedVolumeBeyond32BitSlotIds, GPU16BitVolumeBeyond32BitSlotIds and GPU16BitVolumeBeyond32BitEdgeIds
+ * build such trees; from 2^31 pixels on, node ids are 64-bit). */
 template <typename F>
 void
-ExpectSizeRefusals(F && build, bool nodeIds)
+ExpectSizeRefusals(F && build)
 {
   const std::vector<uint16_t> u16(1);
   const std::vector<float>    f32(1);
@@ -459,15 +465,6 @@ ExpectSizeRefusals(F && build, bool nodeIds)
   EXPECT_NE(what.find("311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1"),
             std::string::npos)
     << what;
-  if (nodeIds)
-  {
-    const std::string nodes = "2147483648 pixels; at most 2147483647 are supported";
-    what                    = Refusal([&] { build(u8.data(), kBeyondNodeIds); });
-    EXPECT_NE(what.find(nodes), std::string::npos) << what;
-    what = Refusal([&] { build(u16.data(), kBeyondNodeIds); });
-    EXPECT_NE(what.find(nodes), std::string::npos) << what;
-    return;
-  }
   // 2^56 and 2^48 pixels, face-connected: three edge slots a pixel.
   what = Refusal([&] { build(u8.data(), Case{ int64_t(1) << 19, int64_t(1) << 19, int64_t(1) << 18, false }); });
   EXPECT_NE(what.find("216172782113783808 edge slots; fewer than 2^56 are supported"), std::string::npos) << what;
@@ -528,16 +525,44 @@ ExpectLargeTreeEqualsReference(const Case & c, double levels)
 TEST(AlphaTreeReference, SizeLimitsOfEachPixelType)
 {
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
-                     { chs::ImageAlphaTreeCPU(pixels, GridOf(c), ParametersOf(c), NotCalled()); },
-                     false);
+                     { chs::ImageAlphaTreeCPU(pixels, GridOf(c), ParametersOf(c), NotCalled()); });
 }
 
 TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
 {
   CHS_REQUIRE_GPU();
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
-                     { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); },
-                     true);
+                     { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); });
+  // 2^31 pixels: the level-synchronous construction with 64-bit node ids, some 190 GB, refused on a device seen with
+  // 100 GiB free before it allocates or reads a pixel.
+  chs::testing::SetDeviceMemoryLimit(uint64_t(100) << 30);
+  const uint64_t allocations = chs::testing::DeviceAllocations();
+  for (const auto & build :
+       { std::function<void()>(
+           []
+           {
+             const std::vector<uint8_t> one(1);
+             chs::ImageAlphaTreeCUDA(one.data(), GridOf(kBeyondNodeIds), ParametersOf(kBeyondNodeIds), NotCalled(), {});
+           }),
+         std::function<void()>(
+           []
+           {
+             const std::vector<uint16_t> one(1);
+             chs::ImageAlphaTreeCUDA(one.data(), GridOf(kBeyondNodeIds), ParametersOf(kBeyondNodeIds), NotCalled(), {});
+           }) })
+  {
+    try
+    {
+      build();
+      ADD_FAILURE() << "a tree of 2^31 pixels was built with a one-pixel array";
+    }
+    catch (const chs::DeviceMemoryError & e)
+    {
+      EXPECT_NE(std::string(e.what()).find("the alpha-tree of 65536 x 32768 voxels"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "nothing allocated";
+  chs::testing::SetDeviceMemoryLimit(0);
   // Unsigned 8-bit pixels beyond the 32-bit slot ids: only the level-synchronous construction takes them.
   const std::vector<uint8_t> u8(1);
   for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges,
@@ -651,18 +676,24 @@ CheckWideNodeIds(const Case & c, double levels, bool cuda)
   }
   if (!cuda)
     return;
-  p.forceWideNodeIds = false;
-  for (auto algorithm : kAlgorithms)
-  {
-    if (!Supports<T>(algorithm, c.components))
-      continue;
-    p.algorithm = algorithm;
-    WideTree   wide;
-    const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, IntoWide(wide), {});
-    EXPECT_EQ(r.nodes, narrow.parent.size()) << what;
-    EXPECT_EQ(wide.parent, Widened(narrow.parent)) << what << ", CUDA, algorithm " << int(algorithm);
-    EXPECT_EQ(wide.level, narrow.level) << what << ", CUDA, algorithm " << int(algorithm);
-  }
+  for (const bool forced : { false, true })
+    for (auto algorithm : kAlgorithms)
+    {
+      if (!Supports<T>(algorithm, c.components))
+        continue;
+      // The level-synchronous construction builds with 64-bit ids when forced; the others number in 32 bits.
+      p.forceWideNodeIds = forced;
+      p.algorithm        = algorithm;
+      WideTree   wide;
+      const auto r = chs::ImageAlphaTreeCUDA(v.data(), GridOf(c), p, IntoWide(wide), {});
+      EXPECT_EQ(r.nodes, narrow.parent.size()) << what;
+      EXPECT_EQ(wide.parent, Widened(narrow.parent))
+        << what << ", CUDA, algorithm " << int(algorithm) << ", forced " << forced;
+      EXPECT_EQ(wide.level, narrow.level) << what << ", CUDA, algorithm " << int(algorithm) << ", forced " << forced;
+      const Tree back = RunCUDA(v, c, p);
+      EXPECT_EQ(back.parent, narrow.parent)
+        << what << ", CUDA to 32-bit parents, algorithm " << int(algorithm) << ", forced " << forced;
+    }
 }
 
 void
