@@ -549,7 +549,7 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
   CHS_REQUIRE_GPU();
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
                      { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); });
-  // 2^31 pixels: the level-synchronous construction with 64-bit node ids, some 190 GB, refused on a device seen with
+  // 2^31 pixels: the level-synchronous construction with 64-bit node ids, some 294 GB, refused on a device seen with
   // 100 GiB free before it allocates or reads a pixel.
   chs::testing::SetDeviceMemoryLimit(uint64_t(100) << 30);
   const uint64_t allocations = chs::testing::DeviceAllocations();
