@@ -142,49 +142,30 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
  * (the pixel itself when none qualifies); `range` (per node, the largest difference of values inside it) may be null
  * when omega is infinite. Writes labels[p] (consecutive from 1 in raster order of each region's first pixel) and
  * returns the number of regions. Throws std::invalid_argument for a NaN alpha or omega, or a finite omega without
- * ranges, before writing anything. The CUDA backend gives the same labels. Every query below also takes 64-bit
- * parents (AlphaTreeArrays::parent64; the cut then writes 64-bit labels) with the same results. */
+ * ranges, before writing anything. The CUDA backend gives the same labels. The queries are instantiated for 32-bit
+ * and 64-bit node ids (TNode uint32_t or uint64_t: AlphaTreeArrays::parent or parent64; a cut writes labels of the
+ * same type) with the same results. */
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCPU(const uint32_t * parent,
-                const double *   level,
-                const double *   range,
-                uint64_t         leaves,
-                uint64_t         nodes,
-                double           alpha,
-                double           omega,
-                uint32_t *       labels);
+AlphaTreeCutCPU(const TNode *  parent,
+                const double * level,
+                const double * range,
+                uint64_t       leaves,
+                uint64_t       nodes,
+                double         alpha,
+                double         omega,
+                TNode *        labels);
 
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCPU(const uint64_t * parent,
-                const double *   level,
-                const double *   range,
-                uint64_t         leaves,
-                uint64_t         nodes,
-                double           alpha,
-                double           omega,
-                uint64_t *       labels);
-
-CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCUDA(const uint32_t *         parent,
+AlphaTreeCutCUDA(const TNode *            parent,
                  const double *           level,
                  const double *           range,
                  uint64_t                 leaves,
                  uint64_t                 nodes,
                  double                   alpha,
                  double                   omega,
-                 uint32_t *               labels,
-                 const ExecutionContext & context,
-                 RunInfo *                info = nullptr);
-
-CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCUDA(const uint64_t *         parent,
-                 const double *           level,
-                 const double *           range,
-                 uint64_t                 leaves,
-                 uint64_t                 nodes,
-                 double                   alpha,
-                 double                   omega,
-                 uint64_t *               labels,
+                 TNode *                  labels,
                  const ExecutionContext & context,
                  RunInfo *                info = nullptr);
 
@@ -193,31 +174,13 @@ AlphaTreeCutCUDA(const uint64_t *         parent,
  * lowest common ancestor of two face neighbours between them, and the largest of the samples beside it where a
  * sample lies between more pixels (dimension 2 and 3). Writes every sample of `saliency`. The CUDA backend gives the
  * same values. */
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCPU(const uint32_t * parent,
-                     const double *   level,
-                     uint64_t         nodes,
-                     const Grid &     pixels,
-                     float *          saliency);
+AlphaTreeSaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Grid & pixels, float * saliency);
 
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCPU(const uint64_t * parent,
-                     const double *   level,
-                     uint64_t         nodes,
-                     const Grid &     pixels,
-                     float *          saliency);
-
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCUDA(const uint32_t *         parent,
-                      const double *           level,
-                      uint64_t                 nodes,
-                      const Grid &             pixels,
-                      float *                  saliency,
-                      const ExecutionContext & context,
-                      RunInfo *                info = nullptr);
-
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCUDA(const uint64_t *         parent,
+AlphaTreeSaliencyCUDA(const TNode *            parent,
                       const double *           level,
                       uint64_t                 nodes,
                       const Grid &             pixels,
@@ -229,41 +192,23 @@ AlphaTreeSaliencyCUDA(const uint64_t *         parent,
  * parents come after their children (the alpha-tree, or any dendrogram with its leaves at level 0): the saliency of
  * the tree on a graph's edges (Higra's `saliency`), in double. Throws std::invalid_argument, before writing anything,
  * for an end out of range. The CUDA backend gives the same values. */
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
-                         const double *   level,
-                         uint64_t         nodes,
-                         const uint32_t * u,
-                         const uint32_t * v,
-                         uint64_t         count,
-                         double *         saliency);
+AlphaTreeEdgeSaliencyCPU(const TNode *  parent,
+                         const double * level,
+                         uint64_t       nodes,
+                         const TNode *  u,
+                         const TNode *  v,
+                         uint64_t       count,
+                         double *       saliency);
 
+template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCPU(const uint64_t * parent,
-                         const double *   level,
-                         uint64_t         nodes,
-                         const uint64_t * u,
-                         const uint64_t * v,
-                         uint64_t         count,
-                         double *         saliency);
-
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
+AlphaTreeEdgeSaliencyCUDA(const TNode *            parent,
                           const double *           level,
                           uint64_t                 nodes,
-                          const uint32_t *         u,
-                          const uint32_t *         v,
-                          uint64_t                 count,
-                          double *                 saliency,
-                          const ExecutionContext & context,
-                          RunInfo *                info = nullptr);
-
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCUDA(const uint64_t *         parent,
-                          const double *           level,
-                          uint64_t                 nodes,
-                          const uint64_t *         u,
-                          const uint64_t *         v,
+                          const TNode *            u,
+                          const TNode *            v,
                           uint64_t                 count,
                           double *                 saliency,
                           const ExecutionContext & context,

@@ -134,19 +134,16 @@ ImageAlphaTreeCPU(const TPixel *              pixels,
   return result;
 }
 
-namespace
-{
-
 template <typename TNode>
 uint64_t
-CutCPU(const TNode *  parent,
-       const double * level,
-       const double * range,
-       uint64_t       leaves,
-       uint64_t       nodes,
-       double         alpha,
-       double         omega,
-       TNode *        labels)
+AlphaTreeCutCPU(const TNode *  parent,
+                const double * level,
+                const double * range,
+                uint64_t       leaves,
+                uint64_t       nodes,
+                double         alpha,
+                double         omega,
+                TNode *        labels)
 {
   at::CheckCut(range, alpha, omega);
   const bool constrained = omega < std::numeric_limits<double>::infinity();
@@ -178,7 +175,7 @@ CutCPU(const TNode *  parent,
 
 template <typename TNode>
 void
-SaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Grid & pixels, float * saliency)
+AlphaTreeSaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Grid & pixels, float * saliency)
 {
   const at::SaliencyGrid s(pixels);
   if (nodes < pixels.NumberOfVoxels())
@@ -202,13 +199,13 @@ SaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Gr
 
 template <typename TNode>
 void
-EdgeSaliencyCPU(const TNode *  parent,
-                const double * level,
-                uint64_t       nodes,
-                const TNode *  u,
-                const TNode *  v,
-                uint64_t       count,
-                double *       saliency)
+AlphaTreeEdgeSaliencyCPU(const TNode *  parent,
+                         const double * level,
+                         uint64_t       nodes,
+                         const TNode *  u,
+                         const TNode *  v,
+                         uint64_t       count,
+                         double *       saliency)
 {
   for (uint64_t i = 0; i < count; ++i)
     if (u[i] >= nodes || v[i] >= nodes)
@@ -224,77 +221,16 @@ EdgeSaliencyCPU(const TNode *  parent,
   progress.Done();
 }
 
-} // namespace
-
-uint64_t
-AlphaTreeCutCPU(const uint32_t * parent,
-                const double *   level,
-                const double *   range,
-                uint64_t         leaves,
-                uint64_t         nodes,
-                double           alpha,
-                double           omega,
-                uint32_t *       labels)
-{
-  return CutCPU(parent, level, range, leaves, nodes, alpha, omega, labels);
-}
-
-uint64_t
-AlphaTreeCutCPU(const uint64_t * parent,
-                const double *   level,
-                const double *   range,
-                uint64_t         leaves,
-                uint64_t         nodes,
-                double           alpha,
-                double           omega,
-                uint64_t *       labels)
-{
-  return CutCPU(parent, level, range, leaves, nodes, alpha, omega, labels);
-}
-
-void
-AlphaTreeSaliencyCPU(const uint32_t * parent,
-                     const double *   level,
-                     uint64_t         nodes,
-                     const Grid &     pixels,
-                     float *          saliency)
-{
-  SaliencyCPU(parent, level, nodes, pixels, saliency);
-}
-
-void
-AlphaTreeSaliencyCPU(const uint64_t * parent,
-                     const double *   level,
-                     uint64_t         nodes,
-                     const Grid &     pixels,
-                     float *          saliency)
-{
-  SaliencyCPU(parent, level, nodes, pixels, saliency);
-}
-
-void
-AlphaTreeEdgeSaliencyCPU(const uint32_t * parent,
-                         const double *   level,
-                         uint64_t         nodes,
-                         const uint32_t * u,
-                         const uint32_t * v,
-                         uint64_t         count,
-                         double *         saliency)
-{
-  EdgeSaliencyCPU(parent, level, nodes, u, v, count, saliency);
-}
-
-void
-AlphaTreeEdgeSaliencyCPU(const uint64_t * parent,
-                         const double *   level,
-                         uint64_t         nodes,
-                         const uint64_t * u,
-                         const uint64_t * v,
-                         uint64_t         count,
-                         double *         saliency)
-{
-  EdgeSaliencyCPU(parent, level, nodes, u, v, count, saliency);
-}
+#define CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU(TNode)                                                                  \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t AlphaTreeCutCPU<TNode>(                                        \
+    const TNode *, const double *, const double *, uint64_t, uint64_t, double, double, TNode *);                       \
+  template CudaHierarchicalSegmentation_EXPORT void AlphaTreeSaliencyCPU<TNode>(                                       \
+    const TNode *, const double *, uint64_t, const Grid &, float *);                                                   \
+  template CudaHierarchicalSegmentation_EXPORT void AlphaTreeEdgeSaliencyCPU<TNode>(                                   \
+    const TNode *, const double *, uint64_t, const TNode *, const TNode *, uint64_t, double *);
+CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU(uint32_t)
+CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU(uint64_t)
+#undef CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU
 
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \

@@ -14,21 +14,18 @@
 namespace chs
 {
 
-namespace at
-{
-
 template <typename TNode>
 uint64_t
-CutCUDA(const TNode *            parent,
-        const double *           level,
-        const double *           range,
-        uint64_t                 leaves,
-        uint64_t                 nodes,
-        double                   alpha,
-        double                   omega,
-        TNode *                  labels,
-        const ExecutionContext & context,
-        RunInfo *                info)
+AlphaTreeCutCUDA(const TNode *            parent,
+                 const double *           level,
+                 const double *           range,
+                 uint64_t                 leaves,
+                 uint64_t                 nodes,
+                 double                   alpha,
+                 double                   omega,
+                 TNode *                  labels,
+                 const ExecutionContext & context,
+                 RunInfo *                info)
 {
   at::CheckCut(range, alpha, omega);
   if (leaves == 0 || nodes < leaves)
@@ -99,13 +96,13 @@ CutCUDA(const TNode *            parent,
 
 template <typename TNode>
 void
-SaliencyCUDA(const TNode *            parent,
-             const double *           level,
-             uint64_t                 nodes,
-             const Grid &             pixels,
-             float *                  saliency,
-             const ExecutionContext & context,
-             RunInfo *                info)
+AlphaTreeSaliencyCUDA(const TNode *            parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const Grid &             pixels,
+                      float *                  saliency,
+                      const ExecutionContext & context,
+                      RunInfo *                info)
 {
   const at::SaliencyGrid s(pixels);
   if (nodes < pixels.NumberOfVoxels())
@@ -146,6 +143,8 @@ SaliencyCUDA(const TNode *            parent,
     context.progress(1.0f);
 }
 
+namespace at
+{
 template <typename TNode>
 static __global__ void
 EdgeSaliencyKernel(const TNode *        parent,
@@ -168,18 +167,19 @@ EdgeSaliencyKernel(const TNode *        parent,
     saliency[i] = level[CommonAncestor(parent, a, b)];
   }
 }
+} // namespace at
 
 template <typename TNode>
 void
-EdgeSaliencyCUDA(const TNode *            parent,
-                 const double *           level,
-                 uint64_t                 nodes,
-                 const TNode *            u,
-                 const TNode *            v,
-                 uint64_t                 count,
-                 double *                 saliency,
-                 const ExecutionContext & context,
-                 RunInfo *                info)
+AlphaTreeEdgeSaliencyCUDA(const TNode *            parent,
+                          const double *           level,
+                          uint64_t                 nodes,
+                          const TNode *            u,
+                          const TNode *            v,
+                          uint64_t                 count,
+                          double *                 saliency,
+                          const ExecutionContext & context,
+                          RunInfo *                info)
 {
   constexpr unsigned    kThreads = 256;
   detail::DeviceScope   scope(context.device);
@@ -238,88 +238,30 @@ EdgeSaliencyCUDA(const TNode *            parent,
     context.progress(1.0f);
 }
 
-} // namespace at
-
-uint64_t
-AlphaTreeCutCUDA(const uint32_t *         parent,
-                 const double *           level,
-                 const double *           range,
-                 uint64_t                 leaves,
-                 uint64_t                 nodes,
-                 double                   alpha,
-                 double                   omega,
-                 uint32_t *               labels,
-                 const ExecutionContext & context,
-                 RunInfo *                info)
-{
-  return at::CutCUDA(parent, level, range, leaves, nodes, alpha, omega, labels, context, info);
-}
-
-uint64_t
-AlphaTreeCutCUDA(const uint64_t *         parent,
-                 const double *           level,
-                 const double *           range,
-                 uint64_t                 leaves,
-                 uint64_t                 nodes,
-                 double                   alpha,
-                 double                   omega,
-                 uint64_t *               labels,
-                 const ExecutionContext & context,
-                 RunInfo *                info)
-{
-  return at::CutCUDA(parent, level, range, leaves, nodes, alpha, omega, labels, context, info);
-}
-
-void
-AlphaTreeSaliencyCUDA(const uint32_t *         parent,
-                      const double *           level,
-                      uint64_t                 nodes,
-                      const Grid &             pixels,
-                      float *                  saliency,
-                      const ExecutionContext & context,
-                      RunInfo *                info)
-{
-  at::SaliencyCUDA(parent, level, nodes, pixels, saliency, context, info);
-}
-
-void
-AlphaTreeSaliencyCUDA(const uint64_t *         parent,
-                      const double *           level,
-                      uint64_t                 nodes,
-                      const Grid &             pixels,
-                      float *                  saliency,
-                      const ExecutionContext & context,
-                      RunInfo *                info)
-{
-  at::SaliencyCUDA(parent, level, nodes, pixels, saliency, context, info);
-}
-
-void
-AlphaTreeEdgeSaliencyCUDA(const uint32_t *         parent,
-                          const double *           level,
-                          uint64_t                 nodes,
-                          const uint32_t *         u,
-                          const uint32_t *         v,
-                          uint64_t                 count,
-                          double *                 saliency,
-                          const ExecutionContext & context,
-                          RunInfo *                info)
-{
-  at::EdgeSaliencyCUDA(parent, level, nodes, u, v, count, saliency, context, info);
-}
-
-void
-AlphaTreeEdgeSaliencyCUDA(const uint64_t *         parent,
-                          const double *           level,
-                          uint64_t                 nodes,
-                          const uint64_t *         u,
-                          const uint64_t *         v,
-                          uint64_t                 count,
-                          double *                 saliency,
-                          const ExecutionContext & context,
-                          RunInfo *                info)
-{
-  at::EdgeSaliencyCUDA(parent, level, nodes, u, v, count, saliency, context, info);
-}
+#define CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CUDA(TNode)                                                                 \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t AlphaTreeCutCUDA<TNode>(const TNode *,                         \
+                                                                                const double *,                        \
+                                                                                const double *,                        \
+                                                                                uint64_t,                              \
+                                                                                uint64_t,                              \
+                                                                                double,                                \
+                                                                                double,                                \
+                                                                                TNode *,                               \
+                                                                                const ExecutionContext &,              \
+                                                                                RunInfo *);                            \
+  template CudaHierarchicalSegmentation_EXPORT void     AlphaTreeSaliencyCUDA<TNode>(                                  \
+    const TNode *, const double *, uint64_t, const Grid &, float *, const ExecutionContext &, RunInfo *);          \
+  template CudaHierarchicalSegmentation_EXPORT void AlphaTreeEdgeSaliencyCUDA<TNode>(const TNode *,                    \
+                                                                                     const double *,                   \
+                                                                                     uint64_t,                         \
+                                                                                     const TNode *,                    \
+                                                                                     const TNode *,                    \
+                                                                                     uint64_t,                         \
+                                                                                     double *,                         \
+                                                                                     const ExecutionContext &,         \
+                                                                                     RunInfo *);
+CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CUDA(uint32_t)
+CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CUDA(uint64_t)
+#undef CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CUDA
 
 } // namespace chs
