@@ -50,15 +50,18 @@ struct ImageGraphParameters
 /** Where a backend writes the dendrogram of a graph with n vertices: `parent` has 2n - 1 entries, the other arrays
  * n - 1, indexed by rank (the internal node n + r stands for the tree edge of rank r). `edge` receives the edge's
  * index in the input (graphs) or its image edge index; `u` and `v` its end vertices, as given in the input (graphs)
- * or u < v (images). Any pointer but `parent` may be null. */
-struct DendrogramArrays
+ * or u < v (images). Any pointer but `parent` may be null. Node and vertex ids of TNode: the backends write 32-bit
+ * ones (DendrogramArrays); the alpha-tree's CPU reference also builds its binary partition tree with 64-bit ones. */
+template <typename TNode>
+struct DendrogramArraysT
 {
-  uint32_t * parent = nullptr;
+  TNode *    parent = nullptr;
   double *   weight = nullptr;
   uint64_t * edge   = nullptr;
-  uint32_t * u      = nullptr;
-  uint32_t * v      = nullptr;
+  TNode *    u      = nullptr;
+  TNode *    v      = nullptr;
 };
+using DendrogramArrays = DendrogramArraysT<uint32_t>;
 
 struct SingleLinkageResult
 {

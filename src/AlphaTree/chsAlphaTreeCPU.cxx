@@ -37,7 +37,7 @@ CanonicalTree(const TPixel *              pixels,
   {
     // The binary partition tree is the first 70% of the progress, the canonicalisation the rest.
     const detail::CpuSubRange sub(0.0f, 0.7f);
-    sl::ImageKruskalCPU(pixels, grid, parameters.graph, sl::TreeArrays<TNode>{ parent.data(), weight.data() });
+    sl::ImageKruskalCPU(pixels, grid, parameters.graph, DendrogramArraysT<TNode>{ parent.data(), weight.data() });
   }
   detail::CpuPhases progress(3, 0.7f, 1.0f);
   auto              levelOf = [&](uint64_t x) { return x < n ? 0.0 : weight[x - n]; };

@@ -101,10 +101,10 @@ namespace sl
 
 template <typename TPixel, typename TNode>
 void
-ImageKruskalCPU(const TPixel *               pixels,
-                const Grid &                 grid,
-                const ImageGraphParameters & parameters,
-                const TreeArrays<TNode> &    out)
+ImageKruskalCPU(const TPixel *                   pixels,
+                const Grid &                     grid,
+                const ImageGraphParameters &     parameters,
+                const DendrogramArraysT<TNode> & out)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
@@ -192,8 +192,7 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
 {
   // The dendrogram's edge ids and the CUDA backend keep 2^32 edge slots for every pixel type.
   sl::CheckImageGraph(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
-  sl::ImageKruskalCPU(
-    pixels, grid, parameters, sl::TreeArrays<uint32_t>{ out.parent, out.weight, out.edge, out.u, out.v });
+  sl::ImageKruskalCPU(pixels, grid, parameters, out);
   return {};
 }
 
@@ -298,9 +297,9 @@ CHS_INSTANTIATE_IMAGE(double)
 #undef CHS_INSTANTIATE_IMAGE
 #define CHS_INSTANTIATE_KRUSKAL(T)                                                                                     \
   template void sl::ImageKruskalCPU<T, uint32_t>(                                                                      \
-    const T *, const Grid &, const ImageGraphParameters &, const sl::TreeArrays<uint32_t> &);                          \
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);                                  \
   template void sl::ImageKruskalCPU<T, uint64_t>(                                                                      \
-    const T *, const Grid &, const ImageGraphParameters &, const sl::TreeArrays<uint64_t> &);
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArraysT<uint64_t> &);
 CHS_INSTANTIATE_KRUSKAL(uint8_t)
 CHS_INSTANTIATE_KRUSKAL(uint16_t)
 CHS_INSTANTIATE_KRUSKAL(int16_t)

@@ -9,17 +9,6 @@ namespace chs
 namespace sl
 {
 
-/** DendrogramArrays with node and vertex ids of TNode (32 or 64 bits). */
-template <typename TNode>
-struct TreeArrays
-{
-  TNode *    parent = nullptr;
-  double *   weight = nullptr;
-  uint64_t * edge   = nullptr;
-  TNode *    u      = nullptr;
-  TNode *    v      = nullptr;
-};
-
 /** ImageSingleLinkageCPU's work, after its caller's size checks: for integer scalar pixels of 8 or 16 bits
  * (NarrowCodes) the edges are ordered by a counting sort of their codes and numbered in 56 or 48 bits; other pixels
  * need fewer than 2^32 edge slots (CheckImageGraph; the alpha-tree's CheckedGraph asks for that and more). Node and
@@ -27,10 +16,10 @@ struct TreeArrays
  * pixel types, with both id widths. */
 template <typename TPixel, typename TNode>
 void
-ImageKruskalCPU(const TPixel *               pixels,
-                const Grid &                 grid,
-                const ImageGraphParameters & parameters,
-                const TreeArrays<TNode> &    out);
+ImageKruskalCPU(const TPixel *                   pixels,
+                const Grid &                     grid,
+                const ImageGraphParameters &     parameters,
+                const DendrogramArraysT<TNode> & out);
 
 } // namespace sl
 } // namespace chs
