@@ -170,26 +170,6 @@ OptionalPtr(const nb::object & o, Array & keep)
   return Ptr<T>(keep);
 }
 
-/** The tree queries on the host index arrays by parent: a parent array the caller changed must still have every
- * parent after its child, inside the array (the root its own parent). */
-void
-CheckParents(const Array & parent)
-{
-  auto check = [&](auto * up)
-  {
-    const size_t nodes = parent.size();
-    for (size_t x = 0; x < nodes; ++x)
-      if (up[x] != x && (up[x] < x || up[x] >= nodes))
-        throw std::invalid_argument("chseg: parents must come after their children");
-  };
-  if (parent.dtype() == nb::dtype<uint32_t>())
-    check(Ptr<const uint32_t>(parent));
-  else if (parent.dtype() == nb::dtype<uint64_t>())
-    check(Ptr<const uint64_t>(parent));
-  else
-    throw std::invalid_argument("chseg: parents must be a uint32 or uint64 array");
-}
-
 /** f(parents) with the parents' pointer of their type: 32-bit or 64-bit node ids. */
 template <class F>
 void
@@ -201,6 +181,21 @@ WithParents(const Array & parent, F && f)
     f(Ptr<const uint64_t>(parent));
   else
     throw std::invalid_argument("chseg: parents must be a uint32 or uint64 array");
+}
+
+/** The tree queries on the host index arrays by parent: a parent array the caller changed must still have every
+ * parent after its child, inside the array (the root its own parent). */
+void
+CheckParents(const Array & parent)
+{
+  WithParents(parent,
+              [&](auto * up)
+              {
+                const size_t nodes = parent.size();
+                for (size_t x = 0; x < nodes; ++x)
+                  if (up[x] != x && (up[x] < x || up[x] >= nodes))
+                    throw std::invalid_argument("chseg: parents must come after their children");
+              });
 }
 
 /** Whether `a` holds the integers of the parents' node id width (uint32 or uint64). */
