@@ -45,6 +45,9 @@ struct ImageGraphParameters
   /** Components per pixel (interleaved); 1 for scalar images. */
   unsigned       components = 1;
   VectorDistance distance   = VectorDistance::L2;
+  /** Testing only: the dendrogram's CUDA minimum spanning tree numbers edges in the bits that the weight codes leave
+   * (the path of images of 2^32 edge slots or more) on any image. The results are the same. */
+  bool forceWideEdgeKeys = false;
 };
 
 /** Where a backend writes the dendrogram of a graph with n vertices: `parent` has 2n - 1 entries, the other arrays
@@ -79,8 +82,9 @@ struct SingleLinkageResult
 constexpr uint64_t MaximumDendrogramVertices = (uint64_t(1) << 31) - 1;
 
 /** The dendrogram of an image's pixel graph. Throws std::invalid_argument, before writing anything, for an empty
- * image, more than MaximumDendrogramVertices pixels or 2^32 edge slots (pixels x K), a NaN or infinite pixel
- * (inf - inf has no weight), or 0 components. */
+ * image, more than MaximumDendrogramVertices pixels, too many edge slots (pixels x K: 2^56 for 8-bit integer pixels,
+ * 2^48 for 16-bit ones, 2^33 for float, double and vector pixels, 2^32 for 32-bit integers: the weight code and the
+ * edge index share a 64-bit key), a NaN or infinite pixel (inf - inf has no weight), or 0 components. */
 template <typename TPixel>
 SingleLinkageResult
 ImageSingleLinkageCPU(const TPixel *               pixels,
@@ -99,7 +103,8 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
 
 /** The edges of an image's pixel graph (the definition above), in edge-index order: u[i] < v[i] are the pixels of the
  * i-th existing edge and edge[i] its index pixel * K + slot. Returns the number of edges; with null arrays only counts
- * them. Host code. Throws std::invalid_argument for the image sizes that ImageSingleLinkageCPU refuses. */
+ * them. Host code. Throws std::invalid_argument for more than MaximumDendrogramVertices pixels or 2^32 edge slots
+ * (its edges are for the graph entry, which takes fewer than 2^32 - 1). */
 CudaHierarchicalSegmentation_EXPORT uint64_t
 ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t * v, uint64_t * edge);
 

@@ -172,17 +172,19 @@ ImageSpanningTreeBytes(const ImageGraph & graph)
 }
 
 /** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
- * ones tile by tile, src/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), then the n - 1 tree keys (weight code << 32 |
- * edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the single-linkage and
- * the alpha-tree entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most codeBits bits),
- * and keys of equal code stay in the order Boruvka found them, which differs from run to run (two radix passes instead
- * of six for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of equal levels. */
+ * ones tile by tile, src/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), then the n - 1 tree keys (weight code <<
+ * keys.shift | edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the
+ * single-linkage and the alpha-tree entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most
+ * codeBits bits), and keys of equal code stay in the order Boruvka found them, which differs from run to run (two radix
+ * passes instead of six for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of
+ * equal levels. */
 template <typename TPixel>
 const unsigned long long *
 ImageSpanningTree(const TPixel *          dPixels,
                   const ImageGraph &      graph,
                   unsigned                components,
                   VectorDistance          distance,
+                  EdgeKeys                keys,
                   unsigned long long *    tree,
                   unsigned long long *    spare,
                   cudaStream_t            stream,
@@ -193,6 +195,9 @@ ImageSpanningTree(const TPixel *          dPixels,
 {
   const uint64_t     n = graph.Pixels(), edges = n - 1;
   const BoruvkaTiles tiles(graph);
+  // The key layout's edge indices hold every slot (a wide layout's index bits are more than its slots need).
+  if (!keys.Wide() && (n * graph.slots) >> 32)
+    throw std::logic_error("32-bit edge keys for an image of 2^32 edge slots or more");
   auto               kernel = TileBoruvkaKernel<TPixel>;
   CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tiles.shared)));
   const unsigned r = BoruvkaOnDevice(
@@ -201,7 +206,7 @@ ImageSpanningTree(const TPixel *          dPixels,
     [&](const BoruvkaArrays & a)
     {
       kernel<<<tiles.tiles, tiles.threads, tiles.shared, stream>>>(
-        dPixels, graph, components, distance, tiles, a.root, a.best, a.tree, a.live, a.roots, a.counters);
+        dPixels, graph, components, distance, tiles, keys, a.root, a.best, a.tree, a.live, a.roots, a.counters);
       CHS_CUDA_CHECK_LAUNCH("TileBoruvkaKernel");
       RenameFarEndsKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
         a.live, a.counters + 1, a.root);
@@ -214,7 +219,7 @@ ImageSpanningTree(const TPixel *          dPixels,
   if (rounds)
     *rounds = r;
   if (codeBits > 0)
-    return SortKeys(tree, spare, edges, 32 + codeBits, stream, tracker, 32);
+    return SortKeys(tree, spare, edges, int(keys.shift) + codeBits, stream, tracker, int(keys.shift));
   return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
 }
 
@@ -258,6 +263,7 @@ static __global__ void
 ImageTreeKernel(uint64_t                   edges,
                 const unsigned long long * sorted,
                 ImageGraph                 g,
+                EdgeKeys                   keys,
                 bool                       isFloat,
                 uint32_t *                 U,
                 uint32_t *                 V,
@@ -268,11 +274,11 @@ ImageTreeKernel(uint64_t                   edges,
   {
     const unsigned long long key = sorted[r];
     uint32_t                 a, b;
-    g.Ends(key & 0xffffffffull, a, b);
+    g.Ends(keys.Index(key), a, b);
     U[r]      = a;
     V[r]      = b;
-    edge[r]   = key & 0xffffffffull;
-    weight[r] = WeightOf(uint32_t(key >> 32), isFloat);
+    edge[r]   = keys.Index(key);
+    weight[r] = WeightOf(keys.Code(key), isFloat);
   }
 }
 
@@ -288,7 +294,7 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
                        RunInfo *                    info)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
-  sl::CheckImageGraph(grid, parameters, graph);
+  const sl::EdgeKeys    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, graph);
   const uint64_t        n = graph.Pixels(), edges = n - 1;
   const unsigned        c        = parameters.components;
   const VectorDistance  distance = parameters.distance;
@@ -321,17 +327,25 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
   mstTimer.Start();
   detail::DeviceBuffer<unsigned long long> tree(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> spare(edges ? edges : 1, stream, &tracker);
-  const unsigned long long *               sorted =
-    edges ? sl::ImageSpanningTree(dPixels.get(), graph, c, distance, tree.get(), spare.get(), stream, tracker,
-                                  context.device, &result.boruvkaRounds)
-          : tree.get();
+  const unsigned long long *               sorted = edges ? sl::ImageSpanningTree(dPixels.get(),
+                                                                    graph,
+                                                                    c,
+                                                                    distance,
+                                                                    keys,
+                                                                    tree.get(),
+                                                                    spare.get(),
+                                                                    stream,
+                                                                    tracker,
+                                                                    context.device,
+                                                                    &result.boruvkaRounds)
+                                                          : tree.get();
   detail::DeviceBuffer<uint32_t> dU(edges ? edges : 1, stream, &tracker), dV(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<uint64_t> dEdge(edges ? edges : 1, stream, &tracker);
   detail::DeviceBuffer<double>   dWeight(edges ? edges : 1, stream, &tracker);
   if (edges > 0)
   {
     sl::ImageTreeKernel<<<detail::GridStrideBlocks(edges, sl::kThreads, context.device), sl::kThreads, 0, stream>>>(
-      edges, sorted, graph, sl::FloatWeights<TPixel>(c), dU.get(), dV.get(), dEdge.get(), dWeight.get());
+      edges, sorted, graph, keys, sl::FloatWeights<TPixel>(c), dU.get(), dV.get(), dEdge.get(), dWeight.get());
     CHS_CUDA_CHECK_LAUNCH("ImageTreeKernel");
   }
   mstTimer.Stop();

@@ -1,6 +1,6 @@
 // Boruvka's minimum spanning tree on the device, for image graphs and for edge lists. Every edge has a unique 64-bit
-// key that orders edges by (weight, edge index): (weight code << 32 | edge index) for images, the rank of the edge
-// in the sorted list for graphs. Each round:
+// key that orders edges by (weight, edge index): (weight code << shift | edge index) for images (EdgeKeys: shift 32
+// below 2^32 edge slots), the rank of the edge in the sorted list for graphs. Each round:
 //   1. every live edge offers its key to both of its components (atomicMin on the component's best key);
 //   2. every component with an offer hooks onto the component across its lightest edge, and records that edge as a
 //      tree edge. Keys are unique, so the hooks form trees whose only cycles are pairs of components that chose the
@@ -50,14 +50,15 @@ struct RankedEdges
   }
 };
 
-/** Edges of an image graph, keyed by (code << 32 | edge index). */
+/** Edges of an image graph, keyed by (code << keys.shift | edge index). */
 struct ImageEdges
 {
   ImageGraph g;
+  EdgeKeys   keys;
   __device__ __forceinline__ void
   Ends(unsigned long long key, uint32_t & a, uint32_t & b) const
   {
-    g.Ends(key & 0xffffffffull, a, b);
+    g.Ends(keys.Index(key), a, b);
   }
 };
 

@@ -118,9 +118,10 @@ ImageKruskalCPU(const TPixel *                   pixels,
   }
 
   // Every edge as (code << shift | edge index): sorting the keys sorts the edges by (weight, index). Codes of 8 or
-  // 16 bits: a counting sort (raster order is index order) with 56- or 48-bit edge indices; other codes: 32-bit
-  // codes and indices, sorted. Progress: the edges, their sort, Kruskal (one third each).
-  const int             codeBits = narrow ? int(8 * sizeof(TPixel)) : 32;
+  // 16 bits: a counting sort (raster order is index order) with 56- or 48-bit edge indices; other codes (31 bits for
+  // floats, 32 for 32-bit integers) with 33- or 32-bit edge indices, sorted. Progress: the edges, their sort, Kruskal
+  // (one third each).
+  const int             codeBits = int(sl::WeightCodeBits<TPixel>(parameters.components));
   const int             shift    = 64 - codeBits;
   const uint64_t        mask     = (uint64_t(1) << shift) - 1;
   detail::CpuPhases     progress(3);
@@ -190,8 +191,7 @@ ImageSingleLinkageCPU(const TPixel *               pixels,
                       const ImageGraphParameters & parameters,
                       const DendrogramArrays &     out)
 {
-  // The dendrogram's edge ids and the CUDA backend keep 2^32 edge slots for every pixel type.
-  sl::CheckImageGraph(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
+  sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
   sl::ImageKruskalCPU(pixels, grid, parameters, out);
   return {};
 }
@@ -200,7 +200,7 @@ uint64_t
 ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t * v, uint64_t * edge)
 {
   const sl::ImageGraph graph(grid, fullyConnected);
-  sl::CheckImageGraph(grid, ImageGraphParameters{ fullyConnected }, graph);
+  sl::CheckImageGraph(grid, ImageGraphParameters{ fullyConnected }, graph, 32);
   uint64_t count = 0, p = 0;
   for (int64_t z = 0; z < graph.nz; ++z)
     for (int64_t y = 0; y < graph.ny; ++y)

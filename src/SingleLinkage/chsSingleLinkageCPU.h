@@ -11,7 +11,8 @@ namespace sl
 
 /** ImageSingleLinkageCPU's work, after its caller's size checks: for integer scalar pixels of 8 or 16 bits
  * (NarrowCodes) the edges are ordered by a counting sort of their codes and numbered in 56 or 48 bits; other pixels
- * need fewer than 2^32 edge slots (CheckImageGraph; the alpha-tree's CheckedGraph asks for that and more). Node and
+ * by a sort of their keys, numbered in 33 bits (float weights) or 32 (32-bit integers) (CheckedImageEdgeKeys; the
+ * alpha-tree's CheckedGraph asks for fewer slots). Node and
  * vertex ids of TNode: 32-bit ones hold up to MaximumDendrogramVertices pixels. Instantiated for the alpha-tree's
  * pixel types, with both id widths. */
 template <typename TPixel, typename TNode>

@@ -240,6 +240,47 @@ NarrowCodes(unsigned components)
   return std::is_integral<TPixel>::value && sizeof(TPixel) <= 2 && components == 1;
 }
 
+/** Bits of an image's weight codes: 8 or 16 for integer scalar pixels of 8 or 16 bits (|a - b| of two of them), 31
+ * for float weights (float, double and vector pixels: the bits of a non-negative float, inf included, stay below
+ * 2^31), 32 for integer scalar pixels of 32 bits. */
+template <typename TPixel>
+constexpr unsigned
+WeightCodeBits(unsigned components)
+{
+  return NarrowCodes<TPixel>(components) ? unsigned(8 * sizeof(TPixel)) : FloatWeights<TPixel>(components) ? 31u : 32u;
+}
+
+/** The 64-bit keys that order an image graph's edges by (weight, edge index): code << shift | edge index. The
+ * minimum spanning tree's device code numbers edges in 32 bits while the image has fewer than 2^32 edge slots
+ * (pixels x K), and in the bits that the weight codes leave (64 - WeightCodeBits: 56, 48, 33 or 32) beyond; the CPU
+ * reference always in the latter. */
+struct EdgeKeys
+{
+  unsigned shift = 32;
+
+  CHS_HOST_DEVICE uint64_t
+  Key(uint32_t code, uint64_t index) const
+  {
+    return (uint64_t(code) << shift) | index;
+  }
+  CHS_HOST_DEVICE uint64_t
+  Index(uint64_t key) const
+  {
+    return key & ((uint64_t(1) << shift) - 1);
+  }
+  CHS_HOST_DEVICE uint32_t
+  Code(uint64_t key) const
+  {
+    return uint32_t(key >> shift);
+  }
+  /** Whether edge indices may need more than 32 bits. */
+  CHS_HOST_DEVICE bool
+  Wide() const
+  {
+    return shift != 32;
+  }
+};
+
 /** Checks an image graph's pixels: not empty, at least one component, at most `maximumPixels` (by default node ids,
  * 2n - 1, in 32 bits). */
 inline void
@@ -257,15 +298,33 @@ CheckImageGraphPixels(const Grid &                 grid,
                                 std::to_string(maximumPixels) + " are supported");
 }
 
-/** Checks an image graph's size (the image graph's edge indices and the node ids must fit in 32 bits). */
+/** Checks an image graph's size: at most MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits) and fewer
+ * than 2^indexBits edge slots. */
 inline void
-CheckImageGraph(const Grid & grid, const ImageGraphParameters & parameters, const ImageGraph & graph)
+CheckImageGraph(const Grid &                 grid,
+                const ImageGraphParameters & parameters,
+                const ImageGraph &           graph,
+                unsigned                     indexBits)
 {
   CheckImageGraphPixels(grid, parameters);
   const uint64_t n = grid.NumberOfVoxels();
-  if (n * graph.slots >= (uint64_t(1) << 32))
+  if ((n * graph.slots) >> indexBits)
     throw std::invalid_argument("the image graph has " + std::to_string(n * graph.slots) + " edge slots (pixels x " +
-                                std::to_string(graph.slots) + "); fewer than 2^32 are supported");
+                                std::to_string(graph.slots) + "); fewer than 2^" + std::to_string(indexBits) +
+                                " are supported for these pixels");
+}
+
+/** Checks an image graph of TPixel for the dendrogram (CheckImageGraph with the edge indices that its weight codes
+ * leave) and returns the key layout of its minimum spanning tree on the device: 32-bit edge indices when they fit,
+ * unless `forceWide` (ImageGraphParameters::forceWideEdgeKeys). */
+template <typename TPixel>
+EdgeKeys
+CheckedImageEdgeKeys(const Grid & grid, const ImageGraphParameters & parameters, const ImageGraph & graph)
+{
+  const unsigned indexBits = 64 - WeightCodeBits<TPixel>(parameters.components);
+  CheckImageGraph(grid, parameters, graph, indexBits);
+  const bool narrow = (grid.NumberOfVoxels() * graph.slots) >> 32 == 0 && !parameters.forceWideEdgeKeys;
+  return EdgeKeys{ narrow ? 32u : indexBits };
 }
 
 /** Checks a graph's sizes, as far as they can be checked without reading the edges. */

@@ -5,7 +5,7 @@
 // 26-connected volumes) and runs Boruvka's rounds on its pixels with every edge that touches the tile in view: the
 // edges inside the tile and, for each pixel, the lightest of its edges to other tiles. Each round every component
 // of the tile finds its lightest outgoing edge (atomicMin in shared memory on the same 64-bit keys as the global
-// rounds, (weight code << 32 | edge index), so the order is the global one); a component whose lightest edge stays
+// rounds, (weight code << shift | edge index), so the order is the global one); a component whose lightest edge stays
 // inside the tile hooks across it, and that edge is a tree edge of the image's unique minimum spanning tree (the
 // lightest edge leaving a set of pixels); a component whose lightest edge leaves the tile waits (others may still
 // hook onto it, after which its lightest edge may be inside the tile again). Rounds end when no component hooks.
@@ -64,6 +64,7 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
                                                             unsigned             components,
                                                             VectorDistance       distance,
                                                             BoruvkaTiles         tg,
+                                                            EdgeKeys             keys,
                                                             uint32_t *           root,
                                                             unsigned long long * best,
                                                             unsigned long long * tree,
@@ -108,7 +109,7 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
   { return x0 + lx >= 0 && x0 + lx < g.nx && y0 + ly >= 0 && y0 + ly < g.ny && z0 + lz >= 0 && z0 + lz < g.nz; };
   auto Code = [&](uint64_t p, uint64_t q)
   { return EdgeCode(pixels + p * components, pixels + q * components, components, distance); };
-  auto Key = [&](uint32_t c, uint64_t p, unsigned s) { return (uint64_t(c) << 32) | (p * K + s); };
+  auto Key = [&](uint32_t c, uint64_t p, unsigned s) { return keys.Key(c, p * K + s); };
 
   if (tid < K)
     offset[tid] = (int32_t(g.dz[tid]) << (tg.sx + tg.sy)) + (int32_t(g.dy[tid]) << tg.sx) + int32_t(g.dx[tid]);
@@ -199,7 +200,7 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
           const uint32_t cq = cur[l + offset[s]];
           if (cq == cl)
             continue;
-          const unsigned long long e = (uint64_t(code[s * P + l]) << 32) | (pk + s);
+          const unsigned long long e = keys.Key(code[s * P + l], pk + s);
           m                          = e < m ? e : m;
           if (e < static_cast<volatile unsigned long long *>(sBest)[cq])
             atomicMin(sBest + cq, e);
@@ -219,8 +220,20 @@ __launch_bounds__(kBoruvkaTileThreads, 2) TileBoruvkaKernel(const TPixel *      
       unsigned long long e      = kNoEdge;
       if ((inner[l] & kInside) && cur[l] == l && sBest[l] != kNoEdge)
       {
-        e                = sBest[l];
-        const uint32_t i = uint32_t(e), p = i / K, s = i - p * K;
+        e = sBest[l];
+        uint32_t p, s; // the edge's pixel (below 2^31) and slot; 64-bit division only for wide keys
+        if (keys.Wide())
+        {
+          const uint64_t i = keys.Index(e), q = i / K;
+          p = uint32_t(q);
+          s = uint32_t(i - q * K);
+        }
+        else
+        {
+          const uint32_t i = uint32_t(e);
+          p                = i / K;
+          s                = i - p * K;
+        }
         const uint32_t gx = uint32_t(p % uint32_t(g.nx)), rest = uint32_t(p / uint32_t(g.nx));
         const int32_t  ax = int32_t(gx - x0), ay = int32_t(rest % uint32_t(g.ny) - y0),
                       az = int32_t(rest / uint32_t(g.ny) - z0);

@@ -1,7 +1,9 @@
 // Tests of itk::CudaImageToSingleLinkageDendrogramFilter and itk::DendrogramToLabelImageFilter: the CPU reference
 // against oracles built from the test's own edge list of the pixel graph (Prim, the top-down dendrogram, the
 // thresholded components that define the alpha-tree), the CUDA backend against the CPU reference on many images,
-// vector pixels, the label-image cut, and bad input.
+// vector pixels, the label-image cut, and bad input; then the ITK-free API's edge keys for images of 2^32 edge slots
+// or more (forced on small images, refused sizes, and one such volume when CHS_LARGE_TESTS is set).
+#include "chsSingleLinkage.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "itkVectorImage.h"
@@ -10,7 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 
@@ -419,4 +426,221 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
     filter->Update();
     chs_test::ExpectSameDendrogram(filter->GetOutput(), cpu);
   }
+}
+
+// The ITK-free API: the edge keys of images of 2^32 edge slots or more (include/chsSingleLinkage.h).
+namespace
+{
+/** The arrays of one dendrogram of n vertices, as a backend writes them. */
+struct Arrays
+{
+  std::vector<uint32_t> parent, u, v;
+  std::vector<double>   weight;
+  std::vector<uint64_t> edge;
+  explicit Arrays(uint64_t n)
+    : parent(2 * n - 1)
+    , u(n - 1)
+    , v(n - 1)
+    , weight(n - 1)
+    , edge(n - 1)
+  {
+  }
+  chs::DendrogramArrays
+  Out()
+  {
+    return { parent.data(), weight.data(), edge.data(), u.data(), v.data() };
+  }
+  bool
+  operator==(const Arrays & o) const
+  {
+    return parent == o.parent && u == o.u && v == o.v && weight == o.weight && edge == o.edge;
+  }
+};
+
+chs::Grid
+GridOf(int64_t nx, int64_t ny, int64_t nz)
+{
+  chs::Grid g;
+  g.dimension = nz > 1 ? 3 : 2;
+  g.size[0]   = uint64_t(nx);
+  g.size[1]   = uint64_t(ny);
+  g.size[2]   = uint64_t(nz);
+  return g;
+}
+
+/** Runs `run` and returns the std::invalid_argument it throws (empty when none). */
+template <typename F>
+std::string
+Refusal(F && run)
+{
+  try
+  {
+    run();
+  }
+  catch (const std::invalid_argument & e)
+  {
+    return e.what();
+  }
+  return std::string();
+}
+
+/** The CUDA dendrogram of an image with 32-bit edge keys and with the wide keys forced (twice) equals the CPU
+ * reference's. */
+template <typename T>
+void
+ExpectWideKeysGiveTheSameDendrogram(const std::vector<T> &    pixels,
+                                    const chs::Grid &         grid,
+                                    chs::ImageGraphParameters p,
+                                    const std::string &       what)
+{
+  SCOPED_TRACE(what + (p.fullyConnected ? ", fully connected" : ""));
+  const uint64_t n = grid.NumberOfVoxels();
+  Arrays         cpu(n);
+  chs::ImageSingleLinkageCPU(pixels.data(), grid, p, cpu.Out());
+  for (bool wide : { false, true, true })
+  {
+    p.forceWideEdgeKeys = wide;
+    Arrays gpu(n);
+    chs::ImageSingleLinkageCUDA(pixels.data(), grid, p, gpu.Out(), {});
+    EXPECT_TRUE(gpu == cpu) << (wide ? "wide" : "32-bit") << " keys";
+  }
+}
+
+template <typename T>
+std::vector<T>
+RandomValues(uint64_t count, double lo, double hi, unsigned seed)
+{
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<T>                         v(count);
+  for (auto & x : v)
+    x = static_cast<T>(std::is_integral<T>::value ? std::round(u(rng)) : u(rng));
+  return v;
+}
+} // namespace
+
+TEST(ImageSingleLinkageCUDA, WideEdgeKeysGiveTheSameDendrogram)
+{
+  CHS_REQUIRE_GPU();
+  for (bool full : { false, true })
+  {
+    chs::ImageGraphParameters p;
+    p.fullyConnected = full;
+    const auto g2 = GridOf(203, 77, 1), g3 = GridOf(37, 21, 19);
+    for (const auto & g : { g2, g3 })
+    {
+      const uint64_t n = g.NumberOfVoxels();
+      const auto     d = std::to_string(g.dimension) + "-D";
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<uint8_t>(n, 0, 6, 1), g, p, d + " uint8");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<int8_t>(n, -128, 127, 2), g, p, d + " int8");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<uint16_t>(n, 0, 65535, 3), g, p, d + " uint16");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<int16_t>(n, -40, 40, 4), g, p, d + " int16");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<int32_t>(n, -2e9, 2e9, 5), g, p, d + " int32");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<float>(n, -1, 1, 6), g, p, d + " float");
+      ExpectWideKeysGiveTheSameDendrogram(RandomValues<double>(n, -1e300, 1e300, 7), g, p, d + " double (inf weights)");
+      auto v = RandomValues<float>(n, 0, 4, 8);
+      for (auto & x : v)
+        x = std::round(x) / 4.0f; // plateaux: many equal weights, ordered by edge index alone
+      ExpectWideKeysGiveTheSameDendrogram(v, g, p, d + " float plateaux");
+      chs::ImageGraphParameters rgb = p;
+      rgb.components                = 3;
+      for (auto distance : { chs::VectorDistance::L1, chs::VectorDistance::L2, chs::VectorDistance::LInfinity })
+      {
+        rgb.distance = distance;
+        ExpectWideKeysGiveTheSameDendrogram(RandomValues<uint8_t>(3 * n, 0, 255, 9), g, rgb, d + " RGB");
+      }
+    }
+  }
+}
+
+/** Each pixel type's limit on edge slots, checked before any pixel is read (the one-value arrays are never read): the
+ * weight code and the edge index share a 64-bit key. */
+TEST(ImageSingleLinkage, EdgeSlotLimitsFollowTheWeightCodes)
+{
+  std::vector<std::function<void(const chs::Grid &, const chs::ImageGraphParameters &)>> backends{
+    [](const chs::Grid & g, const chs::ImageGraphParameters & p)
+    {
+      const std::vector<float> one(3);
+      chs::ImageSingleLinkageCPU(one.data(), g, p, Arrays(2).Out());
+    }
+  };
+  if (chs_test::HasCudaDevice())
+    backends.push_back(
+      [](const chs::Grid & g, const chs::ImageGraphParameters & p)
+      {
+        const std::vector<float> one(3);
+        chs::ImageSingleLinkageCUDA(one.data(), g, p, Arrays(2).Out(), {});
+      });
+  chs::ImageGraphParameters full;
+  full.fullyConnected = true;
+  for (const auto & build : backends)
+  {
+    // Float weights: 2^33 edge slots. 1024 x 1024 x 700, 26-connected: 9,542,041,600 slots.
+    std::string what = Refusal([&] { build(GridOf(1024, 1024, 700), full); });
+    EXPECT_NE(what.find("9542041600 edge slots (pixels x 13); fewer than 2^33 are supported"), std::string::npos)
+      << what;
+    // Vectors too, whatever their components' type.
+    chs::ImageGraphParameters rgb = full;
+    rgb.components                = 3;
+    what                          = Refusal([&] { build(GridOf(1024, 1024, 700), rgb); });
+    EXPECT_NE(what.find("fewer than 2^33 are supported"), std::string::npos) << what;
+  }
+  // 32-bit integers: 2^32 edge slots. 720 x 720 x 640, 26-connected: 4,313,088,000 slots.
+  const std::vector<int32_t> i32(1);
+  const std::string          what =
+    Refusal([&] { chs::ImageSingleLinkageCPU(i32.data(), GridOf(720, 720, 640), full, Arrays(2).Out()); });
+  EXPECT_NE(what.find("4313088000 edge slots (pixels x 13); fewer than 2^32 are supported"), std::string::npos) << what;
+  // More than MaximumDendrogramVertices pixels, for any pixel type.
+  const std::vector<uint8_t> u8(1);
+  const std::string          pixels =
+    Refusal([&] { chs::ImageSingleLinkageCPU(u8.data(), GridOf(65536, 32768, 1), full, Arrays(2).Out()); });
+  EXPECT_NE(pixels.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos)
+    << pixels;
+}
+
+/** 720 x 720 x 640 uint8 voxels, 26-connected: 331,776,000 voxels and 4,313,088,000 edge slots, more than 32-bit edge
+ * indices number: the CUDA dendrogram (wide keys) equals the CPU reference's, when CHS_LARGE_TESTS is set. */
+TEST(ImageSingleLinkageCUDA, VolumeBeyond32BitEdgeIds)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  using Clock      = std::chrono::steady_clock;
+  const auto     g = GridOf(720, 720, 640);
+  const uint64_t n = g.NumberOfVoxels();
+  // Smooth noise: long ramps and plateaux, as in a CT volume, in 64 grey levels.
+  std::vector<uint8_t> v(n);
+  std::mt19937         rng(17);
+  for (uint64_t i = 0; i < n; ++i)
+    v[i] = uint8_t((i % 720) / 40 + (i / 720 % 720) / 60 + (i / (720 * 720)) / 80 + rng() % 8);
+  chs::ImageGraphParameters p;
+  p.fullyConnected = true;
+  Arrays       gpu(n);
+  chs::RunInfo info;
+  const auto   t0 = Clock::now();
+  try
+  {
+    chs::ImageSingleLinkageCUDA(v.data(), g, p, gpu.Out(), {}, &info);
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    GTEST_SKIP() << e.what();
+  }
+  std::cout << "CUDA " << std::chrono::duration<double>(Clock::now() - t0).count() << " s (kernels "
+            << info.kernelMilliseconds << " ms, peak device memory " << info.peakDeviceBytes << " bytes, reserved "
+            << info.reservedDeviceBytes << ")" << std::endl;
+  EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  const auto t1 = Clock::now();
+  Arrays     cpu(n);
+  chs::ImageSingleLinkageCPU(v.data(), g, p, cpu.Out());
+  std::cout << "CPU reference " << std::chrono::duration<double>(Clock::now() - t1).count() << " s" << std::endl;
+  // The first difference only: the arrays hold hundreds of millions of entries.
+  const auto at = [](const auto & a, const auto & b)
+  { return std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin(); };
+  EXPECT_EQ(size_t(at(gpu.parent, cpu.parent)), gpu.parent.size()) << "parents differ";
+  EXPECT_EQ(size_t(at(gpu.edge, cpu.edge)), gpu.edge.size()) << "edge ids differ";
+  EXPECT_EQ(size_t(at(gpu.weight, cpu.weight)), gpu.weight.size()) << "weights differ";
+  EXPECT_EQ(size_t(at(gpu.u, cpu.u)), gpu.u.size()) << "first ends differ";
+  EXPECT_EQ(size_t(at(gpu.v, cpu.v)), gpu.v.size()) << "second ends differ";
+  EXPECT_GE(*std::max_element(gpu.edge.begin(), gpu.edge.end()), uint64_t(1) << 32) << "a tree edge beyond 2^32";
 }
