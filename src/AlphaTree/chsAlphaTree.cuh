@@ -148,18 +148,18 @@ SpanningTreeConstruction(const TPixel *          dPixels,
     firstMinimum(bySlots ? n : 1, stream, &tracker), firstFar(bySlots ? n : 1, stream, &tracker);
   {
     detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
-    const unsigned long long *               sorted = sl::ImageSpanningTree(dPixels,
-                                                              g,
-                                                              components,
-                                                              distance,
-                                                              sl::EdgeKeys{},
-                                                              tree.get(),
-                                                              spare.get(),
-                                                              stream,
-                                                              tracker,
-                                                              device,
-                                                              nullptr,
-                                                              levelBits);
+    const unsigned long long *               sorted = sl::ImageSpanningTree<TPixel, false>(dPixels,
+                                                                             g,
+                                                                             components,
+                                                                             distance,
+                                                                             sl::EdgeKeys{},
+                                                                             tree.get(),
+                                                                             spare.get(),
+                                                                             stream,
+                                                                             tracker,
+                                                                             device,
+                                                                             nullptr,
+                                                                             levelBits);
     // The tree keys' other buffer holds the (edge index, rank) pairs, the sorted keys' buffer their sort's output.
     uint32_t * const edgeAt  = reinterpret_cast<uint32_t *>(sorted == tree.get() ? spare.get() : tree.get());
     uint32_t * const edgeAlt = reinterpret_cast<uint32_t *>(const_cast<unsigned long long *>(sorted));
