@@ -23,7 +23,9 @@ namespace itk
  * backends return the same one. Its canonical form (Dendrogram::ComputeCanonicalTree) is the image's alpha-tree.
  *
  * The output is an itk::Dendrogram with the input's geometry; DendrogramToLabelImageFilter cuts it into a label
- * image. Images of up to 2^31 - 1 pixels and 2^32 - 1 edge slots.
+ * image. Images of up to 2^31 - 1 pixels; edge slots (pixels x K) below 2^56 for 8-bit integer pixels, 2^48 for
+ * 16-bit ones, 2^33 for float, double and vector pixels, 2^32 for 32-bit integers (from 2^32 slots on the minimum
+ * spanning tree numbers edges in the bits its weight codes leave).
  *
  * Reference: P. Sao, A. Prokopenko, D. Lebrun-Grandie, "PANDORA: A Parallel Dendrogram Construction Algorithm for
  * Single Linkage Clustering on GPU", ICPP 2024.
