@@ -111,16 +111,16 @@ struct AlphaTreeResult
   double canonicaliseMilliseconds = 0.0;
 };
 
-/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel;
- * for float and vector pixels, pixels plus edge slots of 2^32 - 1 or more (edge slots: pixels x 2 in 2D 4-connected,
- * x 4 8-connected, x 3 and x 13 in 3D). Integer scalars of 8 and 16 bits have no limit of their own but the edge
- * indices of the CPU reference's sort keys (edge slots below 2^56 and 2^48): from 2^31 pixels on (and with
- * AlphaTreeParameters::forceWideNodeIds) both backends number nodes and pixels in 64 bits, and the tree then needs
- * the allocator's `parent64`. ImageAlphaTreeCUDA refuses the sizes its construction cannot number (pixels plus edge
- * slots for v1, v2 and the spanning tree; the level-synchronous one numbers edge slots in 64 bits where 32 do not
- * hold them, and nodes where 32 do not; Auto picks it for 8-bit scalars and for 16-bit ones beyond pixels plus
- * slots), and throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free
- * memory. */
+/** Throws std::invalid_argument, before writing anything, for an empty image, 0 components, a NaN or infinite pixel,
+ * or edge slots (pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D) beyond the edge indices that the
+ * weight codes leave in a 64-bit sort key: 2^56 for 8-bit integer scalars, 2^48 for 16-bit ones, 2^33 for float and
+ * vector pixels. From 2^31 pixels on (and with AlphaTreeParameters::forceWideNodeIds) both backends number nodes and
+ * pixels in 64 bits, and the tree then needs the allocator's `parent64`. ImageAlphaTreeCUDA refuses the sizes its
+ * construction cannot number (pixels plus edge slots of 2^32 - 1 or more for v1 and v2; more than 2^31 - 1 pixels
+ * for the spanning tree, which numbers edges in the bits the weight codes leave from 2^32 slots on; the
+ * level-synchronous one numbers edge slots in 64 bits where 32 do not hold them, and nodes where 32 do not; Auto
+ * picks it for 8-bit scalars and for 16-bit ones beyond pixels plus slots, the spanning tree for the others), and
+ * throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
 template <typename TPixel>
 AlphaTreeResult
 ImageAlphaTreeCPU(const TPixel *              pixels,

@@ -25,8 +25,8 @@ namespace itk
  *
  * Pixel components: 8-bit and 16-bit integers and float. Up to 2^31 - 1 pixels (32-bit node ids); 8- and 16-bit
  * scalar images take that many with every connectivity (the level-synchronous construction, which Auto chooses where
- * the others cannot number the image), float and vector images need pixels plus edge slots below 2^32 - 1 (edge
- * slots: pixels x 2 in 2D with 4-connectivity, x 4 with 8, x 3 and x 13 in 3D).
+ * the others cannot number the image), float and vector images edge slots below 2^33 (edge slots: pixels x 2 in 2D
+ * with 4-connectivity, x 4 with 8, x 3 and x 13 in 3D; the spanning-tree construction, which Auto chooses for them).
  *
  * Reference: E. Carlinet, Q. Kaci, N. Blin, "An alpha-tree algorithm for massively parallel architectures".
  * \ingroup CudaHierarchicalSegmentation

@@ -86,12 +86,13 @@ LaunchConstruction(const TPixel *       dPixels,
   CHS_CUDA_CHECK_LAUNCH("BorderMergeKernel");
 }
 
-/** The image's minimum spanning tree by ranks: ends and level codes, and (edgeAt, rankAt, if given) each rank's
- * edge index and the rank itself, for PANDORA's first level. */
+/** The image's minimum spanning tree by ranks: ends and level codes, and (edgeAt, rankAt, if given: 32-bit keys
+ * only) each rank's edge index and the rank itself, for PANDORA's first level. */
 static __global__ void
 SpanningTreeEdgesKernel(uint64_t                   edges,
                         const unsigned long long * sorted,
                         sl::ImageGraph             g,
+                        sl::EdgeKeys               keys,
                         uint32_t *                 U,
                         uint32_t *                 V,
                         uint32_t *                 level,
@@ -101,8 +102,8 @@ SpanningTreeEdgesKernel(uint64_t                   edges,
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
     const unsigned long long key = sorted[r];
-    g.Ends(key & 0xffffffffull, U[r], V[r]);
-    level[r] = uint32_t(key >> 32);
+    g.Ends(keys.Index(key), U[r], V[r]);
+    level[r] = keys.Code(key);
     if (edgeAt)
     {
       edgeAt[r] = uint32_t(key);
@@ -126,14 +127,21 @@ SlotRankKernel(uint64_t edges, const uint32_t * edge, const uint32_t * rank, uin
  * alpha-tree, does not. PANDORA's first level takes every pixel's lightest tree edge from the ranks of its edge
  * slots: the ranks reach the slots through a radix sort of the tree edges by the top bits of their index (writing
  * them from the rank order straight to the slots, one random 4-byte store each, cost 4 ms on a 8192^2 image),
- * which needs 4 bytes a slot while it runs: up to 4 slots a pixel (2D, and 6-connected volumes); 26-connected
- * volumes keep PANDORA's atomics. */
+ * which needs 4 bytes a slot while it runs: up to 4 slots a pixel (2D, and 6-connected volumes) with 32-bit edge
+ * keys (BySlots); 26-connected volumes, and wide keys, keep PANDORA's atomics. */
+inline bool
+BySlots(const sl::ImageGraph & g, const sl::EdgeKeys & keys)
+{
+  return g.slots <= 4 && !keys.Wide();
+}
+
 template <typename TPixel>
 void
 SpanningTreeConstruction(const TPixel *          dPixels,
                          const sl::ImageGraph &  g,
                          unsigned                components,
                          VectorDistance          distance,
+                         sl::EdgeKeys            keys,
                          uint32_t *              dParent,
                          uint32_t *              dLevel,
                          int                     levelBits,
@@ -142,29 +150,19 @@ SpanningTreeConstruction(const TPixel *          dPixels,
                          int                     device)
 {
   const uint64_t                 n = g.Pixels(), edges = n - 1, slots = n * g.slots;
-  const bool                     bySlots = g.slots <= 4;
+  const bool                     bySlots = BySlots(g, keys);
   const unsigned                 eb      = detail::GridStrideBlocks(edges, sl::kThreads, device);
   detail::DeviceBuffer<uint32_t> dU(edges, stream, &tracker), dV(edges, stream, &tracker),
     firstMinimum(bySlots ? n : 1, stream, &tracker), firstFar(bySlots ? n : 1, stream, &tracker);
   {
     detail::DeviceBuffer<unsigned long long> tree(edges, stream, &tracker), spare(edges, stream, &tracker);
-    const unsigned long long *               sorted = sl::ImageSpanningTree<TPixel, false>(dPixels,
-                                                                             g,
-                                                                             components,
-                                                                             distance,
-                                                                             sl::EdgeKeys{},
-                                                                             tree.get(),
-                                                                             spare.get(),
-                                                                             stream,
-                                                                             tracker,
-                                                                             device,
-                                                                             nullptr,
-                                                                             levelBits);
+    const unsigned long long *               sorted = sl::ImageSpanningTree(
+      dPixels, g, components, distance, keys, tree.get(), spare.get(), stream, tracker, device, nullptr, levelBits);
     // The tree keys' other buffer holds the (edge index, rank) pairs, the sorted keys' buffer their sort's output.
     uint32_t * const edgeAt  = reinterpret_cast<uint32_t *>(sorted == tree.get() ? spare.get() : tree.get());
     uint32_t * const edgeAlt = reinterpret_cast<uint32_t *>(const_cast<unsigned long long *>(sorted));
     SpanningTreeEdgesKernel<<<eb, sl::kThreads, 0, stream>>>(
-      edges, sorted, g, dU.get(), dV.get(), dLevel, bySlots ? edgeAt : nullptr, edgeAt + edges);
+      edges, sorted, g, keys, dU.get(), dV.get(), dLevel, bySlots ? edgeAt : nullptr, edgeAt + edges);
     CHS_CUDA_CHECK_LAUNCH("SpanningTreeEdgesKernel");
     if (bySlots)
     {
@@ -198,10 +196,10 @@ SpanningTreeConstruction(const TPixel *          dPixels,
 /** SpanningTreeConstruction's device bytes: the tree's ends and PANDORA's first level, with Boruvka, the sorts and the
  * slots' ranks, then PANDORA. */
 inline uint64_t
-SpanningTreeConstructionBytes(const sl::ImageGraph & g)
+SpanningTreeConstructionBytes(const sl::ImageGraph & g, const sl::EdgeKeys & keys)
 {
   const uint64_t n = g.Pixels(), edges = n - 1, slots = n * g.slots;
-  const bool     bySlots = g.slots <= 4;
+  const bool     bySlots = BySlots(g, keys);
   return edges * 2 * sizeof(uint32_t) + (bySlots ? n : 1) * 2 * sizeof(uint32_t) +
          std::max(edges * 2 * sizeof(unsigned long long) + std::max({ sl::ImageSpanningTreeBytes(g),
                                                                       bySlots ? sl::SortPairsScratch(edges, 4) : 0,
@@ -606,14 +604,20 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   if (algorithm == AlphaTreeAlgorithm::LevelSynchronous && !(levelPixels && c == 1))
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   const bool wideNodes = n > MaximumDendrogramVertices || parameters.forceWideNodeIds;
-  // Every construction but the level-synchronous one numbers pixels and edge slots in 32 bits; that one numbers
-  // pixels and nodes, and edge slots in 64 bits where 32 do not hold them.
-  if (!at::SlotIdsFit(g) && algorithm != AlphaTreeAlgorithm::LevelSynchronous)
+  // The insert-all-edges and skip-redundant-edges constructions number pixels and edge slots in 32 bits. The
+  // spanning tree numbers nodes in 32 bits and edges in the keys of the single-linkage minimum spanning tree (wide
+  // from 2^32 slots on); the level-synchronous construction numbers pixels and nodes, and edge slots in 64 bits where
+  // 32 do not hold them.
+  const bool   spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
+  sl::EdgeKeys keys;
+  if (spanning)
+    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters.graph, g);
+  else if (!at::SlotIdsFit(g) && algorithm != AlphaTreeAlgorithm::LevelSynchronous)
   {
     const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
     throw std::invalid_argument(at::SlotIdsMessage(g) + " for the " + names[int(algorithm)] +
-                                " construction on this device (8- and 16-bit images go further with the "
-                                "level-synchronous one, which Auto chooses where the others cannot run)");
+                                " construction (the spanning-tree one goes further, and for 8- and 16-bit images the "
+                                "level-synchronous one, which Auto chooses for them)");
   }
   detail::MemoryTracker tracker;
   AlphaTreeResult       result;
@@ -629,11 +633,10 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       }
       else
       {
-        const bool     spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
-        const uint64_t nodes    = spanning ? 2 * n - 1 : n * (K + 1);
-        bytes +=
-          (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
-          std::max(spanning ? at::SpanningTreeConstructionBytes(g) : 0, at::CanonicaliseBytes(n, nodes, spanning));
+        const uint64_t nodes = spanning ? 2 * n - 1 : n * (K + 1);
+        bytes += (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
+                 std::max(spanning ? at::SpanningTreeConstructionBytes(g, keys) : 0,
+                          at::CanonicaliseBytes(n, nodes, spanning));
       }
     }
     tracker.what = detail::DescribeRun("alpha-tree", grid);
@@ -683,8 +686,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       }
     }
   }
-  const bool                               spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
-  const uint64_t                           nodes    = spanning ? 2 * n - 1 : n * (K + 1);
+  const uint64_t                           nodes = spanning ? 2 * n - 1 : n * (K + 1);
   detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(dInserted.get(), 0, sizeof(unsigned long long), stream));
@@ -695,6 +697,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                                  g,
                                  c,
                                  parameters.graph.distance,
+                                 keys,
                                  dParent.get(),
                                  dLevel.get(),
                                  levelBits,

@@ -31,22 +31,19 @@ SlotIdsMessage(const sl::ImageGraph & graph)
 }
 
 /** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
- * `maximumPixels` (the CUDA backend's node ids are 32-bit: MaximumDendrogramVertices; the CPU reference has no limit
- * of its own); integer scalar pixels of 8 or 16 bits (sl::NarrowCodes: the CPU reference sorts their edges with 56- or
- * 48-bit indices, the level-synchronous construction numbers them in 64 bits where 32 do not hold them) need edge
- * slots below 2^56 or 2^48; other pixels pixels plus edge slots below 2^32 - 1 (SlotIdsFit). The CUDA backend checks
- * what each of its constructions needs on top. */
+ * `maximumPixels` (the CUDA backend: MaximumDendrogramVertices for 32-bit node ids; the CPU reference has no limit of
+ * its own), and edge slots below 2^(64 - code bits), the edge indices that the weight codes leave in a 64-bit key
+ * (sl::WeightCodeBits: 2^56 for 8-bit integer scalar pixels, 2^48 for 16-bit ones, 2^33 for float weights; the CPU
+ * reference sorts such keys, the level-synchronous and spanning-tree constructions number edges so where 32 bits do
+ * not hold them). The CUDA backend checks what each of its constructions needs on top. */
 template <typename TPixel>
 sl::ImageGraph
 CheckedGraph(const Grid & grid, const AlphaTreeParameters & parameters, uint64_t maximumPixels)
 {
   const sl::ImageGraph graph(grid, parameters.graph.fullyConnected);
   sl::CheckImageGraphPixels(grid, parameters.graph, maximumPixels);
-  const unsigned c = parameters.graph.components;
-  if (!sl::NarrowCodes<TPixel>(c) && !SlotIdsFit(graph))
-    throw std::invalid_argument(SlotIdsMessage(graph) + " for these pixels");
-  const unsigned indexBits = 64 - 8 * sizeof(TPixel);
-  if (sl::NarrowCodes<TPixel>(c) && graph.Pixels() * graph.slots >> indexBits)
+  const unsigned indexBits = 64 - sl::WeightCodeBits<TPixel>(parameters.graph.components);
+  if ((graph.Pixels() * graph.slots) >> indexBits)
     throw std::invalid_argument("the image has " + std::to_string(graph.Pixels() * graph.slots) +
                                 " edge slots; fewer than 2^" + std::to_string(indexBits) + " are supported");
   return graph;

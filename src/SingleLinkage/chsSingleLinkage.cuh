@@ -177,8 +177,9 @@ ImageSpanningTreeBytes(const ImageGraph & graph)
  * single-linkage and the alpha-tree entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most
  * codeBits bits), and keys of equal code stay in the order Boruvka found them, which differs from run to run (two radix
  * passes instead of six for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of
- * equal levels. kMayBeWide = false compiles the tile rounds for 32-bit edge indices only (the alpha-tree's). */
-template <typename TPixel, bool kMayBeWide = true>
+ * equal levels; codes of more bits than the key has above its edge index (float levels: 32, with 33-bit indices)
+ * are sorted on those it has. */
+template <typename TPixel>
 const unsigned long long *
 ImageSpanningTree(const TPixel *          dPixels,
                   const ImageGraph &      graph,
@@ -198,9 +199,7 @@ ImageSpanningTree(const TPixel *          dPixels,
   // The key layout's edge indices hold every slot (a wide layout's index bits are more than its slots need).
   if (!keys.Wide() && (n * graph.slots) >> 32)
     throw std::logic_error("32-bit edge keys for an image of 2^32 edge slots or more");
-  if (keys.Wide() && !kMayBeWide)
-    throw std::logic_error("wide edge keys for a spanning tree compiled for 32-bit ones");
-  auto kernel = keys.Wide() ? TileBoruvkaKernel<TPixel, kMayBeWide> : TileBoruvkaKernel<TPixel, false>;
+  auto kernel = keys.Wide() ? TileBoruvkaKernel<TPixel, true> : TileBoruvkaKernel<TPixel, false>;
   CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tiles.shared)));
   const unsigned r = BoruvkaOnDevice(
     n,
@@ -221,7 +220,7 @@ ImageSpanningTree(const TPixel *          dPixels,
   if (rounds)
     *rounds = r;
   if (codeBits > 0)
-    return SortKeys(tree, spare, edges, int(keys.shift) + codeBits, stream, tracker, int(keys.shift));
+    return SortKeys(tree, spare, edges, std::min(int(keys.shift) + codeBits, 64), stream, tracker, int(keys.shift));
   return SortKeys(tree, spare, edges, SignificantBits(tree, edges, stream, tracker), stream, tracker);
 }
 

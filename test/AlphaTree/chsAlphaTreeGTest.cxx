@@ -171,6 +171,13 @@ CheckCudaEqualsCPU(const std::vector<T> & v, const Case & c)
     EXPECT_EQ(gpu.parent, cpu.parent) << "algorithm " << int(algorithm);
     EXPECT_EQ(gpu.level, cpu.level) << "algorithm " << int(algorithm);
   }
+  // The spanning tree with wide edge keys, as from 2^32 edge slots on.
+  p.algorithm               = chs::AlphaTreeAlgorithm::SpanningTree;
+  p.graph.forceWideEdgeKeys = true;
+  const Tree keys           = RunCUDA(v, c, p);
+  EXPECT_EQ(keys.parent, cpu.parent) << "spanning tree, wide edge keys";
+  EXPECT_EQ(keys.level, cpu.level) << "spanning tree, wide edge keys";
+  p.graph.forceWideEdgeKeys = false;
   if (std::is_integral<T>::value && sizeof(T) <= 2 && c.components == 1)
   {
     // 8-bit pixels: the tile stage's references to force entries in a bit set, as from 2^30 pixels on; 16-bit
@@ -450,8 +457,8 @@ const Case kBeyondSlotIds16{ 720, 720, 620, true };
 const Case kBeyondNodeIds{ 65536, 32768, 1, false };
 
 /** A backend's size checks, made before any pixel is read (the one-pixel arrays are never read): float pixels beyond
- * the 32-bit numbering of pixels and edge slots; 8- and 16-bit pixels beyond the edge indices of the CPU reference's
- * sort keys (56 and 48 bits), which both backends check. 8- and 16-bit integer pixels have no other limit of their
+ * the edge indices that their weight codes leave in a 64-bit key (33 bits), 8- and 16-bit pixels beyond those of
+ * theirs (56 and 48 bits), which both backends check. 8- and 16-bit integer pixels have no other limit of their
  * own (GPU26ConnectedVolumeBeyond32BitSlotIds, GPU16BitVolumeBeyond32BitSlotIds and GPU16BitVolumeBeyond32BitEdgeIds
  * build such trees; from 2^31 pixels on, node ids are 64-bit). */
 template <typename F>
@@ -461,10 +468,9 @@ ExpectSizeRefusals(F && build)
   const std::vector<uint16_t> u16(1);
   const std::vector<float>    f32(1);
   const std::vector<uint8_t>  u8(1);
-  std::string                 what = Refusal([&] { build(f32.data(), kBeyondSlotIds); });
-  EXPECT_NE(what.find("311040000 pixels and 4043520000 edge slots; their sum must stay below 2^32 - 1"),
-            std::string::npos)
-    << what;
+  // 1024 x 1024 x 700, 26-connected: 9,542,041,600 edge slots.
+  std::string what = Refusal([&] { build(f32.data(), Case{ 1024, 1024, 700, true }); });
+  EXPECT_NE(what.find("9542041600 edge slots; fewer than 2^33 are supported"), std::string::npos) << what;
   // 2^56 and 2^48 pixels, face-connected: three edge slots a pixel.
   what = Refusal([&] { build(u8.data(), Case{ int64_t(1) << 19, int64_t(1) << 19, int64_t(1) << 18, false }); });
   EXPECT_NE(what.find("216172782113783808 edge slots; fewer than 2^56 are supported"), std::string::npos) << what;
@@ -579,11 +585,9 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
   }
   EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "nothing allocated";
   chs::testing::SetDeviceMemoryLimit(0);
-  // Unsigned 8-bit pixels beyond the 32-bit slot ids: only the level-synchronous construction takes them.
+  // Unsigned 8-bit pixels beyond the 32-bit slot ids: v1 and v2 refuse them.
   const std::vector<uint8_t> u8(1);
-  for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges,
-                          chs::AlphaTreeAlgorithm::SkipRedundantEdges,
-                          chs::AlphaTreeAlgorithm::SpanningTree })
+  for (auto algorithm : { chs::AlphaTreeAlgorithm::InsertAllEdges, chs::AlphaTreeAlgorithm::SkipRedundantEdges })
   {
     auto p      = ParametersOf(kBeyondSlotIds);
     p.algorithm = algorithm;
@@ -591,13 +595,13 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
       Refusal([&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
     EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
   }
-  // 16-bit pixels beyond pixels plus slots: the spanning tree refuses them.
+  // 2^31 pixels: the spanning tree's node ids are 32-bit.
   const std::vector<uint16_t> u16(1);
-  auto                        p = ParametersOf(kBeyondSlotIds16);
+  auto                        p = ParametersOf(kBeyondNodeIds);
   p.algorithm                   = chs::AlphaTreeAlgorithm::SpanningTree;
   const std::string what =
-    Refusal([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondSlotIds16), p, NotCalled(), {}); });
-  EXPECT_NE(what.find("for the spanning-tree construction"), std::string::npos) << what;
+    Refusal([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondNodeIds), p, NotCalled(), {}); });
+  EXPECT_NE(what.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos) << what;
 }
 
 /** An unsigned 8-bit volume whose pixels plus edge slots pass 2^32 - 1 (720 x 720 x 600, 26-connected; about 30 GB of
@@ -629,6 +633,60 @@ TEST(AlphaTreeCUDA, GPU16BitVolumeBeyond32BitEdgeIds)
   if (!std::getenv("CHS_LARGE_TESTS"))
     GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
   ExpectLargeTreeEqualsReference<uint16_t>(kBeyondEdgeIds, 65536);
+}
+
+/** A float volume beyond 32-bit edge indices (720 x 720 x 640, 26-connected: 4.31e9 edge slots), when CHS_LARGE_TESTS
+ * is set: the spanning tree with wide edge keys. Its pixels are whole numbers below 64, so its alpha-tree is that of
+ * the same volume in 8 bits, which the level-synchronous construction builds (checked against the CPU reference at
+ * this size by GPU26ConnectedVolumeBeyond32BitSlotIds). Smooth values: few live edges leave the tile rounds (a noisy
+ * volume of this size needs more memory than an H200 has). */
+TEST(AlphaTreeCUDA, GPUFloatVolumeBeyond32BitEdgeIds)
+{
+  CHS_REQUIRE_GPU();
+  if (!std::getenv("CHS_LARGE_TESTS"))
+    GTEST_SKIP() << "set CHS_LARGE_TESTS (the GPU machine's run does)";
+  using Clock            = std::chrono::steady_clock;
+  const Case           c = kBeyondEdgeIds;
+  const uint64_t       n = uint64_t(c.nx * c.ny * c.nz);
+  std::vector<uint8_t> v8(n);
+  for (uint64_t i = 0; i < n; ++i)
+  {
+    const uint64_t x = i % uint64_t(c.nx), y = i / uint64_t(c.nx) % uint64_t(c.ny), z = i / uint64_t(c.nx * c.ny);
+    v8[i] = uint8_t((x / 48 + y / 64 + z / 80 + (x + 2 * y + 3 * z) / 97) % 64);
+  }
+  const std::vector<float> v32(v8.begin(), v8.end());
+  Tree                     spanning, levels;
+  for (int k = 0; k < 2; ++k)
+  {
+    auto p      = ParametersOf(c);
+    p.algorithm = k == 0 ? chs::AlphaTreeAlgorithm::Auto : chs::AlphaTreeAlgorithm::LevelSynchronous;
+    chs::RunInfo info;
+    const auto   t0 = Clock::now();
+    try
+    {
+      if (k == 0)
+        chs::ImageAlphaTreeCUDA(v32.data(), GridOf(c), p, Into(spanning), {}, &info);
+      else
+        chs::ImageAlphaTreeCUDA(v8.data(), GridOf(c), p, Into(levels), {}, &info);
+    }
+    catch (const chs::DeviceMemoryError & e)
+    {
+      GTEST_SKIP() << e.what();
+    }
+    std::cout << (k == 0 ? "float, spanning tree" : "uint8, level-synchronous") << ": "
+              << (k == 0 ? spanning : levels).parent.size() << " nodes; CUDA "
+              << std::chrono::duration<double>(Clock::now() - t0).count() << " s (kernels " << info.kernelMilliseconds
+              << " ms, peak device memory " << info.peakDeviceBytes << " bytes, reserved " << info.reservedDeviceBytes
+              << ")" << std::endl;
+    EXPECT_LE(info.peakDeviceBytes, info.reservedDeviceBytes);
+  }
+  ASSERT_EQ(spanning.parent.size(), levels.parent.size());
+  const auto parents = std::mismatch(spanning.parent.begin(), spanning.parent.end(), levels.parent.begin());
+  EXPECT_TRUE(parents.first == spanning.parent.end())
+    << "parents differ first at node " << (parents.first - spanning.parent.begin());
+  const auto levelsAt = std::mismatch(spanning.level.begin(), spanning.level.end(), levels.level.begin());
+  EXPECT_TRUE(levelsAt.first == spanning.level.end())
+    << "levels differ first at node " << (levelsAt.first - spanning.level.begin());
 }
 
 namespace
