@@ -429,21 +429,7 @@ TEST(AlphaTreeCUDA, BadInput)
 
 namespace
 {
-/** The message of the std::invalid_argument that `run` throws. */
-template <typename F>
-std::string
-Refusal(F && run)
-{
-  try
-  {
-    run();
-  }
-  catch (const std::invalid_argument & e)
-  {
-    return e.what();
-  }
-  return "(no std::invalid_argument)";
-}
+using chs_test::InvalidArgumentMessage;
 
 /** 720 x 720 x 600 voxels, 26-connected: 311,040,000 pixels and 4,043,520,000 edge slots, whose sum passes 2^32 - 1. */
 const Case kBeyondSlotIds{ 720, 720, 600, true };
@@ -469,12 +455,18 @@ ExpectSizeRefusals(F && build)
   const std::vector<float>    f32(1);
   const std::vector<uint8_t>  u8(1);
   // 1024 x 1024 x 700, 26-connected: 9,542,041,600 edge slots.
-  std::string what = Refusal([&] { build(f32.data(), Case{ 1024, 1024, 700, true }); });
+  std::string what = InvalidArgumentMessage([&] { build(f32.data(), Case{ 1024, 1024, 700, true }); });
   EXPECT_NE(what.find("9542041600 edge slots; fewer than 2^33 are supported"), std::string::npos) << what;
   // 2^56 and 2^48 pixels, face-connected: three edge slots a pixel.
-  what = Refusal([&] { build(u8.data(), Case{ int64_t(1) << 19, int64_t(1) << 19, int64_t(1) << 18, false }); });
+  what = InvalidArgumentMessage(
+    [&] {
+      build(u8.data(), Case{ int64_t(1) << 19, int64_t(1) << 19, int64_t(1) << 18, false });
+    });
   EXPECT_NE(what.find("216172782113783808 edge slots; fewer than 2^56 are supported"), std::string::npos) << what;
-  what = Refusal([&] { build(u16.data(), Case{ int64_t(1) << 16, int64_t(1) << 16, int64_t(1) << 16, false }); });
+  what = InvalidArgumentMessage(
+    [&] {
+      build(u16.data(), Case{ int64_t(1) << 16, int64_t(1) << 16, int64_t(1) << 16, false });
+    });
   EXPECT_NE(what.find("844424930131968 edge slots; fewer than 2^48 are supported"), std::string::npos) << what;
 }
 
@@ -592,7 +584,7 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
     auto p      = ParametersOf(kBeyondSlotIds);
     p.algorithm = algorithm;
     const std::string what =
-      Refusal([&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
+      InvalidArgumentMessage([&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
     EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
   }
   // 2^31 pixels: the spanning tree's node ids are 32-bit.
@@ -600,7 +592,7 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
   auto                        p = ParametersOf(kBeyondNodeIds);
   p.algorithm                   = chs::AlphaTreeAlgorithm::SpanningTree;
   const std::string what =
-    Refusal([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondNodeIds), p, NotCalled(), {}); });
+    InvalidArgumentMessage([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondNodeIds), p, NotCalled(), {}); });
   EXPECT_NE(what.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos) << what;
 }
 

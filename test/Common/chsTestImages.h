@@ -13,6 +13,8 @@
 #include <cmath>
 #include <deque>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -52,6 +54,22 @@ HasCudaDevice()
 #define CHS_REQUIRE_GPU()                                                                                          \
   if (!chs_test::HasCudaDevice())                                                                                  \
   GTEST_SKIP() << "no CUDA device"
+
+/** The message of the std::invalid_argument that `run` throws (a size check's refusal, say). */
+template <typename F>
+std::string
+InvalidArgumentMessage(F && run)
+{
+  try
+  {
+    run();
+  }
+  catch (const std::invalid_argument & e)
+  {
+    return e.what();
+  }
+  return "(no std::invalid_argument)";
+}
 
 template <unsigned D>
 size_t

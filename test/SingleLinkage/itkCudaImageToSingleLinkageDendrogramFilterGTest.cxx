@@ -468,21 +468,7 @@ GridOf(int64_t nx, int64_t ny, int64_t nz)
   return g;
 }
 
-/** Runs `run` and returns the std::invalid_argument it throws (empty when none). */
-template <typename F>
-std::string
-Refusal(F && run)
-{
-  try
-  {
-    run();
-  }
-  catch (const std::invalid_argument & e)
-  {
-    return e.what();
-  }
-  return std::string();
-}
+using chs_test::InvalidArgumentMessage;
 
 /** The CUDA dendrogram of an image with 32-bit edge keys and with the wide keys forced (twice) equals the CPU
  * reference's. */
@@ -576,24 +562,24 @@ TEST(ImageSingleLinkage, EdgeSlotLimitsFollowTheWeightCodes)
   for (const auto & build : backends)
   {
     // Float weights: 2^33 edge slots. 1024 x 1024 x 700, 26-connected: 9,542,041,600 slots.
-    std::string what = Refusal([&] { build(GridOf(1024, 1024, 700), full); });
+    std::string what = InvalidArgumentMessage([&] { build(GridOf(1024, 1024, 700), full); });
     EXPECT_NE(what.find("9542041600 edge slots (pixels x 13); fewer than 2^33 are supported"), std::string::npos)
       << what;
     // Vectors too, whatever their components' type.
     chs::ImageGraphParameters rgb = full;
     rgb.components                = 3;
-    what                          = Refusal([&] { build(GridOf(1024, 1024, 700), rgb); });
+    what                          = InvalidArgumentMessage([&] { build(GridOf(1024, 1024, 700), rgb); });
     EXPECT_NE(what.find("fewer than 2^33 are supported"), std::string::npos) << what;
   }
   // 32-bit integers: 2^32 edge slots. 720 x 720 x 640, 26-connected: 4,313,088,000 slots.
   const std::vector<int32_t> i32(1);
-  const std::string          what =
-    Refusal([&] { chs::ImageSingleLinkageCPU(i32.data(), GridOf(720, 720, 640), full, Arrays(2).Out()); });
+  const std::string          what = InvalidArgumentMessage(
+    [&] { chs::ImageSingleLinkageCPU(i32.data(), GridOf(720, 720, 640), full, Arrays(2).Out()); });
   EXPECT_NE(what.find("4313088000 edge slots (pixels x 13); fewer than 2^32 are supported"), std::string::npos) << what;
   // More than MaximumDendrogramVertices pixels, for any pixel type.
   const std::vector<uint8_t> u8(1);
-  const std::string          pixels =
-    Refusal([&] { chs::ImageSingleLinkageCPU(u8.data(), GridOf(65536, 32768, 1), full, Arrays(2).Out()); });
+  const std::string          pixels = InvalidArgumentMessage(
+    [&] { chs::ImageSingleLinkageCPU(u8.data(), GridOf(65536, 32768, 1), full, Arrays(2).Out()); });
   EXPECT_NE(pixels.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos)
     << pixels;
 }
