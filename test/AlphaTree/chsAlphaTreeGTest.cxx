@@ -575,6 +575,19 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
       EXPECT_NE(std::string(e.what()).find("the alpha-tree of 65536 x 32768 voxels"), std::string::npos) << e.what();
     }
   }
+  // Float pixels beyond 32-bit edge ids: the spanning tree with wide keys, some 89 GB before Boruvka's later rounds,
+  // refused on a device seen with 8 GiB free.
+  chs::testing::SetDeviceMemoryLimit(uint64_t(8) << 30);
+  try
+  {
+    const std::vector<float> one(1);
+    chs::ImageAlphaTreeCUDA(one.data(), GridOf(kBeyondEdgeIds), ParametersOf(kBeyondEdgeIds), NotCalled(), {});
+    ADD_FAILURE() << "a float tree of 331M voxels was built with a one-pixel array";
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("the alpha-tree of 720 x 720 x 640 voxels"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "nothing allocated";
   chs::testing::SetDeviceMemoryLimit(0);
   // Unsigned 8-bit pixels beyond the 32-bit slot ids: v1 and v2 refuse them.

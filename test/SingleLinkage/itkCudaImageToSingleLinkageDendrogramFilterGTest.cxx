@@ -584,6 +584,44 @@ TEST(ImageSingleLinkage, EdgeSlotLimitsFollowTheWeightCodes)
     << pixels;
 }
 
+/** A run with wide keys that does not fit the device (seen with 8 GiB free) is refused with chs::DeviceMemoryError
+ * before it allocates or reads a pixel (the one-value arrays are never read), and the next run goes on. */
+TEST(ImageSingleLinkageCUDA, WideKeysRunThatDoesNotFitIsRefusedBeforeAllocating)
+{
+  CHS_REQUIRE_GPU();
+  chs::ImageGraphParameters full;
+  full.fullyConnected            = true;
+  const auto                 big = GridOf(720, 720, 640); // 4.31e9 edge slots
+  const std::vector<uint8_t> u8(1);
+  const std::vector<float>   f32(1);
+  chs::testing::SetDeviceMemoryLimit(uint64_t(8) << 30);
+  const uint64_t allocations = chs::testing::DeviceAllocations();
+  for (const auto & run :
+       { std::function<void()>([&] { chs::ImageSingleLinkageCUDA(u8.data(), big, full, Arrays(2).Out(), {}); }),
+         std::function<void()>([&] { chs::ImageSingleLinkageCUDA(f32.data(), big, full, Arrays(2).Out(), {}); }) })
+  {
+    try
+    {
+      run();
+      ADD_FAILURE() << "a dendrogram of 331M voxels was built with a one-value array";
+    }
+    catch (const chs::DeviceMemoryError & e)
+    {
+      EXPECT_NE(std::string(e.what()).find("the single-linkage dendrogram of 720 x 720 x 640 voxels"),
+                std::string::npos)
+        << e.what();
+    }
+  }
+  EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "nothing allocated";
+  chs::testing::SetDeviceMemoryLimit(0);
+  const auto small = GridOf(40, 30, 20);
+  const auto v     = RandomValues<uint8_t>(small.NumberOfVoxels(), 0, 9, 3);
+  Arrays     a(small.NumberOfVoxels()), b(small.NumberOfVoxels());
+  chs::ImageSingleLinkageCUDA(v.data(), small, full, a.Out(), {});
+  chs::ImageSingleLinkageCPU(v.data(), small, full, b.Out());
+  EXPECT_TRUE(a == b) << "the run after the refusals";
+}
+
 /** 720 x 720 x 640 uint8 voxels, 26-connected: 331,776,000 voxels and 4,313,088,000 edge slots, more than 32-bit edge
  * indices number: the CUDA dendrogram (wide keys) equals the CPU reference's, when CHS_LARGE_TESTS is set. */
 TEST(ImageSingleLinkageCUDA, VolumeBeyond32BitEdgeIds)
