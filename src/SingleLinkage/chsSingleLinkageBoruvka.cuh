@@ -50,18 +50,6 @@ struct RankedEdges
   }
 };
 
-/** Edges of an image graph, keyed by (code << keys.shift | edge index). */
-struct ImageEdges
-{
-  ImageGraph g;
-  EdgeKeys   keys;
-  __device__ __forceinline__ void
-  Ends(unsigned long long key, uint32_t & a, uint32_t & b) const
-  {
-    g.Ends(keys.Index(key), a, b);
-  }
-};
-
 static __global__ void
 IotaKernel(uint32_t * a, uint64_t n)
 {
