@@ -53,8 +53,9 @@ struct ImageGraphParameters
 /** Where a backend writes the dendrogram of a graph with n vertices: `parent` has 2n - 1 entries, the other arrays
  * n - 1, indexed by rank (the internal node n + r stands for the tree edge of rank r). `edge` receives the edge's
  * index in the input (graphs) or its image edge index; `u` and `v` its end vertices, as given in the input (graphs)
- * or u < v (images). Any pointer but `parent` may be null. Node and vertex ids of TNode: the backends write 32-bit
- * ones (DendrogramArrays); the alpha-tree's CPU reference also builds its binary partition tree with 64-bit ones. */
+ * or u < v (images). Any pointer but `parent` may be null. Node and vertex ids of TNode: 32-bit ones
+ * (DendrogramArrays) for up to MaximumDendrogramVertices vertices, 64-bit ones (DendrogramArraysT<uint64_t>) beyond;
+ * both backends write the same ids into either width. */
 template <typename TNode>
 struct DendrogramArraysT
 {
@@ -78,28 +79,34 @@ struct SingleLinkageResult
   double dendrogramMilliseconds = 0.0;
 };
 
-/** Largest number of vertices: node ids (2n - 1 of them) are 32-bit. */
+/** Largest number of vertices with 32-bit node ids (2n - 1 of them): DendrogramArrays. */
 constexpr uint64_t MaximumDendrogramVertices = (uint64_t(1) << 31) - 1;
+/** Largest number of vertices with 64-bit node ids (DendrogramArraysT<uint64_t>) for the CUDA backend, whose
+ * minimum spanning tree and PANDORA number vertices and tree edges in 32 bits, and for graphs of either backend (their
+ * vertex ids are 32-bit). The CPU reference takes images of any number of pixels into 64-bit arrays. */
+constexpr uint64_t MaximumWideDendrogramVertices = (uint64_t(1) << 32) - 1;
 
 /** The dendrogram of an image's pixel graph. Throws std::invalid_argument, before writing anything, for an empty
- * image, more than MaximumDendrogramVertices pixels, too many edge slots (pixels x K: 2^56 for 8-bit integer pixels,
- * 2^48 for 16-bit ones, 2^33 for float, double and vector pixels, 2^32 for 32-bit integers: the weight code and the
- * edge index share a 64-bit key), a NaN or infinite pixel (inf - inf has no weight), or 0 components. */
-template <typename TPixel>
+ * image, more pixels than the node ids hold (32-bit arrays: MaximumDendrogramVertices; 64-bit arrays:
+ * MaximumWideDendrogramVertices on the device, no limit on the CPU), too many edge slots (pixels x K: 2^56 for 8-bit
+ * integer pixels, 2^48 for 16-bit ones, 2^33 for float, double and vector pixels, 2^32 for 32-bit integers: the
+ * weight code and the edge index share a 64-bit key), a NaN or infinite pixel (inf - inf has no weight), or 0
+ * components. The two widths give the same ids. */
+template <typename TPixel, typename TNode>
 SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel *               pixels,
-                      const Grid &                 grid,
-                      const ImageGraphParameters & parameters,
-                      const DendrogramArrays &     out);
+ImageSingleLinkageCPU(const TPixel *                   pixels,
+                      const Grid &                     grid,
+                      const ImageGraphParameters &     parameters,
+                      const DendrogramArraysT<TNode> & out);
 
-template <typename TPixel>
+template <typename TPixel, typename TNode>
 SingleLinkageResult
-ImageSingleLinkageCUDA(const TPixel *               pixels,
-                       const Grid &                 grid,
-                       const ImageGraphParameters & parameters,
-                       const DendrogramArrays &     out,
-                       const ExecutionContext &     context,
-                       RunInfo *                    info = nullptr);
+ImageSingleLinkageCUDA(const TPixel *                   pixels,
+                       const Grid &                     grid,
+                       const ImageGraphParameters &     parameters,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info = nullptr);
 
 /** The edges of an image's pixel graph (the definition above), in edge-index order: u[i] < v[i] are the pixels of the
  * i-th existing edge and edge[i] its index pixel * K + slot. Returns the number of edges; with null arrays only counts
@@ -111,30 +118,31 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
 /** The dendrogram of a weighted graph given as edge arrays (u[i], v[i], w[i]), i < edgeCount, on vertices
  * 0 .. vertexCount - 1. A graph with vertexCount - 1 edges is a tree and is its own minimum spanning tree; any other
  * connected graph gets its minimum spanning tree first. `inputIsTree` promises a tree (edgeCount must then be
- * vertexCount - 1). Throws std::invalid_argument, before writing anything, for no vertex, more than
- * MaximumDendrogramVertices vertices or 2^32 - 1 edges, a vertex id out of range, a NaN weight (naming the first
- * such edge), fewer than vertexCount - 1 edges, or a graph that is not connected (a promised tree that is not one). */
-template <typename TWeight>
+ * vertexCount - 1). Throws std::invalid_argument, before writing anything, for no vertex, more vertices than the node
+ * ids hold (MaximumDendrogramVertices into 32-bit arrays, MaximumWideDendrogramVertices into 64-bit ones), 2^32 - 1
+ * edges or more, a vertex id out of range, a NaN weight (naming the first such edge), fewer than vertexCount - 1
+ * edges, or a graph that is not connected (a promised tree that is not one). */
+template <typename TWeight, typename TNode>
 SingleLinkageResult
-GraphSingleLinkageCPU(const uint32_t *         u,
-                      const uint32_t *         v,
-                      const TWeight *          w,
-                      uint64_t                 edgeCount,
-                      uint64_t                 vertexCount,
-                      bool                     inputIsTree,
-                      const DendrogramArrays & out);
+GraphSingleLinkageCPU(const uint32_t *                 u,
+                      const uint32_t *                 v,
+                      const TWeight *                  w,
+                      uint64_t                         edgeCount,
+                      uint64_t                         vertexCount,
+                      bool                             inputIsTree,
+                      const DendrogramArraysT<TNode> & out);
 
-template <typename TWeight>
+template <typename TWeight, typename TNode>
 SingleLinkageResult
-GraphSingleLinkageCUDA(const uint32_t *         u,
-                       const uint32_t *         v,
-                       const TWeight *          w,
-                       uint64_t                 edgeCount,
-                       uint64_t                 vertexCount,
-                       bool                     inputIsTree,
-                       const DendrogramArrays & out,
-                       const ExecutionContext & context,
-                       RunInfo *                info = nullptr);
+GraphSingleLinkageCUDA(const uint32_t *                 u,
+                       const uint32_t *                 v,
+                       const TWeight *                  w,
+                       uint64_t                         edgeCount,
+                       uint64_t                         vertexCount,
+                       bool                             inputIsTree,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info = nullptr);
 
 } // namespace chs
 

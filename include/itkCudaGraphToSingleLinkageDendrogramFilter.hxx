@@ -61,9 +61,9 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
   const bool       tree = m_InputIsTree;
   this->RunDendrogram(
     n,
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
+    [&](const auto & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
     { return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run); },
-    [&](const chs::DendrogramArrays & arrays) { return chs::GraphSingleLinkageCPU(u, v, w, edges, n, tree, arrays); });
+    [&](const auto & arrays) { return chs::GraphSingleLinkageCPU(u, v, w, edges, n, tree, arrays); });
 }
 
 template <typename TWeight>

@@ -71,9 +71,9 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   const auto * pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
   this->RunDendrogram(
     grid.NumberOfVoxels(),
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
+    [&](const auto & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
     { return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run); },
-    [&](const chs::DendrogramArrays & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
+    [&](const auto & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
 }
 
 template <typename TInputImage>

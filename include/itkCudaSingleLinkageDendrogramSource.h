@@ -10,6 +10,8 @@
 #include "itkProcessObject.h"
 #include "CudaHierarchicalSegmentationExport.h"
 
+#include <type_traits>
+
 namespace itk
 {
 
@@ -45,6 +47,12 @@ public:
   itkGetConstMacro(SpanningTreeMilliseconds, double);
   itkGetConstMacro(DendrogramMilliseconds, double);
 
+  /** 64-bit node ids (Dendrogram::HasWideNodeIds) for any graph; off by default: they are 64-bit only beyond 2^31 - 1
+   * vertices. The dendrogram is the same. */
+  itkSetMacro(WideNodeIds, bool);
+  itkGetConstMacro(WideNodeIds, bool);
+  itkBooleanMacro(WideNodeIds);
+
   using Superclass::MakeOutput;
   DataObject::Pointer
   MakeOutput(DataObjectPointerArraySizeType idx) override;
@@ -55,9 +63,10 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  /** Sizes the output for a graph of n vertices and runs cuda(arrays, context, info) or cpu(arrays) into it
-   * through RunBackend (which empties the output on failure), then checks the CPU dendrogram's invariants (the CUDA
-   * backend checks the same invariants on the device, before the download); records what the run measured. */
+  /** Sizes the output for a graph of n vertices, with 64-bit node ids beyond 2^31 - 1 vertices or when WideNodeIds
+   * asks, and runs cuda(arrays, context, info) or cpu(arrays) into it (arrays: chs::DendrogramArraysT of the ids'
+   * width) through RunBackend (which empties the output on failure), then checks the CPU dendrogram's invariants (the
+   * CUDA backend checks the same invariants on the device, before the download); records what the run measured. */
   template <class FCuda, class FCpu>
   void
   RunDendrogram(SizeValueType n, FCuda && cuda, FCpu && cpu)
@@ -66,30 +75,61 @@ protected:
     m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
     const BackendEnum        backend                      = this->ResolveBackend();
     Dendrogram *             output                       = this->GetOutput();
+    const bool               wide                         = m_WideNodeIds || n > chs::MaximumDendrogramVertices;
     chs::SingleLinkageResult result;
-    chs::DendrogramArrays    arrays;
-    auto                     prepare = [&]
+    const auto               run = [&](auto arrays)
     {
-      output->Allocate(n);
-      arrays.parent = output->GetParents()->CastToSTLContainer().data();
-      arrays.weight = output->GetWeights()->CastToSTLContainer().data();
-      arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
-      arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
-      arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
+      auto prepare = [&]
+      {
+        output->Allocate(n, wide);
+        arrays.weight = output->GetWeights()->CastToSTLContainer().data();
+        arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
+        if constexpr (sizeof(*arrays.parent) == sizeof(uint64_t))
+        {
+          arrays.parent = output->GetWideParents()->CastToSTLContainer().data();
+          arrays.u      = output->GetWideEdgeU()->CastToSTLContainer().data();
+          arrays.v      = output->GetWideEdgeV()->CastToSTLContainer().data();
+        }
+        else
+        {
+          arrays.parent = output->GetParents()->CastToSTLContainer().data();
+          arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
+          arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
+        }
+      };
+      this->RunBackend(
+        backend,
+        [&](const chs::ExecutionContext & context, chs::RunInfo & info)
+        {
+          prepare();
+          result = cuda(arrays, context, info);
+        },
+        [&]
+        {
+          prepare();
+          result = cpu(arrays);
+        },
+        { output });
     };
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    // Backends that take 64-bit ids take both widths (the attribute hierarchies take 32-bit ones only).
+    if constexpr (std::is_invocable_v<FCpu &, const chs::DendrogramArraysT<uint64_t> &>)
+    {
+      if (wide)
+        run(chs::DendrogramArraysT<uint64_t>());
+      else
+        run(chs::DendrogramArrays());
+    }
+    else
+    {
+      if (wide)
       {
-        prepare();
-        result = cuda(arrays, context, run);
-      },
-      [&]
-      {
-        prepare();
-        result = cpu(arrays);
-      },
-      { output });
+        output->Initialize();
+        itkExceptionMacro(<< this->GetNameOfClass() << " writes dendrograms of 32-bit node ids (up to 2^31 - 1 "
+                          << "vertices), not of " << n << " vertices" << (m_WideNodeIds ? " with WideNodeIds" : "")
+                          << '.');
+      }
+      run(chs::DendrogramArrays());
+    }
     if (backend == BackendEnum::CPU)
     {
       try
@@ -113,6 +153,7 @@ private:
   unsigned      m_NumberOfBoruvkaRounds{ 0 };
   double        m_SpanningTreeMilliseconds{ 0.0 };
   double        m_DendrogramMilliseconds{ 0.0 };
+  bool          m_WideNodeIds{ false };
 };
 
 } // namespace itk

@@ -285,17 +285,17 @@ ImageTreeKernel(uint64_t                   edges,
 
 } // namespace sl
 
-template <typename TPixel>
+template <typename TPixel, typename TNode>
 SingleLinkageResult
-ImageSingleLinkageCUDA(const TPixel *               pixels,
-                       const Grid &                 grid,
-                       const ImageGraphParameters & parameters,
-                       const DendrogramArrays &     out,
-                       const ExecutionContext &     context,
-                       RunInfo *                    info)
+ImageSingleLinkageCUDA(const TPixel *                   pixels,
+                       const Grid &                     grid,
+                       const ImageGraphParameters &     parameters,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info)
 {
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
-  const sl::EdgeKeys    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, graph);
+  const sl::EdgeKeys    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, graph, sl::MaximumVertices<TNode>());
   const uint64_t        n = graph.Pixels(), edges = n - 1;
   const unsigned        c        = parameters.components;
   const VectorDistance  distance = parameters.distance;
@@ -311,7 +311,7 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
       tracker,
       n * c * sizeof(TPixel) + 2 * ee * sizeof(unsigned long long) +
         std::max(sizeof(unsigned long long) + (edges ? sl::ImageSpanningTreeBytes(graph) : 0),
-                 ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n)),
+                 ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n, sizeof(TNode))),
       context.device);
   }
 
@@ -356,13 +356,16 @@ ImageSingleLinkageCUDA(const TPixel *               pixels,
 
 } // namespace chs
 
-#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA(TPixel)                                                              \
-  template CudaHierarchicalSegmentation_EXPORT chs::SingleLinkageResult chs::ImageSingleLinkageCUDA<TPixel>(           \
+#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA_NODES(TPixel, TNode)                                                 \
+  template CudaHierarchicalSegmentation_EXPORT chs::SingleLinkageResult chs::ImageSingleLinkageCUDA<TPixel, TNode>(    \
     const TPixel *,                                                                                                    \
     const chs::Grid &,                                                                                                 \
     const chs::ImageGraphParameters &,                                                                                 \
-    const chs::DendrogramArrays &,                                                                                     \
+    const chs::DendrogramArraysT<TNode> &,                                                                             \
     const chs::ExecutionContext &,                                                                                     \
     chs::RunInfo *)
+#define CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA(TPixel)                                                              \
+  CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA_NODES(TPixel, uint32_t);                                                   \
+  CHS_INSTANTIATE_SINGLE_LINKAGE_IMAGE_CUDA_NODES(TPixel, uint64_t)
 
 #endif

@@ -184,14 +184,18 @@ ImageKruskalCPU(const TPixel *                   pixels,
 
 } // namespace sl
 
-template <typename TPixel>
+template <typename TPixel, typename TNode>
 SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel *               pixels,
-                      const Grid &                 grid,
-                      const ImageGraphParameters & parameters,
-                      const DendrogramArrays &     out)
+ImageSingleLinkageCPU(const TPixel *                   pixels,
+                      const Grid &                     grid,
+                      const ImageGraphParameters &     parameters,
+                      const DendrogramArraysT<TNode> & out)
 {
-  sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, sl::ImageGraph(grid, parameters.fullyConnected));
+  // 64-bit node ids: no pixel limit of the reference's own (the edge keys' index bits bound the slots).
+  sl::CheckedImageEdgeKeys<TPixel>(grid,
+                                   parameters,
+                                   sl::ImageGraph(grid, parameters.fullyConnected),
+                                   sizeof(TNode) == sizeof(uint32_t) ? MaximumDendrogramVertices : UINT64_MAX);
   sl::ImageKruskalCPU(pixels, grid, parameters, out);
   return {};
 }
@@ -221,18 +225,18 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
   return count;
 }
 
-template <typename TWeight>
+template <typename TWeight, typename TNode>
 SingleLinkageResult
-GraphSingleLinkageCPU(const uint32_t *         u,
-                      const uint32_t *         v,
-                      const TWeight *          w,
-                      uint64_t                 edgeCount,
-                      uint64_t                 vertexCount,
-                      bool                     inputIsTree,
-                      const DendrogramArrays & out)
+GraphSingleLinkageCPU(const uint32_t *                 u,
+                      const uint32_t *                 v,
+                      const TWeight *                  w,
+                      uint64_t                         edgeCount,
+                      uint64_t                         vertexCount,
+                      bool                             inputIsTree,
+                      const DendrogramArraysT<TNode> & out)
 {
   static_assert(std::is_floating_point<TWeight>::value, "graph weights are float or double");
-  sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree);
+  sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree, sl::MaximumVertices<TNode>());
   for (uint64_t i = 0; i < edgeCount; ++i)
   {
     if (u[i] >= vertexCount || v[i] >= vertexCount)
@@ -261,12 +265,12 @@ GraphSingleLinkageCPU(const uint32_t *         u,
     vertexCount,
     order,
     out.parent,
-    [&](uint64_t id, uint32_t & a, uint32_t & b)
+    [&](uint64_t id, TNode & a, TNode & b)
     {
       a = u[id];
       b = v[id];
     },
-    [&](uint64_t rank, uint64_t id, uint32_t a, uint32_t b)
+    [&](uint64_t rank, uint64_t id, TNode a, TNode b)
     {
       if (out.weight)
         out.weight[rank] = double(w[id]);
@@ -284,8 +288,10 @@ GraphSingleLinkageCPU(const uint32_t *         u,
 }
 
 #define CHS_INSTANTIATE_IMAGE(T)                                                                                       \
-  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T>(                           \
-    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T, uint32_t>(                 \
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);                                  \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T, uint64_t>(                 \
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArraysT<uint64_t> &);
 CHS_INSTANTIATE_IMAGE(uint8_t)
 CHS_INSTANTIATE_IMAGE(int8_t)
 CHS_INSTANTIATE_IMAGE(uint16_t)
@@ -306,21 +312,13 @@ CHS_INSTANTIATE_KRUSKAL(int16_t)
 CHS_INSTANTIATE_KRUSKAL(float)
 #undef CHS_INSTANTIATE_KRUSKAL
 
-template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCPU<float>(const uint32_t *,
-                             const uint32_t *,
-                             const float *,
-                             uint64_t,
-                             uint64_t,
-                             bool,
-                             const DendrogramArrays &);
-template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCPU<double>(const uint32_t *,
-                              const uint32_t *,
-                              const double *,
-                              uint64_t,
-                              uint64_t,
-                              bool,
-                              const DendrogramArrays &);
+#define CHS_INSTANTIATE_GRAPH(T, TNode)                                                                                \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult GraphSingleLinkageCPU<T, TNode>(                    \
+    const uint32_t *, const uint32_t *, const T *, uint64_t, uint64_t, bool, const DendrogramArraysT<TNode> &);
+CHS_INSTANTIATE_GRAPH(float, uint32_t)
+CHS_INSTANTIATE_GRAPH(float, uint64_t)
+CHS_INSTANTIATE_GRAPH(double, uint32_t)
+CHS_INSTANTIATE_GRAPH(double, uint64_t)
+#undef CHS_INSTANTIATE_GRAPH
 
 } // namespace chs

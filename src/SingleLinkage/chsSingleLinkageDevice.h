@@ -22,14 +22,17 @@ struct FirstLevel
   const uint32_t * far     = nullptr;
 };
 
-/** PANDORA: the dendrogram of the tree on n vertices whose edges, in rank order, are (dU[r], dV[r]); writes the
- * 2n - 1 parents to dParent. Returns the number of contraction levels. With `first` given, the first level takes
- * the vertices' lightest edges from it instead of atomics on randomly placed vertices. */
+/** PANDORA: the dendrogram of the tree on n < 2^32 vertices whose edges, in rank order, are (dU[r], dV[r]); writes
+ * the 2n - 1 parents to dParent. Returns the number of contraction levels. With `first` given, the first level takes
+ * the vertices' lightest edges from it instead of atomics on randomly placed vertices. Vertices and ranks are 32-bit
+ * at every level; node ids (the parents, and the chains of the expansion, which number the vertices of all levels
+ * together: fewer than 2n) are of TNode: uint32_t below 2^31 vertices, uint64_t from there on (or to test it). */
+template <typename TNode>
 unsigned
 PandoraOnDevice(const uint32_t *        dU,
                 const uint32_t *        dV,
                 uint64_t                n,
-                uint32_t *              dParent,
+                TNode *                 dParent,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
                 int                     device,
@@ -37,25 +40,27 @@ PandoraOnDevice(const uint32_t *        dU,
 
 /** After the minimum spanning tree (its ends, edge ids and weights by rank on the device, `mstTimer` stopped): runs
  * PANDORA, checks the dendrogram, downloads it and fills the result's and `info`'s timings. */
+template <typename TNode>
 void
-FinishOnDevice(uint64_t                 n,
-               const uint32_t *         dU,
-               const uint32_t *         dV,
-               const uint64_t *         dEdge,
-               const double *           dWeight,
-               const DendrogramArrays & out,
-               detail::EventTimer &     mstTimer,
-               SingleLinkageResult &    result,
-               RunInfo *                info,
-               detail::MemoryTracker &  tracker,
-               const ExecutionContext & context);
+FinishOnDevice(uint64_t                         n,
+               const uint32_t *                 dU,
+               const uint32_t *                 dV,
+               const uint64_t *                 dEdge,
+               const double *                   dWeight,
+               const DendrogramArraysT<TNode> & out,
+               detail::EventTimer &             mstTimer,
+               SingleLinkageResult &            result,
+               RunInfo *                        info,
+               detail::MemoryTracker &          tracker,
+               const ExecutionContext &         context);
 
 /** Checks the invariants of itk::Dendrogram on the device arrays (parents after their children, the root its own,
  * two children per internal node, weights neither NaN nor decreasing, end vertices in range); throws
  * std::logic_error when one is broken. The CUDA entries call it, so the filters check only the CPU's on the host. */
+template <typename TNode>
 void
 CheckDendrogramOnDevice(uint64_t                n,
-                        const uint32_t *        dParent,
+                        const TNode *           dParent,
                         const double *          dWeight,
                         const uint32_t *        dU,
                         const uint32_t *        dV,
@@ -86,25 +91,27 @@ SortKeysScratch(uint64_t count);
 uint64_t
 SortPairsScratch(uint64_t count, unsigned keyBytes, unsigned valueBytes = 4);
 
-/** The device bytes PandoraOnDevice allocates at most for a tree of n vertices. */
+/** The device bytes PandoraOnDevice allocates at most for a tree of n vertices, with node ids of `nodeBytes`. */
 uint64_t
-PandoraBytes(uint64_t n);
+PandoraBytes(uint64_t n, unsigned nodeBytes = sizeof(uint32_t));
 
 /** The device bytes FinishOnDevice allocates at most for a tree of n vertices (the parents, PANDORA, the check). */
 uint64_t
-FinishBytes(uint64_t n);
+FinishBytes(uint64_t n, unsigned nodeBytes = sizeof(uint32_t));
 
-/** Copies the dendrogram's device arrays into the caller's (null destinations are skipped). */
+/** Copies the dendrogram's device arrays into the caller's (null destinations are skipped; 32-bit end vertices are
+ * zero-extended into 64-bit arrays). */
+template <typename TNode>
 void
-DownloadDendrogram(const DendrogramArrays & out,
-                   uint64_t                 n,
-                   const uint32_t *         dParent,
-                   const double *           dWeight,
-                   const uint64_t *         dEdge,
-                   const uint32_t *         dU,
-                   const uint32_t *         dV,
-                   cudaStream_t             stream,
-                   const ExecutionContext & context);
+DownloadDendrogram(const DendrogramArraysT<TNode> & out,
+                   uint64_t                         n,
+                   const TNode *                    dParent,
+                   const double *                   dWeight,
+                   const uint64_t *                 dEdge,
+                   const uint32_t *                 dU,
+                   const uint32_t *                 dV,
+                   cudaStream_t                     stream,
+                   const ExecutionContext &         context);
 
 } // namespace sl
 } // namespace chs

@@ -67,8 +67,9 @@ MaxKernel(const unsigned long long * keys, uint64_t count, unsigned long long * 
     atomicMax(result, m);
 }
 
+template <typename TNode>
 __global__ void
-SingleVertexKernel(uint32_t * parent)
+SingleVertexKernel(TNode * parent)
 {
   parent[0] = 0;
 }
@@ -122,7 +123,7 @@ SortPairsScratch(uint64_t count, unsigned keyBytes, unsigned valueBytes)
 }
 
 uint64_t
-PandoraBytes(uint64_t n)
+PandoraBytes(uint64_t n, unsigned nodeBytes)
 {
   if (n < 2)
     return 0;
@@ -134,21 +135,22 @@ PandoraBytes(uint64_t n)
                           (edges + 1) * 2 * sizeof(uint32_t) + half * 6 * sizeof(uint32_t) +
                           (kMaximumLevels + 1) * sizeof(LevelSize) + 3 * sizeof(uint32_t);
   return levels + std::max(detail::ScanScratchBytes(std::max(n, edges) + 1),
-                           edges * 4 * sizeof(uint32_t) + SortPairsScratch(edges, 4));
+                           edges * 2 * (nodeBytes + sizeof(uint32_t)) + SortPairsScratch(edges, nodeBytes));
 }
 
 uint64_t
-FinishBytes(uint64_t n)
+FinishBytes(uint64_t n, unsigned nodeBytes)
 {
   const uint64_t edges = n - 1;
-  return (2 * n - 1) * sizeof(uint32_t) + std::max(PandoraBytes(n), (edges ? edges : 1) * sizeof(uint32_t) + 4);
+  return (2 * n - 1) * nodeBytes + std::max(PandoraBytes(n, nodeBytes), (edges ? edges : 1) * sizeof(uint32_t) + 4);
 }
 
+template <typename TNode>
 unsigned
 PandoraOnDevice(const uint32_t *        dU,
                 const uint32_t *        dV,
                 uint64_t                n,
-                uint32_t *              dParent,
+                TNode *                 dParent,
                 cudaStream_t            stream,
                 detail::MemoryTracker & tracker,
                 int                     device,
@@ -191,7 +193,7 @@ PandoraOnDevice(const uint32_t *        dU,
   // are read back after a large level or after four: 5 read-backs instead of 13 on a 4096^2 image's tree.
   constexpr uint64_t kLargeLevel = uint64_t(1) << 22;
   constexpr int      kQueued     = 4;
-  LevelOffsets       levels{};
+  LevelOffsets<TNode> levels{};
   uint64_t           offset = 0, mb = n, kb = edges;
   const uint32_t *   R      = nullptr; // level 0: positions are ranks
   const uint32_t *   U      = dU;
@@ -201,7 +203,7 @@ PandoraOnDevice(const uint32_t *        dU,
   {
     if (level >= kMaximumLevels)
       throw std::logic_error("PANDORA: more contraction levels than a tree of this size can have");
-    levels.offset[level]   = uint32_t(offset);
+    levels.offset[level]   = TNode(offset);
     const LevelSize * size = sizes.get() + level;
     const unsigned    vb = Blocks(mb, device), eb = Blocks(kb, device);
     const bool       given  = level == 0 && first.minimum;
@@ -284,10 +286,10 @@ PandoraOnDevice(const uint32_t *        dU,
   }
   level = last;
   offset = levels.offset[last];
-  const uint32_t rootChain = uint32_t(offset + 1);
+  const TNode rootChain = TNode(offset + 1);
 
   // Expansion and the final sort by (chain, rank): a stable radix sort of the chains, with the ranks as values.
-  detail::DeviceBuffer<uint32_t> chainA(edges, stream, &tracker), chainB(edges, stream, &tracker);
+  detail::DeviceBuffer<TNode>    chainA(edges, stream, &tracker), chainB(edges, stream, &tracker);
   detail::DeviceBuffer<uint32_t> rankA(edges, stream, &tracker), rankB(edges, stream, &tracker);
   const unsigned                 eb = Blocks(edges, device);
   FindChainKernel<<<eb, kThreads, 0, stream>>>(
@@ -295,7 +297,8 @@ PandoraOnDevice(const uint32_t *        dU,
   CHS_CUDA_CHECK_LAUNCH("FindChainKernel");
   IotaKernel<<<eb, kThreads, 0, stream>>>(rankA.get(), edges);
   CHS_CUDA_CHECK_LAUNCH("IotaKernel");
-  cub::DoubleBuffer<uint32_t> keys(chainA.get(), chainB.get()), values(rankA.get(), rankB.get());
+  cub::DoubleBuffer<TNode>    keys(chainA.get(), chainB.get());
+  cub::DoubleBuffer<uint32_t> values(rankA.get(), rankB.get());
   size_t                      bytes  = 0;
   const int                   endBit = BitWidth(rootChain);
   CHS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, edges, 0, endBit, stream));
@@ -308,14 +311,24 @@ PandoraOnDevice(const uint32_t *        dU,
   CHS_CUDA_CHECK_LAUNCH("StitchKernel");
   return unsigned(level);
 }
+template unsigned
+PandoraOnDevice<uint32_t>(const uint32_t *,
+                          const uint32_t *,
+                          uint64_t,
+                          uint32_t *,
+                          cudaStream_t,
+                          detail::MemoryTracker &,
+                          int,
+                          const FirstLevel &);
 
 namespace
 {
 
 /** Counts every internal node's children; flags a parent that is not an internal node after its child, and a root
  * that is not its own parent. */
+template <typename TNode>
 __global__ void
-CountChildrenKernel(uint64_t n, const uint32_t * parent, uint32_t * children, uint32_t * broken)
+CountChildrenKernel(uint64_t n, const TNode * parent, uint32_t * children, uint32_t * broken)
 {
   const uint64_t root = 2 * n - 2;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x <= root; x += uint64_t(gridDim.x) * blockDim.x)
@@ -356,9 +369,10 @@ CheckNodesKernel(uint64_t         n,
 
 } // namespace
 
+template <typename TNode>
 void
 CheckDendrogramOnDevice(uint64_t                n,
-                        const uint32_t *        dParent,
+                        const TNode *           dParent,
                         const double *          dWeight,
                         const uint32_t *        dU,
                         const uint32_t *        dV,
@@ -384,25 +398,35 @@ CheckDendrogramOnDevice(uint64_t                n,
     throw std::logic_error("the CUDA dendrogram breaks its invariants (code " + std::to_string(host) +
                            ": 1 parents, 2 children, 4 weights, 8 end vertices)");
 }
+template void
+CheckDendrogramOnDevice<uint32_t>(uint64_t,
+                                  const uint32_t *,
+                                  const double *,
+                                  const uint32_t *,
+                                  const uint32_t *,
+                                  cudaStream_t,
+                                  detail::MemoryTracker &,
+                                  int);
 
+template <typename TNode>
 void
-FinishOnDevice(uint64_t                 n,
-               const uint32_t *         dU,
-               const uint32_t *         dV,
-               const uint64_t *         dEdge,
-               const double *           dWeight,
-               const DendrogramArrays & out,
-               detail::EventTimer &     mstTimer,
-               SingleLinkageResult &    result,
-               RunInfo *                info,
-               detail::MemoryTracker &  tracker,
-               const ExecutionContext & context)
+FinishOnDevice(uint64_t                         n,
+               const uint32_t *                 dU,
+               const uint32_t *                 dV,
+               const uint64_t *                 dEdge,
+               const double *                   dWeight,
+               const DendrogramArraysT<TNode> & out,
+               detail::EventTimer &             mstTimer,
+               SingleLinkageResult &            result,
+               RunInfo *                        info,
+               detail::MemoryTracker &          tracker,
+               const ExecutionContext &         context)
 {
   const auto stream = static_cast<cudaStream_t>(context.stream);
   if (context.progress)
     context.progress(0.5f);
   detail::EventTimer             dendrogramTimer(stream);
-  detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker);
+  detail::DeviceBuffer<TNode>    dParent(2 * n - 1, stream, &tracker);
   dendrogramTimer.Start();
   result.contractionLevels = PandoraOnDevice(dU, dV, n, dParent.get(), stream, tracker, context.device);
   dendrogramTimer.Stop();
@@ -453,30 +477,52 @@ SignificantBits(const unsigned long long * keys, uint64_t count, cudaStream_t st
   return BitWidth(host);
 }
 
+template <typename TNode>
 void
-DownloadDendrogram(const DendrogramArrays & out,
-                   uint64_t                 n,
-                   const uint32_t *         dParent,
-                   const double *           dWeight,
-                   const uint64_t *         dEdge,
-                   const uint32_t *         dU,
-                   const uint32_t *         dV,
-                   cudaStream_t             stream,
-                   const ExecutionContext & context)
+DownloadDendrogram(const DendrogramArraysT<TNode> & out,
+                   uint64_t                         n,
+                   const TNode *                    dParent,
+                   const double *                   dWeight,
+                   const uint64_t *                 dEdge,
+                   const uint32_t *                 dU,
+                   const uint32_t *                 dV,
+                   cudaStream_t                     stream,
+                   const ExecutionContext &         context)
 {
   const uint64_t edges = n - 1;
-  detail::CopyToHost(out.parent, dParent, (2 * n - 1) * sizeof(uint32_t), stream, context);
+  detail::CopyToHost(out.parent, dParent, (2 * n - 1) * sizeof(TNode), stream, context);
   if (edges == 0)
     return;
   if (out.weight)
     detail::CopyToHost(out.weight, dWeight, edges * sizeof(double), stream, context);
   if (out.edge)
     detail::CopyToHost(out.edge, dEdge, edges * sizeof(uint64_t), stream, context);
-  if (out.u)
-    detail::CopyToHost(out.u, dU, edges * sizeof(uint32_t), stream, context);
-  if (out.v)
-    detail::CopyToHost(out.v, dV, edges * sizeof(uint32_t), stream, context);
+  // The end vertices stay 32-bit on the device (fewer than 2^32 vertices); 64-bit arrays get them zero-extended.
+  for (const auto & [host, device] : { std::make_pair(out.u, dU), std::make_pair(out.v, dV) })
+  {
+    if (!host)
+      continue;
+    if constexpr (sizeof(TNode) == sizeof(uint32_t))
+      detail::CopyToHost(host, device, edges * sizeof(uint32_t), stream, context);
+    else
+      detail::CopyToHostWidened(host, sizeof(TNode), device, sizeof(uint32_t), edges, stream, context);
+  }
 }
+#define CHS_INSTANTIATE_FINISH(TNode)                                                                                  \
+  template void FinishOnDevice<TNode>(uint64_t,                                                                        \
+                                      const uint32_t *,                                                                \
+                                      const uint32_t *,                                                                \
+                                      const uint64_t *,                                                                \
+                                      const double *,                                                                  \
+                                      const DendrogramArraysT<TNode> &,                                                \
+                                      detail::EventTimer &,                                                            \
+                                      SingleLinkageResult &,                                                           \
+                                      RunInfo *,                                                                       \
+                                      detail::MemoryTracker &,                                                         \
+                                      const ExecutionContext &);
+CHS_INSTANTIATE_FINISH(uint32_t)
+CHS_INSTANTIATE_FINISH(uint64_t)
+#undef CHS_INSTANTIATE_FINISH
 
 namespace
 {
@@ -559,21 +605,21 @@ GraphTreeKernel(uint64_t                   edges,
 } // namespace
 } // namespace sl
 
-template <typename TWeight>
+template <typename TWeight, typename TNode>
 SingleLinkageResult
-GraphSingleLinkageCUDA(const uint32_t *         u,
-                       const uint32_t *         v,
-                       const TWeight *          w,
-                       uint64_t                 edgeCount,
-                       uint64_t                 vertexCount,
-                       bool                     inputIsTree,
-                       const DendrogramArrays & out,
-                       const ExecutionContext & context,
-                       RunInfo *                info)
+GraphSingleLinkageCUDA(const uint32_t *                 u,
+                       const uint32_t *                 v,
+                       const TWeight *                  w,
+                       uint64_t                         edgeCount,
+                       uint64_t                         vertexCount,
+                       bool                             inputIsTree,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info)
 {
   static_assert(std::is_floating_point<TWeight>::value, "graph weights are float or double");
   using Code = typename std::conditional<sizeof(TWeight) == 4, uint32_t, uint64_t>::type;
-  sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree);
+  sl::CheckGraphSizes(edgeCount, vertexCount, inputIsTree, sl::MaximumVertices<TNode>());
   const uint64_t        n = vertexCount, m = edgeCount, edges = n - 1;
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
@@ -590,7 +636,8 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
     const uint64_t keys   = m == edges ? 0 : 2 * ee * sizeof(unsigned long long);
     const uint64_t tree =
       m == edges ? n * sizeof(uint32_t) + 8 : keys + std::max(sl::BoruvkaFirstBytes(n, m), sl::SortKeysScratch(edges));
-    const uint64_t finish = keys + ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n);
+    const uint64_t finish =
+      keys + ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n, sizeof(TNode));
     tracker.what          = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
                    std::to_string(m) + " edges";
     detail::ReserveDeviceMemory(
@@ -731,25 +778,21 @@ GraphSingleLinkageCUDA(const uint32_t *         u,
   return result;
 }
 
-template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCUDA<float>(const uint32_t *,
-                              const uint32_t *,
-                              const float *,
-                              uint64_t,
-                              uint64_t,
-                              bool,
-                              const DendrogramArrays &,
-                              const ExecutionContext &,
-                              RunInfo *);
-template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-GraphSingleLinkageCUDA<double>(const uint32_t *,
-                               const uint32_t *,
-                               const double *,
-                               uint64_t,
-                               uint64_t,
-                               bool,
-                               const DendrogramArrays &,
-                               const ExecutionContext &,
-                               RunInfo *);
+#define CHS_INSTANTIATE_GRAPH(T, TNode)                                                                                \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult GraphSingleLinkageCUDA<T, TNode>(                   \
+    const uint32_t *,                                                                                                  \
+    const uint32_t *,                                                                                                  \
+    const T *,                                                                                                         \
+    uint64_t,                                                                                                          \
+    uint64_t,                                                                                                          \
+    bool,                                                                                                              \
+    const DendrogramArraysT<TNode> &,                                                                                  \
+    const ExecutionContext &,                                                                                          \
+    RunInfo *);
+CHS_INSTANTIATE_GRAPH(float, uint32_t)
+CHS_INSTANTIATE_GRAPH(float, uint64_t)
+CHS_INSTANTIATE_GRAPH(double, uint32_t)
+CHS_INSTANTIATE_GRAPH(double, uint64_t)
+#undef CHS_INSTANTIATE_GRAPH
 
 } // namespace chs

@@ -30,12 +30,15 @@ namespace sl
 {
 
 constexpr uint32_t kNone = 0xffffffffu;
-/** Contraction levels a tree of fewer than 2^31 vertices can need (the paper's bound, ceil(log2(n)), is 31). */
+/** Contraction levels a tree of fewer than 2^32 vertices can need (the paper's bound, ceil(log2(n)), is 32). */
 constexpr int kMaximumLevels = 40;
 
+/** Where each level's vertices start among the vertices of all levels (fewer than 2n of them): ids of TNode, 32-bit
+ * below 2^31 vertices. */
+template <typename TNode>
 struct LevelOffsets
 {
-  uint32_t offset[kMaximumLevels + 1];
+  TNode offset[kMaximumLevels + 1];
 };
 
 /** A contraction level's vertex and edge counts, on the device: levels are queued before the host reads their
@@ -225,24 +228,25 @@ NextLevelKernel(const LevelSize * size,
 }
 
 /** Expansion: the chain of every edge (a vertex id over all levels, or `rootChain`). */
+template <typename TNode>
 __global__ void
-FindChainKernel(uint64_t         edges,
-                const uint8_t *  edgeLevel,
-                const uint32_t * edgeVertex,
-                const uint32_t * minRank,
-                const uint32_t * up,
-                LevelOffsets     levels,
-                uint32_t         rootChain,
-                uint32_t *       chain)
+FindChainKernel(uint64_t            edges,
+                const uint8_t *     edgeLevel,
+                const uint32_t *    edgeVertex,
+                const uint32_t *    minRank,
+                const uint32_t *    up,
+                LevelOffsets<TNode> levels,
+                TNode               rootChain,
+                TNode *             chain)
 {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < edges; r += uint64_t(gridDim.x) * blockDim.x)
   {
     unsigned l = edgeLevel[r];
     uint32_t X = edgeVertex[r];
-    uint32_t c = rootChain;
+    TNode    c = rootChain;
     for (;;)
     {
-      const uint32_t id = levels.offset[l] + X;
+      const TNode    id = levels.offset[l] + X;
       const uint32_t a  = minRank[id];
       if (a == kNone)
         break;
@@ -259,13 +263,14 @@ FindChainKernel(uint64_t         edges,
 }
 
 /** Parents of the edge nodes from the edges sorted by (chain, rank), and of the vertices (their lightest edge). */
+template <typename TNode>
 __global__ void
 StitchKernel(uint64_t         n,
-             const uint32_t * sortedChain,
+             const TNode *    sortedChain,
              const uint32_t * sortedRank,
              const uint32_t * minRank,
-             uint32_t         rootChain,
-             uint32_t *       parent)
+             TNode            rootChain,
+             TNode *          parent)
 {
   const uint64_t edges = n - 1;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n + edges;
@@ -273,7 +278,8 @@ StitchKernel(uint64_t         n,
   {
     if (i < edges)
     {
-      const uint32_t r = sortedRank[i], c = sortedChain[i];
+      const uint32_t r = sortedRank[i];
+      const TNode    c = sortedChain[i];
       uint32_t       p;
       if (i + 1 < edges && sortedChain[i + 1] == c)
         p = sortedRank[i + 1];
@@ -281,12 +287,12 @@ StitchKernel(uint64_t         n,
         p = r;
       else
         p = minRank[c];
-      parent[n + r] = uint32_t(n + p);
+      parent[n + r] = TNode(n + p);
     }
     else
     {
       const uint64_t x = i - edges;
-      parent[x]        = uint32_t(n + minRank[x]);
+      parent[x]        = TNode(n + minRank[x]);
     }
   }
 }

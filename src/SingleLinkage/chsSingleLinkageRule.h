@@ -298,15 +298,16 @@ CheckImageGraphPixels(const Grid &                 grid,
                                 std::to_string(maximumPixels) + " are supported");
 }
 
-/** Checks an image graph's size: at most MaximumDendrogramVertices pixels (node ids, 2n - 1, in 32 bits) and fewer
- * than 2^indexBits edge slots. */
+/** Checks an image graph's size: at most `maximumPixels` pixels (by default MaximumDendrogramVertices: node ids,
+ * 2n - 1, in 32 bits) and fewer than 2^indexBits edge slots. */
 inline void
 CheckImageGraph(const Grid &                 grid,
                 const ImageGraphParameters & parameters,
                 const ImageGraph &           graph,
-                unsigned                     indexBits)
+                unsigned                     indexBits,
+                uint64_t                     maximumPixels = MaximumDendrogramVertices)
 {
-  CheckImageGraphPixels(grid, parameters);
+  CheckImageGraphPixels(grid, parameters, maximumPixels);
   const uint64_t n = grid.NumberOfVoxels();
   if ((n * graph.slots) >> indexBits)
     throw std::invalid_argument("the image graph has " + std::to_string(n * graph.slots) + " edge slots (pixels x " +
@@ -315,27 +316,32 @@ CheckImageGraph(const Grid &                 grid,
 }
 
 /** Checks an image graph of TPixel for the dendrogram (CheckImageGraph with the edge indices that its weight codes
- * leave) and returns the key layout of its minimum spanning tree on the device: 32-bit edge indices when they fit,
- * unless `forceWide` (ImageGraphParameters::forceWideEdgeKeys). */
+ * leave, and at most `maximumPixels` pixels) and returns the key layout of its minimum spanning tree on the device:
+ * 32-bit edge indices when they fit, unless `forceWide` (ImageGraphParameters::forceWideEdgeKeys). */
 template <typename TPixel>
 EdgeKeys
-CheckedImageEdgeKeys(const Grid & grid, const ImageGraphParameters & parameters, const ImageGraph & graph)
+CheckedImageEdgeKeys(const Grid &                 grid,
+                     const ImageGraphParameters & parameters,
+                     const ImageGraph &           graph,
+                     uint64_t                     maximumPixels = MaximumDendrogramVertices)
 {
   const unsigned indexBits = 64 - WeightCodeBits<TPixel>(parameters.components);
-  CheckImageGraph(grid, parameters, graph, indexBits);
+  CheckImageGraph(grid, parameters, graph, indexBits, maximumPixels);
   const bool narrow = (grid.NumberOfVoxels() * graph.slots) >> 32 == 0 && !parameters.forceWideEdgeKeys;
   return EdgeKeys{ narrow ? 32u : indexBits };
 }
 
-/** Checks a graph's sizes, as far as they can be checked without reading the edges. */
+/** Checks a graph's sizes, as far as they can be checked without reading the edges: at most `maximumVertices`
+ * (MaximumDendrogramVertices for 32-bit node ids, MaximumWideDendrogramVertices for 64-bit ones). */
 inline void
-CheckGraphSizes(uint64_t edgeCount, uint64_t vertexCount, bool inputIsTree)
+CheckGraphSizes(uint64_t edgeCount, uint64_t vertexCount, bool inputIsTree, uint64_t maximumVertices)
 {
   if (vertexCount == 0)
     throw std::invalid_argument("the graph has no vertex");
-  if (vertexCount > MaximumDendrogramVertices)
+  if (vertexCount > maximumVertices)
     throw std::invalid_argument("the graph has " + std::to_string(vertexCount) + " vertices; at most " +
-                                std::to_string(MaximumDendrogramVertices) + " are supported");
+                                std::to_string(maximumVertices) + " are supported" +
+                                (maximumVertices == MaximumDendrogramVertices ? " with 32-bit node ids" : ""));
   if (edgeCount >= (uint64_t(1) << 32) - 1)
     throw std::invalid_argument("the graph has " + std::to_string(edgeCount) +
                                 " edges; fewer than 2^32 - 1 are supported");
@@ -345,6 +351,15 @@ CheckGraphSizes(uint64_t edgeCount, uint64_t vertexCount, bool inputIsTree)
   if (inputIsTree && edgeCount + 1 != vertexCount)
     throw std::invalid_argument("a tree on " + std::to_string(vertexCount) + " vertices has " +
                                 std::to_string(vertexCount - 1) + " edges; this one has " + std::to_string(edgeCount));
+}
+
+/** The most vertices that a dendrogram of TNode node ids takes: MaximumDendrogramVertices for 32-bit ids,
+ * MaximumWideDendrogramVertices for 64-bit ones (the CUDA backend's and the graphs' vertex ids stay 32-bit). */
+template <typename TNode>
+constexpr uint64_t
+MaximumVertices()
+{
+  return sizeof(TNode) == sizeof(uint32_t) ? MaximumDendrogramVertices : MaximumWideDendrogramVertices;
 }
 
 inline std::string

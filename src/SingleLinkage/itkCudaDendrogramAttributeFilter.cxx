@@ -107,6 +107,12 @@ CudaDendrogramAttributeFilter::GenerateData()
     output->Initialize();
     itkExceptionMacro(<< "The input dendrogram is empty.");
   }
+  if (!alphaTree && input->HasWideNodeIds())
+  {
+    output->Initialize();
+    itkExceptionMacro(<< "The input dendrogram has 64-bit node ids; hierarchies by attribute take dendrograms of "
+                         "32-bit ones (up to 2^31 - 1 vertices, built without WideNodeIds).");
+  }
   if (watershed && m_Attribute == AttributeEnum::Height)
   {
     output->Initialize();

@@ -30,6 +30,7 @@ CudaSingleLinkageDendrogramSource::PrintSelf(std::ostream & os, Indent indent) c
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfContractionLevels: " << m_NumberOfContractionLevels << std::endl;
   os << indent << "NumberOfBoruvkaRounds: " << m_NumberOfBoruvkaRounds << std::endl;
+  os << indent << "WideNodeIds: " << m_WideNodeIds << std::endl;
 }
 
 } // namespace itk

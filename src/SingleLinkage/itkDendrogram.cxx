@@ -3,8 +3,11 @@
  *=========================================================================*/
 #include "itkDendrogram.h"
 
+#include "chsSingleLinkage.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -13,28 +16,80 @@ namespace itk
 
 Dendrogram::Dendrogram()
   : m_Parents(CachedIndices::New())
+  , m_WideParents(CachedWideIndices::New())
   , m_Weights(CachedWeights::New())
   , m_EdgeU(CachedIndices::New())
   , m_EdgeV(CachedIndices::New())
+  , m_WideEdgeU(CachedWideIndices::New())
+  , m_WideEdgeV(CachedWideIndices::New())
   , m_EdgeIds(CachedEdges::New())
 {
 }
 
 void
-Dendrogram::Allocate(SizeValueType numberOfVertices)
+Dendrogram::Allocate(SizeValueType numberOfVertices, bool wideNodeIds)
 {
-  if (numberOfVertices == 0 || numberOfVertices > (SizeValueType(1) << 31) - 1)
+  if (numberOfVertices == 0 || numberOfVertices > chs::MaximumWideDendrogramVertices)
   {
-    itkExceptionMacro(<< "A dendrogram has between 1 and 2^31 - 1 vertices, not " << numberOfVertices << '.');
+    itkExceptionMacro(<< "A dendrogram has between 1 and 2^32 - 1 vertices, not " << numberOfVertices << '.');
   }
   m_NumberOfVertices        = numberOfVertices;
+  m_WideNodeIds             = wideNodeIds || numberOfVertices > chs::MaximumDendrogramVertices;
   const SizeValueType edges = numberOfVertices - 1;
-  m_Parents->Allocate(2 * numberOfVertices - 1);
+  // The containers of the other width are emptied.
+  if (m_WideNodeIds)
+  {
+    for (auto * c : { m_Parents.GetPointer(), m_EdgeU.GetPointer(), m_EdgeV.GetPointer() })
+      c->Release();
+    m_WideParents->Allocate(2 * numberOfVertices - 1);
+    m_WideEdgeU->Allocate(edges);
+    m_WideEdgeV->Allocate(edges);
+  }
+  else
+  {
+    for (auto * c : { m_WideParents.GetPointer(), m_WideEdgeU.GetPointer(), m_WideEdgeV.GetPointer() })
+      c->Release();
+    m_Parents->Allocate(2 * numberOfVertices - 1);
+    m_EdgeU->Allocate(edges);
+    m_EdgeV->Allocate(edges);
+  }
   m_Weights->Allocate(edges);
-  m_EdgeU->Allocate(edges);
-  m_EdgeV->Allocate(edges);
   m_EdgeIds->Allocate(edges);
   this->Modified();
+}
+
+Dendrogram::IndexContainerType *
+Dendrogram::Narrow(const CachedIndices::Pointer & c) const
+{
+  if (m_WideNodeIds)
+  {
+    itkExceptionMacro(<< "This dendrogram has 64-bit node ids: its parents and edge ends are in GetWideParents(), "
+                         "GetWideEdgeU() and GetWideEdgeV().");
+  }
+  return c.GetPointer();
+}
+
+Dendrogram::WideIndexContainerType *
+Dendrogram::Wide(const CachedWideIndices::Pointer & c) const
+{
+  if (!m_WideNodeIds)
+  {
+    itkExceptionMacro(<< "This dendrogram has 32-bit node ids: its parents and edge ends are in GetParents(), "
+                         "GetEdgeU() and GetEdgeV().");
+  }
+  return c.GetPointer();
+}
+
+template <class F>
+decltype(auto)
+Dendrogram::WithIds(F && f) const
+{
+  if (m_WideNodeIds)
+    return f(m_WideParents->CastToSTLConstContainer(),
+             m_WideEdgeU->CastToSTLConstContainer(),
+             m_WideEdgeV->CastToSTLConstContainer());
+  return f(
+    m_Parents->CastToSTLConstContainer(), m_EdgeU->CastToSTLConstContainer(), m_EdgeV->CastToSTLConstContainer());
 }
 
 void
@@ -42,28 +97,38 @@ Dendrogram::Initialize()
 {
   Superclass::Initialize();
   m_NumberOfVertices = 0;
-  m_Parents->Release();
+  m_WideNodeIds      = false;
+  for (auto * c : { m_Parents.GetPointer(), m_EdgeU.GetPointer(), m_EdgeV.GetPointer() })
+    c->Release();
+  for (auto * c : { m_WideParents.GetPointer(), m_WideEdgeU.GetPointer(), m_WideEdgeV.GetPointer() })
+    c->Release();
   m_Weights->Release();
-  m_EdgeU->Release();
-  m_EdgeV->Release();
   m_EdgeIds->Release();
 }
 
 void
 Dendrogram::CheckInvariants() const
 {
+  WithIds([this](const auto & P, const auto & U, const auto & V) { this->CheckInvariantsOf(P, U, V); });
+}
+
+template <typename TNode>
+void
+Dendrogram::CheckInvariantsOf(const std::vector<TNode> & P,
+                              const std::vector<TNode> & U,
+                              const std::vector<TNode> & V) const
+{
   const SizeValueType n = m_NumberOfVertices;
   std::ostringstream  why;
   if (n == 0)
     why << "it has no vertex";
-  else if (m_Parents->size() != 2 * n - 1 || m_Weights->size() != n - 1 || m_EdgeU->size() != n - 1 ||
-           m_EdgeV->size() != n - 1 || m_EdgeIds->size() != n - 1)
+  else if (P.size() != 2 * n - 1 || m_Weights->size() != n - 1 || U.size() != n - 1 || V.size() != n - 1 ||
+           m_EdgeIds->size() != n - 1)
     why << "its arrays do not have 2n-1 parents and n-1 weights, ends and edge ids for n = " << n;
   else
   {
-    const SizeValueType        root = 2 * n - 2;
-    std::vector<uint8_t>       children(2 * n - 1, 0);
-    const IndexContainerType & P = *m_Parents;
+    const SizeValueType  root = 2 * n - 2;
+    std::vector<uint8_t> children(2 * n - 1, 0);
     for (SizeValueType x = 0; x < root && why.str().empty(); ++x)
     {
       if (P[x] <= x || P[x] > root || P[x] < n)
@@ -83,7 +148,7 @@ Dendrogram::CheckInvariants() const
       else if (r > 0 && w < (*m_Weights)[r - 1])
         why << "the weight of node " << n + r << " (" << w << ") is below the previous node's (" << (*m_Weights)[r - 1]
             << ")";
-      else if ((*m_EdgeU)[r] >= n || (*m_EdgeV)[r] >= n)
+      else if (U[r] >= n || V[r] >= n)
         why << "the edge of node " << n + r << " has an end vertex out of range";
     }
   }
@@ -106,16 +171,21 @@ Dendrogram::GetNodeWeight(SizeValueType node) const
 auto
 Dendrogram::ComputeNodeSizes() const -> IndexContainerType::Pointer
 {
+  // Sizes are at most n, below 2^32.
   auto                sizes = IndexContainerType::New();
   const SizeValueType nodes = this->GetNumberOfNodes();
   sizes->assign(nodes, 0);
-  for (SizeValueType x = 0; x < nodes; ++x)
-  {
-    if (x < m_NumberOfVertices)
-      (*sizes)[x] = 1;
-    if (x + 1 < nodes)
-      (*sizes)[(*m_Parents)[x]] += (*sizes)[x];
-  }
+  WithIds(
+    [&](const auto & P, const auto &, const auto &)
+    {
+      for (SizeValueType x = 0; x < nodes; ++x)
+      {
+        if (x < m_NumberOfVertices)
+          (*sizes)[x] = 1;
+        if (x + 1 < nodes)
+          (*sizes)[P[x]] += (*sizes)[x];
+      }
+    });
   return sizes;
 }
 
@@ -123,26 +193,32 @@ auto
 Dendrogram::CutLabels(SizeValueType applied) const -> IndexContainerType::Pointer
 {
   // Top down (parents have larger ids): a node under an applied parent belongs to the parent's cluster. Applied
-  // internal nodes are those of rank below `applied`; their children are lighter, hence applied too.
-  const SizeValueType   n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
-  std::vector<uint32_t> cluster(nodes);
-  for (SizeValueType i = nodes; i-- > 0;)
-  {
-    const SizeValueType p             = (*m_Parents)[i];
-    const bool          parentApplied = i + 1 < nodes && p - n < applied;
-    cluster[i]                        = parentApplied ? cluster[p] : uint32_t(i);
-  }
-  auto labels = IndexContainerType::New();
+  // internal nodes are those of rank below `applied`; their children are lighter, hence applied too. Labels are at
+  // most n, below 2^32; the clusters are node ids of the dendrogram's width.
+  const SizeValueType n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
+  auto                labels = IndexContainerType::New();
   labels->resize(n);
-  std::vector<uint32_t> number(nodes, 0);
-  uint32_t              next = 0;
-  for (SizeValueType v = 0; v < n; ++v)
-  {
-    uint32_t & l = number[cluster[v]];
-    if (l == 0)
-      l = ++next;
-    (*labels)[v] = l;
-  }
+  WithIds(
+    [&](const auto & P, const auto &, const auto &)
+    {
+      using TNode = typename std::decay_t<decltype(P)>::value_type;
+      std::vector<TNode> cluster(nodes);
+      for (SizeValueType i = nodes; i-- > 0;)
+      {
+        const SizeValueType p             = P[i];
+        const bool          parentApplied = i + 1 < nodes && p - n < applied;
+        cluster[i]                        = parentApplied ? cluster[p] : TNode(i);
+      }
+      std::vector<uint32_t> number(nodes, 0);
+      uint32_t              next = 0;
+      for (SizeValueType v = 0; v < n; ++v)
+      {
+        uint32_t & l = number[cluster[v]];
+        if (l == 0)
+          l = ++next;
+        (*labels)[v] = l;
+      }
+    });
   return labels;
 }
 
@@ -175,11 +251,15 @@ Dendrogram::ComputeLinkageMatrix() const -> WeightContainerType::Pointer
   const SizeValueType        n     = m_NumberOfVertices;
   auto                       sizes = this->ComputeNodeSizes();
   std::vector<SizeValueType> first(n > 0 ? n - 1 : 0, ~SizeValueType(0)), second(first);
-  for (SizeValueType x = 0; x + 1 < this->GetNumberOfNodes(); ++x)
-  {
-    const SizeValueType r                                  = (*m_Parents)[x] - n;
-    (first[r] == ~SizeValueType(0) ? first[r] : second[r]) = x; // children in increasing order
-  }
+  WithIds(
+    [&](const auto & P, const auto &, const auto &)
+    {
+      for (SizeValueType x = 0; x + 1 < this->GetNumberOfNodes(); ++x)
+      {
+        const SizeValueType r                                  = P[x] - n;
+        (first[r] == ~SizeValueType(0) ? first[r] : second[r]) = x; // children in increasing order
+      }
+    });
   auto z = WeightContainerType::New();
   z->resize(4 * first.size());
   for (SizeValueType r = 0; r < first.size(); ++r)
@@ -195,32 +275,57 @@ Dendrogram::ComputeLinkageMatrix() const -> WeightContainerType::Pointer
 void
 Dendrogram::ComputeCanonicalTree(IndexContainerType * parents, WeightContainerType * levels) const
 {
+  this->CanonicalTree(parents, levels);
+}
+
+void
+Dendrogram::ComputeCanonicalTree(WideIndexContainerType * parents, WeightContainerType * levels) const
+{
+  this->CanonicalTree(parents, levels);
+}
+
+template <typename TOut>
+void
+Dendrogram::CanonicalTree(TOut * parents, WeightContainerType * levels) const
+{
   if (parents == nullptr || levels == nullptr)
   {
     itkExceptionMacro(<< "ComputeCanonicalTree needs a parents and a levels container.");
   }
-  const SizeValueType   n = m_NumberOfVertices, nodes = this->GetNumberOfNodes();
-  std::vector<uint32_t> kept(nodes); // the node each node is merged into
-  for (SizeValueType i = nodes; i-- > 0;)
-  {
-    const SizeValueType p      = (*m_Parents)[i];
-    const bool          merged = i >= n && i + 1 < nodes && (*m_Weights)[i - n] == (*m_Weights)[p - n];
-    kept[i]                    = merged ? kept[p] : uint32_t(i);
-  }
-  std::vector<uint32_t> id(nodes, 0);
-  uint32_t              next = 0;
-  for (SizeValueType i = 0; i < nodes; ++i)
-    if (kept[i] == i)
-      id[i] = next++;
-  parents->assign(next, 0);
-  levels->assign(next, 0.0);
-  for (SizeValueType i = 0; i < nodes; ++i)
-  {
-    if (kept[i] != i)
-      continue;
-    (*parents)[id[i]] = i + 1 < nodes ? id[kept[(*m_Parents)[i]]] : id[i];
-    (*levels)[id[i]]  = i < n ? 0.0 : (*m_Weights)[i - n];
-  }
+  using TId                 = typename TOut::Element;
+  const SizeValueType n     = m_NumberOfVertices;
+  const SizeValueType nodes = this->GetNumberOfNodes();
+  WithIds(
+    [&](const auto & P, const auto &, const auto &)
+    {
+      using TNode = typename std::decay_t<decltype(P)>::value_type;
+      std::vector<TNode> kept(nodes); // the node each node is merged into
+      for (SizeValueType i = nodes; i-- > 0;)
+      {
+        const SizeValueType p      = P[i];
+        const bool          merged = i >= n && i + 1 < nodes && (*m_Weights)[i - n] == (*m_Weights)[p - n];
+        kept[i]                    = merged ? kept[p] : TNode(i);
+      }
+      std::vector<TNode> id(nodes, 0);
+      SizeValueType      next = 0;
+      for (SizeValueType i = 0; i < nodes; ++i)
+        if (kept[i] == i)
+          id[i] = TNode(next++);
+      if (next - 1 > SizeValueType(std::numeric_limits<TId>::max()))
+      {
+        itkExceptionMacro(<< "The canonical tree has " << next
+                          << " nodes, more than 32-bit ids number: give ComputeCanonicalTree 64-bit parents.");
+      }
+      parents->assign(next, 0);
+      levels->assign(next, 0.0);
+      for (SizeValueType i = 0; i < nodes; ++i)
+      {
+        if (kept[i] != i)
+          continue;
+        (*parents)[id[i]] = TId(i + 1 < nodes ? id[kept[P[i]]] : id[i]);
+        (*levels)[id[i]]  = i < n ? 0.0 : (*m_Weights)[i - n];
+      }
+    });
 }
 
 void
@@ -228,6 +333,7 @@ Dendrogram::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfVertices: " << m_NumberOfVertices << std::endl;
+  os << indent << "WideNodeIds: " << (m_WideNodeIds ? "yes" : "no") << std::endl;
   if (m_NumberOfVertices > 1)
   {
     os << indent << "Weights: " << m_Weights->front() << " .. " << m_Weights->back() << std::endl;

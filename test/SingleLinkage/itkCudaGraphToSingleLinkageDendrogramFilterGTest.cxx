@@ -19,10 +19,11 @@ using chs_test::TreeShape;
 using Filter  = itk::CudaGraphToSingleLinkageDendrogramFilter<double>;
 using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
-/** Runs the filter (weights of type TWeight); `levels` receives PANDORA's contraction levels. */
+/** Runs the filter (weights of type TWeight; 64-bit node ids when `wide`); `levels` receives PANDORA's contraction
+ * levels. */
 template <typename TWeight = double>
 itk::Dendrogram::Pointer
-Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = nullptr)
+Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = nullptr, bool wide = false)
 {
   using Filter = itk::CudaGraphToSingleLinkageDendrogramFilter<TWeight>;
   auto u       = Filter::VertexContainerType::New();
@@ -36,7 +37,9 @@ Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = n
   filter->SetNumberOfVertices(g.n);
   filter->SetInputIsTree(tree);
   filter->SetBackend(backend);
+  filter->SetWideNodeIds(wide);
   filter->Update();
+  EXPECT_EQ(filter->GetOutput()->HasWideNodeIds(), wide);
   if (levels)
     *levels = filter->GetNumberOfContractionLevels();
   itk::Dendrogram::Pointer d = filter->GetOutput();
@@ -44,15 +47,16 @@ Build(const Graph & g, Backend backend, bool tree = false, unsigned * levels = n
   return d;
 }
 
-/** The GPU dendrogram equals the CPU's, run after run, and PANDORA stays within ceil(log2(n)) levels. */
+/** The GPU dendrogram equals the CPU's, run after run (the last one with 64-bit node ids), and PANDORA stays within
+ * ceil(log2(n)) levels. */
 void
 ExpectGpuEqualsCpu(const Graph & g, bool tree = false, int runs = 2)
 {
   const auto cpu = Build(g, Backend::CPU, tree);
-  for (int run = 0; run < runs; ++run)
+  for (int run = 0; run <= runs; ++run)
   {
     unsigned   levels = 0;
-    const auto gpu    = Build(g, Backend::CUDA, tree, &levels);
+    const auto gpu    = Build(g, Backend::CUDA, tree, &levels, run == runs);
     chs_test::ExpectSameDendrogram(gpu, cpu);
     const double bound = g.n > 1 ? std::ceil(std::log2(double(g.n))) : 0.0;
     EXPECT_LE(double(levels), std::max(bound, 1.0)) << "contraction levels, n = " << g.n;
@@ -192,8 +196,59 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, CpuMatchesOraclesOnTrees)
         const Graph g = chs_test::MakeTree(n, shape, rng, [&](uint64_t) { return double(w(rng)); });
         SCOPED_TRACE("shape " + std::to_string(int(shape)) + ", n " + std::to_string(n) + ", weights " +
                      std::to_string(weights));
-        chs_test::ExpectMatchesOracles(Build(g, Backend::CPU, true), g);
+        for (bool wide : { false, true })
+          chs_test::ExpectMatchesOracles(Build(g, Backend::CPU, true, nullptr, wide), g);
       }
+}
+
+/** A dendrogram of 64-bit node ids answers every query as the 32-bit one does, and the accessors of the other width
+ * throw. */
+TEST(Dendrogram, WideNodeIdsGiveTheSameQueries)
+{
+  std::mt19937 rng(21);
+  for (uint64_t n : { 1, 2, 40, 3000 })
+    for (int weights : { 0, 3, 1000000 })
+    {
+      SCOPED_TRACE("n " + std::to_string(n) + ", weights " + std::to_string(weights));
+      const Graph g      = RandomGraph(n, 2 * n, weights, rng);
+      const auto  narrow = Build(g, Backend::CPU), wide = Build(g, Backend::CPU, false, nullptr, true);
+      chs_test::ExpectSameDendrogram(wide, narrow);
+      const auto same = [](const auto * a, const auto * b)
+      { return std::equal(a->begin(), a->end(), b->begin(), b->end()); };
+      EXPECT_TRUE(same(wide->ComputeNodeSizes().GetPointer(), narrow->ComputeNodeSizes().GetPointer()));
+      EXPECT_TRUE(same(wide->ComputeLinkageMatrix().GetPointer(), narrow->ComputeLinkageMatrix().GetPointer()));
+      for (uint64_t k : { uint64_t(1), (n + 1) / 2, n })
+        EXPECT_TRUE(same(wide->ComputeClusters(k).GetPointer(), narrow->ComputeClusters(k).GetPointer())) << k;
+      EXPECT_TRUE(same(wide->ComputeClustersAtDistance(weights / 2.0).GetPointer(),
+                       narrow->ComputeClustersAtDistance(weights / 2.0).GetPointer()));
+      auto p32 = itk::Dendrogram::IndexContainerType::New(), q32 = itk::Dendrogram::IndexContainerType::New();
+      auto p64 = itk::Dendrogram::WideIndexContainerType::New();
+      auto l32 = itk::Dendrogram::WeightContainerType::New(), l64 = itk::Dendrogram::WeightContainerType::New(),
+           m32 = itk::Dendrogram::WeightContainerType::New();
+      narrow->ComputeCanonicalTree(p32, l32);
+      wide->ComputeCanonicalTree(p64, l64);
+      wide->ComputeCanonicalTree(q32, m32);
+      EXPECT_TRUE(same(p64.GetPointer(), p32.GetPointer())) << "canonical parents";
+      EXPECT_TRUE(same(q32.GetPointer(), p32.GetPointer())) << "canonical parents of the wide tree, 32-bit";
+      EXPECT_TRUE(same(l64.GetPointer(), l32.GetPointer()) && same(m32.GetPointer(), l32.GetPointer()));
+      EXPECT_NO_THROW(wide->CheckInvariants());
+      EXPECT_THROW(wide->GetParents(), itk::ExceptionObject);
+      EXPECT_THROW(wide->GetEdgeU(), itk::ExceptionObject);
+      EXPECT_THROW(narrow->GetWideEdgeV(), itk::ExceptionObject);
+    }
+  // A broken wide dendrogram is refused as a 32-bit one is.
+  auto d = itk::Dendrogram::New();
+  d->Allocate(3, true);
+  d->GetWideParents()->assign({ 3, 3, 4, 4, 3 });
+  d->GetWeights()->assign({ 1.0, 2.0 });
+  d->GetWideEdgeU()->assign({ 0, 1 });
+  d->GetWideEdgeV()->assign({ 1, 2 });
+  d->GetEdgeIds()->assign({ 0, 1 });
+  EXPECT_THROW(d->CheckInvariants(), itk::ExceptionObject) << "a root that is not its own parent";
+  d->GetWideParents()->assign({ 3, 3, 4, 4, 4 });
+  EXPECT_NO_THROW(d->CheckInvariants());
+  // Up to 2^32 - 1 vertices (the size is checked before anything is allocated).
+  EXPECT_THROW(d->Allocate(uint64_t(1) << 32), itk::ExceptionObject);
 }
 
 TEST(CudaGraphToSingleLinkageDendrogramFilter, CpuMatchesOraclesOnGraphs)
@@ -204,7 +259,8 @@ TEST(CudaGraphToSingleLinkageDendrogramFilter, CpuMatchesOraclesOnGraphs)
     {
       SCOPED_TRACE("n " + std::to_string(n) + ", weights " + std::to_string(weights));
       const Graph g = RandomGraph(n, 3 * n, weights, rng);
-      chs_test::ExpectMatchesOracles(Build(g, Backend::CPU), g);
+      for (bool wide : { false, true })
+        chs_test::ExpectMatchesOracles(Build(g, Backend::CPU, false, nullptr, wide), g);
     }
   for (uint64_t n : { 2, 30, 120 })
   {

@@ -275,6 +275,57 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, LabelImageCut)
   EXPECT_THROW(cut3->Update(), itk::ExceptionObject) << "a 2-D dendrogram cut into a 3-D image";
 }
 
+/** WideNodeIds: the filter's dendrogram with 64-bit node ids is the 32-bit one, on both backends, and its cuts are
+ * the same label images. */
+TEST(CudaImageToSingleLinkageDendrogramFilter, WideNodeIdsGiveTheSameDendrogramAndCuts)
+{
+  using I2           = itk::Image<uint8_t, 2>;
+  using L2           = itk::Image<uint32_t, 2>;
+  auto         image = MakeImage<I2>(Size<I2>({ 61, 43 }), 0);
+  std::mt19937 rng(7);
+  for (auto it = image->GetBufferPointer(); it != image->GetBufferPointer() + 61 * 43; ++it)
+    *it = uint8_t(rng() % 12);
+  std::vector<Backend> backends{ Backend::CPU };
+  if (chs_test::HasCudaDevice())
+    backends.push_back(Backend::CUDA);
+  for (bool full : { false, true })
+  {
+    const auto reference = Build(image.GetPointer(), full, Backend::CPU);
+    for (Backend backend : backends)
+    {
+      SCOPED_TRACE(std::string(backend == Backend::CPU ? "CPU" : "CUDA") + (full ? ", 8-connected" : ""));
+      auto filter = itk::CudaImageToSingleLinkageDendrogramFilter<I2>::New();
+      filter->SetInput(image);
+      filter->SetFullyConnected(full);
+      filter->SetBackend(backend);
+      filter->WideNodeIdsOn();
+      filter->Update();
+      ASSERT_TRUE(filter->GetOutput()->HasWideNodeIds());
+      chs_test::ExpectSameDendrogram(filter->GetOutput(), reference);
+      for (double distance : { 0.0, 2.0, 5.0 })
+      {
+        auto narrowCut = itk::DendrogramToLabelImageFilter<L2>::New(),
+             wideCut   = itk::DendrogramToLabelImageFilter<L2>::New();
+        narrowCut->SetInput(reference);
+        wideCut->SetInput(filter->GetOutput());
+        narrowCut->SetDistance(distance);
+        wideCut->SetDistance(distance);
+        narrowCut->Update();
+        wideCut->Update();
+        EXPECT_EQ(wideCut->GetObjectCount(), narrowCut->GetObjectCount());
+        EXPECT_TRUE(std::equal(wideCut->GetOutput()->GetBufferPointer(),
+                               wideCut->GetOutput()->GetBufferPointer() + 61 * 43,
+                               narrowCut->GetOutput()->GetBufferPointer()))
+          << "cut at " << distance;
+      }
+      filter->WideNodeIdsOff();
+      filter->Update();
+      EXPECT_FALSE(filter->GetOutput()->HasWideNodeIds()) << "the filter runs again with 32-bit ids";
+      chs_test::ExpectSameDendrogram(filter->GetOutput(), reference);
+    }
+  }
+}
+
 TEST(CudaImageToSingleLinkageDendrogramFilter, BadInputGetsAClearException)
 {
   using F2                   = itk::Image<float, 2>;
@@ -432,12 +483,13 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
 namespace
 {
 /** The arrays of one dendrogram of n vertices, as a backend writes them. */
-struct Arrays
+template <typename TNode>
+struct ArraysT
 {
-  std::vector<uint32_t> parent, u, v;
+  std::vector<TNode>    parent, u, v;
   std::vector<double>   weight;
   std::vector<uint64_t> edge;
-  explicit Arrays(uint64_t n)
+  explicit ArraysT(uint64_t n)
     : parent(2 * n - 1)
     , u(n - 1)
     , v(n - 1)
@@ -445,17 +497,21 @@ struct Arrays
     , edge(n - 1)
   {
   }
-  chs::DendrogramArrays
+  chs::DendrogramArraysT<TNode>
   Out()
   {
     return { parent.data(), weight.data(), edge.data(), u.data(), v.data() };
   }
+  template <typename TOther>
   bool
-  operator==(const Arrays & o) const
+  operator==(const ArraysT<TOther> & o) const
   {
-    return parent == o.parent && u == o.u && v == o.v && weight == o.weight && edge == o.edge;
+    const auto same = [](const auto & a, const auto & b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); };
+    return same(parent, o.parent) && same(u, o.u) && same(v, o.v) && weight == o.weight && edge == o.edge;
   }
 };
+using Arrays     = ArraysT<uint32_t>;
+using WideArrays = ArraysT<uint64_t>;
 
 chs::Grid
 GridOf(int64_t nx, int64_t ny, int64_t nz)
@@ -470,8 +526,8 @@ GridOf(int64_t nx, int64_t ny, int64_t nz)
 
 using chs_test::InvalidArgumentMessage;
 
-/** The CUDA dendrogram of an image with 32-bit edge keys and with the wide keys forced (twice) equals the CPU
- * reference's. */
+/** The CUDA dendrogram of an image with 32-bit edge keys and with the wide keys forced (twice), into 32-bit and
+ * into 64-bit node ids, equals the CPU reference's of either width. */
 template <typename T>
 void
 ExpectWideKeysGiveTheSameDendrogram(const std::vector<T> &    pixels,
@@ -482,13 +538,19 @@ ExpectWideKeysGiveTheSameDendrogram(const std::vector<T> &    pixels,
   SCOPED_TRACE(what + (p.fullyConnected ? ", fully connected" : ""));
   const uint64_t n = grid.NumberOfVoxels();
   Arrays         cpu(n);
+  WideArrays     cpuWide(n);
   chs::ImageSingleLinkageCPU(pixels.data(), grid, p, cpu.Out());
+  chs::ImageSingleLinkageCPU(pixels.data(), grid, p, cpuWide.Out());
+  EXPECT_TRUE(cpuWide == cpu) << "CPU, 64-bit node ids";
   for (bool wide : { false, true, true })
   {
     p.forceWideEdgeKeys = wide;
-    Arrays gpu(n);
+    Arrays     gpu(n);
+    WideArrays gpuWide(n);
     chs::ImageSingleLinkageCUDA(pixels.data(), grid, p, gpu.Out(), {});
+    chs::ImageSingleLinkageCUDA(pixels.data(), grid, p, gpuWide.Out(), {});
     EXPECT_TRUE(gpu == cpu) << (wide ? "wide" : "32-bit") << " keys";
+    EXPECT_TRUE(gpuWide == cpu) << (wide ? "wide" : "32-bit") << " keys, 64-bit node ids";
   }
 }
 
@@ -505,7 +567,7 @@ RandomValues(uint64_t count, double lo, double hi, unsigned seed)
 }
 } // namespace
 
-TEST(ImageSingleLinkageCUDA, WideEdgeKeysGiveTheSameDendrogram)
+TEST(ImageSingleLinkageCUDA, WideEdgeKeysAndNodeIdsGiveTheSameDendrogram)
 {
   CHS_REQUIRE_GPU();
   for (bool full : { false, true })
@@ -513,7 +575,7 @@ TEST(ImageSingleLinkageCUDA, WideEdgeKeysGiveTheSameDendrogram)
     chs::ImageGraphParameters p;
     p.fullyConnected = full;
     const auto g2 = GridOf(203, 77, 1), g3 = GridOf(37, 21, 19);
-    for (const auto & g : { g2, g3 })
+    for (const auto & g : { g2, g3, GridOf(1, 1, 1), GridOf(2, 1, 1), GridOf(3, 1, 2) })
     {
       const uint64_t n = g.NumberOfVoxels();
       const auto     d = std::to_string(g.dimension) + "-D";
@@ -582,11 +644,19 @@ TEST(ImageSingleLinkage, EdgeSlotLimitsFollowTheWeightCodes)
     [&] { chs::ImageSingleLinkageCPU(u8.data(), GridOf(65536, 32768, 1), full, Arrays(2).Out()); });
   EXPECT_NE(pixels.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos)
     << pixels;
+  // 64-bit node ids: the CUDA backend numbers vertices in 32 bits (at most 2^32 - 1 pixels).
+  if (chs_test::HasCudaDevice())
+  {
+    const std::string wide = InvalidArgumentMessage(
+      [&] { chs::ImageSingleLinkageCUDA(u8.data(), GridOf(65536, 65536, 1), full, WideArrays(2).Out(), {}); });
+    EXPECT_NE(wide.find("the image has 4294967296 pixels; at most 4294967295 are supported"), std::string::npos)
+      << wide;
+  }
 }
 
 /** A run with wide keys that does not fit the device (seen with 8 GiB free) is refused with chs::DeviceMemoryError
  * before it allocates or reads a pixel (the one-value arrays are never read), and the next run goes on. */
-TEST(ImageSingleLinkageCUDA, WideKeysRunThatDoesNotFitIsRefusedBeforeAllocating)
+TEST(ImageSingleLinkageCUDA, WideRunThatDoesNotFitIsRefusedBeforeAllocating)
 {
   CHS_REQUIRE_GPU();
   chs::ImageGraphParameters full;
@@ -611,6 +681,17 @@ TEST(ImageSingleLinkageCUDA, WideKeysRunThatDoesNotFitIsRefusedBeforeAllocating)
                 std::string::npos)
         << e.what();
     }
+  }
+  // 2^31 pixels, past the 32-bit node ids: refused by their memory alone.
+  try
+  {
+    chs::ImageSingleLinkageCUDA(u8.data(), GridOf(65536, 32768, 1), full, WideArrays(2).Out(), {});
+    ADD_FAILURE() << "a dendrogram of 2^31 pixels was built with a one-value array";
+  }
+  catch (const chs::DeviceMemoryError & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("the single-linkage dendrogram of 65536 x 32768 voxels"), std::string::npos)
+      << e.what();
   }
   EXPECT_EQ(chs::testing::DeviceAllocations(), allocations) << "nothing allocated";
   chs::testing::SetDeviceMemoryLimit(0);
