@@ -205,27 +205,30 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
 
 
 def single_linkage(image, *, fully_connected: bool = False, channel_axis: Optional[int] = None,
-                   distance: str = "l2", backend: str = "auto", device: Optional[int] = None) -> Dendrogram:
+                   distance: str = "l2", backend: str = "auto", device: Optional[int] = None,
+                   wide_node_ids: bool = False) -> Dendrogram:
     """The single-linkage dendrogram of an image's pixel graph (edges between neighbours, weight |a - b| or a norm
     of the channels' differences): its minimum spanning tree (Boruvka on the GPU) and the tree's dendrogram (PANDORA).
     Edges are ordered by (weight, edge index pixel * K + slot), so the tree is unique. Pixel types: 8-, 16-, 32-bit
-    integers, float32, float64; a NaN or infinite pixel is a ValueError."""
+    integers, float32, float64; a NaN or infinite pixel is a ValueError. Node ids are uint32 up to 2^31 - 1 pixels,
+    uint64 beyond (the GPU takes up to 2^32 - 1 pixels) or with ``wide_node_ids``."""
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")
     shape = tuple(int(s) for s in a.shape[:spatial])
     n = int(np.prod(shape))
-    out = _dendrogram_arrays(run, n)
+    out = _dendrogram_arrays(run, n, wide_node_ids)
     _chseg.image_single_linkage(a, spatial, check_connectivity(fully_connected),
                                 choice(distance, _DISTANCES, "distance"), *out, run.backend, run.device, run.stream)
     return Dendrogram(run, shape, *(to_caller(run, x) for x in out))
 
 
 def single_linkage_graph(u, v, w, num_vertices: int, *, is_tree: bool = False, backend: str = "auto",
-                         device: Optional[int] = None) -> Dendrogram:
+                         device: Optional[int] = None, wide_node_ids: bool = False) -> Dendrogram:
     """The single-linkage dendrogram of a connected weighted graph given as edge arrays (u[i], v[i], w[i]) on vertices
     0..num_vertices-1 (vertex ids below 2^32; weights float32 or float64, no NaN). Edges are ordered by (weight, edge
-    index); ``is_tree`` promises that the edges already form a tree (its own minimum spanning tree)."""
+    index); ``is_tree`` promises that the edges already form a tree (its own minimum spanning tree). Node ids are
+    uint32 up to 2^31 - 1 vertices, uint64 beyond or with ``wide_node_ids``."""
     run = resolve(backend, device, u, v, w)
     uu, vv, ww = (prepare(run, x, name, ndims=(1,)) for x, name in ((u, "u"), (v, "v"), (w, "w")))
     if not (uu.shape == vv.shape == ww.shape):
@@ -242,7 +245,7 @@ def single_linkage_graph(u, v, w, num_vertices: int, *, is_tree: bool = False, b
     n = int(num_vertices)
     if n < 1:
         raise ValueError("num_vertices must be at least 1")
-    out = _dendrogram_arrays(run, n)
+    out = _dendrogram_arrays(run, n, wide_node_ids)
     _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.backend, run.device,
                                 run.stream)
     return Dendrogram(run, None, *(to_caller(run, x) for x in out))

@@ -19,10 +19,12 @@ def _first_order_labels(xp, roots):
     return rank[inverse.ravel()] + 1
 
 
-def _dendrogram_arrays(run: Run, n: int):
-    """The backend's output arrays of a dendrogram of n leaves: parents, and per tree edge weight, edge, u and v."""
-    return (run.empty((2 * n - 1,), np.uint32), run.empty((n - 1,), np.float64), run.empty((n - 1,), np.uint64),
-            run.empty((n - 1,), np.uint32), run.empty((n - 1,), np.uint32))
+def _dendrogram_arrays(run: Run, n: int, wide_node_ids: bool = False):
+    """The backend's output arrays of a dendrogram of n leaves: parents, and per tree edge weight, edge, u and v. Node
+    ids (parents, u, v) are uint64 beyond 2^31 - 1 leaves or when ``wide_node_ids`` asks, else uint32."""
+    ids = np.uint64 if wide_node_ids or n > 2**31 - 1 else np.uint32
+    return (run.empty((2 * n - 1,), ids), run.empty((n - 1,), np.float64), run.empty((n - 1,), np.uint64),
+            run.empty((n - 1,), ids), run.empty((n - 1,), ids))
 
 
 def _highest_kept_ancestor(xp, parent, kept):
@@ -198,9 +200,10 @@ class AlphaTree(_Tree):
 
 
 class Dendrogram(_Tree):
-    """A single-linkage dendrogram: ``parents`` (2n - 1 nodes, uint32), and per internal node n + r (the minimum
-    spanning tree's edge of rank r, edges ordered by (weight, edge index)) ``weights`` (float64), ``edges`` (the edge's
-    index in the input, or the image edge index pixel * K + slot) and its end vertices ``u``, ``v``."""
+    """A single-linkage dendrogram: ``parents`` (2n - 1 nodes), and per internal node n + r (the minimum spanning
+    tree's edge of rank r, edges ordered by (weight, edge index)) ``weights`` (float64), ``edges`` (the edge's index in
+    the input, or the image edge index pixel * K + slot) and its end vertices ``u``, ``v``. Node ids (parents, u, v)
+    are uint32 up to 2^31 - 1 vertices, uint64 beyond (or when the building call asked with ``wide_node_ids``)."""
 
     def __init__(self, run: Run, shape, parents, weights, edges, u, v):
         super().__init__(run, shape)
@@ -240,7 +243,13 @@ class Dendrogram(_Tree):
         run = self._run
         return [x if run.device_arrays else host(x) for x in (self.parents, self.weights, self.edges, self.u, self.v)]
 
+    def _require_narrow_ids(self):
+        if self.parents.dtype != np.uint32:
+            raise ValueError("hierarchies by attribute take dendrograms of 32-bit node ids (up to 2^31 - 1 vertices, "
+                             "built without wide_node_ids)")
+
     def _reweighted(self, attribute: str, filter_regions: bool, threshold: float) -> "Dendrogram":
+        self._require_narrow_ids()
         run = self._run
         n = self.num_leaves
         out = _dendrogram_arrays(run, n)
@@ -273,6 +282,7 @@ class Dendrogram(_Tree):
     def attribute(self, name: str) -> np.ndarray:
         """The attribute ``name`` ('area', 'volume', 'height' or 'dynamics') of every node, as the hierarchies by
         attribute define it (include/chsAttributeHierarchy.h), a NumPy float64 array."""
+        self._require_narrow_ids()
         return _chseg.dendrogram_attribute(host(self.parents), host(self.weights), host(self.u), host(self.v),
                                            str(name))
 

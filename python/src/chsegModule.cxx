@@ -701,16 +701,37 @@ AlphaTreeEdgeSaliency(const Array &       parent,
 
 // --- single linkage ------------------------------------------------------------------------------------------------
 
-chs::DendrogramArrays
+template <typename TNode>
+chs::DendrogramArraysT<TNode>
 DendrogramArraysOf(const Array & parent, const Array & weight, const Array & edge, const Array & u, const Array & v)
 {
-  chs::DendrogramArrays out;
-  out.parent = Ptr<uint32_t>(parent);
+  chs::DendrogramArraysT<TNode> out;
+  out.parent = Ptr<TNode>(parent);
   out.weight = Ptr<double>(weight);
   out.edge   = Ptr<uint64_t>(edge);
-  out.u      = Ptr<uint32_t>(u);
-  out.v      = Ptr<uint32_t>(v);
+  out.u      = Ptr<TNode>(u);
+  out.v      = Ptr<TNode>(v);
   return out;
+}
+
+/** f(out) with the output arrays of the parents' width: 32-bit or 64-bit node ids (the ends of the same width). */
+template <class F>
+void
+WithDendrogramArrays(const Array & parent,
+                     const Array & weight,
+                     const Array & edge,
+                     const Array & u,
+                     const Array & v,
+                     F &&          f)
+{
+  if (u.dtype() != parent.dtype() || v.dtype() != parent.dtype())
+    throw std::invalid_argument("chseg: a dendrogram's parents and ends are of one type");
+  if (parent.dtype() == nb::dtype<uint64_t>())
+    f(DendrogramArraysOf<uint64_t>(parent, weight, edge, u, v));
+  else if (parent.dtype() == nb::dtype<uint32_t>())
+    f(DendrogramArraysOf<uint32_t>(parent, weight, edge, u, v));
+  else
+    throw std::invalid_argument("chseg: a dendrogram's parents are uint32 or uint64");
 }
 
 nb::dict
@@ -742,7 +763,6 @@ ImageSingleLinkage(const Array &       image,
   CheckHost(b, { &image, &parent, &weight, &edge, &u, &v });
   const chs::Grid                 grid = GridOf(image, spatial);
   const chs::ImageGraphParameters p    = GraphParametersOf(image, spatial, fullyConnected, distance);
-  const chs::DendrogramArrays     out  = DendrogramArraysOf(parent, weight, edge, u, v);
   chs::SingleLinkageResult        r;
   chs::RunInfo                    info;
   Dispatch(
@@ -751,9 +771,18 @@ ImageSingleLinkage(const Array &       image,
     [&](auto pixel)
     {
       using T = decltype(pixel);
-      nb::gil_scoped_release release;
-      r = b.cuda ? chs::ImageSingleLinkageCUDA(Ptr<const T>(image), grid, p, out, b.context, &info)
-                 : chs::ImageSingleLinkageCPU(Ptr<const T>(image), grid, p, out);
+      WithDendrogramArrays(parent,
+                           weight,
+                           edge,
+                           u,
+                           v,
+                           [&](const auto & out)
+                           {
+                             nb::gil_scoped_release release;
+                             r = b.cuda
+                                   ? chs::ImageSingleLinkageCUDA(Ptr<const T>(image), grid, p, out, b.context, &info)
+                                   : chs::ImageSingleLinkageCPU(Ptr<const T>(image), grid, p, out);
+                           });
     },
     NoWidePixels{});
   return SingleLinkageInfo(r, info);
@@ -779,28 +808,39 @@ GraphSingleLinkage(const Array &       u,
   if (u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() || u.size() != w.size() ||
       v.size() != w.size())
     throw std::invalid_argument("chseg: u and v must be uint32 arrays as long as the weights");
-  const chs::DendrogramArrays out = DendrogramArraysOf(parent, weight, edge, outU, outV);
-  chs::SingleLinkageResult    r;
-  chs::RunInfo                info;
+  chs::SingleLinkageResult r;
+  chs::RunInfo             info;
   Dispatch(
     w,
     "an edge weight array",
     [&](auto weightType)
     {
       using T = decltype(weightType);
-      nb::gil_scoped_release release;
-      r = b.cuda
-            ? chs::GraphSingleLinkageCUDA(Ptr<const uint32_t>(u),
-                                          Ptr<const uint32_t>(v),
-                                          Ptr<const T>(w),
-                                          w.size(),
-                                          vertices,
-                                          inputIsTree,
-                                          out,
-                                          b.context,
-                                          &info)
-            : chs::GraphSingleLinkageCPU(
-                Ptr<const uint32_t>(u), Ptr<const uint32_t>(v), Ptr<const T>(w), w.size(), vertices, inputIsTree, out);
+      WithDendrogramArrays(parent,
+                           weight,
+                           edge,
+                           outU,
+                           outV,
+                           [&](const auto & out)
+                           {
+                             nb::gil_scoped_release release;
+                             r = b.cuda ? chs::GraphSingleLinkageCUDA(Ptr<const uint32_t>(u),
+                                                                      Ptr<const uint32_t>(v),
+                                                                      Ptr<const T>(w),
+                                                                      w.size(),
+                                                                      vertices,
+                                                                      inputIsTree,
+                                                                      out,
+                                                                      b.context,
+                                                                      &info)
+                                        : chs::GraphSingleLinkageCPU(Ptr<const uint32_t>(u),
+                                                                     Ptr<const uint32_t>(v),
+                                                                     Ptr<const T>(w),
+                                                                     w.size(),
+                                                                     vertices,
+                                                                     inputIsTree,
+                                                                     out);
+                           });
     },
     GraphWeights{});
   return SingleLinkageInfo(r, info);
@@ -847,8 +887,8 @@ AttributeHierarchy(const Array &       parent,
       edge.dtype() != nb::dtype<uint64_t>() || u.dtype() != nb::dtype<uint32_t>() ||
       v.dtype() != nb::dtype<uint32_t>() || weight.size() + 1 != n || edge.size() + 1 != n || u.size() + 1 != n ||
       v.size() + 1 != n)
-    throw std::invalid_argument("chseg: a dendrogram of n leaves has 2n - 1 uint32 parents and n - 1 float64 "
-                                "weights, uint64 edges and uint32 ends");
+    throw std::invalid_argument("chseg: hierarchies by attribute take a dendrogram of n leaves with 2n - 1 uint32 "
+                                "parents and n - 1 float64 weights, uint64 edges and uint32 ends (32-bit node ids)");
   const chs::RegionAttribute  a = RegionAttributeOf(attribute);
   const chs::DendrogramInput  in{ n,
                                  Ptr<const uint32_t>(parent),
@@ -856,7 +896,7 @@ AttributeHierarchy(const Array &       parent,
                                  Ptr<const uint64_t>(edge),
                                  Ptr<const uint32_t>(u),
                                  Ptr<const uint32_t>(v) };
-  const chs::DendrogramArrays out = DendrogramArraysOf(outParent, outWeight, outEdge, outU, outV);
+  const chs::DendrogramArrays out = DendrogramArraysOf<uint32_t>(outParent, outWeight, outEdge, outU, outV);
   chs::SingleLinkageResult    r;
   chs::RunInfo                info;
   {

@@ -138,6 +138,34 @@ def test_graph_single_linkage_matches_scipy():
             assert same_partition(dendrogram.clusters(k), hierarchy.fcluster(expected, k, criterion="maxclust"))
 
 
+@pytest.mark.parametrize("shape, fully_connected", [((31, 29), False), ((31, 29), True), ((6, 7, 8), False),
+                                                     ((6, 7, 8), True)])
+def test_single_linkage_with_wide_node_ids_is_the_same_dendrogram(backend, shape, fully_connected):
+    """64-bit node ids (the dendrograms of more than 2^31 - 1 vertices, asked for on small images and graphs): the
+    same arrays, cuts, clusters, areas and linkage matrix as with 32-bit ids; hierarchies by attribute refuse them."""
+    image = np.random.default_rng(9).integers(0, 12, shape).astype(np.uint8)
+    narrow = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
+    wide = chseg.single_linkage(image, fully_connected=fully_connected, wide_node_ids=True, backend=backend)
+    assert narrow.parents.dtype == np.uint32 and wide.parents.dtype == np.uint64 and wide.u.dtype == np.uint64
+    for name in ("parents", "weights", "edges", "u", "v"):
+        assert np.array_equal(getattr(wide, name), getattr(narrow, name)), name
+    for d in (0, 2, 5):
+        assert np.array_equal(wide.cut(d), narrow.cut(d))
+    for k in (1, 2, 17):
+        assert np.array_equal(wide.clusters(k), narrow.clusters(k))
+    assert np.array_equal(wide.areas(), narrow.areas())
+    assert np.array_equal(wide.linkage_matrix(), narrow.linkage_matrix())
+    with pytest.raises(ValueError, match="32-bit node ids"):
+        wide.watershed_hierarchy("area")
+    u, v = neighbour_pairs(shape, fully_connected)
+    w = np.abs(image.ravel()[u].astype(np.float64) - image.ravel()[v])
+    graph_narrow = chseg.single_linkage_graph(u, v, w, image.size, backend=backend)
+    graph_wide = chseg.single_linkage_graph(u, v, w, image.size, wide_node_ids=True, backend=backend)
+    assert graph_wide.parents.dtype == np.uint64
+    for name in ("parents", "weights", "edges", "u", "v"):
+        assert np.array_equal(getattr(graph_wide, name), getattr(graph_narrow, name)), name
+
+
 def test_graph_single_linkage_errors():
     u = np.array([0, 1], np.uint32)
     v = np.array([1, 2], np.uint32)

@@ -104,6 +104,32 @@ def test_image_dendrogram_of_signed_short(name):
 
 
 @pytest.mark.parametrize("name", BACKENDS)
+def test_wide_node_ids_give_the_same_dendrogram(name):
+    """WideNodeIds (64-bit node ids, which dendrograms of more than 2^31 - 1 vertices have): the same parents, ends
+    and clusters, in the wide containers; the 32-bit accessors raise."""
+    values = np.random.default_rng(4).integers(0, 9, size=(19, 27)).astype(np.uint8)
+    image = itk.image_from_array(values)
+
+    def build(wide):
+        f = itk.CudaImageToSingleLinkageDendrogramFilter[type(image)].New(image)
+        f.SetBackend(backend(name))
+        f.SetWideNodeIds(wide)
+        f.Update()
+        return f.GetOutput()
+
+    narrow, wide = build(False), build(True)
+    assert not narrow.HasWideNodeIds() and wide.HasWideNodeIds()
+    for get, get_wide in (("GetParents", "GetWideParents"), ("GetEdgeU", "GetWideEdgeU"), ("GetEdgeV", "GetWideEdgeV")):
+        ours = array(getattr(wide, get_wide)())
+        assert ours.dtype == np.uint64
+        np.testing.assert_array_equal(ours, array(getattr(narrow, get)()))
+        with pytest.raises(RuntimeError, match="64-bit node ids"):
+            getattr(wide, get)()
+    for k in (1, 7, 60):
+        np.testing.assert_array_equal(array(wide.ComputeClusters(k)), array(narrow.ComputeClusters(k)))
+
+
+@pytest.mark.parametrize("name", BACKENDS)
 def test_image_dendrogram_cut_is_flat_zones(name):
     rng = np.random.default_rng(2)
     values = rng.integers(0, 4, size=(37, 53)).astype(np.uint8)
