@@ -250,6 +250,20 @@ RunShape(Report & r, const chs::Grid & g, bool full)
           p.fullyConnected = full;
           chs::ImageSingleLinkageCUDA(weights.data(), g, p, dendrogram, context, &info);
         });
+  {
+    // 64-bit node ids (dendrograms of more than 2^31 - 1 vertices), forced on the same image.
+    std::vector<uint64_t>                 wParent(2 * n - 1), wu(n - 1), wv(n - 1);
+    const chs::DendrogramArraysT<uint64_t> wideDendrogram{ wParent.data(), dWeight.data(), dEdge.data(), wu.data(),
+                                                           wv.data() };
+    r.Row("single-linkage dendrogram (float, 64-bit node ids)",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          {
+            chs::ImageSingleLinkageCUDA(weights.data(), g, chs::ImageGraphParameters{ full }, wideDendrogram, context,
+                                        &info);
+          });
+  }
   const chs::DendrogramInput in{ n, dParent.data(), dWeight.data(), dEdge.data(), du.data(), dv.data() };
   r.Row("watershed hierarchy by area",
         g,
