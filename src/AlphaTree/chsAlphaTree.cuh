@@ -135,14 +135,14 @@ BySlots(const sl::ImageGraph & g, const sl::EdgeKeys & keys)
   return g.slots <= 4 && !keys.Wide();
 }
 
-template <typename TPixel>
+template <typename TPixel, typename TNode>
 void
 SpanningTreeConstruction(const TPixel *          dPixels,
                          const sl::ImageGraph &  g,
                          unsigned                components,
                          VectorDistance          distance,
                          sl::EdgeKeys            keys,
-                         uint32_t *              dParent,
+                         TNode *                 dParent,
                          uint32_t *              dLevel,
                          int                     levelBits,
                          cudaStream_t            stream,
@@ -193,10 +193,10 @@ SpanningTreeConstruction(const TPixel *          dPixels,
   sl::PandoraOnDevice(dU.get(), dV.get(), n, dParent, stream, tracker, device, first);
 }
 
-/** SpanningTreeConstruction's device bytes: the tree's ends and PANDORA's first level, with Boruvka, the sorts and the
- * slots' ranks, then PANDORA. */
+/** SpanningTreeConstruction's device bytes (node ids of `idBytes`): the tree's ends and PANDORA's first level, with
+ * Boruvka, the sorts and the slots' ranks, then PANDORA. */
 inline uint64_t
-SpanningTreeConstructionBytes(const sl::ImageGraph & g, const sl::EdgeKeys & keys)
+SpanningTreeConstructionBytes(const sl::ImageGraph & g, const sl::EdgeKeys & keys, unsigned idBytes = 4)
 {
   const uint64_t n = g.Pixels(), edges = n - 1, slots = n * g.slots;
   const bool     bySlots = BySlots(g, keys);
@@ -204,7 +204,7 @@ SpanningTreeConstructionBytes(const sl::ImageGraph & g, const sl::EdgeKeys & key
          std::max(edges * 2 * sizeof(unsigned long long) + std::max({ sl::ImageSpanningTreeBytes(g),
                                                                       bySlots ? sl::SortPairsScratch(edges, 4) : 0,
                                                                       bySlots ? slots * sizeof(uint32_t) : 0 }),
-                  sl::PandoraBytes(n));
+                  sl::PandoraBytes(n, idBytes));
 }
 
 /** Whether the level-synchronous construction applies: integer scalar pixels, whose level codes are below 2^16. */
@@ -585,8 +585,9 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
                    const ExecutionContext &    context,
                    RunInfo *                   info)
 {
-  // Node ids: 32-bit up to MaximumDendrogramVertices pixels; the level-synchronous construction takes 64-bit ones
-  // beyond (the others number pixels and edge slots in 32 bits, which refuses such sizes below).
+  // Node ids: 32-bit up to MaximumDendrogramVertices pixels; the level-synchronous and the spanning-tree
+  // constructions take 64-bit ones beyond (v1 and v2 number pixels and edge slots in 32 bits, which refuses such
+  // sizes below; the spanning tree numbers pixels in 32 bits, up to MaximumWideDendrogramVertices).
   const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters, ~uint64_t(0));
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
@@ -605,13 +606,15 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     throw std::invalid_argument("the level-synchronous construction needs 8-bit or 16-bit integer scalar pixels");
   const bool wideNodes = n > MaximumDendrogramVertices || parameters.forceWideNodeIds;
   // The insert-all-edges and skip-redundant-edges constructions number pixels and edge slots in 32 bits. The
-  // spanning tree numbers nodes in 32 bits and edges in the keys of the single-linkage minimum spanning tree (wide
-  // from 2^32 slots on); the level-synchronous construction numbers pixels and nodes, and edge slots in 64 bits where
-  // 32 do not hold them.
+  // spanning tree numbers pixels and tree-edge ranks in 32 bits (up to 2^32 - 1 pixels), nodes in 32 or 64 bits (as
+  // the dendrograms' PANDORA does) and edges in the keys of the single-linkage minimum spanning tree (wide from 2^32
+  // slots on); the level-synchronous construction numbers pixels and nodes, and edge slots in 64 bits where 32 do
+  // not hold them.
   const bool   spanning = algorithm == AlphaTreeAlgorithm::SpanningTree;
   sl::EdgeKeys keys;
   if (spanning)
-    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters.graph, g);
+    keys = sl::CheckedImageEdgeKeys<TPixel>(
+      grid, parameters.graph, g, wideNodes ? MaximumWideDendrogramVertices : MaximumDendrogramVertices);
   else if (!at::SlotIdsFit(g) && algorithm != AlphaTreeAlgorithm::LevelSynchronous)
   {
     const char * names[] = { "", "insert-all-edges", "skip-redundant-edges", "spanning-tree", "level-synchronous" };
@@ -633,10 +636,12 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
       }
       else
       {
+        // 64-bit node ids for the spanning tree's parents where the size needs them (or forced).
         const uint64_t nodes = spanning ? 2 * n - 1 : n * (K + 1);
-        bytes += (2 * nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
-                 std::max(spanning ? at::SpanningTreeConstructionBytes(g, keys) : 0,
-                          at::CanonicaliseBytes(n, nodes, spanning));
+        const unsigned id    = spanning && wideNodes ? 8 : 4;
+        bytes += nodes * id + (nodes - n) * sizeof(uint32_t) + sizeof(unsigned long long) +
+                 std::max(spanning ? at::SpanningTreeConstructionBytes(g, keys, id) : 0,
+                          at::CanonicaliseBytes(n, nodes, spanning, id));
       }
     }
     tracker.what = detail::DescribeRun("alpha-tree", grid);
@@ -687,32 +692,48 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
     }
   }
   const uint64_t                           nodes = spanning ? 2 * n - 1 : n * (K + 1);
-  detail::DeviceBuffer<uint32_t>           dParent(nodes, stream, &tracker), dLevel(nodes - n, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           dLevel(nodes - n, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> dInserted(1, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(dInserted.get(), 0, sizeof(unsigned long long), stream));
   const bool isFloat   = sl::FloatWeights<TPixel>(c);
   const int  levelBits = isFloat ? 32 : int(8 * sizeof(TPixel));
   if (spanning)
-    at::SpanningTreeConstruction(dPixels.get(),
-                                 g,
-                                 c,
-                                 parameters.graph.distance,
-                                 keys,
-                                 dParent.get(),
-                                 dLevel.get(),
-                                 levelBits,
-                                 stream,
-                                 tracker,
-                                 context.device);
+  {
+    // The binary tree and its canonicalisation with node ids of the width the size needs.
+    const auto run = [&](auto id)
+    {
+      using TNode = decltype(id);
+      detail::DeviceBuffer<TNode> dParent(nodes, stream, &tracker);
+      at::SpanningTreeConstruction(dPixels.get(),
+                                   g,
+                                   c,
+                                   parameters.graph.distance,
+                                   keys,
+                                   dParent.get(),
+                                   dLevel.get(),
+                                   levelBits,
+                                   stream,
+                                   tracker,
+                                   context.device);
+      build.Stop();
+      canonical.Start();
+      return at::CanonicaliseOnDevice(
+        n, nodes, dParent.get(), dLevel.get(), true, isFloat, levelBits, allocate, canonical, stream, tracker, context);
+    };
+    result.nodes = wideNodes ? run(uint64_t()) : run(uint32_t());
+  }
   else
+  {
+    detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
     (algorithm == AlphaTreeAlgorithm::InsertAllEdges ? at::LaunchConstruction<TPixel, true>
                                                      : at::LaunchConstruction<TPixel, false>)(
       dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(), dLevel.get(), dInserted.get(), stream,
       context.device);
-  build.Stop();
-  canonical.Start();
-  result.nodes         = at::CanonicaliseOnDevice(
-    n, nodes, dParent.get(), dLevel.get(), spanning, isFloat, levelBits, allocate, canonical, stream, tracker, context);
+    build.Stop();
+    canonical.Start();
+    result.nodes = at::CanonicaliseOnDevice(
+      n, nodes, dParent.get(), dLevel.get(), false, isFloat, levelBits, allocate, canonical, stream, tracker, context);
+  }
   unsigned long long inserted = 0;
   ReadBack(inserted, dInserted.get(), stream);
   result.insertedEdges            = spanning ? n - 1 : inserted;

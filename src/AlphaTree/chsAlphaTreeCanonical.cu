@@ -152,12 +152,12 @@ RenumberBytes(uint64_t pixels, unsigned id)
 }
 
 uint64_t
-CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary)
+CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary, unsigned idBytes)
 {
   const uint64_t room = pixels > 1 ? pixels - 1 : 1;
-  return nodes * sizeof(uint32_t) + (binary ? 4 + (nodes - pixels) * sizeof(uint2) + 1 : nodes * 5 + sizeof(uint2)) +
-         3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) +
-         room * (sizeof(unsigned long long) + sizeof(uint32_t)) + SortAndWriteBytes(pixels, room, 4);
+  return nodes * idBytes + (binary ? 4 + (nodes - pixels) * 2 * idBytes + 1 : nodes * 5 + sizeof(uint2)) +
+         3 * sizeof(unsigned long long) + 4 * sizeof(unsigned) + room * (sizeof(unsigned long long) + idBytes) +
+         SortAndWriteBytes(pixels, room, idBytes);
 }
 
 template <typename TNode>
@@ -215,10 +215,11 @@ CHS_INSTANTIATE_RENUMBER(uint32_t)
 CHS_INSTANTIATE_RENUMBER(uint64_t)
 #undef CHS_INSTANTIATE_RENUMBER
 
+template <typename TNode>
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
                      uint64_t                   nodes,
-                     uint32_t *                 dParent,
+                     TNode *                    dParent,
                      const uint32_t *           dLevel,
                      bool                       binary,
                      bool                       isFloat,
@@ -229,15 +230,20 @@ CanonicaliseOnDevice(uint64_t                   pixels,
                      detail::MemoryTracker &    tracker,
                      const ExecutionContext &   context)
 {
-  const int        device = context.device;
-  const unsigned   blocks = detail::GridStrideBlocks(nodes, kThreads, device);
-  const GlobalTree tree{ dParent, dLevel, uint32_t(pixels) };
+  const int             device = context.device;
+  const unsigned        blocks = detail::GridStrideBlocks(nodes, kThreads, device);
+  const NodeTree<TNode> tree{ dParent, dLevel, pixels };
+  // The general path (v1 and v2: nodes that are not binary) numbers its nodes in 32 bits.
+  constexpr bool kNarrow = sizeof(TNode) == sizeof(uint32_t);
+  if (!binary && !kNarrow)
+    throw std::logic_error("64-bit node ids are canonicalised for the spanning-tree construction's binary tree only");
 
   // The tops' (parent, smallest pixel) pairs for the binary tree; in the general case `smallest` first counts
   // children, then holds the nodes' smallest pixels. Counters: kept internal nodes, gathered nodes, pixels taken by
   // the smallest-pixel climb.
-  detail::DeviceBuffer<uint32_t>           up(nodes, stream, &tracker), smallest(binary ? 1 : nodes, stream, &tracker);
-  detail::DeviceBuffer<uint2>              pair(binary ? nodes - pixels : 1, stream, &tracker);
+  detail::DeviceBuffer<TNode>              up(nodes, stream, &tracker);
+  detail::DeviceBuffer<uint32_t>           smallest(binary ? 1 : nodes, stream, &tracker);
+  detail::DeviceBuffer<NodePair<TNode>>    pair(binary ? nodes - pixels : 1, stream, &tracker);
   detail::DeviceBuffer<uint8_t>            kept(binary ? 1 : nodes, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> counters(3, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), stream));
@@ -246,17 +252,17 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   CHS_CUDA_CHECK_LAUNCH("RunKernel");
   // Pointer jumping until every internal node points at its run's top.
   JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
-  const unsigned climbBlocks = detail::GridStrideBlocks(pixels, kThreads, device);
-  const PairNodes  pairs{ pair.get(), uint32_t(pixels) };
-  const SplitNodes split{ dParent, smallest.get() };
+  const unsigned         climbBlocks = detail::GridStrideBlocks(pixels, kThreads, device);
+  const PairNodes<TNode> pairs{ pair.get(), pixels };
   if (binary)
   {
     TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), pair.get(), counters.get());
     CHS_CUDA_CHECK_LAUNCH("TopParentKernel");
-    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, pairs, counters.get() + 2);
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(pixels, dParent, pairs, counters.get() + 2);
   }
-  else
+  else if constexpr (kNarrow)
   {
+    const SplitNodes split{ dParent, smallest.get() };
     CHS_CUDA_CHECK(cudaMemsetAsync(smallest.get(), 0, nodes * sizeof(uint32_t), stream));
     CanonicalParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), smallest.get());
     CHS_CUDA_CHECK_LAUNCH("CanonicalParentKernel");
@@ -264,7 +270,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
     CHS_CUDA_CHECK_LAUNCH("KeepKernel");
     KeptParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), kept.get());
     CHS_CUDA_CHECK_LAUNCH("KeptParentKernel");
-    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(uint32_t(pixels), dParent, split, counters.get() + 2);
+    SmallestPixelKernel<<<climbBlocks, kThreads, 0, stream>>>(pixels, dParent, split, counters.get() + 2);
   }
   CHS_CUDA_CHECK_LAUNCH("SmallestPixelKernel");
   unsigned long long internal = 0;
@@ -274,14 +280,21 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const uint64_t                           room  = internal ? internal : 1;
   const int                                shift = IndexBits(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
-  detail::DeviceBuffer<uint32_t>           ids(room, stream, &tracker);
+  detail::DeviceBuffer<TNode>              ids(room, stream, &tracker);
   const unsigned gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);
   if (binary)
     GatherKernel<<<gb, kThreads, 0, stream>>>(
       tree, nodes, nullptr, up.get(), pairs, shift, keys.get(), ids.get(), counters.get() + 1);
-  else
-    GatherKernel<<<gb, kThreads, 0, stream>>>(
-      tree, nodes, kept.get(), up.get(), split, shift, keys.get(), ids.get(), counters.get() + 1);
+  else if constexpr (kNarrow)
+    GatherKernel<<<gb, kThreads, 0, stream>>>(tree,
+                                              nodes,
+                                              kept.get(),
+                                              up.get(),
+                                              SplitNodes{ dParent, smallest.get() },
+                                              shift,
+                                              keys.get(),
+                                              ids.get(),
+                                              counters.get() + 1);
   CHS_CUDA_CHECK_LAUNCH("GatherKernel");
   return SortAndWrite(dParent,
                       pixels,
@@ -298,6 +311,23 @@ CanonicaliseOnDevice(uint64_t                   pixels,
                       tracker,
                       context);
 }
+
+#define CHS_INSTANTIATE_CANONICALISE(TNode)                                                                            \
+  template uint64_t CanonicaliseOnDevice<TNode>(uint64_t,                                                              \
+                                                uint64_t,                                                              \
+                                                TNode *,                                                               \
+                                                const uint32_t *,                                                      \
+                                                bool,                                                                  \
+                                                bool,                                                                  \
+                                                int,                                                                   \
+                                                const AlphaTreeAllocator &,                                            \
+                                                detail::EventTimer &,                                                  \
+                                                cudaStream_t,                                                          \
+                                                detail::MemoryTracker &,                                               \
+                                                const ExecutionContext &);
+CHS_INSTANTIATE_CANONICALISE(uint32_t)
+CHS_INSTANTIATE_CANONICALISE(uint64_t)
+#undef CHS_INSTANTIATE_CANONICALISE
 
 } // namespace at
 } // namespace chs

@@ -39,16 +39,49 @@ namespace at
 template <typename TNode>
 constexpr TNode kAllOnes = TNode(~TNode(0));
 
+/** The constructed tree as the canonicalisation reads it: parents of all nodes (ids of TNode: 32 bits, or 64 for the
+ * spanning-tree construction's binary tree of more than 2^31 - 1 pixels), levels of the internal nodes. */
+template <typename TNode>
+struct NodeTree
+{
+  TNode *          parent;
+  const uint32_t * level; // indexed by node - pixels
+  uint64_t         pixels;
+
+  __device__ __forceinline__ uint32_t
+  Level(TNode x) const
+  {
+    return x < pixels ? 0u : level[x - pixels];
+  }
+};
+
+/** Step 5's pair of a top: its parent and its smallest pixel, in one load (8 bytes for 32-bit ids, 16 for 64-bit). */
+template <typename TNode>
+struct NodePairOf;
+template <>
+struct NodePairOf<uint32_t>
+{
+  using Type = uint2;
+};
+template <>
+struct NodePairOf<uint64_t>
+{
+  using Type = ulonglong2;
+};
+template <typename TNode>
+using NodePair = typename NodePairOf<TNode>::Type;
+
 #define CHS_AT_FOR_EACH(i, count)                                                                                      \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
 /** up[x] for the internal nodes x (a pixel is never a parent, so leaves take no part in the runs). */
+template <typename TNode>
 static __global__ void
-RunKernel(GlobalTree tree, uint64_t nodes, uint32_t * up)
+RunKernel(NodeTree<TNode> tree, uint64_t nodes, TNode * up)
 {
   CHS_AT_FOR_EACH(i, nodes - tree.pixels)
   {
-    const uint32_t x = uint32_t(tree.pixels + i), p = tree.parent[x];
+    const TNode x = TNode(tree.pixels + i), p = tree.parent[x];
     up[x] = (p != x && tree.Level(p) == tree.Level(x)) ? p : x;
   }
 }
@@ -108,7 +141,7 @@ JumpUntilStill(uint64_t                first,
 
 /** Rewrites the parents of leaves and tops in place (no thread reads another node's parent here). */
 static __global__ void
-CanonicalParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint32_t * children)
+CanonicalParentKernel(NodeTree<uint32_t> tree, uint64_t nodes, const uint32_t * up, uint32_t * children)
 {
   CHS_AT_FOR_EACH(i, nodes)
   {
@@ -126,7 +159,7 @@ CanonicalParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint
 }
 
 static __global__ void
-KeepKernel(GlobalTree           tree,
+KeepKernel(NodeTree<uint32_t>   tree,
            uint64_t             nodes,
            uint32_t *           up,
            uint32_t *           children,
@@ -149,7 +182,7 @@ KeepKernel(GlobalTree           tree,
 
 /** Rewrites the parents of kept nodes in place (the skip forest `up` is what threads follow). */
 static __global__ void
-KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t * kept)
+KeptParentKernel(NodeTree<uint32_t> tree, uint64_t nodes, uint32_t * up, const uint8_t * kept)
 {
   CHS_AT_FOR_EACH(i, nodes)
   {
@@ -166,24 +199,32 @@ KeptParentKernel(GlobalTree tree, uint64_t nodes, uint32_t * up, const uint8_t *
  * with two children): a run of k nodes has k + 1 children outside it, so every top is kept. Leaves and tops take
  * the top of their parent's run as parent (in place: no thread reads another node's parent), the tops are counted
  * and get their (parent, smallest pixel) pair for step 5. */
+template <typename TNode>
 static __global__ void
-TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint2 * pair, unsigned long long * count)
+TopParentKernel(NodeTree<TNode>      tree,
+                uint64_t             nodes,
+                const TNode *        up,
+                NodePair<TNode> *    pair,
+                unsigned long long * count)
 {
   unsigned tops = 0; // counted per thread, added once per warp
   CHS_AT_FOR_EACH(i, nodes)
   {
-    const uint32_t x        = uint32_t(i);
-    const bool     internal = x >= tree.pixels;
-    const bool     top      = !internal || up[x] == x;
+    const TNode x        = TNode(i);
+    const bool  internal = x >= tree.pixels;
+    const bool  top      = !internal || up[x] == x;
     if (!top)
       continue;
-    const uint32_t p = tree.parent[x];
-    const uint32_t q = p != x ? up[p] : x;
+    const TNode p = tree.parent[x];
+    const TNode q = p != x ? up[p] : x;
     if (p != x)
       tree.parent[x] = q;
     if (internal)
     {
-      pair[x - tree.pixels] = make_uint2(q, 0xffffffffu);
+      NodePair<TNode> e;
+      e.x                   = q;
+      e.y                   = kAllOnes<TNode>;
+      pair[x - tree.pixels] = e;
       ++tops;
     }
   }
@@ -194,22 +235,24 @@ TopParentKernel(GlobalTree tree, uint64_t nodes, const uint32_t * up, uint2 * pa
  * internal node (the spanning-tree construction's tops, written by TopParentKernel), so that a climb reads one
  * sector a step. SplitNodes: the parent array and a smallest-pixel array over all nodes (the general path, in the
  * child counts' buffer: v1 and v2 have K + 1 nodes a pixel, for which pairs would cost 8 bytes each). */
+template <typename TNode>
 struct PairNodes
 {
-  uint2 *  pair;
-  uint32_t pixels;
-  __device__ __forceinline__ uint2
-  Load(uint32_t c) const
+  using Node = TNode;
+  NodePair<TNode> *          pair;
+  uint64_t                   pixels;
+  __device__ __forceinline__ NodePair<TNode>
+                             Load(TNode c) const
   {
     return __ldcg(pair + (c - pixels)); // from L2, where the atomics land
   }
   __device__ __forceinline__ void
-  Lower(uint32_t c, uint32_t v) const
+  Lower(TNode c, TNode v) const
   {
-    atomicMin(reinterpret_cast<unsigned *>(pair + (c - pixels)) + 1, v);
+    atomicMin(&pair[c - pixels].y, v);
   }
-  __device__ __forceinline__ uint32_t
-  Smallest(uint32_t c) const
+  __device__ __forceinline__ TNode
+  Smallest(TNode c) const
   {
     return pair[c - pixels].y;
   }
@@ -217,6 +260,7 @@ struct PairNodes
 
 struct SplitNodes
 {
+  using Node = uint32_t;
   const uint32_t * parent;
   uint32_t *       smallest;
   __device__ __forceinline__ uint2
@@ -244,8 +288,9 @@ struct SplitNodes
  * the smallest of neither that node nor any ancestor). */
 template <class TNodes>
 static __global__ void
-SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, TNodes nodes, unsigned long long * next)
+SmallestPixelKernel(uint64_t pixels, const typename TNodes::Node * parent, TNodes nodes, unsigned long long * next)
 {
+  using TNode             = typename TNodes::Node;
   constexpr unsigned kRun = 256; // pixels a warp takes at a time
   const unsigned     lane = threadIdx.x & 31u;
   for (;;)
@@ -259,21 +304,21 @@ SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, TNodes nodes, unsi
     for (unsigned k = 0; k < kRun; k += 32)
     {
       const uint64_t i        = base + k + lane;
-      const uint32_t v        = uint32_t(i);
-      uint32_t       c        = i < pixels ? parent[i] : v;
+      const TNode    v        = TNode(i);
+      TNode          c        = i < pixels ? parent[i] : v;
       bool           climbing = i < pixels && c != v;
       for (;;)
       {
         const unsigned active = __ballot_sync(0xffffffffu, climbing);
         if (active == 0)
           break;
-        const unsigned peers = __match_any_sync(0xffffffffu, climbing ? c : 0xffffffffu) & active;
+        const unsigned peers = __match_any_sync(0xffffffffu, climbing ? c : kAllOnes<TNode>) & active;
         if (climbing && lane != unsigned(__ffs(peers)) - 1u)
           climbing = false; // a smaller pixel of this warp is at the same node
         if (!climbing)
           continue;
         // The atomic's result is not waited for.
-        const uint2 e = nodes.Load(c);
+        const auto e = nodes.Load(c);
         if (e.y < v)
         {
           climbing = false; // a smaller pixel has been or is being carried further up
@@ -291,22 +336,23 @@ SmallestPixelKernel(uint32_t pixels, const uint32_t * parent, TNodes nodes, unsi
 /** Lists the kept internal nodes: kept[x] when `kept` is given, else the tops of runs (up[x] == x). */
 template <class TNodes>
 static __global__ void
-GatherKernel(GlobalTree           tree,
-             uint64_t             nodes,
-             const uint8_t *      kept,
-             const uint32_t *     up,
-             TNodes               smallest,
-             int                  levelShift,
-             unsigned long long * keys,
-             uint32_t *           ids,
-             unsigned long long * count)
+GatherKernel(NodeTree<typename TNodes::Node> tree,
+             uint64_t                        nodes,
+             const uint8_t *                 kept,
+             const typename TNodes::Node *   up,
+             TNodes                          smallest,
+             int                             levelShift,
+             unsigned long long *            keys,
+             typename TNodes::Node *         ids,
+             unsigned long long *            count)
 {
+  using TNode = typename TNodes::Node;
   // Block-uniform iterations: one atomic per block for the slots.
   const uint64_t internal = nodes - tree.pixels, stride = uint64_t(gridDim.x) * blockDim.x;
   for (uint64_t start = blockIdx.x * uint64_t(blockDim.x); start < internal; start += stride)
   {
     const uint64_t           i    = start + threadIdx.x;
-    const uint32_t           x    = uint32_t(tree.pixels + i);
+    const TNode              x    = TNode(tree.pixels + i);
     const bool               keep = i < internal && (kept ? kept[x] != 0 : up[x] == x);
     const unsigned long long slot = BlockSlot(keep, count);
     if (keep)

@@ -25,22 +25,24 @@ IndexBits(uint64_t count)
   return bits;
 }
 
+/** The device bytes CanonicaliseOnDevice allocates at most for a tree of `nodes` nodes over `pixels` pixels (a
+ * canonical tree has at most pixels - 1 internal nodes) with ids of `idBytes`, and RenumberOnDevice. */
+uint64_t
+CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary, unsigned idBytes = 4);
+uint64_t
+RenumberBytes(uint64_t pixels, unsigned idBytes = 4);
+
 /** Canonicalises and renumbers a constructed tree of `nodes` nodes whose first `pixels` are the leaves (dParent: all
  * nodes; dLevel: the other nodes' level codes, of at most `levelBits` significant bits; every parent after its child
  * in (level, id) order; no pixel is a parent), checks it, stops `timer`, asks `allocate` for the arrays, downloads
  * the tree into them and returns the number of nodes. `binary`: every internal node has exactly two children (the
- * spanning-tree construction), which spares counting children. dParent is overwritten. */
-/** The device bytes CanonicaliseOnDevice allocates at most for a tree of `nodes` nodes over `pixels` pixels (a
- * canonical tree has at most pixels - 1 internal nodes), and RenumberOnDevice. */
-uint64_t
-CanonicaliseBytes(uint64_t pixels, uint64_t nodes, bool binary);
-uint64_t
-RenumberBytes(uint64_t pixels, unsigned idBytes = 4);
-
+ * spanning-tree construction), which spares counting children. dParent is overwritten. Node ids of TNode: 64-bit
+ * ones for the binary tree only (the spanning-tree construction beyond 2^31 - 1 pixels, or forced). */
+template <typename TNode>
 uint64_t
 CanonicaliseOnDevice(uint64_t                   pixels,
                      uint64_t                   nodes,
-                     uint32_t *                 dParent,
+                     TNode *                    dParent,
                      const uint32_t *           dLevel,
                      bool                       binary,
                      bool                       isFloat,

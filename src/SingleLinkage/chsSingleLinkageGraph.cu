@@ -320,6 +320,15 @@ PandoraOnDevice<uint32_t>(const uint32_t *,
                           detail::MemoryTracker &,
                           int,
                           const FirstLevel &);
+template unsigned
+PandoraOnDevice<uint64_t>(const uint32_t *,
+                          const uint32_t *,
+                          uint64_t,
+                          uint64_t *,
+                          cudaStream_t,
+                          detail::MemoryTracker &,
+                          int,
+                          const FirstLevel &);
 
 namespace
 {

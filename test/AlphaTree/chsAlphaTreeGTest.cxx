@@ -547,8 +547,8 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
   CHS_REQUIRE_GPU();
   ExpectSizeRefusals([](const auto * pixels, const Case & c)
                      { chs::ImageAlphaTreeCUDA(pixels, GridOf(c), ParametersOf(c), NotCalled(), {}); });
-  // 2^31 pixels: the level-synchronous construction with 64-bit node ids, some 294 GB, refused on a device seen with
-  // 100 GiB free before it allocates or reads a pixel.
+  // 2^31 pixels: the level-synchronous construction with 64-bit node ids, some 294 GB, and the spanning tree with
+  // 64-bit node ids (float pixels), refused on a device seen with 100 GiB free before they allocate or read a pixel.
   chs::testing::SetDeviceMemoryLimit(uint64_t(100) << 30);
   const uint64_t allocations = chs::testing::DeviceAllocations();
   for (const auto & build :
@@ -562,6 +562,12 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
            []
            {
              const std::vector<uint16_t> one(1);
+             chs::ImageAlphaTreeCUDA(one.data(), GridOf(kBeyondNodeIds), ParametersOf(kBeyondNodeIds), NotCalled(), {});
+           }),
+         std::function<void()>(
+           []
+           {
+             const std::vector<float> one(1);
              chs::ImageAlphaTreeCUDA(one.data(), GridOf(kBeyondNodeIds), ParametersOf(kBeyondNodeIds), NotCalled(), {});
            }) })
   {
@@ -600,13 +606,14 @@ TEST(AlphaTreeCUDA, SizeLimitsOfEachPixelTypeAndConstruction)
       InvalidArgumentMessage([&] { chs::ImageAlphaTreeCUDA(u8.data(), GridOf(kBeyondSlotIds), p, NotCalled(), {}); });
     EXPECT_NE(what.find("edge slots; their sum must stay below 2^32 - 1 for the"), std::string::npos) << what;
   }
-  // 2^31 pixels: the spanning tree's node ids are 32-bit.
+  // 2^32 pixels: the spanning tree numbers pixels in 32 bits.
   const std::vector<uint16_t> u16(1);
-  auto                        p = ParametersOf(kBeyondNodeIds);
+  const Case                  pixelIds{ 65536, 65536, 1, false };
+  auto                        p = ParametersOf(pixelIds);
   p.algorithm                   = chs::AlphaTreeAlgorithm::SpanningTree;
   const std::string what =
-    InvalidArgumentMessage([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(kBeyondNodeIds), p, NotCalled(), {}); });
-  EXPECT_NE(what.find("the image has 2147483648 pixels; at most 2147483647 are supported"), std::string::npos) << what;
+    InvalidArgumentMessage([&] { chs::ImageAlphaTreeCUDA(u16.data(), GridOf(pixelIds), p, NotCalled(), {}); });
+  EXPECT_NE(what.find("the image has 4294967296 pixels; at most 4294967295 are supported"), std::string::npos) << what;
 }
 
 /** An unsigned 8-bit volume whose pixels plus edge slots pass 2^32 - 1 (720 x 720 x 600, 26-connected; about 30 GB of
@@ -760,7 +767,8 @@ CheckWideNodeIds(const Case & c, double levels, bool cuda)
     {
       if (!Supports<T>(algorithm, c.components))
         continue;
-      // The level-synchronous construction builds with 64-bit ids when forced; the others number in 32 bits.
+      // The level-synchronous and the spanning-tree constructions build with 64-bit ids when forced; v1 and v2
+      // number in 32 bits.
       p.forceWideNodeIds = forced;
       p.algorithm        = algorithm;
       WideTree   wide;
