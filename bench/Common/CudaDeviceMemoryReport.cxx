@@ -199,7 +199,7 @@ RunShape(Report & r, const chs::Grid & g, bool full)
     a.leafLevelsZero = true;
     return a;
   };
-  const auto tree = [&](const std::string & name, chs::AlphaTreeAlgorithm algorithm, auto * pixels)
+  const auto tree = [&](const std::string & name, chs::AlphaTreeAlgorithm algorithm, auto * pixels, bool wide = false)
   {
     r.Row(name,
           g,
@@ -209,11 +209,16 @@ RunShape(Report & r, const chs::Grid & g, bool full)
             chs::AlphaTreeParameters p;
             p.graph.fullyConnected = full;
             p.algorithm            = algorithm;
+            p.forceWideNodeIds     = wide;
             chs::ImageAlphaTreeCUDA(pixels, g, p, allocate, context, &info);
           });
   };
   tree("alpha-tree (uint16, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, wide.data());
   tree("alpha-tree (float, spanning tree)", chs::AlphaTreeAlgorithm::SpanningTree, weights.data());
+  tree("alpha-tree (float, spanning tree, 64-bit node ids)",
+       chs::AlphaTreeAlgorithm::SpanningTree,
+       weights.data(),
+       true);
   tree("alpha-tree (uint8, paper's v2)", chs::AlphaTreeAlgorithm::SkipRedundantEdges, relief.data());
   tree("alpha-tree (uint8, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, relief.data());
   r.Row("alpha-tree cut",
