@@ -59,11 +59,7 @@ CudaGraphToSingleLinkageDendrogramFilter<TWeight>::GenerateData()
   const uint32_t * v    = m_V->CastToSTLConstContainer().data();
   const TWeight *  w    = m_W->CastToSTLConstContainer().data();
   const bool       tree = m_InputIsTree;
-  this->RunDendrogram(
-    n,
-    [&](const auto & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
-    { return chs::GraphSingleLinkageCUDA(u, v, w, edges, n, tree, arrays, context, &run); },
-    [&](const auto & arrays) { return chs::GraphSingleLinkageCPU(u, v, w, edges, n, tree, arrays); });
+  this->RunDendrogram(n, GraphRun<TWeight>{ u, v, w, edges, n, tree });
 }
 
 template <typename TWeight>

@@ -69,11 +69,7 @@ CudaImageToSingleLinkageDendrogramFilter<TInputImage>::GenerateData()
   parameters.distance = static_cast<chs::VectorDistance>(m_VectorDistance);
 
   const auto * pixels = reinterpret_cast<const Canonical *>(input->GetBufferPointer());
-  this->RunDendrogram(
-    grid.NumberOfVoxels(),
-    [&](const auto & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
-    { return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &run); },
-    [&](const auto & arrays) { return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays); });
+  this->RunDendrogram(grid.NumberOfVoxels(), ImageRun<Canonical>{ pixels, grid, parameters });
 }
 
 template <typename TInputImage>

@@ -11,6 +11,7 @@
 #include "CudaHierarchicalSegmentationExport.h"
 
 #include <type_traits>
+#include <utility>
 
 namespace itk
 {
@@ -63,73 +64,72 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
+  /** RunDendrogram's functor for an image's pixel graph (either width). */
+  template <typename TPixel>
+  struct ImageRun
+  {
+    const TPixel *            pixels;
+    chs::Grid                 grid;
+    chs::ImageGraphParameters parameters;
+    template <typename TNode>
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArraysT<TNode> & arrays,
+               const chs::ExecutionContext &         context,
+               chs::RunInfo &                        info) const
+    {
+      return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &info);
+    }
+    template <typename TNode>
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArraysT<TNode> & arrays) const
+    {
+      return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays);
+    }
+  };
+  /** RunDendrogram's functor for a graph given as edge arrays (either width). */
+  template <typename TWeight>
+  struct GraphRun
+  {
+    const uint32_t * u;
+    const uint32_t * v;
+    const TWeight *  w;
+    uint64_t         edges, vertices;
+    bool             tree;
+    template <typename TNode>
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArraysT<TNode> & arrays,
+               const chs::ExecutionContext &         context,
+               chs::RunInfo &                        info) const
+    {
+      return chs::GraphSingleLinkageCUDA(u, v, w, edges, vertices, tree, arrays, context, &info);
+    }
+    template <typename TNode>
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArraysT<TNode> & arrays) const
+    {
+      return chs::GraphSingleLinkageCPU(u, v, w, edges, vertices, tree, arrays);
+    }
+  };
+
   /** Sizes the output for a graph of n vertices, with 64-bit node ids beyond 2^31 - 1 vertices or when WideNodeIds
-   * asks, and runs cuda(arrays, context, info) or cpu(arrays) into it (arrays: chs::DendrogramArraysT of the ids'
-   * width) through RunBackend (which empties the output on failure), then checks the CPU dendrogram's invariants (the
-   * CUDA backend checks the same invariants on the device, before the download); records what the run measured. */
-  template <class FCuda, class FCpu>
+   * asks, and runs run(arrays, context, info) (CUDA) or run(arrays) (CPU) into it, arrays being
+   * chs::DendrogramArraysT of the ids' width (a functor with overloads for both widths; one that takes 32-bit arrays
+   * only refuses 64-bit ids), through RunBackend (which empties the output on failure), then checks the CPU
+   * dendrogram's invariants (the CUDA backend checks the same invariants on the device, before the download); records
+   * what the run measured. Written in C++11, as every header the wrapping parses. */
+  template <class FRun>
   void
-  RunDendrogram(SizeValueType n, FCuda && cuda, FCpu && cpu)
+  RunDendrogram(SizeValueType n, const FRun & run)
   {
     m_NumberOfContractionLevels = m_NumberOfBoruvkaRounds = 0;
     m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
     const BackendEnum        backend                      = this->ResolveBackend();
     Dendrogram *             output                       = this->GetOutput();
-    const bool               wide                         = m_WideNodeIds || n > chs::MaximumDendrogramVertices;
     chs::SingleLinkageResult result;
-    const auto               run = [&](auto arrays)
-    {
-      auto prepare = [&]
-      {
-        output->Allocate(n, wide);
-        arrays.weight = output->GetWeights()->CastToSTLContainer().data();
-        arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
-        if constexpr (sizeof(*arrays.parent) == sizeof(uint64_t))
-        {
-          arrays.parent = output->GetWideParents()->CastToSTLContainer().data();
-          arrays.u      = output->GetWideEdgeU()->CastToSTLContainer().data();
-          arrays.v      = output->GetWideEdgeV()->CastToSTLContainer().data();
-        }
-        else
-        {
-          arrays.parent = output->GetParents()->CastToSTLContainer().data();
-          arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
-          arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
-        }
-      };
-      this->RunBackend(
-        backend,
-        [&](const chs::ExecutionContext & context, chs::RunInfo & info)
-        {
-          prepare();
-          result = cuda(arrays, context, info);
-        },
-        [&]
-        {
-          prepare();
-          result = cpu(arrays);
-        },
-        { output });
-    };
-    // Backends that take 64-bit ids take both widths (the attribute hierarchies take 32-bit ones only).
-    if constexpr (std::is_invocable_v<FCpu &, const chs::DendrogramArraysT<uint64_t> &>)
-    {
-      if (wide)
-        run(chs::DendrogramArraysT<uint64_t>());
-      else
-        run(chs::DendrogramArrays());
-    }
+    if (m_WideNodeIds || n > chs::MaximumDendrogramVertices)
+      this->RunWide(backend, n, run, result, decltype(AcceptsWideArrays<FRun>(0))());
     else
-    {
-      if (wide)
-      {
-        output->Initialize();
-        itkExceptionMacro(<< this->GetNameOfClass() << " writes dendrograms of 32-bit node ids (up to 2^31 - 1 "
-                          << "vertices), not of " << n << " vertices" << (m_WideNodeIds ? " with WideNodeIds" : "")
-                          << '.');
-      }
-      run(chs::DendrogramArrays());
-    }
+      this->RunInto<uint32_t>(backend, n, false, run, result);
     if (backend == BackendEnum::CPU)
     {
       try
@@ -147,8 +147,99 @@ protected:
     m_SpanningTreeMilliseconds  = result.mstMilliseconds;
     m_DendrogramMilliseconds    = result.dendrogramMilliseconds;
   }
+  /** RunDendrogram with cuda(arrays, context, info) and cpu(arrays) that take 32-bit arrays only (the hierarchies by
+   * attribute): 64-bit node ids are refused. */
+  template <class FCuda, class FCpu>
+  void
+  RunDendrogram(SizeValueType n, const FCuda & cuda, const FCpu & cpu)
+  {
+    this->RunDendrogram(n, NarrowRun<FCuda, FCpu>{ cuda, cpu });
+  }
 
 private:
+  template <class FCuda, class FCpu>
+  struct NarrowRun
+  {
+    const FCuda & cuda;
+    const FCpu &  cpu;
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & info) const
+    {
+      return cuda(arrays, context, info);
+    }
+    chs::SingleLinkageResult
+    operator()(const chs::DendrogramArrays & arrays) const
+    {
+      return cpu(arrays);
+    }
+  };
+  /** Whether run(arrays) takes 64-bit arrays. */
+  template <class FRun>
+  static auto
+  AcceptsWideArrays(int)
+    -> decltype(std::declval<const FRun &>()(std::declval<const chs::DendrogramArraysT<uint64_t> &>()),
+                std::true_type());
+  template <class FRun>
+  static std::false_type
+  AcceptsWideArrays(...);
+
+  static void
+  PointArrays(Dendrogram * output, chs::DendrogramArrays & arrays)
+  {
+    arrays.parent = output->GetParents()->CastToSTLContainer().data();
+    arrays.u      = output->GetEdgeU()->CastToSTLContainer().data();
+    arrays.v      = output->GetEdgeV()->CastToSTLContainer().data();
+  }
+  static void
+  PointArrays(Dendrogram * output, chs::DendrogramArraysT<uint64_t> & arrays)
+  {
+    arrays.parent = output->GetWideParents()->CastToSTLContainer().data();
+    arrays.u      = output->GetWideEdgeU()->CastToSTLContainer().data();
+    arrays.v      = output->GetWideEdgeV()->CastToSTLContainer().data();
+  }
+
+  template <typename TNode, class FRun>
+  void
+  RunInto(BackendEnum backend, SizeValueType n, bool wide, const FRun & run, chs::SingleLinkageResult & result)
+  {
+    Dendrogram *                  output = this->GetOutput();
+    chs::DendrogramArraysT<TNode> arrays;
+    auto                          prepare = [&]
+    {
+      output->Allocate(n, wide);
+      arrays.weight = output->GetWeights()->CastToSTLContainer().data();
+      arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
+      PointArrays(output, arrays);
+    };
+    this->RunBackend(
+      backend,
+      [&](const chs::ExecutionContext & context, chs::RunInfo & info)
+      {
+        prepare();
+        result = run(arrays, context, info);
+      },
+      [&]
+      {
+        prepare();
+        result = run(arrays);
+      },
+      { output });
+  }
+  template <class FRun>
+  void
+  RunWide(BackendEnum backend, SizeValueType n, const FRun & run, chs::SingleLinkageResult & result, std::true_type)
+  {
+    this->RunInto<uint64_t>(backend, n, true, run, result);
+  }
+  template <class FRun>
+  void
+  RunWide(BackendEnum, SizeValueType n, const FRun &, chs::SingleLinkageResult &, std::false_type)
+  {
+    this->GetOutput()->Initialize();
+    itkExceptionMacro(<< this->GetNameOfClass() << " writes dendrograms of 32-bit node ids (up to 2^31 - 1 vertices), not "
+                      << "of " << n << " vertices" << (m_WideNodeIds ? " with WideNodeIds" : "") << '.');
+  }
+
   unsigned      m_NumberOfContractionLevels{ 0 };
   unsigned      m_NumberOfBoruvkaRounds{ 0 };
   double        m_SpanningTreeMilliseconds{ 0.0 };

@@ -222,7 +222,7 @@ private:
   Wide(const CachedWideIndices::Pointer & c) const;
   /** Calls f(parents, u, v) with the STL vectors of the width in use. */
   template <class F>
-  decltype(auto)
+  void
   WithIds(F && f) const;
 
   /** Per vertex: its cluster's label when the `applied` lightest tree edges are merged. */

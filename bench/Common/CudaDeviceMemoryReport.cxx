@@ -215,10 +215,8 @@ RunShape(Report & r, const chs::Grid & g, bool full)
   };
   tree("alpha-tree (uint16, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, wide.data());
   tree("alpha-tree (float, spanning tree)", chs::AlphaTreeAlgorithm::SpanningTree, weights.data());
-  tree("alpha-tree (float, spanning tree, 64-bit node ids)",
-       chs::AlphaTreeAlgorithm::SpanningTree,
-       weights.data(),
-       true);
+  tree(
+    "alpha-tree (float, spanning tree, 64-bit node ids)", chs::AlphaTreeAlgorithm::SpanningTree, weights.data(), true);
   tree("alpha-tree (uint8, paper's v2)", chs::AlphaTreeAlgorithm::SkipRedundantEdges, relief.data());
   tree("alpha-tree (uint8, level-synchronous)", chs::AlphaTreeAlgorithm::LevelSynchronous, relief.data());
   r.Row("alpha-tree cut",

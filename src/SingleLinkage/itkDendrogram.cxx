@@ -81,15 +81,15 @@ Dendrogram::Wide(const CachedWideIndices::Pointer & c) const
 }
 
 template <class F>
-decltype(auto)
+void
 Dendrogram::WithIds(F && f) const
 {
   if (m_WideNodeIds)
-    return f(m_WideParents->CastToSTLConstContainer(),
-             m_WideEdgeU->CastToSTLConstContainer(),
-             m_WideEdgeV->CastToSTLConstContainer());
-  return f(
-    m_Parents->CastToSTLConstContainer(), m_EdgeU->CastToSTLConstContainer(), m_EdgeV->CastToSTLConstContainer());
+    f(m_WideParents->CastToSTLConstContainer(),
+      m_WideEdgeU->CastToSTLConstContainer(),
+      m_WideEdgeV->CastToSTLConstContainer());
+  else
+    f(m_Parents->CastToSTLConstContainer(), m_EdgeU->CastToSTLConstContainer(), m_EdgeV->CastToSTLConstContainer());
 }
 
 void
