@@ -395,6 +395,36 @@ TEST(CudaDendrogramAttributeFilter, BadInputThrowsAndTheFilterRunsAgain)
   hierarchy->SetThreshold(4);
   hierarchy->Update();
   EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 200u);
+  // Hierarchies by attribute take 32-bit node ids: a dendrogram of 64-bit ones, or WideNodeIds on the filter, is
+  // refused with the reason, leaving an empty output, and the filter runs again.
+  tree->WideNodeIdsOn();
+  hierarchy->Modified();
+  try
+  {
+    hierarchy->Update();
+    ADD_FAILURE() << "a dendrogram of 64-bit node ids was filtered";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("64-bit node ids"), std::string::npos) << e.GetDescription();
+  }
+  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 0u);
+  tree->WideNodeIdsOff();
+  hierarchy->WideNodeIdsOn();
+  try
+  {
+    hierarchy->Update();
+    ADD_FAILURE() << "WideNodeIds on the attribute filter";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("writes dendrograms of 32-bit node ids"), std::string::npos)
+      << e.GetDescription();
+  }
+  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 0u);
+  hierarchy->WideNodeIdsOff();
+  hierarchy->Update();
+  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 200u);
 }
 
 } // namespace
