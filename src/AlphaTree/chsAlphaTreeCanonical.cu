@@ -232,7 +232,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
 {
   const int             device = context.device;
   const unsigned        blocks = detail::GridStrideBlocks(nodes, kThreads, device);
-  const NodeTree<TNode> tree{ dParent, dLevel, pixels };
+  const NodeTree<TNode> tree{ dParent, dLevel, TNode(pixels) };
   // The general path (v1 and v2: nodes that are not binary) numbers its nodes in 32 bits.
   constexpr bool kNarrow = sizeof(TNode) == sizeof(uint32_t);
   if (!binary && !kNarrow)
@@ -253,7 +253,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   // Pointer jumping until every internal node points at its run's top.
   JumpUntilStill(pixels, nodes, up.get(), blocks, kThreads, stream, tracker);
   const unsigned         climbBlocks = detail::GridStrideBlocks(pixels, kThreads, device);
-  const PairNodes<TNode> pairs{ pair.get(), pixels };
+  const PairNodes<TNode> pairs{ pair.get(), TNode(pixels) };
   if (binary)
   {
     TopParentKernel<<<blocks, kThreads, 0, stream>>>(tree, nodes, up.get(), pair.get(), counters.get());

@@ -46,7 +46,7 @@ struct NodeTree
 {
   TNode *          parent;
   const uint32_t * level; // indexed by node - pixels
-  uint64_t         pixels;
+  TNode            pixels;
 
   __device__ __forceinline__ uint32_t
   Level(TNode x) const
@@ -240,7 +240,7 @@ struct PairNodes
 {
   using Node = TNode;
   NodePair<TNode> *          pair;
-  uint64_t                   pixels;
+  TNode                      pixels;
   __device__ __forceinline__ NodePair<TNode>
                              Load(TNode c) const
   {
