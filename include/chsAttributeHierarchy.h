@@ -48,49 +48,69 @@ enum class RegionAttribute
 
 /** A dendrogram of `vertices` leaves as the single-linkage backends write it: `parent` (2n - 1), and per rank
  * `weight`, `u`, `v` (n - 1 each) and, optionally, `edge` (null: the result's edges are the input's ranks). Host or
- * device pointers for the CUDA backend, host pointers for the CPU reference. */
-struct DendrogramInput
+ * device pointers for the CUDA backend, host pointers for the CPU reference. Node and vertex ids of TNode: 32-bit
+ * (DendrogramInput) for up to MaximumDendrogramVertices leaves, 64-bit (DendrogramInputT<uint64_t>) for up to
+ * MaximumWideDendrogramVertices (the graph entry's limit, which both backends end with); the result is written in the
+ * same width, with the same ids. */
+template <typename TNode>
+struct DendrogramInputT
 {
   uint64_t         vertices = 0;
-  const uint32_t * parent   = nullptr;
+  const TNode *    parent   = nullptr;
   const double *   weight   = nullptr;
   const uint64_t * edge     = nullptr;
-  const uint32_t * u        = nullptr;
-  const uint32_t * v        = nullptr;
+  const TNode *    u        = nullptr;
+  const TNode *    v        = nullptr;
+  /** Testing only: the CUDA backend ranks its Euler tour with 16-byte words (next visit and count, 64 bits each), as
+   * it must from 2^30 leaves on (4n - 4 visits no longer fit the 32-bit half of a packed word) and always with 64-bit
+   * ids. The results are the same. */
+  bool forceWideTour = false;
 };
+using DendrogramInput = DendrogramInputT<uint32_t>;
 
 /** The watershed hierarchy by `attribute` (Area, Volume or Dynamics) of the dendrogram `in`, written to `out` like a
  * single-linkage dendrogram (its `edge` is the input's edge of each tree edge, `u` and `v` its ends). Throws
- * std::invalid_argument, before writing anything, for no vertex, a null array, more than MaximumDendrogramVertices
- * vertices, Height as the attribute, or an input that is not a dendrogram (a parent before its child, a node with other
- * than two children, a NaN or decreasing weight, an end vertex out of range). */
-CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, const DendrogramArrays & out);
+ * std::invalid_argument, before writing anything, for no vertex, a null array, more vertices than the ids hold
+ * (MaximumDendrogramVertices with 32-bit ids, MaximumWideDendrogramVertices with 64-bit ones), Height as the
+ * attribute, or an input that is not a dendrogram (a parent before its child, a node with other than two children, a
+ * NaN or decreasing weight, an end vertex out of range). */
+template <typename TNode>
+SingleLinkageResult
+WatershedHierarchyCPU(const DendrogramInputT<TNode> &  in,
+                      RegionAttribute                  attribute,
+                      const DendrogramArraysT<TNode> & out);
 
-CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-WatershedHierarchyCUDA(const DendrogramInput &  in,
-                       RegionAttribute          attribute,
-                       const DendrogramArrays & out,
-                       const ExecutionContext & context,
-                       RunInfo *                info = nullptr);
+template <typename TNode>
+SingleLinkageResult
+WatershedHierarchyCUDA(const DendrogramInputT<TNode> &  in,
+                       RegionAttribute                  attribute,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info = nullptr);
 
 /** The dendrogram `in` with the frontiers of regions whose `attribute` (Area, Volume or Height) is below `threshold`
  * removed (their tree edges weigh 0). Throws as WatershedHierarchyCPU does, and for Dynamics or a NaN threshold. */
-CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-FilterRegionsCPU(const DendrogramInput & in, RegionAttribute attribute, double threshold, const DendrogramArrays & out);
+template <typename TNode>
+SingleLinkageResult
+FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
+                 RegionAttribute                  attribute,
+                 double                           threshold,
+                 const DendrogramArraysT<TNode> & out);
 
-CudaHierarchicalSegmentation_EXPORT SingleLinkageResult
-FilterRegionsCUDA(const DendrogramInput &  in,
-                  RegionAttribute          attribute,
-                  double                   threshold,
-                  const DendrogramArrays & out,
-                  const ExecutionContext & context,
-                  RunInfo *                info = nullptr);
+template <typename TNode>
+SingleLinkageResult
+FilterRegionsCUDA(const DendrogramInputT<TNode> &  in,
+                  RegionAttribute                  attribute,
+                  double                           threshold,
+                  const DendrogramArraysT<TNode> & out,
+                  const ExecutionContext &         context,
+                  RunInfo *                        info = nullptr);
 
 /** The attribute of every node (2n - 1 values) of the dendrogram `in`, as defined above (Dynamics: 0 for the leaves),
  * on the host. For reports and tests. */
-CudaHierarchicalSegmentation_EXPORT void
-DendrogramAttributeCPU(const DendrogramInput & in, RegionAttribute attribute, double * values);
+template <typename TNode>
+void
+DendrogramAttributeCPU(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values);
 
 } // namespace chs
 

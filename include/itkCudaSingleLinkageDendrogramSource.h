@@ -10,9 +10,6 @@
 #include "itkProcessObject.h"
 #include "CudaHierarchicalSegmentationExport.h"
 
-#include <type_traits>
-#include <utility>
-
 namespace itk
 {
 
@@ -111,23 +108,23 @@ protected:
     }
   };
 
-  /** Sizes the output for a graph of n vertices, with 64-bit node ids beyond 2^31 - 1 vertices or when WideNodeIds
-   * asks, and runs run(arrays, context, info) (CUDA) or run(arrays) (CPU) into it, arrays being
-   * chs::DendrogramArraysT of the ids' width (a functor with overloads for both widths; one that takes 32-bit arrays
-   * only refuses 64-bit ids), through RunBackend (which empties the output on failure), then checks the CPU
+  /** Sizes the output for a graph of n vertices, with 64-bit node ids beyond 2^31 - 1 vertices, when WideNodeIds asks
+   * or when `wide` is set (the hierarchies by attribute keep their input's width), and runs run(arrays, context, info)
+   * (CUDA) or run(arrays) (CPU) into it, arrays being chs::DendrogramArraysT of the ids' width (a functor with
+   * overloads for both widths), through RunBackend (which empties the output on failure), then checks the CPU
    * dendrogram's invariants (the CUDA backend checks the same invariants on the device, before the download); records
    * what the run measured. Written in C++11, as every header the wrapping parses. */
   template <class FRun>
   void
-  RunDendrogram(SizeValueType n, const FRun & run)
+  RunDendrogram(SizeValueType n, const FRun & run, bool wide = false)
   {
     m_NumberOfContractionLevels = m_NumberOfBoruvkaRounds = 0;
     m_SpanningTreeMilliseconds = m_DendrogramMilliseconds = 0.0;
     const BackendEnum        backend                      = this->ResolveBackend();
     Dendrogram *             output                       = this->GetOutput();
     chs::SingleLinkageResult result;
-    if (m_WideNodeIds || n > chs::MaximumDendrogramVertices)
-      this->RunWide(backend, n, run, result, decltype(AcceptsWideArrays<FRun>(0))());
+    if (wide || m_WideNodeIds || n > chs::MaximumDendrogramVertices)
+      this->RunInto<uint64_t>(backend, n, true, run, result);
     else
       this->RunInto<uint32_t>(backend, n, false, run, result);
     if (backend == BackendEnum::CPU)
@@ -147,42 +144,8 @@ protected:
     m_SpanningTreeMilliseconds  = result.mstMilliseconds;
     m_DendrogramMilliseconds    = result.dendrogramMilliseconds;
   }
-  /** RunDendrogram with cuda(arrays, context, info) and cpu(arrays) that take 32-bit arrays only (the hierarchies by
-   * attribute): 64-bit node ids are refused. */
-  template <class FCuda, class FCpu>
-  void
-  RunDendrogram(SizeValueType n, const FCuda & cuda, const FCpu & cpu)
-  {
-    this->RunDendrogram(n, NarrowRun<FCuda, FCpu>{ cuda, cpu });
-  }
 
 private:
-  template <class FCuda, class FCpu>
-  struct NarrowRun
-  {
-    const FCuda & cuda;
-    const FCpu &  cpu;
-    chs::SingleLinkageResult
-    operator()(const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & info) const
-    {
-      return cuda(arrays, context, info);
-    }
-    chs::SingleLinkageResult
-    operator()(const chs::DendrogramArrays & arrays) const
-    {
-      return cpu(arrays);
-    }
-  };
-  /** Whether run(arrays) takes 64-bit arrays. */
-  template <class FRun>
-  static auto
-  AcceptsWideArrays(int)
-    -> decltype(std::declval<const FRun &>()(std::declval<const chs::DendrogramArraysT<uint64_t> &>()),
-                std::true_type());
-  template <class FRun>
-  static std::false_type
-  AcceptsWideArrays(...);
-
   static void
   PointArrays(Dendrogram * output, chs::DendrogramArrays & arrays)
   {
@@ -225,21 +188,6 @@ private:
       },
       { output });
   }
-  template <class FRun>
-  void
-  RunWide(BackendEnum backend, SizeValueType n, const FRun & run, chs::SingleLinkageResult & result, std::true_type)
-  {
-    this->RunInto<uint64_t>(backend, n, true, run, result);
-  }
-  template <class FRun>
-  void
-  RunWide(BackendEnum, SizeValueType n, const FRun &, chs::SingleLinkageResult &, std::false_type)
-  {
-    this->GetOutput()->Initialize();
-    itkExceptionMacro(<< this->GetNameOfClass() << " writes dendrograms of 32-bit node ids (up to 2^31 - 1 vertices), not "
-                      << "of " << n << " vertices" << (m_WideNodeIds ? " with WideNodeIds" : "") << '.');
-  }
-
   unsigned      m_NumberOfContractionLevels{ 0 };
   unsigned      m_NumberOfBoruvkaRounds{ 0 };
   double        m_SpanningTreeMilliseconds{ 0.0 };

@@ -266,6 +266,24 @@ RunShape(Report & r, const chs::Grid & g, bool full)
             chs::ImageSingleLinkageCUDA(weights.data(), g, chs::ImageGraphParameters{ full }, wideDendrogram, context,
                                         &info);
           });
+    // The hierarchies by attribute of that dendrogram, in its width.
+    std::vector<uint64_t>                  hwParent(2 * n - 1), hwu(n - 1), hwv(n - 1);
+    const chs::DendrogramArraysT<uint64_t> wideHierarchy{
+      hwParent.data(), hWeight.data(), hEdge.data(), hwu.data(), hwv.data()
+    };
+    const chs::DendrogramInputT<uint64_t> wideIn{
+      n, wParent.data(), dWeight.data(), dEdge.data(), wu.data(), wv.data()
+    };
+    r.Row("watershed hierarchy by dynamics (64-bit node ids)",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          { chs::WatershedHierarchyCUDA(wideIn, chs::RegionAttribute::Dynamics, wideHierarchy, context, &info); });
+    r.Row("attribute filter by height (64-bit node ids)",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          { chs::FilterRegionsCUDA(wideIn, chs::RegionAttribute::Height, 4.0, wideHierarchy, context, &info); });
   }
   const chs::DendrogramInput in{ n, dParent.data(), dWeight.data(), dEdge.data(), du.data(), dv.data() };
   r.Row("watershed hierarchy by area",
@@ -283,6 +301,16 @@ RunShape(Report & r, const chs::Grid & g, bool full)
         full,
         [&](chs::RunInfo & info)
         { chs::FilterRegionsCUDA(in, chs::RegionAttribute::Height, 4.0, hierarchy, context, &info); });
+  {
+    // The 16-byte Euler tour that 32-bit ids take from 2^30 leaves on, forced on the same dendrogram.
+    chs::DendrogramInput tour = in;
+    tour.forceWideTour        = true;
+    r.Row("watershed hierarchy by dynamics (16-byte tour)",
+          g,
+          full,
+          [&](chs::RunInfo & info)
+          { chs::WatershedHierarchyCUDA(tour, chs::RegionAttribute::Dynamics, hierarchy, context, &info); });
+  }
   r.Row("single-linkage dendrogram of the pixel graph's edges",
         g,
         full,

@@ -183,7 +183,7 @@ class AlphaTree(_Tree):
         saliency = run.empty((int(u.shape[0]),), np.float64)
         ends = (u, v) if parents.dtype == u.dtype else (u.astype(parents.dtype), v.astype(parents.dtype))
         _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.backend, run.device, run.stream)
-        out = _dendrogram_arrays(run, self.num_leaves)
+        out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
         _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.backend, run.device, run.stream)
         out[2][...] = ids[out[2]]  # the image edge index of each tree edge
         tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
@@ -243,16 +243,10 @@ class Dendrogram(_Tree):
         run = self._run
         return [x if run.device_arrays else host(x) for x in (self.parents, self.weights, self.edges, self.u, self.v)]
 
-    def _require_narrow_ids(self):
-        if self.parents.dtype != np.uint32:
-            raise ValueError("hierarchies by attribute take dendrograms of 32-bit node ids (up to 2^31 - 1 vertices, "
-                             "built without wide_node_ids)")
-
     def _reweighted(self, attribute: str, filter_regions: bool, threshold: float) -> "Dendrogram":
-        self._require_narrow_ids()
         run = self._run
         n = self.num_leaves
-        out = _dendrogram_arrays(run, n)
+        out = _dendrogram_arrays(run, n, self.parents.dtype == np.uint64)  # the input's id width
         _chseg.attribute_hierarchy(*self._backend_inputs(), str(attribute), bool(filter_regions), float(threshold),
                                    *out, run.backend, run.device, run.stream)
         return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
@@ -282,7 +276,6 @@ class Dendrogram(_Tree):
     def attribute(self, name: str) -> np.ndarray:
         """The attribute ``name`` ('area', 'volume', 'height' or 'dynamics') of every node, as the hierarchies by
         attribute define it (include/chsAttributeHierarchy.h), a NumPy float64 array."""
-        self._require_narrow_ids()
         return _chseg.dendrogram_attribute(host(self.parents), host(self.weights), host(self.u), host(self.v),
                                            str(name))
 

@@ -883,30 +883,39 @@ AttributeHierarchy(const Array &       parent,
   const Backend b = MakeBackend(backend, device, stream);
   CheckHost(b, { &parent, &weight, &edge, &u, &v, &outParent, &outWeight, &outEdge, &outU, &outV });
   const uint64_t n = (parent.size() + 1) / 2; // the backends check that the arrays form a dendrogram
-  if (parent.dtype() != nb::dtype<uint32_t>() || weight.dtype() != nb::dtype<double>() ||
-      edge.dtype() != nb::dtype<uint64_t>() || u.dtype() != nb::dtype<uint32_t>() ||
-      v.dtype() != nb::dtype<uint32_t>() || weight.size() + 1 != n || edge.size() + 1 != n || u.size() + 1 != n ||
-      v.size() + 1 != n)
-    throw std::invalid_argument("chseg: hierarchies by attribute take a dendrogram of n leaves with 2n - 1 uint32 "
-                                "parents and n - 1 float64 weights, uint64 edges and uint32 ends (32-bit node ids)");
-  const chs::RegionAttribute  a = RegionAttributeOf(attribute);
-  const chs::DendrogramInput  in{ n,
-                                 Ptr<const uint32_t>(parent),
-                                 Ptr<const double>(weight),
-                                 Ptr<const uint64_t>(edge),
-                                 Ptr<const uint32_t>(u),
-                                 Ptr<const uint32_t>(v) };
-  const chs::DendrogramArrays out = DendrogramArraysOf<uint32_t>(outParent, outWeight, outEdge, outU, outV);
-  chs::SingleLinkageResult    r;
-  chs::RunInfo                info;
-  {
-    nb::gil_scoped_release release;
-    if (filter)
-      r = b.cuda ? chs::FilterRegionsCUDA(in, a, threshold, out, b.context, &info)
-                 : chs::FilterRegionsCPU(in, a, threshold, out);
-    else
-      r = b.cuda ? chs::WatershedHierarchyCUDA(in, a, out, b.context, &info) : chs::WatershedHierarchyCPU(in, a, out);
-  }
+  if (weight.dtype() != nb::dtype<double>() || edge.dtype() != nb::dtype<uint64_t>() || weight.size() + 1 != n ||
+      edge.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n || outParent.dtype() != parent.dtype())
+    throw std::invalid_argument("chseg: hierarchies by attribute take a dendrogram of n leaves with 2n - 1 parents "
+                                "(uint32 or uint64), n - 1 float64 weights, uint64 edges and ends of the parents' "
+                                "type, and write one of the same id type");
+  const chs::RegionAttribute a = RegionAttributeOf(attribute);
+  chs::SingleLinkageResult   r;
+  chs::RunInfo               info;
+  WithDendrogramArrays(
+    outParent,
+    outWeight,
+    outEdge,
+    outU,
+    outV,
+    [&](const auto & out)
+    {
+      using Node = std::remove_cv_t<std::remove_pointer_t<decltype(out.parent)>>;
+      if (parent.dtype() != nb::dtype<Node>() || u.dtype() != parent.dtype() || v.dtype() != parent.dtype())
+        throw std::invalid_argument("chseg: a dendrogram's parents and ends are of one type");
+      chs::DendrogramInputT<Node> in;
+      in.vertices = n;
+      in.parent   = Ptr<const Node>(parent);
+      in.weight   = Ptr<const double>(weight);
+      in.edge     = Ptr<const uint64_t>(edge);
+      in.u        = Ptr<const Node>(u);
+      in.v        = Ptr<const Node>(v);
+      nb::gil_scoped_release release;
+      if (filter)
+        r = b.cuda ? chs::FilterRegionsCUDA(in, a, threshold, out, b.context, &info)
+                   : chs::FilterRegionsCPU(in, a, threshold, out);
+      else
+        r = b.cuda ? chs::WatershedHierarchyCUDA(in, a, out, b.context, &info) : chs::WatershedHierarchyCPU(in, a, out);
+    });
   return SingleLinkageInfo(r, info);
 }
 
@@ -925,14 +934,26 @@ DendrogramAttribute(const Array &       parent,
   const uint64_t n = (parent.size() + 1) / 2;
   if (weight.dtype() != nb::dtype<double>() || weight.size() + 1 != n || u.size() + 1 != n || v.size() + 1 != n)
     throw std::invalid_argument("chseg: a dendrogram of n leaves has n - 1 float64 weights and end vertices");
-  const chs::DendrogramInput in{ n,       Ptr<const uint32_t>(parent), Ptr<const double>(weight),
-                                 nullptr, Ptr<const uint32_t>(u),      Ptr<const uint32_t>(v) };
+  if (u.dtype() != parent.dtype() || v.dtype() != parent.dtype())
+    throw std::invalid_argument("chseg: a dendrogram's parents and ends are of one type");
   std::vector<double>        values(parent.size());
-  const chs::RegionAttribute a = RegionAttributeOf(attribute);
+  const chs::RegionAttribute a   = RegionAttributeOf(attribute);
+  auto                       run = [&](auto node)
   {
+    using Node = decltype(node);
+    chs::DendrogramInputT<Node> in;
+    in.vertices = n;
+    in.parent   = Ptr<const Node>(parent);
+    in.weight   = Ptr<const double>(weight);
+    in.u        = Ptr<const Node>(u);
+    in.v        = Ptr<const Node>(v);
     nb::gil_scoped_release release;
     chs::DendrogramAttributeCPU(in, a, values.data());
-  }
+  };
+  if (parent.dtype() == nb::dtype<uint64_t>())
+    run(uint64_t());
+  else
+    run(uint32_t());
   return ToNumpy(std::move(values), parent.size());
 }
 

@@ -142,7 +142,8 @@ def test_graph_single_linkage_matches_scipy():
                                                      ((6, 7, 8), True)])
 def test_single_linkage_with_wide_node_ids_is_the_same_dendrogram(backend, shape, fully_connected):
     """64-bit node ids (the dendrograms of more than 2^31 - 1 vertices, asked for on small images and graphs): the
-    same arrays, cuts, clusters, areas and linkage matrix as with 32-bit ids; hierarchies by attribute refuse them."""
+    same arrays, cuts, clusters, areas, linkage matrix, hierarchies by attribute and node attributes as with 32-bit
+    ids (the hierarchies keep the input's width)."""
     image = np.random.default_rng(9).integers(0, 12, shape).astype(np.uint8)
     narrow = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
     wide = chseg.single_linkage(image, fully_connected=fully_connected, wide_node_ids=True, backend=backend)
@@ -155,8 +156,18 @@ def test_single_linkage_with_wide_node_ids_is_the_same_dendrogram(backend, shape
         assert np.array_equal(wide.clusters(k), narrow.clusters(k))
     assert np.array_equal(wide.areas(), narrow.areas())
     assert np.array_equal(wide.linkage_matrix(), narrow.linkage_matrix())
-    with pytest.raises(ValueError, match="32-bit node ids"):
-        wide.watershed_hierarchy("area")
+    for attribute in ("area", "volume", "dynamics"):
+        ours, expected = wide.watershed_hierarchy(attribute), narrow.watershed_hierarchy(attribute)
+        assert ours.parents.dtype == np.uint64 and expected.parents.dtype == np.uint32
+        for name in ("parents", "weights", "edges", "u", "v"):
+            assert np.array_equal(getattr(ours, name), getattr(expected, name)), (attribute, name)
+    for attribute, threshold in (("area", 5), ("volume", 20), ("height", 3)):
+        ours, expected = wide.filter_regions(threshold, attribute), narrow.filter_regions(threshold, attribute)
+        assert ours.parents.dtype == np.uint64
+        for name in ("parents", "weights", "edges", "u", "v"):
+            assert np.array_equal(getattr(ours, name), getattr(expected, name)), (attribute, name)
+    for attribute in ("area", "volume", "height", "dynamics"):
+        assert np.array_equal(wide.attribute(attribute), narrow.attribute(attribute)), attribute
     u, v = neighbour_pairs(shape, fully_connected)
     w = np.abs(image.ravel()[u].astype(np.float64) - image.ravel()[v])
     graph_narrow = chseg.single_linkage_graph(u, v, w, image.size, backend=backend)

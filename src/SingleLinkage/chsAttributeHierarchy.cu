@@ -3,8 +3,12 @@
 // level by level or leaf to root:
 // - Children: every non-root node takes a slot of its parent (atomics), then each pair is put in id order.
 // - Preorder and subtree sizes from the Euler tour (each non-root node entered and left once; the successor of each
-//   visit is local), ranked by pointer jumping (Wyllie, O(log n) rounds on packed (next, count) words). A subtree is
-//   then the preorder range [pre(x), pre(x) + size(x)).
+//   visit is local), ranked by pointer jumping (Wyllie, O(log n) rounds on (next, count) words: packed in 64 bits up
+//   to 2^30 leaves, 16 bytes from there on and with 64-bit node ids). A subtree is then the preorder range
+//   [pre(x), pre(x) + size(x)).
+// - Node ids of TNode (32-bit up to 2^31 - 1 leaves, 64-bit up to 2^32 - 1): the parents, children, preorder, sizes,
+//   deepest children and chains; the ends and ranks of the tree edges stay 32-bit (64-bit input ends are narrowed on
+//   the device, an end out of range kept out of range for the dendrogram check).
 // - area = (size + 1) / 2 (a full binary tree); volume = a prefix sum over the preorder of area(y) * (alt(parent(y)) -
 //   alt(y)), exact when the weights are whole numbers and n * (max - min) <= 2^53 (every partial sum is then an exact
 //   double, in any order); otherwise the sequential order of the definition is kept by a leaf-to-root walk (the
@@ -40,48 +44,57 @@ namespace
 {
 
 constexpr unsigned kThreads = 256;
-constexpr uint32_t kNone    = 0xffffffffu;
+
+template <typename TNode>
+__host__ __device__ constexpr TNode
+None()
+{
+  return TNode(~TNode(0));
+}
 
 #define CHS_GRID_STRIDE(i, count)                                                                                      \
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < (count); i += uint64_t(gridDim.x) * blockDim.x)
 
 /** The tree as the kernels read it: n leaves, internal node x at index x - n of the per-node arrays. */
+template <typename TNode>
 struct DeviceTree
 {
-  uint64_t         n;
-  uint32_t         root;
-  const uint32_t * parent;
-  const uint32_t * child; // two per internal node, smaller id first
-  const double *   weight;
+  uint64_t       n;
+  TNode          root;
+  const TNode *  parent;
+  const TNode *  child; // two per internal node, smaller id first
+  const double * weight;
 
   __device__ double
-  Altitude(uint32_t x) const
+  Altitude(uint64_t x) const
   {
     return x < n ? 0.0 : weight[x - n];
   }
   __device__ double
-  ParentAltitude(uint32_t x) const
+  ParentAltitude(uint64_t x) const
   {
     return Altitude(parent[x]);
   }
 };
 
+template <typename TNode>
 __global__ void
-ChildrenKernel(uint64_t n, const uint32_t * parent, uint32_t * count, uint32_t * child)
+ChildrenKernel(uint64_t n, const TNode * parent, uint32_t * count, TNode * child)
 {
   CHS_GRID_STRIDE(x, 2 * n - 2)
   {
     const uint64_t k                        = parent[x] - n;
-    child[2 * k + atomicAdd(count + k, 1u)] = uint32_t(x);
+    child[2 * k + atomicAdd(count + k, 1u)] = TNode(x);
   }
 }
 
+template <typename TNode>
 __global__ void
-OrderChildrenKernel(uint64_t internal, uint32_t * child)
+OrderChildrenKernel(uint64_t internal, TNode * child)
 {
   CHS_GRID_STRIDE(k, internal)
   {
-    const uint32_t a = child[2 * k], b = child[2 * k + 1];
+    const TNode a = child[2 * k], b = child[2 * k + 1];
     if (a > b)
     {
       child[2 * k]     = b;
@@ -92,17 +105,18 @@ OrderChildrenKernel(uint64_t internal, uint32_t * child)
 
 /** The sequential definition's order for the volume (non-whole weights): per internal node, from its children in id
  * order, the area and the volume. */
+template <typename TNode>
 struct VolumeStep
 {
-  DeviceTree t;
-  double *   area;
-  double *   volume;
+  DeviceTree<TNode> t;
+  double *          area;
+  double *          volume;
 
   __device__ void
-  operator()(uint32_t x) const
+  operator()(TNode x) const
   {
     const uint64_t k  = x - t.n;
-    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const TNode    c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
     const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
     const double   a  = __dadd_rn(leaf0 ? 1.0 : __ldcg(area + c0 - t.n), leaf1 ? 1.0 : __ldcg(area + c1 - t.n));
     const double   vc = __dadd_rn(leaf0 ? 0.0 : __ldcg(volume + c0 - t.n), leaf1 ? 0.0 : __ldcg(volume + c1 - t.n));
@@ -113,13 +127,13 @@ struct VolumeStep
 
 /** One thread per leaf walks up: the second child to reach a node computes it (its children's values published by
  * the fence before their arrival) and goes on. */
-template <class TStep>
+template <typename TNode, class TStep>
 __global__ void
-BottomUpKernel(DeviceTree t, uint32_t * arrived, TStep step)
+BottomUpKernel(DeviceTree<TNode> t, uint32_t * arrived, TStep step)
 {
   CHS_GRID_STRIDE(i, t.n)
   {
-    uint32_t x = t.parent[i];
+    TNode x = t.parent[i];
     while (true)
     {
       __threadfence();
@@ -136,86 +150,138 @@ BottomUpKernel(DeviceTree t, uint32_t * arrived, TStep step)
 
 // --- Preorder and subtree sizes from the Euler tour ----------------------------------------------------------------
 
-constexpr uint32_t kEnd = 0xffffffffu;
+/** A visit's word of the Euler tour: its next visit (kEnd after the last) and the count of entering visits from it
+ * on. Packed: 32 bits each in one 64-bit word (visit ids below 2^32 - 1: up to 2^30 leaves); Wide: 64 bits each. */
+struct PackedTour
+{
+  using Word                     = unsigned long long;
+  static constexpr uint64_t kEnd = 0xffffffffu;
+  __device__ static Word
+  Make(uint64_t next, uint64_t count)
+  {
+    return (static_cast<Word>(next) << 32) | count;
+  }
+  __device__ static uint64_t
+  Next(Word w)
+  {
+    return w >> 32;
+  }
+  __device__ static uint64_t
+  Count(Word w)
+  {
+    return w & 0xffffffffull;
+  }
+  /** w followed by its successor v: v's next, both counts. */
+  __device__ static Word
+  Skip(Word w, Word v)
+  {
+    return (v & 0xffffffff00000000ull) | ((w + v) & 0xffffffffull);
+  }
+};
+struct WideTour
+{
+  using Word                     = ulonglong2; // x: next, y: count
+  static constexpr uint64_t kEnd = ~0ull;
+  __device__ static Word
+  Make(uint64_t next, uint64_t count)
+  {
+    return make_ulonglong2(next, count);
+  }
+  __device__ static uint64_t
+  Next(Word w)
+  {
+    return w.x;
+  }
+  __device__ static uint64_t
+  Count(Word w)
+  {
+    return w.y;
+  }
+  __device__ static Word
+  Skip(Word w, Word v)
+  {
+    return make_ulonglong2(v.x, w.y + v.y);
+  }
+};
 
-/** The tour visits D(x) = 2x (entering x) and U(x) = 2x + 1 (leaving x) of every non-root node x; each word packs the
- * next visit (high half, kEnd after the last) and the count of entering visits (low half) from this one on. */
+/** The tour visits D(x) = 2x (entering x) and U(x) = 2x + 1 (leaving x) of every non-root node x. */
+template <class TTour, typename TNode>
 __global__ void
-TourKernel(DeviceTree t, unsigned long long * tour)
+TourKernel(DeviceTree<TNode> t, typename TTour::Word * tour)
 {
   CHS_GRID_STRIDE(x, uint64_t(t.root))
   {
     const uint64_t k    = x - t.n;
-    const uint32_t down = x >= t.n ? 2 * t.child[2 * k] : uint32_t(2 * x + 1);
-    const uint32_t p = t.parent[x], pk = p - uint32_t(t.n);
-    const uint32_t up = uint32_t(x) == t.child[2 * pk] ? 2 * t.child[2 * pk + 1] : p == t.root ? kEnd : 2 * p + 1;
-    tour[2 * x]       = (static_cast<unsigned long long>(down) << 32) | 1ull;
-    tour[2 * x + 1]   = static_cast<unsigned long long>(up) << 32;
+    const uint64_t down = x >= t.n ? 2 * uint64_t(t.child[2 * k]) : 2 * x + 1;
+    const uint64_t p = t.parent[x], pk = p - t.n;
+    const uint64_t up = x == t.child[2 * pk] ? 2 * uint64_t(t.child[2 * pk + 1])
+                        : p == t.root        ? TTour::kEnd
+                                             : 2 * p + 1;
+    tour[2 * x]       = TTour::Make(down, 1);
+    tour[2 * x + 1]   = TTour::Make(up, 0);
   }
 }
 
 /** One round of pointer jumping: each visit adds the count of its successor and skips over it. */
+template <class TTour>
 __global__ void
-JumpTourKernel(uint64_t count, const unsigned long long * in, unsigned long long * out)
+JumpTourKernel(uint64_t count, const typename TTour::Word * in, typename TTour::Word * out)
 {
   CHS_GRID_STRIDE(e, count)
   {
-    const unsigned long long w    = in[e];
-    const uint32_t           next = uint32_t(w >> 32);
-    if (next == kEnd)
-      out[e] = w;
-    else
-    {
-      const unsigned long long v = in[next];
-      out[e]                     = (v & 0xffffffff00000000ull) | ((w + v) & 0xffffffffull);
-    }
+    const typename TTour::Word w    = in[e];
+    const uint64_t             next = TTour::Next(w);
+    out[e]                          = next == TTour::kEnd ? w : TTour::Skip(w, in[next]);
   }
 }
 
 /** pre(x) and size(x) from the ranked tour (the root: 0 and 2n - 1); order[pre(x)] = x. */
+template <class TTour, typename TNode>
 __global__ void
-PreorderKernel(DeviceTree t, const unsigned long long * ranked, uint32_t * pre, uint32_t * size, uint32_t * order)
+PreorderKernel(DeviceTree<TNode> t, const typename TTour::Word * ranked, TNode * pre, TNode * size, TNode * order)
 {
   CHS_GRID_STRIDE(x, uint64_t(t.root) + 1)
   {
-    uint32_t p = 0, s = t.root + 1;
+    uint64_t p = 0, s = uint64_t(t.root) + 1;
     if (x != t.root)
     {
-      const uint32_t fromDown = uint32_t(ranked[2 * x]), fromUp = uint32_t(ranked[2 * x + 1]);
-      p = t.root + 1 - fromDown;
+      const uint64_t fromDown = TTour::Count(ranked[2 * x]), fromUp = TTour::Count(ranked[2 * x + 1]);
+      p = uint64_t(t.root) + 1 - fromDown;
       s = fromDown - fromUp;
     }
-    pre[x]   = p;
-    size[x]  = s;
-    order[p] = uint32_t(x);
+    pre[x]   = TNode(p);
+    size[x]  = TNode(s);
+    order[p] = TNode(x);
   }
 }
 
 /** Per preorder position: the term area(y) * (alt(parent(y)) - alt(y)) of an internal node y, 0 for a leaf. */
+template <typename TNode>
 __global__ void
-VolumeTermKernel(DeviceTree t, const uint32_t * order, const uint32_t * size, double * term)
+VolumeTermKernel(DeviceTree<TNode> t, const TNode * order, const TNode * size, double * term)
 {
   CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
   {
-    const uint32_t y = order[i];
-    term[i]          = y < t.n ? 0.0 : double((size[y] + 1) / 2) * (t.ParentAltitude(y) - t.Altitude(y));
+    const TNode y = order[i];
+    term[i]       = y < t.n ? 0.0 : double((uint64_t(size[y]) + 1) / 2) * (t.ParentAltitude(y) - t.Altitude(y));
   }
 }
 
+template <typename TNode>
 __global__ void
-AreaVolumeKernel(DeviceTree       t,
-                 const uint32_t * pre,
-                 const uint32_t * size,
-                 const double *   prefix,
-                 double *         area,
-                 double *         volume)
+AreaVolumeKernel(DeviceTree<TNode> t,
+                 const TNode *     pre,
+                 const TNode *     size,
+                 const double *    prefix,
+                 double *          area,
+                 double *          volume)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t x = uint32_t(t.n + k);
-    area[k]          = double((size[x] + 1) / 2);
+    const uint64_t x = t.n + k;
+    area[k]          = double((uint64_t(size[x]) + 1) / 2);
     if (volume)
-      volume[k] = prefix[pre[x] + size[x]] - prefix[pre[x]];
+      volume[k] = prefix[uint64_t(pre[x]) + size[x]] - prefix[pre[x]];
   }
 }
 
@@ -345,94 +411,103 @@ struct RangeTable
 };
 
 /** Per preorder position: the altitude of an internal node, infinity for a leaf. */
+template <typename TNode>
 __global__ void
-DepthValueKernel(DeviceTree t, const uint32_t * order, double * value)
+DepthValueKernel(DeviceTree<TNode> t, const TNode * order, double * value)
 {
   CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
   {
-    const uint32_t y = order[i];
-    value[i]         = y < t.n ? INFINITY : t.Altitude(y);
+    const TNode y = order[i];
+    value[i]      = y < t.n ? INFINITY : t.Altitude(y);
   }
 }
 
 /** depth(x): the lowest altitude of an internal node in x's subtree; deepest(x): the internal child of smaller
  * depth, the smaller id on ties. */
+template <typename TNode>
 __global__ void
-DepthKernel(DeviceTree t, const uint32_t * pre, const uint32_t * size, RangeTable<Min> range, double * depth)
+DepthKernel(DeviceTree<TNode> t, const TNode * pre, const TNode * size, RangeTable<Min> range, double * depth)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t x = uint32_t(t.n + k);
-    depth[k]         = range.Query(pre[x], pre[x] + size[x]);
+    const uint64_t x = t.n + k;
+    depth[k]         = range.Query(pre[x], uint64_t(pre[x]) + size[x]);
   }
 }
 
+template <typename TNode>
 __global__ void
-DeepestKernel(DeviceTree t, const double * depth, uint32_t * deepest)
+DeepestKernel(DeviceTree<TNode> t, const double * depth, TNode * deepest)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
-    const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
-    deepest[k] = leaf0 && leaf1 ? kNone : !leaf0 && (leaf1 || depth[c0 - t.n] <= depth[c1 - t.n]) ? c0 : c1;
+    const TNode c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const bool  leaf0 = c0 < t.n, leaf1 = c1 < t.n;
+    deepest[k] = leaf0 && leaf1 ? None<TNode>() : !leaf0 && (leaf1 || depth[c0 - t.n] <= depth[c1 - t.n]) ? c0 : c1;
   }
 }
 
 /** Per preorder position: the attribute of an internal node that is not at its parent's level (the root excluded),
  * else 0. */
+template <typename TNode>
 __global__ void
-ExitValueKernel(DeviceTree t, const uint32_t * order, const double * attribute, double * value)
+ExitValueKernel(DeviceTree<TNode> t, const TNode * order, const double * attribute, double * value)
 {
   CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
   {
-    const uint32_t y = order[i];
-    value[i]         = y < t.n || y == t.root || t.Altitude(y) == t.ParentAltitude(y) ? 0.0 : attribute[y - t.n];
+    const TNode y = order[i];
+    value[i]      = y < t.n || y == t.root || t.Altitude(y) == t.ParentAltitude(y) ? 0.0 : attribute[y - t.n];
   }
 }
 
 /** corrected(x): the attribute at the root and at nodes not at their parent's level, else the largest attribute of
  * the internal nodes below x not at their parent's level. */
+template <typename TNode>
 __global__ void
-CorrectedKernel(DeviceTree       t,
-                const uint32_t * pre,
-                const uint32_t * size,
-                const double *   attribute,
-                RangeTable<Max>  range,
-                double *         corrected)
+CorrectedKernel(DeviceTree<TNode> t,
+                const TNode *     pre,
+                const TNode *     size,
+                const double *    attribute,
+                RangeTable<Max>   range,
+                double *          corrected)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t x = uint32_t(t.n + k);
-    corrected[k] =
-      x == t.root || t.Altitude(x) != t.ParentAltitude(x) ? attribute[k] : range.Query(pre[x] + 1, pre[x] + size[x]);
+    const uint64_t x = t.n + k;
+    corrected[k]     = x == t.root || t.Altitude(x) != t.ParentAltitude(x)
+                         ? attribute[k]
+                         : range.Query(uint64_t(pre[x]) + 1, uint64_t(pre[x]) + size[x]);
   }
 }
 
 /** height(x) = alt(parent(x)) - depth(x) (the root: its own altitude). */
+template <typename TNode>
 __global__ void
-HeightKernel(DeviceTree t, const double * depth, double * height)
+HeightKernel(DeviceTree<TNode> t, const double * depth, double * height)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
-  height[k] = t.ParentAltitude(uint32_t(t.n + k)) - depth[k];
+  height[k] = t.ParentAltitude(t.n + k) - depth[k];
 }
 
 /** link(x): the parent when x is its parent's deepest child, else x. */
+template <typename TNode>
 __global__ void
-DeepestLinkKernel(DeviceTree t, const uint32_t * deepest, uint32_t * link)
+DeepestLinkKernel(DeviceTree<TNode> t, const TNode * deepest, TNode * link)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t x = uint32_t(t.n + k), p = t.parent[x];
+    const TNode x = TNode(t.n + k), p = t.parent[x];
     link[k] = x != t.root && deepest[p - t.n] == x ? p : x;
   }
 }
 
+template <typename TNode>
 __global__ void
-JumpKernel(uint64_t n, uint32_t * link, unsigned * changed)
+JumpKernel(uint64_t n, TNode * link, unsigned * changed)
 {
   CHS_GRID_STRIDE(k, n - 1)
   {
-    const uint32_t l = link[k], ll = link[l - n];
+    const TNode l = link[k], ll = link[l - n];
     if (ll != l)
     {
       link[k]  = ll;
@@ -441,31 +516,34 @@ JumpKernel(uint64_t n, uint32_t * link, unsigned * changed)
   }
 }
 
+template <typename TNode>
 __global__ void
-DynamicsKernel(uint64_t n, const uint32_t * top, const double * height, double * dynamics)
+DynamicsKernel(uint64_t n, const TNode * top, const double * height, double * dynamics)
 {
   CHS_GRID_STRIDE(k, n - 1)
   dynamics[k] = height[top[k] - n];
 }
 
 /** The watershed hierarchy's weight of each tree edge: the smaller corrected value of its node's children. */
+template <typename TNode>
 __global__ void
-WatershedWeightKernel(DeviceTree t, const double * corrected, double * w)
+WatershedWeightKernel(DeviceTree<TNode> t, const double * corrected, double * w)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const TNode c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
     w[k] = fmin(c0 < t.n ? 0.0 : corrected[c0 - t.n], c1 < t.n ? 0.0 : corrected[c1 - t.n]);
   }
 }
 
 /** The filter's weight of each tree edge: 0 when a child's attribute is below the threshold, else its altitude. */
+template <typename TNode>
 __global__ void
-FilterWeightKernel(DeviceTree t, const double * value, double leafValue, double threshold, double * w)
+FilterWeightKernel(DeviceTree<TNode> t, const double * value, double leafValue, double threshold, double * w)
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const uint32_t c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const TNode    c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
     const double   a = c0 < t.n ? leafValue : value[c0 - t.n], b = c1 < t.n ? leafValue : value[c1 - t.n];
     w[k] = fmin(a, b) < threshold ? 0.0 : t.weight[k];
   }
@@ -478,6 +556,18 @@ CodeKernel(uint64_t count, const double * w, unsigned long long * code, uint32_t
   {
     code[r] = sl::OrderedCode(w[r]);
     rank[r] = uint32_t(r);
+  }
+}
+
+/** 64-bit end vertices narrowed to the device's 32-bit ones; an end out of range becomes n (n < 2^32), out of range
+ * still, so that the dendrogram check refuses it. */
+__global__ void
+NarrowEndsKernel(uint64_t count, const uint64_t * in, uint64_t n, uint32_t * out)
+{
+  CHS_GRID_STRIDE(i, count)
+  {
+    const uint64_t e = in[i];
+    out[i]           = uint32_t(e < n ? e : n);
   }
 }
 
@@ -512,31 +602,58 @@ enum class Operation
   Filter
 };
 
-/** Preorder positions, subtree sizes and the nodes in preorder, from the Euler tour ranked by pointer jumping. */
-void
-Preorder(const DeviceTree &      t,
-         uint32_t *              pre,
-         uint32_t *              size,
-         uint32_t *              order,
-         cudaStream_t            stream,
-         detail::MemoryTracker & tracker,
-         int                     device)
+/** Whether the Euler tour of a tree of n leaves takes WideTour's words: with 64-bit node ids, when asked, and when its
+ * 4n - 4 visit ids reach PackedTour's kEnd (from 2^30 + 1 leaves on). */
+bool
+WideTourFor(uint64_t n, unsigned nodeBytes, bool force)
 {
-  const uint64_t                           visits = 2 * uint64_t(t.root);
-  detail::DeviceBuffer<unsigned long long> a(visits, stream, &tracker), b(visits, stream, &tracker);
-  const unsigned                           blocks = detail::GridStrideBlocks(visits, kThreads, device);
-  TourKernel<<<detail::GridStrideBlocks(t.root, kThreads, device), kThreads, 0, stream>>>(t, a.get());
+  return force || nodeBytes == sizeof(uint64_t) || 4 * (n - 1) > PackedTour::kEnd;
+}
+
+template <class TTour, typename TNode>
+void
+RankTour(const DeviceTree<TNode> & t,
+         TNode *                   pre,
+         TNode *                   size,
+         TNode *                   order,
+         cudaStream_t              stream,
+         detail::MemoryTracker &   tracker,
+         int                       device)
+{
+  using Word                        = typename TTour::Word;
+  const uint64_t             visits = 2 * uint64_t(t.root);
+  detail::DeviceBuffer<Word> a(visits, stream, &tracker), b(visits, stream, &tracker);
+  const unsigned             blocks = detail::GridStrideBlocks(visits, kThreads, device);
+  TourKernel<TTour><<<detail::GridStrideBlocks(t.root, kThreads, device), kThreads, 0, stream>>>(t, a.get());
   CHS_CUDA_CHECK_LAUNCH("TourKernel");
-  unsigned long long *in = a.get(), *out = b.get();
+  Word *in = a.get(), *out = b.get();
   for (uint64_t span = 1; span < visits; span *= 2)
   {
-    JumpTourKernel<<<blocks, kThreads, 0, stream>>>(visits, in, out);
+    JumpTourKernel<TTour><<<blocks, kThreads, 0, stream>>>(visits, in, out);
     CHS_CUDA_CHECK_LAUNCH("JumpTourKernel");
     std::swap(in, out);
   }
-  PreorderKernel<<<detail::GridStrideBlocks(uint64_t(t.root) + 1, kThreads, device), kThreads, 0, stream>>>(
+  PreorderKernel<TTour><<<detail::GridStrideBlocks(uint64_t(t.root) + 1, kThreads, device), kThreads, 0, stream>>>(
     t, in, pre, size, order);
   CHS_CUDA_CHECK_LAUNCH("PreorderKernel");
+}
+
+/** Preorder positions, subtree sizes and the nodes in preorder, from the Euler tour ranked by pointer jumping. */
+template <typename TNode>
+void
+Preorder(const DeviceTree<TNode> & t,
+         bool                      wideTour,
+         TNode *                   pre,
+         TNode *                   size,
+         TNode *                   order,
+         cudaStream_t              stream,
+         detail::MemoryTracker &   tracker,
+         int                       device)
+{
+  if (wideTour)
+    RankTour<WideTour>(t, pre, size, order, stream, tracker, device);
+  else
+    RankTour<PackedTour>(t, pre, size, order, stream, tracker, device);
 }
 
 /** The block sparse table of `value` (count positions); its arrays live in `storage`. */
@@ -607,25 +724,28 @@ RangeBytes(uint64_t count)
   return (2 * count + levels * blocks) * sizeof(double);
 }
 
-/** A bound on the device bytes NewWeights allocates: the Euler tour's two arrays while the preorder is ranked;
- * then what the preorder leaves, the volumes' prefix and scan, the depths' range table, depths, deepest links and
- * tops, and the corrected attribute's range table and values (summed, though not all are held at once). */
+/** A bound on the device bytes NewWeights allocates with node ids of `nodeBytes` and tour words of `tourBytes`: the
+ * Euler tour's two arrays while the preorder is ranked; then what the preorder leaves, the volumes' prefix and scan,
+ * the depths' range table, depths, deepest links and tops, and the corrected attribute's range table and values
+ * (summed, though not all are held at once). */
 uint64_t
-NewWeightsBytes(uint64_t n)
+NewWeightsBytes(uint64_t n, unsigned nodeBytes, unsigned tourBytes)
 {
   const uint64_t internal = n - 1, nodes = 2 * n - 1, visits = 2 * (2 * n - 2);
-  const uint64_t tree = internal * 3 * sizeof(uint32_t) + nodes * 3 * sizeof(uint32_t);
+  const uint64_t tree = internal * (2 * nodeBytes + sizeof(uint32_t)) + nodes * 3 * nodeBytes;
   const uint64_t held = tree + (nodes + 1) * sizeof(double) + internal * 2 * sizeof(double);
-  return std::max(tree + visits * 2 * sizeof(unsigned long long),
+  return std::max(tree + visits * 2 * tourBytes,
                   held + (nodes + 1) * sizeof(double) + detail::ScanScratchBytes(nodes + 1) +
                     3 * sizeof(unsigned long long) + 2 * RangeBytes(nodes) + internal * 2 * sizeof(double) +
-                    internal * 2 * sizeof(uint32_t) + sizeof(unsigned));
+                    internal * 2 * nodeBytes + sizeof(unsigned));
 }
 
 /** The new weight of every tree edge (by rank) on the device. */
+template <typename TNode>
 void
 NewWeights(uint64_t                n,
-           const uint32_t *        dParent,
+           bool                    wideTour,
+           const TNode *           dParent,
            const double *          dWeight,
            Operation               operation,
            RegionAttribute         attribute,
@@ -638,18 +758,19 @@ NewWeights(uint64_t                n,
   const uint64_t                 internal = n - 1, nodes = 2 * n - 1;
   const unsigned                 blocks = detail::GridStrideBlocks(internal, kThreads, device);
   const unsigned                 all    = detail::GridStrideBlocks(nodes, kThreads, device);
-  detail::DeviceBuffer<uint32_t> child(2 * internal, stream, &tracker), count(internal, stream, &tracker);
+  detail::DeviceBuffer<TNode>    child(2 * internal, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> count(internal, stream, &tracker);
   CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
   ChildrenKernel<<<detail::GridStrideBlocks(2 * n - 2, kThreads, device), kThreads, 0, stream>>>(
     n, dParent, count.get(), child.get());
   CHS_CUDA_CHECK_LAUNCH("ChildrenKernel");
   OrderChildrenKernel<<<blocks, kThreads, 0, stream>>>(internal, child.get());
   CHS_CUDA_CHECK_LAUNCH("OrderChildrenKernel");
-  const DeviceTree t{ n, uint32_t(2 * n - 2), dParent, child.get(), dWeight };
+  const DeviceTree<TNode> t{ n, TNode(2 * n - 2), dParent, child.get(), dWeight };
 
-  detail::DeviceBuffer<uint32_t> pre(nodes, stream, &tracker), size(nodes, stream, &tracker),
+  detail::DeviceBuffer<TNode> pre(nodes, stream, &tracker), size(nodes, stream, &tracker),
     order(nodes, stream, &tracker);
-  Preorder(t, pre.get(), size.get(), order.get(), stream, tracker, device);
+  Preorder(t, wideTour, pre.get(), size.get(), order.get(), stream, tracker, device);
   std::vector<std::unique_ptr<detail::DeviceBuffer<double>>> storage;
   detail::DeviceBuffer<double> values(nodes + 1, stream, &tracker); // per preorder position, reused
   detail::DeviceBuffer<double> area(internal, stream, &tracker), attributeOf(internal, stream, &tracker);
@@ -662,7 +783,7 @@ NewWeights(uint64_t                n,
     // Weights that are not whole numbers: the sums in the definition's order (a leaf-to-root walk).
     CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
     BottomUpKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
-      t, count.get(), VolumeStep{ t, area.get(), attributeOf.get() });
+      t, count.get(), VolumeStep<TNode>{ t, area.get(), attributeOf.get() });
     CHS_CUDA_CHECK_LAUNCH("BottomUpKernel<VolumeStep>");
     value = attributeOf.get();
   }
@@ -702,7 +823,7 @@ NewWeights(uint64_t                n,
     value = attributeOf.get();
     if (attribute == RegionAttribute::Dynamics)
     {
-      detail::DeviceBuffer<uint32_t> deepest(internal, stream, &tracker), top(internal, stream, &tracker);
+      detail::DeviceBuffer<TNode> deepest(internal, stream, &tracker), top(internal, stream, &tracker);
       DeepestKernel<<<blocks, kThreads, 0, stream>>>(t, depth.get(), deepest.get());
       CHS_CUDA_CHECK_LAUNCH("DeepestKernel");
       DeepestLinkKernel<<<blocks, kThreads, 0, stream>>>(t, deepest.get(), top.get());
@@ -739,15 +860,46 @@ NewWeights(uint64_t                n,
   CHS_CUDA_CHECK_LAUNCH("WatershedWeightKernel");
 }
 
-SingleLinkageResult
-Run(const DendrogramInput &  in,
-    Operation                operation,
-    RegionAttribute          attribute,
-    double                   threshold,
-    const DendrogramArrays & out,
-    const ExecutionContext & context,
-    RunInfo *                info)
+/** The device's 32-bit end vertices from the caller's: copied, or (64-bit ends) narrowed through `wide`. */
+void
+UploadEnds(uint32_t *       dEnds,
+           const uint32_t * ends,
+           uint64_t         count,
+           uint64_t,
+           uint64_t *,
+           cudaStream_t             stream,
+           const ExecutionContext & context,
+           int)
 {
+  detail::CopyToDevice(dEnds, ends, count * sizeof(uint32_t), stream, context);
+}
+void
+UploadEnds(uint32_t *               dEnds,
+           const uint64_t *         ends,
+           uint64_t                 count,
+           uint64_t                 n,
+           uint64_t *               wide,
+           cudaStream_t             stream,
+           const ExecutionContext & context,
+           int                      device)
+{
+  detail::CopyToDevice(wide, ends, count * sizeof(uint64_t), stream, context);
+  NarrowEndsKernel<<<detail::GridStrideBlocks(count, kThreads, device), kThreads, 0, stream>>>(count, wide, n, dEnds);
+  CHS_CUDA_CHECK_LAUNCH("NarrowEndsKernel");
+}
+
+template <typename TNode>
+SingleLinkageResult
+Run(const DendrogramInputT<TNode> &  in,
+    Operation                        operation,
+    RegionAttribute                  attribute,
+    double                           threshold,
+    const DendrogramArraysT<TNode> & out,
+    const ExecutionContext &         context,
+    RunInfo *                        info)
+{
+  constexpr unsigned    kNodeBytes = sizeof(TNode);
+  constexpr bool        kWideEnds  = sizeof(TNode) == sizeof(uint64_t);
   const uint64_t        n = in.vertices, internal = n - 1, ii = internal ? internal : 1;
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
@@ -757,30 +909,36 @@ Run(const DendrogramInput &  in,
   {
     // The input dendrogram and the new weights to the end; its check, the new weights' work, the sort of the tree
     // edges by their new weights, then PANDORA.
-    const uint64_t kept = (2 * n - 1) * sizeof(uint32_t) + ii * (2 * sizeof(uint32_t) + 2 * sizeof(double)) +
+    const uint64_t kept = (2 * n - 1) * kNodeBytes + ii * (2 * sizeof(uint32_t) + 2 * sizeof(double)) +
                           (in.edge && internal ? internal : 1) * sizeof(uint64_t);
+    const bool     wideTour = WideTourFor(n, kNodeBytes, in.forceWideTour);
     const uint64_t sorted = ii * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double));
     tracker.what = std::string(operation == Operation::Filter ? "the attribute filter" : "the watershed hierarchy") +
                    " of a dendrogram of " + std::to_string(n) + " leaves";
     detail::ReserveDeviceMemory(
       tracker,
       kept + std::max({ ii * sizeof(uint32_t) + 4,
-                        internal ? NewWeightsBytes(n) : 0,
+                        kWideEnds ? ii * sizeof(uint64_t) : 0,
+                        internal ? NewWeightsBytes(n, kNodeBytes, wideTour ? sizeof(ulonglong2) : sizeof(uint64_t)) : 0,
                         sorted + std::max(internal * 2 * (sizeof(unsigned long long) + sizeof(uint32_t)) +
                                             sl::SortPairsScratch(internal, 8),
-                                          sl::FinishBytes(n)) }),
+                                          sl::FinishBytes(n, kNodeBytes)) }),
       device);
   }
 
-  detail::DeviceBuffer<uint32_t> dParent(2 * n - 1, stream, &tracker), dU(ii, stream, &tracker),
-    dV(ii, stream, &tracker);
+  detail::DeviceBuffer<TNode>    dParent(2 * n - 1, stream, &tracker);
+  detail::DeviceBuffer<uint32_t> dU(ii, stream, &tracker), dV(ii, stream, &tracker);
   detail::DeviceBuffer<double>   dWeight(ii, stream, &tracker);
   detail::DeviceBuffer<uint64_t> dEdge(in.edge && internal ? internal : 1, stream, &tracker);
-  detail::CopyToDevice(dParent.get(), in.parent, (2 * n - 1) * sizeof(uint32_t), stream, context);
+  detail::CopyToDevice(dParent.get(), in.parent, (2 * n - 1) * kNodeBytes, stream, context);
   if (internal)
   {
-    detail::CopyToDevice(dU.get(), in.u, internal * sizeof(uint32_t), stream, context);
-    detail::CopyToDevice(dV.get(), in.v, internal * sizeof(uint32_t), stream, context);
+    std::unique_ptr<detail::DeviceBuffer<uint64_t>> wideEnds; // 64-bit ends on their way to 32 bits
+    if (kWideEnds)
+      wideEnds = std::make_unique<detail::DeviceBuffer<uint64_t>>(internal, stream, &tracker);
+    uint64_t * staging = wideEnds ? wideEnds->get() : nullptr;
+    UploadEnds(dU.get(), in.u, internal, n, staging, stream, context, device);
+    UploadEnds(dV.get(), in.v, internal, n, staging, stream, context, device);
     detail::CopyToDevice(dWeight.get(), in.weight, internal * sizeof(double), stream, context);
     if (in.edge)
       detail::CopyToDevice(dEdge.get(), in.edge, internal * sizeof(uint64_t), stream, context);
@@ -801,7 +959,17 @@ Run(const DendrogramInput &  in,
   timer.Start();
   detail::DeviceBuffer<double> w2(ii, stream, &tracker);
   if (internal)
-    NewWeights(n, dParent.get(), dWeight.get(), operation, attribute, threshold, w2.get(), stream, tracker, device);
+    NewWeights(n,
+               WideTourFor(n, kNodeBytes, in.forceWideTour),
+               dParent.get(),
+               dWeight.get(),
+               operation,
+               attribute,
+               threshold,
+               w2.get(),
+               stream,
+               tracker,
+               device);
 
   // The tree edges by (new weight, old rank), then PANDORA and the download.
   detail::DeviceBuffer<uint32_t> sU(ii, stream, &tracker), sV(ii, stream, &tracker);
@@ -840,29 +1008,49 @@ Run(const DendrogramInput &  in,
 } // namespace
 } // namespace ah
 
+template <typename TNode>
 SingleLinkageResult
-WatershedHierarchyCUDA(const DendrogramInput &  in,
-                       RegionAttribute          attribute,
-                       const DendrogramArrays & out,
-                       const ExecutionContext & context,
-                       RunInfo *                info)
+WatershedHierarchyCUDA(const DendrogramInputT<TNode> &  in,
+                       RegionAttribute                  attribute,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context,
+                       RunInfo *                        info)
 {
   ah::CheckWatershedAttribute(attribute);
   ah::CheckInput(in, "a watershed hierarchy");
   return ah::Run(in, ah::Operation::Watershed, attribute, 0.0, out, context, info);
 }
 
+template <typename TNode>
 SingleLinkageResult
-FilterRegionsCUDA(const DendrogramInput &  in,
-                  RegionAttribute          attribute,
-                  double                   threshold,
-                  const DendrogramArrays & out,
-                  const ExecutionContext & context,
-                  RunInfo *                info)
+FilterRegionsCUDA(const DendrogramInputT<TNode> &  in,
+                  RegionAttribute                  attribute,
+                  double                           threshold,
+                  const DendrogramArraysT<TNode> & out,
+                  const ExecutionContext &         context,
+                  RunInfo *                        info)
 {
   ah::CheckFilter(attribute, threshold);
   ah::CheckInput(in, "an attribute filter");
   return ah::Run(in, ah::Operation::Filter, attribute, threshold, out, context, info);
 }
+
+#define CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CUDA(TNode)                                                                \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult WatershedHierarchyCUDA<TNode>(                      \
+    const DendrogramInputT<TNode> &,                                                                                   \
+    RegionAttribute,                                                                                                   \
+    const DendrogramArraysT<TNode> &,                                                                                  \
+    const ExecutionContext &,                                                                                          \
+    RunInfo *);                                                                                                        \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult FilterRegionsCUDA<TNode>(                           \
+    const DendrogramInputT<TNode> &,                                                                                   \
+    RegionAttribute,                                                                                                   \
+    double,                                                                                                            \
+    const DendrogramArraysT<TNode> &,                                                                                  \
+    const ExecutionContext &,                                                                                          \
+    RunInfo *);
+CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CUDA(uint32_t)
+CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CUDA(uint64_t)
+#undef CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CUDA
 
 } // namespace chs

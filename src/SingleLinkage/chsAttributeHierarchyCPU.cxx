@@ -15,10 +15,11 @@ namespace
 {
 
 /** The input's tree with its children (smaller id first) and the attributes of its internal nodes. */
+template <typename TNode>
 class Tree
 {
 public:
-  explicit Tree(const DendrogramInput & in)
+  explicit Tree(const DendrogramInputT<TNode> & in)
     : m_In(in)
     , m_N(in.vertices)
     , m_Child(2 * (in.vertices - 1), kNone)
@@ -26,7 +27,7 @@ public:
     for (uint64_t x = 0; x + 1 < 2 * m_N - 1; ++x)
     {
       const uint64_t k                                   = m_In.parent[x] - m_N;
-      m_Child[2 * k + (m_Child[2 * k] == kNone ? 0 : 1)] = uint32_t(x);
+      m_Child[2 * k + (m_Child[2 * k] == kNone ? 0 : 1)] = TNode(x);
     }
   }
 
@@ -40,7 +41,7 @@ public:
   {
     return Altitude(m_In.parent[x]);
   }
-  uint32_t
+  TNode
   Child(uint64_t k, unsigned c) const
   {
     return m_Child[2 * k + c];
@@ -48,10 +49,10 @@ public:
 
   /** area, volume, depth and deepest child of every internal node (index x - n). */
   void
-  BottomUp(std::vector<double> &   area,
-           std::vector<double> &   volume,
-           std::vector<double> &   depth,
-           std::vector<uint32_t> & deepest) const
+  BottomUp(std::vector<double> & area,
+           std::vector<double> & volume,
+           std::vector<double> & depth,
+           std::vector<TNode> &  deepest) const
   {
     const uint64_t internal = m_N - 1;
     area.assign(internal, 0.0);
@@ -61,7 +62,7 @@ public:
     for (uint64_t k = 0; k < internal; ++k)
     {
       const uint64_t x  = m_N + k;
-      const uint32_t c0 = Child(k, 0), c1 = Child(k, 1);
+      const TNode    c0 = Child(k, 0), c1 = Child(k, 1);
       const bool     leaf0 = c0 < m_N, leaf1 = c1 < m_N;
       area[k]               = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
       const double children = (leaf0 ? 0.0 : volume[c0 - m_N]) + (leaf1 ? 0.0 : volume[c1 - m_N]);
@@ -71,7 +72,7 @@ public:
         depth[k] = Altitude(x);
       else
       {
-        const uint32_t d = !leaf0 && (leaf1 || depth[c0 - m_N] <= depth[c1 - m_N]) ? c0 : c1;
+        const TNode d    = !leaf0 && (leaf1 || depth[c0 - m_N] <= depth[c1 - m_N]) ? c0 : c1;
         deepest[k]       = d;
         depth[k]         = depth[d - m_N];
       }
@@ -83,7 +84,7 @@ public:
   Attribute(RegionAttribute attribute) const
   {
     std::vector<double>   area, volume, depth;
-    std::vector<uint32_t> deepest;
+    std::vector<TNode>    deepest;
     BottomUp(area, volume, depth, deepest);
     if (attribute == RegionAttribute::Area)
       return area;
@@ -108,7 +109,7 @@ public:
 
   /** The attribute of a node, leaves included (area 1, other attributes 0 at the leaves). */
   static double
-  Of(const std::vector<double> & internal, uint64_t n, uint32_t x, RegionAttribute attribute)
+  Of(const std::vector<double> & internal, uint64_t n, uint64_t x, RegionAttribute attribute)
   {
     if (x >= n)
       return internal[x - n];
@@ -116,21 +117,41 @@ public:
   }
 
 private:
-  static constexpr uint32_t kNone = 0xffffffffu;
-  const DendrogramInput &   m_In;
-  const uint64_t            m_N;
-  std::vector<uint32_t>     m_Child;
+  static constexpr TNode          kNone = TNode(~TNode(0));
+  const DendrogramInputT<TNode> & m_In;
+  const uint64_t                  m_N;
+  std::vector<TNode>              m_Child;
 };
 
-/** The single-linkage dendrogram of the input's tree with the new weights; edges mapped back to the input's. */
-SingleLinkageResult
-Reweighted(const DendrogramInput & in, const std::vector<double> & weights, const DendrogramArrays & out)
+/** The graph entry's 32-bit end vertices: the input's own, or 64-bit ones narrowed (CheckDendrogramCPU has checked
+ * that they are below n, at most MaximumWideDendrogramVertices). */
+const uint32_t *
+Ends(const uint32_t * ends, uint64_t, std::vector<uint32_t> &)
 {
-  const uint64_t        n = in.vertices, edges = n - 1;
-  std::vector<uint64_t> rank(edges ? edges : 1);
-  DendrogramArrays      inner      = out;
+  return ends;
+}
+const uint32_t *
+Ends(const uint64_t * ends, uint64_t count, std::vector<uint32_t> & narrow)
+{
+  narrow.assign(ends, ends + count);
+  return narrow.data();
+}
+
+/** The single-linkage dendrogram of the input's tree with the new weights; edges mapped back to the input's. */
+template <typename TNode>
+SingleLinkageResult
+Reweighted(const DendrogramInputT<TNode> &  in,
+           const std::vector<double> &      weights,
+           const DendrogramArraysT<TNode> & out)
+{
+  const uint64_t           n = in.vertices, edges = n - 1;
+  std::vector<uint64_t>    rank(edges ? edges : 1);
+  std::vector<uint32_t>    u32, v32;
+  const uint32_t *         u       = Ends(in.u, edges, u32);
+  const uint32_t *         v       = Ends(in.v, edges, v32);
+  DendrogramArraysT<TNode> inner   = out;
   inner.edge                       = rank.data();
-  const SingleLinkageResult result = GraphSingleLinkageCPU(in.u, in.v, weights.data(), edges, n, true, inner);
+  const SingleLinkageResult result = GraphSingleLinkageCPU(u, v, weights.data(), edges, n, true, inner);
   if (out.edge)
     for (uint64_t r = 0; r < edges; ++r)
       out.edge[r] = in.edge ? in.edge[rank[r]] : rank[r];
@@ -139,25 +160,29 @@ Reweighted(const DendrogramInput & in, const std::vector<double> & weights, cons
 
 } // namespace
 
+template <typename TNode>
 void
-DendrogramAttributeCPU(const DendrogramInput & in, RegionAttribute attribute, double * values)
+DendrogramAttributeCPU(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values)
 {
   ah::CheckInput(in, "a dendrogram attribute");
   ah::CheckDendrogramCPU(in);
-  const Tree                tree(in);
+  const Tree<TNode>         tree(in);
   const std::vector<double> internal = tree.Attribute(attribute);
   const uint64_t            n        = in.vertices;
   for (uint64_t x = 0; x < 2 * n - 1; ++x)
     values[x] = x < n ? (attribute == RegionAttribute::Area ? 1.0 : 0.0) : internal[x - n];
 }
 
+template <typename TNode>
 SingleLinkageResult
-WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, const DendrogramArrays & out)
+WatershedHierarchyCPU(const DendrogramInputT<TNode> &  in,
+                      RegionAttribute                  attribute,
+                      const DendrogramArraysT<TNode> & out)
 {
   ah::CheckWatershedAttribute(attribute);
   ah::CheckInput(in, "a watershed hierarchy");
   ah::CheckDendrogramCPU(in);
-  const Tree                tree(in);
+  const Tree<TNode>         tree(in);
   const std::vector<double> value    = tree.Attribute(attribute);
   const uint64_t            n        = in.vertices;
   const uint64_t            internal = n - 1;
@@ -170,37 +195,52 @@ WatershedHierarchyCPU(const DendrogramInput & in, RegionAttribute attribute, con
       corrected[k] = value[k];
     else
     {
-      const uint32_t c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
+      const TNode c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
       corrected[k] = std::max(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
     }
   }
   std::vector<double> weights(internal);
   for (uint64_t k = 0; k < internal; ++k)
   {
-    const uint32_t c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
+    const TNode c0 = tree.Child(k, 0), c1 = tree.Child(k, 1);
     weights[k] = std::min(c0 < n ? 0.0 : corrected[c0 - n], c1 < n ? 0.0 : corrected[c1 - n]);
   }
   return Reweighted(in, weights, out);
 }
 
+template <typename TNode>
 SingleLinkageResult
-FilterRegionsCPU(const DendrogramInput & in, RegionAttribute attribute, double threshold, const DendrogramArrays & out)
+FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
+                 RegionAttribute                  attribute,
+                 double                           threshold,
+                 const DendrogramArraysT<TNode> & out)
 {
   ah::CheckFilter(attribute, threshold);
   ah::CheckInput(in, "an attribute filter");
   ah::CheckDendrogramCPU(in);
-  const Tree                tree(in);
+  const Tree<TNode>         tree(in);
   const std::vector<double> value    = tree.Attribute(attribute);
   const uint64_t            n        = in.vertices;
   const uint64_t            internal = n - 1;
   std::vector<double>       weights(internal);
   for (uint64_t k = 0; k < internal; ++k)
   {
-    const double smaller =
-      std::min(Tree::Of(value, n, tree.Child(k, 0), attribute), Tree::Of(value, n, tree.Child(k, 1), attribute));
+    const double smaller = std::min(Tree<TNode>::Of(value, n, tree.Child(k, 0), attribute),
+                                    Tree<TNode>::Of(value, n, tree.Child(k, 1), attribute));
     weights[k] = smaller < threshold ? 0.0 : in.weight[k];
   }
   return Reweighted(in, weights, out);
 }
+
+#define CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(TNode)                                                                 \
+  template CudaHierarchicalSegmentation_EXPORT void DendrogramAttributeCPU<TNode>(                                     \
+    const DendrogramInputT<TNode> &, RegionAttribute, double *);                                                       \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult WatershedHierarchyCPU<TNode>(                       \
+    const DendrogramInputT<TNode> &, RegionAttribute, const DendrogramArraysT<TNode> &);                               \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult FilterRegionsCPU<TNode>(                            \
+    const DendrogramInputT<TNode> &, RegionAttribute, double, const DendrogramArraysT<TNode> &);
+CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(uint32_t)
+CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(uint64_t)
+#undef CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU
 
 } // namespace chs

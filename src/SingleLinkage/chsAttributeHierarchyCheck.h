@@ -38,22 +38,26 @@ CheckFilter(RegionAttribute attribute, double threshold)
     throw std::invalid_argument("the attribute threshold is NaN");
 }
 
-inline void
-CheckInput(const DendrogramInput & in, const char * what)
+template <typename TNode>
+void
+CheckInput(const DendrogramInputT<TNode> & in, const char * what)
 {
+  const bool     wide    = sizeof(TNode) == sizeof(uint64_t);
+  const uint64_t maximum = wide ? MaximumWideDendrogramVertices : MaximumDendrogramVertices;
   if (in.vertices == 0)
     throw std::invalid_argument(std::string(what) + " needs a dendrogram of at least one vertex");
-  if (in.vertices > MaximumDendrogramVertices)
-    throw std::invalid_argument(std::string(what) + ": " + std::to_string(in.vertices) +
-                                " vertices; node ids are 32-bit, so at most " +
-                                std::to_string(MaximumDendrogramVertices));
+  if (in.vertices > maximum)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(in.vertices) + " vertices; with " +
+                                (wide ? "64-bit node ids (the graph entry's 32-bit vertex ids)" : "32-bit node ids") +
+                                " at most " + std::to_string(maximum));
   if (!in.parent || (in.vertices > 1 && (!in.weight || !in.u || !in.v)))
     throw std::invalid_argument(std::string(what) + " needs the dendrogram's parents, weights and end vertices");
 }
 
 /** Throws std::invalid_argument naming the first broken invariant of a dendrogram on the host. */
-inline void
-CheckDendrogramCPU(const DendrogramInput & in)
+template <typename TNode>
+void
+CheckDendrogramCPU(const DendrogramInputT<TNode> & in)
 {
   const uint64_t n = in.vertices, root = 2 * n - 2;
   auto fail = [](const std::string & why) { throw std::invalid_argument("the input is not a dendrogram: " + why); };

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace itk
@@ -30,6 +32,215 @@ AttributeName(chs::RegionAttribute a)
   }
   return "unknown";
 }
+
+/** A dendrogram's node and vertex ids in the width TNode of a run: its own arrays, or 32-bit ones widened. */
+struct InputIds32
+{
+  const uint32_t *parent, *u, *v;
+  explicit InputIds32(const Dendrogram * d)
+    : parent(d->GetParents()->CastToSTLConstContainer().data())
+    , u(d->GetEdgeU()->CastToSTLConstContainer().data())
+    , v(d->GetEdgeV()->CastToSTLConstContainer().data())
+  {
+  }
+};
+struct InputIds64
+{
+  std::vector<uint64_t> widened[3];
+  const uint64_t *      parent, *u, *v;
+  explicit InputIds64(const Dendrogram * d)
+  {
+    if (d->HasWideNodeIds())
+    {
+      parent = d->GetWideParents()->CastToSTLConstContainer().data();
+      u      = d->GetWideEdgeU()->CastToSTLConstContainer().data();
+      v      = d->GetWideEdgeV()->CastToSTLConstContainer().data();
+      return;
+    }
+    const Dendrogram::IndexContainerType * narrow[3] = { d->GetParents(), d->GetEdgeU(), d->GetEdgeV() };
+    for (unsigned i = 0; i < 3; ++i)
+      widened[i].assign(narrow[i]->CastToSTLConstContainer().begin(), narrow[i]->CastToSTLConstContainer().end());
+    parent = widened[0].data();
+    u      = widened[1].data();
+    v      = widened[2].data();
+  }
+};
+template <typename TNode>
+using InputIds = typename std::conditional<sizeof(TNode) == sizeof(uint32_t), InputIds32, InputIds64>::type;
+
+/** An alpha-tree's parents in the width TNode (the run's width is the tree's, or 64-bit on request). */
+const uint32_t *
+AlphaParents(const AlphaTree * tree, std::vector<uint32_t> &)
+{
+  return tree->GetParents()->CastToSTLConstContainer().data();
+}
+const uint64_t *
+AlphaParents(const AlphaTree * tree, std::vector<uint64_t> & widened)
+{
+  if (tree->HasWideNodeIds())
+    return tree->GetWideParents()->CastToSTLConstContainer().data();
+  const auto & narrow = tree->GetParents()->CastToSTLConstContainer();
+  widened.assign(narrow.begin(), narrow.end());
+  return widened.data();
+}
+
+const uint32_t *
+WidthOf(const std::vector<uint32_t> & ends, std::vector<uint32_t> &)
+{
+  return ends.data();
+}
+const uint64_t *
+WidthOf(const std::vector<uint32_t> & ends, std::vector<uint64_t> & widened)
+{
+  widened.assign(ends.begin(), ends.end());
+  return widened.data();
+}
+
+/** RunDendrogram's functor for a dendrogram input: its hierarchy by attribute in either width. */
+struct Reweight
+{
+  const Dendrogram *   input;
+  bool                 watershed;
+  chs::RegionAttribute attribute;
+  double               threshold;
+
+  template <typename TNode>
+  chs::DendrogramInputT<TNode>
+  In(const InputIds<TNode> & ids) const
+  {
+    chs::DendrogramInputT<TNode> in;
+    in.vertices = input->GetNumberOfVertices();
+    in.parent   = ids.parent;
+    in.weight   = input->GetWeights()->CastToSTLConstContainer().data();
+    in.edge     = input->GetEdgeIds()->CastToSTLConstContainer().data();
+    in.u        = ids.u;
+    in.v        = ids.v;
+    return in;
+  }
+  template <typename TNode>
+  chs::SingleLinkageResult
+  operator()(const chs::DendrogramArraysT<TNode> & arrays,
+             const chs::ExecutionContext &         context,
+             chs::RunInfo &                        info) const
+  {
+    const InputIds<TNode>              ids(input);
+    const chs::DendrogramInputT<TNode> in = In<TNode>(ids);
+    return watershed ? chs::WatershedHierarchyCUDA(in, attribute, arrays, context, &info)
+                     : chs::FilterRegionsCUDA(in, attribute, threshold, arrays, context, &info);
+  }
+  template <typename TNode>
+  chs::SingleLinkageResult
+  operator()(const chs::DendrogramArraysT<TNode> & arrays) const
+  {
+    const InputIds<TNode>              ids(input);
+    const chs::DendrogramInputT<TNode> in = In<TNode>(ids);
+    return watershed ? chs::WatershedHierarchyCPU(in, attribute, arrays)
+                     : chs::FilterRegionsCPU(in, attribute, threshold, arrays);
+  }
+};
+
+/** RunDendrogram's functor for an alpha-tree input: the edge saliency of its image graph, the dendrogram of the
+ * saliency-weighted graph, the filter of that dendrogram, in either width. */
+struct AlphaTreeRun
+{
+  const AlphaTree *     tree;
+  std::vector<uint32_t> u, v; // the image graph's edges
+  std::vector<uint64_t> ids;  // their image edge indices
+  chs::RegionAttribute  attribute;
+  double                threshold;
+
+  /** What one run holds: the tree's parents and the edges' ends in its width, the saliency, the binary partition tree
+   * of the weighted graph. */
+  template <typename TNode>
+  struct Work
+  {
+    std::vector<TNode>    widenedParents, widenedU, widenedV;
+    const TNode *         parent, *eu, *ev;
+    std::vector<double>   saliency, tw;
+    std::vector<TNode>    pu, tu, tv;
+    std::vector<uint64_t> te;
+
+    Work(const AlphaTreeRun & run, uint64_t n)
+      : saliency(run.u.size())
+      , tw(n - 1)
+      , pu(2 * n - 1)
+      , tu(n - 1)
+      , tv(n - 1)
+      , te(n - 1)
+    {
+      parent = AlphaParents(run.tree, widenedParents);
+      eu     = WidthOf(run.u, widenedU);
+      ev     = WidthOf(run.v, widenedV);
+    }
+    chs::DendrogramArraysT<TNode>
+    Tree()
+    {
+      chs::DendrogramArraysT<TNode> bpt;
+      bpt.parent = pu.data();
+      bpt.weight = tw.data();
+      bpt.edge   = te.data();
+      bpt.u      = tu.data();
+      bpt.v      = tv.data();
+      return bpt;
+    }
+    chs::DendrogramInputT<TNode>
+    Input(const std::vector<uint64_t> & ids)
+    {
+      for (uint64_t & e : te)
+        e = ids[e]; // the image edge index of each tree edge
+      chs::DendrogramInputT<TNode> in;
+      in.vertices = pu.size() / 2 + 1;
+      in.parent   = pu.data();
+      in.weight   = tw.data();
+      in.edge     = te.data();
+      in.u        = tu.data();
+      in.v        = tv.data();
+      return in;
+    }
+  };
+
+  template <typename TNode>
+  chs::SingleLinkageResult
+  operator()(const chs::DendrogramArraysT<TNode> & arrays,
+             const chs::ExecutionContext &         context,
+             chs::RunInfo &                        info) const
+  {
+    const uint64_t n = tree->GetNumberOfLeaves(), m = u.size();
+    Work<TNode>    work(*this, n);
+    // Progress (and abort) from the last step only, so that it rises through the update.
+    chs::ExecutionContext quiet = context;
+    quiet.progress              = nullptr;
+    chs::AlphaTreeEdgeSaliencyCUDA(work.parent,
+                                   tree->GetLevels()->CastToSTLConstContainer().data(),
+                                   uint64_t(tree->GetNumberOfNodes()),
+                                   work.eu,
+                                   work.ev,
+                                   m,
+                                   work.saliency.data(),
+                                   quiet);
+    chs::GraphSingleLinkageCUDA(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree(), quiet);
+    return chs::FilterRegionsCUDA(work.Input(ids), attribute, threshold, arrays, context, &info);
+  }
+  template <typename TNode>
+  chs::SingleLinkageResult
+  operator()(const chs::DendrogramArraysT<TNode> & arrays) const
+  {
+    const uint64_t n = tree->GetNumberOfLeaves(), m = u.size();
+    Work<TNode>    work(*this, n);
+    {
+      const chs::CpuProgressScope quiet([](float) {});
+      chs::AlphaTreeEdgeSaliencyCPU(work.parent,
+                                    tree->GetLevels()->CastToSTLConstContainer().data(),
+                                    uint64_t(tree->GetNumberOfNodes()),
+                                    work.eu,
+                                    work.ev,
+                                    m,
+                                    work.saliency.data());
+      chs::GraphSingleLinkageCPU(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree());
+    }
+    return chs::FilterRegionsCPU(work.Input(ids), attribute, threshold, arrays);
+  }
+};
 } // namespace
 
 CudaDendrogramAttributeFilter::CudaDendrogramAttributeFilter()
@@ -107,12 +318,6 @@ CudaDendrogramAttributeFilter::GenerateData()
     output->Initialize();
     itkExceptionMacro(<< "The input dendrogram is empty.");
   }
-  if (!alphaTree && input->HasWideNodeIds())
-  {
-    output->Initialize();
-    itkExceptionMacro(<< "The input dendrogram has 64-bit node ids; hierarchies by attribute take dendrograms of "
-                         "32-bit ones (up to 2^31 - 1 vertices, built without WideNodeIds).");
-  }
   if (watershed && m_Attribute == AttributeEnum::Height)
   {
     output->Initialize();
@@ -131,27 +336,9 @@ CudaDendrogramAttributeFilter::GenerateData()
     return;
   }
 
-  const SizeValueType        n = input->GetNumberOfVertices();
-  const chs::DendrogramInput in{ n,
-                                 input->GetParents()->CastToSTLConstContainer().data(),
-                                 input->GetWeights()->CastToSTLConstContainer().data(),
-                                 input->GetEdgeIds()->CastToSTLConstContainer().data(),
-                                 input->GetEdgeU()->CastToSTLConstContainer().data(),
-                                 input->GetEdgeV()->CastToSTLConstContainer().data() };
-  const AttributeEnum        attribute = m_Attribute;
-  const double               threshold = m_Threshold;
+  // The output keeps the input's id width (or takes 64-bit ids when WideNodeIds asks).
   this->RunDendrogram(
-    n,
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & run)
-    {
-      return watershed ? chs::WatershedHierarchyCUDA(in, attribute, arrays, context, &run)
-                       : chs::FilterRegionsCUDA(in, attribute, threshold, arrays, context, &run);
-    },
-    [&](const chs::DendrogramArrays & arrays)
-    {
-      return watershed ? chs::WatershedHierarchyCPU(in, attribute, arrays)
-                       : chs::FilterRegionsCPU(in, attribute, threshold, arrays);
-    });
+    input->GetNumberOfVertices(), Reweight{ input, watershed, m_Attribute, m_Threshold }, input->HasWideNodeIds());
 }
 
 void
@@ -169,49 +356,22 @@ CudaDendrogramAttributeFilter::GenerateFromAlphaTree(const AlphaTree * tree)
     output->Initialize();
     itkExceptionMacro(<< "The alpha-tree has no image geometry for its " << n << " leaves.");
   }
-  const uint64_t        m = chs::ImageGraphEdges(grid, m_FullyConnected, nullptr, nullptr, nullptr);
-  std::vector<uint32_t> u(m), v(m);
-  std::vector<uint64_t> ids(m);
-  chs::ImageGraphEdges(grid, m_FullyConnected, u.data(), v.data(), ids.data());
-  const uint32_t *            parent    = tree->GetParents()->CastToSTLConstContainer().data();
-  const double *              level     = tree->GetLevels()->CastToSTLConstContainer().data();
-  const uint64_t              nodes     = tree->GetNumberOfNodes();
-  const AttributeEnum         attribute = m_Attribute;
-  const double                threshold = m_Threshold;
-  const uint64_t              edges     = n - 1;
-  std::vector<double>         saliency(m);
-  std::vector<uint32_t>       pu(2 * n - 1), tu(edges), tv(edges);
-  std::vector<double>         tw(edges);
-  std::vector<uint64_t>       te(edges);
-  const chs::DendrogramArrays bpt{ pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
-  const chs::DendrogramInput  in{ n, pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
-  auto                        toImageEdges = [&]
+  AlphaTreeRun run{ tree, {}, {}, {}, m_Attribute, m_Threshold };
+  try
   {
-    for (uint64_t r = 0; r < edges; ++r)
-      te[r] = ids[te[r]]; // the image edge index of each tree edge
-  };
-  this->RunDendrogram(
-    n,
-    [&](const chs::DendrogramArrays & arrays, const chs::ExecutionContext & context, chs::RunInfo & info)
-    {
-      // Progress (and abort) from the last step only, so that it rises through the update.
-      chs::ExecutionContext quiet = context;
-      quiet.progress              = nullptr;
-      chs::AlphaTreeEdgeSaliencyCUDA(parent, level, nodes, u.data(), v.data(), m, saliency.data(), quiet);
-      chs::GraphSingleLinkageCUDA(u.data(), v.data(), saliency.data(), m, n, false, bpt, quiet);
-      toImageEdges();
-      return chs::FilterRegionsCUDA(in, attribute, threshold, arrays, context, &info);
-    },
-    [&](const chs::DendrogramArrays & arrays)
-    {
-      {
-        const chs::CpuProgressScope quiet([](float) {});
-        chs::AlphaTreeEdgeSaliencyCPU(parent, level, nodes, u.data(), v.data(), m, saliency.data());
-        chs::GraphSingleLinkageCPU(u.data(), v.data(), saliency.data(), m, n, false, bpt);
-      }
-      toImageEdges();
-      return chs::FilterRegionsCPU(in, attribute, threshold, arrays);
-    });
+    const uint64_t m = chs::ImageGraphEdges(grid, m_FullyConnected, nullptr, nullptr, nullptr);
+    run.u.resize(m);
+    run.v.resize(m);
+    run.ids.resize(m);
+    chs::ImageGraphEdges(grid, m_FullyConnected, run.u.data(), run.v.data(), run.ids.data());
+  }
+  catch (const std::invalid_argument & e)
+  {
+    output->Initialize();
+    itkExceptionMacro(<< "The alpha-tree's image graph: " << e.what());
+  }
+  // The dendrogram keeps the alpha-tree's id width (or takes 64-bit ids when WideNodeIds asks).
+  this->RunDendrogram(n, run, tree->HasWideNodeIds());
 }
 
 void

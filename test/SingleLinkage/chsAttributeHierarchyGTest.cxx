@@ -22,15 +22,17 @@ namespace
 {
 using chs::RegionAttribute;
 
-/** A dendrogram's arrays, owned. */
-struct Tree
+/** A dendrogram's arrays, owned, with node ids of TNode. */
+template <typename TNode>
+struct TreeT
 {
   uint64_t              n = 0;
-  std::vector<uint32_t> parent, u, v;
+  std::vector<TNode>    parent, u, v;
   std::vector<double>   weight;
   std::vector<uint64_t> edge;
+  bool                  forceWideTour = false;
 
-  explicit Tree(uint64_t vertices = 0)
+  explicit TreeT(uint64_t vertices = 0)
     : n(vertices)
     , parent(vertices ? 2 * vertices - 1 : 0)
     , u(vertices > 1 ? vertices - 1 : 0)
@@ -39,22 +41,37 @@ struct Tree
     , edge(vertices > 1 ? vertices - 1 : 0)
   {
   }
-  chs::DendrogramArrays
+  chs::DendrogramArraysT<TNode>
   Out()
   {
     return { parent.data(), weight.data(), edge.data(), u.data(), v.data() };
   }
-  chs::DendrogramInput
+  chs::DendrogramInputT<TNode>
   In() const
   {
-    return { n, parent.data(), weight.data(), edge.data(), u.data(), v.data() };
+    return { n, parent.data(), weight.data(), edge.data(), u.data(), v.data(), forceWideTour };
   }
   bool
-  operator==(const Tree & o) const
+  operator==(const TreeT & o) const
   {
     return n == o.n && parent == o.parent && u == o.u && v == o.v && weight == o.weight && edge == o.edge;
   }
 };
+using Tree     = TreeT<uint32_t>;
+using WideTree = TreeT<uint64_t>;
+
+/** The same dendrogram with 64-bit ids. */
+WideTree
+Widened(const Tree & t)
+{
+  WideTree w(t.n);
+  w.parent.assign(t.parent.begin(), t.parent.end());
+  w.u.assign(t.u.begin(), t.u.end());
+  w.v.assign(t.v.begin(), t.v.end());
+  w.weight = t.weight;
+  w.edge   = t.edge;
+  return w;
+}
 
 Tree
 FromGraph(const chs_test::Graph & g)
@@ -78,10 +95,11 @@ Path()
   return FromGraph(g);
 }
 
-Tree
-Watershed(const Tree & in, RegionAttribute a, bool cuda = false)
+template <typename TNode>
+TreeT<TNode>
+Watershed(const TreeT<TNode> & in, RegionAttribute a, bool cuda = false)
 {
-  Tree out(in.n);
+  TreeT<TNode> out(in.n);
   if (cuda)
     chs::WatershedHierarchyCUDA(in.In(), a, out.Out(), chs::ExecutionContext());
   else
@@ -89,10 +107,11 @@ Watershed(const Tree & in, RegionAttribute a, bool cuda = false)
   return out;
 }
 
-Tree
-Filter(const Tree & in, RegionAttribute a, double t, bool cuda = false)
+template <typename TNode>
+TreeT<TNode>
+Filter(const TreeT<TNode> & in, RegionAttribute a, double t, bool cuda = false)
 {
-  Tree out(in.n);
+  TreeT<TNode> out(in.n);
   if (cuda)
     chs::FilterRegionsCUDA(in.In(), a, t, out.Out(), chs::ExecutionContext());
   else
@@ -100,8 +119,9 @@ Filter(const Tree & in, RegionAttribute a, double t, bool cuda = false)
   return out;
 }
 
+template <typename TNode>
 std::vector<double>
-Attribute(const Tree & in, RegionAttribute a)
+Attribute(const TreeT<TNode> & in, RegionAttribute a)
 {
   std::vector<double> values(2 * in.n - 1);
   chs::DendrogramAttributeCPU(in.In(), a, values.data());
@@ -253,9 +273,11 @@ ImageDendrogram(uint64_t nx, uint64_t ny, bool full, unsigned seed, bool smooth)
   return t;
 }
 
-TEST(AttributeHierarchy, GpuEqualsCpu)
+/** Dendrograms of graphs with ties, of images (plateaux and noise), with weights that are not whole numbers, and a
+ * deep chain. */
+std::vector<Tree>
+Inputs()
 {
-  CHS_REQUIRE_GPU();
   std::mt19937      rng(3);
   std::vector<Tree> inputs;
   for (uint64_t n : { 1, 2, 3, 17, 1000, 20000 })
@@ -278,7 +300,13 @@ TEST(AttributeHierarchy, GpuEqualsCpu)
       g.Add(i, i + 1, double(i / 7));
     inputs.push_back(FromGraph(g));
   }
-  for (const Tree & t : inputs)
+  return inputs;
+}
+
+TEST(AttributeHierarchy, GpuEqualsCpu)
+{
+  CHS_REQUIRE_GPU();
+  for (const Tree & t : Inputs())
   {
     for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
     {
@@ -293,6 +321,72 @@ TEST(AttributeHierarchy, GpuEqualsCpu)
       EXPECT_TRUE(Filter(t, a, threshold, true) == cpu) << "filter, n = " << t.n << ", attribute " << int(a);
     }
   }
+}
+
+/** 64-bit node ids (dendrograms of more than 2^31 - 1 vertices, forced here on small ones): both backends write the
+ * 32-bit run's ids into 64-bit arrays, and the node attributes are the same; the CUDA backend's 16-byte Euler tour
+ * (from 2^30 leaves on with 32-bit ids, always with 64-bit ones) forced with 32-bit ids gives the same arrays too. */
+TEST(AttributeHierarchy, WideNodeIdsGiveTheSameHierarchies)
+{
+  const bool gpu = chs_test::HasCudaDevice();
+  for (const Tree & t : Inputs())
+  {
+    const WideTree wide     = Widened(t);
+    Tree           wideTour = t;
+    wideTour.forceWideTour  = true;
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Dynamics })
+    {
+      const Tree cpu = Watershed(t, a);
+      EXPECT_TRUE(Watershed(wide, a) == Widened(cpu)) << "CPU watershed, n = " << t.n << ", attribute " << int(a);
+      if (gpu)
+      {
+        EXPECT_TRUE(Watershed(wide, a, true) == Widened(cpu)) << "watershed, n = " << t.n << ", attribute " << int(a);
+        EXPECT_TRUE(Watershed(wideTour, a, true) == cpu) << "wide tour, n = " << t.n << ", attribute " << int(a);
+      }
+    }
+    for (RegionAttribute a : { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Height })
+    {
+      const double threshold = a == RegionAttribute::Area ? 20 : a == RegionAttribute::Volume ? 100 : 3;
+      const Tree   cpu       = Filter(t, a, threshold);
+      EXPECT_TRUE(Filter(wide, a, threshold) == Widened(cpu)) << "CPU filter, n = " << t.n << ", attribute " << int(a);
+      if (gpu)
+      {
+        EXPECT_TRUE(Filter(wide, a, threshold, true) == Widened(cpu)) << "filter, n = " << t.n << ", " << int(a);
+        EXPECT_TRUE(Filter(wideTour, a, threshold, true) == cpu) << "wide tour filter, n = " << t.n << ", " << int(a);
+      }
+    }
+    for (RegionAttribute a :
+         { RegionAttribute::Area, RegionAttribute::Volume, RegionAttribute::Height, RegionAttribute::Dynamics })
+      EXPECT_EQ(Attribute(wide, a), Attribute(t, a)) << "n = " << t.n << ", attribute " << int(a);
+  }
+}
+
+/** 64-bit inputs are checked as 32-bit ones are: an end vertex of 2^32 + 1 (1 if it were cut to 32 bits) or a node
+ * id beyond 2^32 is refused, and so is a count of vertices beyond MaximumWideDendrogramVertices; nothing is written. */
+TEST(AttributeHierarchy, WideBadInput)
+{
+  const WideTree t = Widened(Path());
+  WideTree       out(t.n);
+  WideTree       broken = t;
+  broken.u[1]           = (uint64_t(1) << 32) + 1;
+  EXPECT_THROW(chs::WatershedHierarchyCPU(broken.In(), RegionAttribute::Area, out.Out()), std::invalid_argument);
+  WideTree parent  = t;
+  parent.parent[0] = (uint64_t(1) << 32) + 5;
+  EXPECT_THROW(chs::FilterRegionsCPU(parent.In(), RegionAttribute::Area, 2, out.Out()), std::invalid_argument);
+  chs::DendrogramInputT<uint64_t> huge = t.In();
+  huge.vertices                        = chs::MaximumWideDendrogramVertices + 1;
+  EXPECT_THROW(chs::WatershedHierarchyCPU(huge, RegionAttribute::Area, out.Out()), std::invalid_argument);
+  const std::vector<uint64_t> before = out.parent;
+  if (chs_test::HasCudaDevice())
+  {
+    EXPECT_THROW(chs::WatershedHierarchyCUDA(broken.In(), RegionAttribute::Area, out.Out(), chs::ExecutionContext()),
+                 std::invalid_argument);
+    EXPECT_THROW(chs::FilterRegionsCUDA(parent.In(), RegionAttribute::Area, 2, out.Out(), chs::ExecutionContext()),
+                 std::invalid_argument);
+    EXPECT_THROW(chs::WatershedHierarchyCUDA(huge, RegionAttribute::Area, out.Out(), chs::ExecutionContext()),
+                 std::invalid_argument);
+  }
+  EXPECT_EQ(out.parent, before) << "nothing written";
 }
 
 } // namespace
@@ -319,6 +413,18 @@ Relief(unsigned nx, unsigned ny)
     for (unsigned x = 0; x < nx; ++x)
       image->SetPixel({ { x, y } }, (unsigned char)(60.0 + 30.0 * std::sin(x / 5.0) * std::cos(y / 4.0) + noise(rng)));
   return image;
+}
+
+WideTree
+FromWideItk(const itk::Dendrogram * d)
+{
+  WideTree t(d->GetNumberOfVertices());
+  t.parent = d->GetWideParents()->CastToSTLConstContainer();
+  t.weight = d->GetWeights()->CastToSTLConstContainer();
+  t.edge   = d->GetEdgeIds()->CastToSTLConstContainer();
+  t.u      = d->GetWideEdgeU()->CastToSTLConstContainer();
+  t.v      = d->GetWideEdgeV()->CastToSTLConstContainer();
+  return t;
 }
 
 Tree
@@ -395,36 +501,44 @@ TEST(CudaDendrogramAttributeFilter, BadInputThrowsAndTheFilterRunsAgain)
   hierarchy->SetThreshold(4);
   hierarchy->Update();
   EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 200u);
-  // Hierarchies by attribute take 32-bit node ids: a dendrogram of 64-bit ones, or WideNodeIds on the filter, is
-  // refused with the reason, leaving an empty output, and the filter runs again.
-  tree->WideNodeIdsOn();
-  hierarchy->Modified();
-  try
+}
+
+/** 64-bit node ids: a dendrogram of 64-bit ids gives a hierarchy of 64-bit ids, and WideNodeIds on the filter gives one
+ * from a dendrogram of 32-bit ids; both hold the 32-bit hierarchy's ids, on both backends. */
+TEST(CudaDendrogramAttributeFilter, WideNodeIdsGiveTheSameHierarchy)
+{
+  for (Backend backend : { Backend::CPU, Backend::CUDA })
   {
-    hierarchy->Update();
-    ADD_FAILURE() << "a dendrogram of 64-bit node ids was filtered";
+    if (backend == Backend::CUDA && !chs_test::HasCudaDevice())
+      continue;
+    auto tree = itk::CudaImageToSingleLinkageDendrogramFilter<ImageType>::New();
+    tree->SetInput(Relief(40, 30));
+    tree->SetBackend(backend);
+    auto hierarchy = AttrFilter::New();
+    hierarchy->SetInput(tree->GetOutput());
+    hierarchy->SetBackend(backend);
+    for (bool filter : { false, true })
+    {
+      hierarchy->SetOperation(filter ? AttrFilter::OperationEnum::FilterRegions
+                                     : AttrFilter::OperationEnum::WatershedHierarchy);
+      hierarchy->SetAttribute(filter ? RegionAttribute::Height : RegionAttribute::Dynamics);
+      hierarchy->SetThreshold(3);
+      tree->WideNodeIdsOff();
+      hierarchy->WideNodeIdsOff();
+      hierarchy->Update();
+      ASSERT_FALSE(hierarchy->GetOutput()->HasWideNodeIds());
+      const WideTree expected = Widened(FromItk(hierarchy->GetOutput()));
+      tree->WideNodeIdsOn();
+      hierarchy->Update();
+      ASSERT_TRUE(hierarchy->GetOutput()->HasWideNodeIds()) << "the output keeps the input's 64-bit ids";
+      EXPECT_TRUE(FromWideItk(hierarchy->GetOutput()) == expected) << "filter " << filter;
+      tree->WideNodeIdsOff();
+      hierarchy->WideNodeIdsOn();
+      hierarchy->Update();
+      ASSERT_TRUE(hierarchy->GetOutput()->HasWideNodeIds());
+      EXPECT_TRUE(FromWideItk(hierarchy->GetOutput()) == expected) << "WideNodeIds, filter " << filter;
+    }
   }
-  catch (const itk::ExceptionObject & e)
-  {
-    EXPECT_NE(std::string(e.GetDescription()).find("64-bit node ids"), std::string::npos) << e.GetDescription();
-  }
-  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 0u);
-  tree->WideNodeIdsOff();
-  hierarchy->WideNodeIdsOn();
-  try
-  {
-    hierarchy->Update();
-    ADD_FAILURE() << "WideNodeIds on the attribute filter";
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    EXPECT_NE(std::string(e.GetDescription()).find("writes dendrograms of 32-bit node ids"), std::string::npos)
-      << e.GetDescription();
-  }
-  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 0u);
-  hierarchy->WideNodeIdsOff();
-  hierarchy->Update();
-  EXPECT_EQ(hierarchy->GetOutput()->GetNumberOfVertices(), 200u);
 }
 
 } // namespace
@@ -534,6 +648,23 @@ TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
       EXPECT_TRUE(FromItk(hierarchy->GetOutput()) == cpu) << full;
       hierarchy->SetBackend(Backend::CPU);
     }
+
+    // An alpha-tree of 64-bit node ids gives a dendrogram of 64-bit ids holding the same arrays, on both backends.
+    hierarchy->SetThreshold(12);
+    hierarchy->Update();
+    const WideTree expected = Widened(FromItk(hierarchy->GetOutput()));
+    alpha->WideNodeIdsOn();
+    for (Backend backend : { Backend::CPU, Backend::CUDA })
+    {
+      if (backend == Backend::CUDA && !chs_test::HasCudaDevice())
+        continue;
+      hierarchy->SetBackend(backend);
+      hierarchy->Update();
+      ASSERT_TRUE(tree->HasWideNodeIds() && hierarchy->GetOutput()->HasWideNodeIds());
+      EXPECT_TRUE(FromWideItk(hierarchy->GetOutput()) == expected) << full << " " << int(backend);
+    }
+    alpha->WideNodeIdsOff();
+    hierarchy->SetBackend(Backend::CPU);
 
     hierarchy->SetOperation(AttrFilter::OperationEnum::WatershedHierarchy);
     EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
