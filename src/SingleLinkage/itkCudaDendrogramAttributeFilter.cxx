@@ -108,14 +108,12 @@ struct Reweight
   chs::DendrogramInputT<TNode>
   In(const InputIds<TNode> & ids) const
   {
-    chs::DendrogramInputT<TNode> in;
-    in.vertices = input->GetNumberOfVertices();
-    in.parent   = ids.parent;
-    in.weight   = input->GetWeights()->CastToSTLConstContainer().data();
-    in.edge     = input->GetEdgeIds()->CastToSTLConstContainer().data();
-    in.u        = ids.u;
-    in.v        = ids.v;
-    return in;
+    return { input->GetNumberOfVertices(),
+             ids.parent,
+             input->GetWeights()->CastToSTLConstContainer().data(),
+             input->GetEdgeIds()->CastToSTLConstContainer().data(),
+             ids.u,
+             ids.v };
   }
   template <typename TNode>
   chs::SingleLinkageResult
@@ -175,27 +173,14 @@ struct AlphaTreeRun
     chs::DendrogramArraysT<TNode>
     Tree()
     {
-      chs::DendrogramArraysT<TNode> bpt;
-      bpt.parent = pu.data();
-      bpt.weight = tw.data();
-      bpt.edge   = te.data();
-      bpt.u      = tu.data();
-      bpt.v      = tv.data();
-      return bpt;
+      return { pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
     }
     chs::DendrogramInputT<TNode>
     Input(const std::vector<uint64_t> & ids)
     {
       for (uint64_t & e : te)
         e = ids[e]; // the image edge index of each tree edge
-      chs::DendrogramInputT<TNode> in;
-      in.vertices = pu.size() / 2 + 1;
-      in.parent   = pu.data();
-      in.weight   = tw.data();
-      in.edge     = te.data();
-      in.u        = tu.data();
-      in.v        = tv.data();
-      return in;
+      return { pu.size() / 2 + 1, pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
     }
   };
 
