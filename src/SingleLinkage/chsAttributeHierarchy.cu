@@ -901,6 +901,7 @@ Run(const DendrogramInputT<TNode> &  in,
   constexpr unsigned    kNodeBytes = sizeof(TNode);
   constexpr bool        kWideEnds  = sizeof(TNode) == sizeof(uint64_t);
   const uint64_t        n = in.vertices, internal = n - 1, ii = internal ? internal : 1;
+  const bool            wideTour = WideTourFor(n, kNodeBytes, in.forceWideTour);
   detail::DeviceScope   scope(context.device);
   const auto            stream = static_cast<cudaStream_t>(context.stream);
   const int             device = context.device;
@@ -911,7 +912,6 @@ Run(const DendrogramInputT<TNode> &  in,
     // edges by their new weights, then PANDORA.
     const uint64_t kept = (2 * n - 1) * kNodeBytes + ii * (2 * sizeof(uint32_t) + 2 * sizeof(double)) +
                           (in.edge && internal ? internal : 1) * sizeof(uint64_t);
-    const bool     wideTour = WideTourFor(n, kNodeBytes, in.forceWideTour);
     const uint64_t sorted = ii * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double));
     tracker.what = std::string(operation == Operation::Filter ? "the attribute filter" : "the watershed hierarchy") +
                    " of a dendrogram of " + std::to_string(n) + " leaves";
@@ -959,17 +959,8 @@ Run(const DendrogramInputT<TNode> &  in,
   timer.Start();
   detail::DeviceBuffer<double> w2(ii, stream, &tracker);
   if (internal)
-    NewWeights(n,
-               WideTourFor(n, kNodeBytes, in.forceWideTour),
-               dParent.get(),
-               dWeight.get(),
-               operation,
-               attribute,
-               threshold,
-               w2.get(),
-               stream,
-               tracker,
-               device);
+    NewWeights(
+      n, wideTour, dParent.get(), dWeight.get(), operation, attribute, threshold, w2.get(), stream, tracker, device);
 
   // The tree edges by (new weight, old rank), then PANDORA and the download.
   detail::DeviceBuffer<uint32_t> sU(ii, stream, &tracker), sV(ii, stream, &tracker);

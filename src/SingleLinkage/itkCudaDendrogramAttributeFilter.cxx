@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 namespace itk
@@ -33,68 +32,39 @@ AttributeName(chs::RegionAttribute a)
   return "unknown";
 }
 
-/** A dendrogram's node and vertex ids in the width TNode of a run: its own arrays, or 32-bit ones widened. */
-struct InputIds32
+/** Ids in the width of a run: 32-bit ones as they are (a 32-bit run never has a 64-bit input: the output keeps the
+ * input's width); for a 64-bit run the 64-bit ones as they are (`wide`), or the 32-bit ones widened into `widened`. */
+const uint32_t *
+InWidth(const std::vector<uint32_t> * narrow, const std::vector<uint64_t> *, std::vector<uint32_t> &)
 {
-  const uint32_t *parent, *u, *v;
-  explicit InputIds32(const Dendrogram * d)
-    : parent(d->GetParents()->CastToSTLConstContainer().data())
-    , u(d->GetEdgeU()->CastToSTLConstContainer().data())
-    , v(d->GetEdgeV()->CastToSTLConstContainer().data())
-  {
-  }
-};
-struct InputIds64
+  return narrow->data();
+}
+const uint64_t *
+InWidth(const std::vector<uint32_t> * narrow, const std::vector<uint64_t> * wide, std::vector<uint64_t> & widened)
 {
-  std::vector<uint64_t> widened[3];
-  const uint64_t *      parent, *u, *v;
-  explicit InputIds64(const Dendrogram * d)
-  {
-    if (d->HasWideNodeIds())
-    {
-      parent = d->GetWideParents()->CastToSTLConstContainer().data();
-      u      = d->GetWideEdgeU()->CastToSTLConstContainer().data();
-      v      = d->GetWideEdgeV()->CastToSTLConstContainer().data();
-      return;
-    }
-    const Dendrogram::IndexContainerType * narrow[3] = { d->GetParents(), d->GetEdgeU(), d->GetEdgeV() };
-    for (unsigned i = 0; i < 3; ++i)
-      widened[i].assign(narrow[i]->CastToSTLConstContainer().begin(), narrow[i]->CastToSTLConstContainer().end());
-    parent = widened[0].data();
-    u      = widened[1].data();
-    v      = widened[2].data();
-  }
-};
+  if (wide)
+    return wide->data();
+  widened.assign(narrow->begin(), narrow->end());
+  return widened.data();
+}
+
+/** A dendrogram's node and vertex ids in the width TNode of a run. */
 template <typename TNode>
-using InputIds = typename std::conditional<sizeof(TNode) == sizeof(uint32_t), InputIds32, InputIds64>::type;
-
-/** An alpha-tree's parents in the width TNode (the run's width is the tree's, or 64-bit on request). */
-const uint32_t *
-AlphaParents(const AlphaTree * tree, std::vector<uint32_t> &)
+struct InputIds
 {
-  return tree->GetParents()->CastToSTLConstContainer().data();
-}
-const uint64_t *
-AlphaParents(const AlphaTree * tree, std::vector<uint64_t> & widened)
-{
-  if (tree->HasWideNodeIds())
-    return tree->GetWideParents()->CastToSTLConstContainer().data();
-  const auto & narrow = tree->GetParents()->CastToSTLConstContainer();
-  widened.assign(narrow.begin(), narrow.end());
-  return widened.data();
-}
-
-const uint32_t *
-WidthOf(const std::vector<uint32_t> & ends, std::vector<uint32_t> &)
-{
-  return ends.data();
-}
-const uint64_t *
-WidthOf(const std::vector<uint32_t> & ends, std::vector<uint64_t> & widened)
-{
-  widened.assign(ends.begin(), ends.end());
-  return widened.data();
-}
+  std::vector<TNode> widened[3];
+  const TNode *      parent, *u, *v;
+  explicit InputIds(const Dendrogram * d)
+  {
+    const bool wide = d->HasWideNodeIds();
+    parent          = wide ? InWidth(nullptr, &d->GetWideParents()->CastToSTLConstContainer(), widened[0])
+                           : InWidth(&d->GetParents()->CastToSTLConstContainer(), nullptr, widened[0]);
+    u               = wide ? InWidth(nullptr, &d->GetWideEdgeU()->CastToSTLConstContainer(), widened[1])
+                           : InWidth(&d->GetEdgeU()->CastToSTLConstContainer(), nullptr, widened[1]);
+    v               = wide ? InWidth(nullptr, &d->GetWideEdgeV()->CastToSTLConstContainer(), widened[2])
+                           : InWidth(&d->GetEdgeV()->CastToSTLConstContainer(), nullptr, widened[2]);
+  }
+};
 
 /** RunDendrogram's functor for a dendrogram input: its hierarchy by attribute in either width. */
 struct Reweight
@@ -166,9 +136,12 @@ struct AlphaTreeRun
       , tv(n - 1)
       , te(n - 1)
     {
-      parent = AlphaParents(run.tree, widenedParents);
-      eu     = WidthOf(run.u, widenedU);
-      ev     = WidthOf(run.v, widenedV);
+      const AlphaTree * tree = run.tree;
+      parent                 = tree->HasWideNodeIds()
+                                 ? InWidth(nullptr, &tree->GetWideParents()->CastToSTLConstContainer(), widenedParents)
+                                 : InWidth(&tree->GetParents()->CastToSTLConstContainer(), nullptr, widenedParents);
+      eu                     = InWidth(&run.u, nullptr, widenedU);
+      ev                     = InWidth(&run.v, nullptr, widenedV);
     }
     chs::DendrogramArraysT<TNode>
     Tree()
