@@ -17,7 +17,7 @@ main(int argc, char ** argv)
     return 2;
   }
   using InputImage = itk::Image<short, 3>;
-  using MaskImage = itk::Image<unsigned char, 3>;
+  using MaskImage  = itk::Image<unsigned char, 3>;
   using LabelImage = itk::Image<unsigned int, 3>;
 
   auto threshold = itk::BinaryThresholdImageFilter<InputImage, MaskImage>::New();

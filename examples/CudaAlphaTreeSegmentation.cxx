@@ -112,11 +112,11 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
 
 struct Options
 {
-  std::string                                input, output, overlay, mean, saliency;
-  double                                     alpha = 0.0, omega = std::numeric_limits<double>::infinity();
-  bool                                       fullyConnected = false;
-  std::string                                algorithm      = "auto";
-  chs_example::CommonOptions                 common;
+  std::string                input, output, overlay, mean, saliency;
+  double                     alpha = 0.0, omega = std::numeric_limits<double>::infinity();
+  bool                       fullyConnected = false;
+  std::string                algorithm      = "auto";
+  chs_example::CommonOptions common;
 };
 
 template <unsigned D>
@@ -206,37 +206,37 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc,
-    argv,
-    kProgram,
-    kUsage.c_str(),
-    kSlicerXml,
-    o.common,
-    [&](const std::string & a, const std::function<std::string()> & value)
-    {
-      if (a == "--alpha")
-        o.alpha = std::stod(value());
-      else if (a == "--omega")
-      {
-        o.omega = std::stod(value());
-        if (o.omega < 0)
-          o.omega = std::numeric_limits<double>::infinity(); // Slicer's "no constraint"
-      }
-      else if (a == "--mean")
-        o.mean = value();
-      else if (a == "--saliency")
-        o.saliency = value();
-      else if (a == "--algorithm")
-        o.algorithm = value();
-      else if (a == "--fully-connected")
-        o.fullyConnected = true;
-      else if (a == "--overlay")
-        o.overlay = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional =
+    chs_example::ParseArguments(argc,
+                                argv,
+                                kProgram,
+                                kUsage.c_str(),
+                                kSlicerXml,
+                                o.common,
+                                [&](const std::string & a, const std::function<std::string()> & value)
+                                {
+                                  if (a == "--alpha")
+                                    o.alpha = std::stod(value());
+                                  else if (a == "--omega")
+                                  {
+                                    o.omega = std::stod(value());
+                                    if (o.omega < 0)
+                                      o.omega = std::numeric_limits<double>::infinity(); // Slicer's "no constraint"
+                                  }
+                                  else if (a == "--mean")
+                                    o.mean = value();
+                                  else if (a == "--saliency")
+                                    o.saliency = value();
+                                  else if (a == "--algorithm")
+                                    o.algorithm = value();
+                                  else if (a == "--fully-connected")
+                                    o.fullyConnected = true;
+                                  else if (a == "--overlay")
+                                    o.overlay = value();
+                                  else
+                                    return false;
+                                  return true;
+                                });
   return chs_example::RunOnInputDimension(
     kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

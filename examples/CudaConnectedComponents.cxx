@@ -32,10 +32,10 @@ using Backend = itk::CudaSegmentationBackendEnums::Backend;
 
 struct Options
 {
-  std::string input, output, statisticsFile, demoFolder;
-  bool        fullyConnected = false;
-  bool        flatZones = false;
-  long long   background = 0;
+  std::string                input, output, statisticsFile, demoFolder;
+  bool                       fullyConnected = false;
+  bool                       flatZones      = false;
+  long long                  background     = 0;
   chs_example::CommonOptions common;
 };
 
@@ -90,29 +90,29 @@ Options
 Parse(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc,
-    argv,
-    kProgram,
-    kUsage.c_str(),
-    kSlicerXml,
-    o.common,
-    [&](const std::string & a, const std::function<std::string()> & value)
-    {
-      if (a == "--fully-connected")
-        o.fullyConnected = true;
-      else if (a == "--flat-zones")
-        o.flatZones = true;
-      else if (a == "--background")
-        o.background = std::stoll(value());
-      else if (a == "--statistics")
-        o.statisticsFile = value();
-      else if (a == "--demo")
-        o.demoFolder = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional =
+    chs_example::ParseArguments(argc,
+                                argv,
+                                kProgram,
+                                kUsage.c_str(),
+                                kSlicerXml,
+                                o.common,
+                                [&](const std::string & a, const std::function<std::string()> & value)
+                                {
+                                  if (a == "--fully-connected")
+                                    o.fullyConnected = true;
+                                  else if (a == "--flat-zones")
+                                    o.flatZones = true;
+                                  else if (a == "--background")
+                                    o.background = std::stoll(value());
+                                  else if (a == "--statistics")
+                                    o.statisticsFile = value();
+                                  else if (a == "--demo")
+                                    o.demoFolder = value();
+                                  else
+                                    return false;
+                                  return true;
+                                });
   if (o.demoFolder.empty())
   {
     if (positional.size() != 2)
@@ -127,22 +127,22 @@ using LabelType = unsigned int;
 
 struct Result
 {
-  itk::SizeValueType objects = 0;
-  double             milliseconds = 0;
-  double             kernelMilliseconds = 0;
-  Backend            backend = Backend::Auto;
+  itk::SizeValueType              objects            = 0;
+  double                          milliseconds       = 0;
+  double                          kernelMilliseconds = 0;
+  Backend                         backend            = Backend::Auto;
   std::vector<itk::SizeValueType> counts;
 };
 
 template <typename TImage>
 Result
-LabelAndWrite(const TImage *                  image,
-              const Options &                 o,
-              const std::string &             output,
-              chs_example::SlicerProgress *   progress = nullptr)
+LabelAndWrite(const TImage *                image,
+              const Options &               o,
+              const std::string &           output,
+              chs_example::SlicerProgress * progress = nullptr)
 {
   using LabelImage = itk::Image<LabelType, TImage::ImageDimension>;
-  auto filter = itk::CudaConnectedComponentImageFilter<TImage, LabelImage>::New();
+  auto filter      = itk::CudaConnectedComponentImageFilter<TImage, LabelImage>::New();
   filter->SetInput(image);
   filter->SetFullyConnected(o.fullyConnected);
   filter->SetFlatZones(o.flatZones);
@@ -154,11 +154,11 @@ LabelAndWrite(const TImage *                  image,
   const auto start = std::chrono::steady_clock::now();
   filter->Update();
   Result r;
-  r.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.milliseconds       = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.kernelMilliseconds = filter->GetKernelMilliseconds();
-  r.objects = filter->GetObjectCount();
-  r.backend = filter->GetLastBackend();
-  r.counts = filter->GetVoxelCounts();
+  r.objects            = filter->GetObjectCount();
+  r.backend            = filter->GetLastBackend();
+  r.counts             = filter->GetVoxelCounts();
 
   if (progress)
     chs_example::WriteLabelOutputs(filter->GetOutput(), output, o.common, r.objects, "Object", *progress);
@@ -176,14 +176,16 @@ LabelAndWrite(const TImage *                  image,
     std::ofstream csv(chs_example::Output(o.statisticsFile));
     csv << "label,voxels";
     for (unsigned d = 0; d < TImage::ImageDimension; ++d)
-      csv << ",min" << "xyz"[d];
+      csv << ",min"
+          << "xyz"[d];
     for (unsigned d = 0; d < TImage::ImageDimension; ++d)
-      csv << ",max" << "xyz"[d];
+      csv << ",max"
+          << "xyz"[d];
     csv << '\n';
     for (itk::SizeValueType k = 0; k < r.objects; ++k)
     {
       const auto label = static_cast<LabelType>(o.background >= 0 && k >= itk::SizeValueType(o.background) ? k + 1 : k);
-      const auto box = filter->GetBoundingBox(label);
+      const auto box   = filter->GetBoundingBox(label);
       csv << label << ',' << filter->GetVoxelCount(label);
       for (unsigned d = 0; d < TImage::ImageDimension; ++d)
         csv << ',' << box.GetIndex()[d];
@@ -249,7 +251,13 @@ template <typename TImage>
 typename TImage::Pointer
 SampleBlobs(const typename TImage::SizeType & size, int radius, unsigned seed)
 {
-  const size_t                    n = [&] { size_t m = 1; for (unsigned d = 0; d < TImage::ImageDimension; ++d) m *= size[d]; return m; }();
+  const size_t n = [&]
+  {
+    size_t m = 1;
+    for (unsigned d = 0; d < TImage::ImageDimension; ++d)
+      m *= size[d];
+    return m;
+  }();
   std::vector<float>              a(n), b(n);
   std::mt19937                    rng(seed);
   std::normal_distribution<float> g;
@@ -298,24 +306,28 @@ Demo(Options o)
   std::string why;
   const int   devices = chs::CudaDeviceCount(&why);
   std::cout << "CudaHierarchicalSegmentation demo: connected components of generated blobs\n";
-  std::cout << "  device: " << (devices > 0 ? chs::CudaDeviceName(o.common.device) : "none (" + why + "), CPU reference")
-            << "\n";
-  using Image2 = itk::Image<unsigned char, 2>;
-  using Image3 = itk::Image<unsigned char, 3>;
-  const std::string dir = o.demoFolder + "/";
-  auto              image = SampleBlobs<Image2>({ { 512, 512 } }, 4, 1);
+  std::cout << "  device: "
+            << (devices > 0 ? chs::CudaDeviceName(o.common.device) : "none (" + why + "), CPU reference") << "\n";
+  using Image2             = itk::Image<unsigned char, 2>;
+  using Image3             = itk::Image<unsigned char, 3>;
+  const std::string dir    = o.demoFolder + "/";
+  auto              image  = SampleBlobs<Image2>({ { 512, 512 } }, 4, 1);
   auto              volume = SampleBlobs<Image3>({ { 128, 128, 128 } }, 2, 2);
   chs_example::WriteImage<Image2>(image, dir + "sample-image.nrrd");
   chs_example::WriteImage<Image3>(volume, dir + "sample-volume.nrrd");
   for (bool full : { false, true })
   {
-    o.fullyConnected = full;
+    o.fullyConnected         = full;
     const std::string suffix = full ? "-full" : "-face";
-    const auto        r2 = LabelAndWrite<Image2>(image, o, dir + "sample-image-labels" + suffix + ".nrrd");
-    Report(std::string("  512x512 image, ") + (full ? "8" : "4") + "-connected", dir + "sample-image-labels" + suffix + ".nrrd", r2);
+    const auto        r2     = LabelAndWrite<Image2>(image, o, dir + "sample-image-labels" + suffix + ".nrrd");
+    Report(std::string("  512x512 image, ") + (full ? "8" : "4") + "-connected",
+           dir + "sample-image-labels" + suffix + ".nrrd",
+           r2);
     Summary("512x512 image", r2);
     const auto r3 = LabelAndWrite<Image3>(volume, o, dir + "sample-volume-labels" + suffix + ".nrrd");
-    Report(std::string("  128^3 volume, ") + (full ? "26" : "6") + "-connected", dir + "sample-volume-labels" + suffix + ".nrrd", r3);
+    Report(std::string("  128^3 volume, ") + (full ? "26" : "6") + "-connected",
+           dir + "sample-volume-labels" + suffix + ".nrrd",
+           r3);
     Summary("128^3 volume", r3);
   }
   std::cout << "  inputs: " << dir << "sample-image.nrrd, " << dir << "sample-volume.nrrd (open them in 3D Slicer)\n";
@@ -328,24 +340,30 @@ int
 main(int argc, char ** argv)
 {
   const Options o = Parse(argc, argv);
-  return chs_example::ReportFailures(kProgram, [&]() -> int {
-    if (!o.demoFolder.empty())
-      return Demo(o);
-    chs_example::CheckPngFile(kProgram, o.input);
-    auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
-    if (!io)
-      chs_example::Fail(kProgram, "cannot read " + o.input + ": no ITK image reader recognises it");
-    io->SetFileName(o.input);
-    io->ReadImageInformation();
-    if (io->GetNumberOfComponents() != 1)
-      chs_example::Fail(kProgram, o.input + " has " + std::to_string(io->GetNumberOfComponents()) + " components per pixel; scalar images only");
-    const unsigned dim = io->GetNumberOfDimensions();
-    if (dim == 2)
-      Dispatch<2>(io->GetComponentType(), o);
-    else if (dim == 3)
-      Dispatch<3>(io->GetComponentType(), o);
-    else
-      chs_example::Fail(kProgram, o.input + " has " + std::to_string(dim) + " dimensions; 2D images and 3D volumes only");
-    return 0;
-  });
+  return chs_example::ReportFailures(
+    kProgram,
+    [&]() -> int
+    {
+      if (!o.demoFolder.empty())
+        return Demo(o);
+      chs_example::CheckPngFile(kProgram, o.input);
+      auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::CommonEnums::IOFileMode::ReadMode);
+      if (!io)
+        chs_example::Fail(kProgram, "cannot read " + o.input + ": no ITK image reader recognises it");
+      io->SetFileName(o.input);
+      io->ReadImageInformation();
+      if (io->GetNumberOfComponents() != 1)
+        chs_example::Fail(kProgram,
+                          o.input + " has " + std::to_string(io->GetNumberOfComponents()) +
+                            " components per pixel; scalar images only");
+      const unsigned dim = io->GetNumberOfDimensions();
+      if (dim == 2)
+        Dispatch<2>(io->GetComponentType(), o);
+      else if (dim == 3)
+        Dispatch<3>(io->GetComponentType(), o);
+      else
+        chs_example::Fail(kProgram,
+                          o.input + " has " + std::to_string(dim) + " dimensions; 2D images and 3D volumes only");
+      return 0;
+    });
 }

@@ -107,13 +107,13 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
 
 struct Options
 {
-  std::string                                input, output, overlay;
-  double                                     distance       = 0.0;
-  itk::SizeValueType                         clusters       = 0;
-  bool                                       fullyConnected = false;
-  std::string                                hierarchy      = "altitude";
-  itk::SizeValueType                         minArea        = 0;
-  chs_example::CommonOptions                 common;
+  std::string                input, output, overlay;
+  double                     distance       = 0.0;
+  itk::SizeValueType         clusters       = 0;
+  bool                       fullyConnected = false;
+  std::string                hierarchy      = "altitude";
+  itk::SizeValueType         minArea        = 0;
+  chs_example::CommonOptions common;
 };
 
 template <unsigned D>

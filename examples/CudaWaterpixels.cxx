@@ -77,11 +77,11 @@ const std::string kSlicerXml = chs_example::SlicerModuleXml(
 
 struct Options
 {
-  std::string                                input, output, overlay;
-  std::vector<itk::SizeValueType>            step{ 10 };
-  double                                     compactness     = -1.0;
-  bool                                       gradientMinimum = false, fullyConnected = false;
-  chs_example::CommonOptions                 common;
+  std::string                     input, output, overlay;
+  std::vector<itk::SizeValueType> step{ 10 };
+  double                          compactness     = -1.0;
+  bool                            gradientMinimum = false, fullyConnected = false;
+  chs_example::CommonOptions      common;
 };
 
 template <unsigned D>
@@ -124,43 +124,43 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc,
-    argv,
-    kProgram,
-    kUsage.c_str(),
-    kSlicerXml,
-    o.common,
-    [&](const std::string & a, const std::function<std::string()> & value)
-    {
-      if (a == "--step")
-      {
-        o.step.clear();
-        std::stringstream s(value());
-        for (std::string part; std::getline(s, part, ',');)
-          o.step.push_back(std::stoul(part));
-      }
-      else if (a == "--compactness")
-        o.compactness = std::stod(value());
-      else if (a == "--gradient-minimum")
-        o.gradientMinimum = true;
-      else if (a == "--fully-connected")
-        o.fullyConnected = true;
-      else if (a == "--overlay")
-        o.overlay = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional =
+    chs_example::ParseArguments(argc,
+                                argv,
+                                kProgram,
+                                kUsage.c_str(),
+                                kSlicerXml,
+                                o.common,
+                                [&](const std::string & a, const std::function<std::string()> & value)
+                                {
+                                  if (a == "--step")
+                                  {
+                                    o.step.clear();
+                                    std::stringstream s(value());
+                                    for (std::string part; std::getline(s, part, ',');)
+                                      o.step.push_back(std::stoul(part));
+                                  }
+                                  else if (a == "--compactness")
+                                    o.compactness = std::stod(value());
+                                  else if (a == "--gradient-minimum")
+                                    o.gradientMinimum = true;
+                                  else if (a == "--fully-connected")
+                                    o.fullyConnected = true;
+                                  else if (a == "--overlay")
+                                    o.overlay = value();
+                                  else
+                                    return false;
+                                  return true;
+                                });
   return chs_example::RunOnInputDimension(kProgram,
-                                         positional,
-                                         o.input,
-                                         o.output,
-                                         [&](auto dimension)
-                                         {
-                                           constexpr unsigned D = decltype(dimension)::value;
-                                           if (o.step.empty() || (o.step.size() != 1 && o.step.size() != D))
-                                             chs_example::Fail(kProgram, "--step takes one value or one per axis");
-                                           Run<D>(o);
-                                         });
+                                          positional,
+                                          o.input,
+                                          o.output,
+                                          [&](auto dimension)
+                                          {
+                                            constexpr unsigned D = decltype(dimension)::value;
+                                            if (o.step.empty() || (o.step.size() != 1 && o.step.size() != D))
+                                              chs_example::Fail(kProgram, "--step takes one value or one per axis");
+                                            Run<D>(o);
+                                          });
 }

@@ -7,16 +7,16 @@ and the saliency map (the level at which neighbouring pixels merge), side by sid
 The photograph is scikit-image's `camera` (512 x 512, 8-bit). Without a GPU the filter runs its CPU reference, which
 builds the same tree.
 """
+
 import argparse
 
 import matplotlib
 
 matplotlib.use("Agg")
+import itk
 import matplotlib.pyplot as plt
 import numpy as np
 from skimage import data
-
-import itk
 
 
 def main():
@@ -48,8 +48,10 @@ def main():
     contours = padded.reshape(photo.shape[0], 2, photo.shape[1], 2).max(axis=(1, 3))
 
     backend = "GPU" if build.GetLastBackend() == itk.CudaSegmentationBackendEnums.Backend_CUDA else "CPU reference"
-    print(f"{tree.GetNumberOfNodes()} nodes ({backend}); {flat_zones} flat zones; "
-          f"{labels.max()} regions at alpha {args.alpha:g}, omega {args.omega:g}")
+    print(
+        f"{tree.GetNumberOfNodes()} nodes ({backend}); {flat_zones} flat zones; "
+        f"{labels.max()} regions at alpha {args.alpha:g}, omega {args.omega:g}"
+    )
 
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
     for ax, picture, title, cmap in [

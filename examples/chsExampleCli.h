@@ -155,8 +155,12 @@ inline std::vector<std::pair<std::string, double>>
 ParameterMinimums(const std::string & xml)
 {
   std::vector<std::pair<std::string, double>> minimums;
-  auto between = [](const std::string & text, const std::string & open, const std::string & close, size_t from,
-                    size_t to) -> std::string {
+  auto                                        between = [](const std::string & text,
+                    const std::string & open,
+                    const std::string & close,
+                    size_t              from,
+                    size_t              to) -> std::string
+  {
     const size_t a = text.find(open, from);
     if (a == std::string::npos || a >= to)
       return {};
@@ -289,7 +293,8 @@ PngError(png_structp png, png_const_charp message)
 }
 inline void
 PngWarning(png_structp, png_const_charp)
-{}
+{
+}
 } // namespace detail
 
 /** ITK 5.2's PNG reader lets libpng abort the process on a corrupted PNG file (its ReadImageInformation installs no
@@ -308,9 +313,9 @@ CheckPngFile(const char * program, const std::string & file)
     std::fclose(fp);
     return;
   }
-  std::string                why;
-  png_structp                png  = png_create_read_struct(PNG_LIBPNG_VER_STRING, &why, detail::PngError, detail::PngWarning);
-  png_infop                  info = png ? png_create_info_struct(png) : nullptr;
+  std::string why;
+  png_structp png  = png_create_read_struct(PNG_LIBPNG_VER_STRING, &why, detail::PngError, detail::PngWarning);
+  png_infop   info = png ? png_create_info_struct(png) : nullptr;
   std::vector<unsigned char> row;
   if (!png || !info || setjmp(png_jmpbuf(png)))
   {

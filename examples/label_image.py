@@ -5,13 +5,13 @@
 Without an input, labels a generated sample (blobs of smoothed noise). Runs on the GPU when there is one, else on
 the CPU reference. Needs the module's Python wrapping on the path (see the README's build section).
 """
+
 import argparse
 import struct
 import zlib
 
-import numpy as np
-
 import itk
+import numpy as np
 
 
 def sample_image(shape=(384, 512), seed=1):
@@ -33,13 +33,18 @@ def write_png(path, rgb):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+        f.write(
+            b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 6))
+            + chunk(b"IEND", b"")
+        )
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("input", nargs="?", help="an image ITK can read (default: a generated sample)")
     parser.add_argument("output", nargs="?", default="labels.png", help="the PNG to write (default: labels.png)")
     args = parser.parse_args()
@@ -49,9 +54,13 @@ def main():
     labeler = itk.CudaConnectedComponentImageFilter.New(image, fully_connected=True)
     labeler.Update()
     labels = itk.array_from_image(labeler.GetOutput())
-    print("%d objects (%s backend)" % (labeler.GetObjectCount(),
-                                       "CUDA" if labeler.GetLastBackend() == itk.CudaSegmentationBackendEnums.Backend_CUDA
-                                       else "CPU"))
+    print(
+        "%d objects (%s backend)"
+        % (
+            labeler.GetObjectCount(),
+            "CUDA" if labeler.GetLastBackend() == itk.CudaSegmentationBackendEnums.Backend_CUDA else "CPU",
+        )
+    )
 
     # One colour per label, background black.
     palette = np.random.default_rng(0).integers(64, 256, size=(labeler.GetObjectCount() + 1, 3), dtype=np.uint8)

@@ -9,6 +9,7 @@ RenderLabelSurfaces does the same from a label volume file.
 
 Without a screen, run it under Xvfb (xvfb-run -a python3 label_surfaces.py ...) where VTK renders through X.
 """
+
 import argparse
 import colorsys
 
@@ -85,7 +86,7 @@ def surfaces(labels, smoothing=20):
 
 def render(mesh, picture, size=(800, 600)):
     labels = numpy_support.vtk_to_numpy(mesh.GetCellData().GetArray("Label"))
-    colours = np.array([segment_colour(int(l)) for l in labels]) * 255
+    colours = np.array([segment_colour(int(label)) for label in labels]) * 255
     colour_array = numpy_support.numpy_to_vtk(colours.astype(np.uint8), deep=True)
     colour_array.SetName("Colors")
     shown = vtk.vtkPolyData()
@@ -144,8 +145,10 @@ def main():
     writer.SetDataModeToBinary()
     writer.Write()
     render(mesh, args.picture)
-    print(f"waterfall level {level}: {count} regions, {mesh.GetNumberOfCells()} triangles -> {args.surfaces}, "
-          f"{args.picture}")
+    print(
+        f"waterfall level {level}: {count} regions, {mesh.GetNumberOfCells()} triangles -> {args.surfaces}, "
+        f"{args.picture}"
+    )
 
 
 if __name__ == "__main__":

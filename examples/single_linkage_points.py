@@ -3,25 +3,25 @@
     python3 single_linkage_points.py [output.png] [--points 30000] [--clusters 3] [--neighbours 8]
 
 Builds the k-nearest-neighbour graph of the points with SciPy, joins its connected components (if any) into a
-chain (each one's first point to its nearest point of the previous component), computes the dendrogram on the GPU (the CPU
-reference when there is no GPU: same result), cuts it into clusters, and plots the points and the top of the
+chain (each one's first point to its nearest point of the previous component), computes the dendrogram on the GPU
+(the CPU reference when there is no GPU: same result), cuts it into clusters, and plots the points and the top of the
 dendrogram (scipy.cluster.hierarchy.dendrogram on the module's linkage matrix). Single linkage on a k-NN graph
 equals single linkage on all pairs whenever the graph's minimum spanning tree is the Euclidean one (for example
 when k is large enough); it is the usual approximation for large clouds.
 """
+
 import argparse
 
 import matplotlib
 
 matplotlib.use("Agg")
+import itk
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
-
-import itk
 
 
 def knn_graph(points, k):
@@ -88,8 +88,10 @@ def main():
     fig.savefig(args.output, dpi=80)
     on_gpu = f.GetLastBackend() == itk.CudaSegmentationBackendEnums.Backend_CUDA
     sizes = np.bincount(labels)[1:]
-    print(f"{len(points)} points, {len(u)} edges, {args.clusters} clusters of sizes {sorted(sizes.tolist())} "
-          f"({'CUDA' if on_gpu else 'CPU reference'}) -> {args.output}")
+    print(
+        f"{len(points)} points, {len(u)} edges, {args.clusters} clusters of sizes {sorted(sizes.tolist())} "
+        f"({'CUDA' if on_gpu else 'CPU reference'}) -> {args.output}"
+    )
 
 
 if __name__ == "__main__":

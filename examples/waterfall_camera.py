@@ -5,6 +5,7 @@ example (smoothing at sigma 2, gradient magnitude, watershed, waterfall), with t
 
     waterfall_camera.py PIPELINE_PROGRAM OUTPUT_PNG [WORK_DIR]
 """
+
 import subprocess
 import sys
 import tempfile

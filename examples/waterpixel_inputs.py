@@ -4,6 +4,7 @@ benchmark's generator, bench/Waterpixels/peers.py, in NumPy instead of CuPy).
 
     python3 examples/waterpixel_inputs.py OUTDIR
 """
+
 import os
 import sys
 
@@ -26,8 +27,7 @@ def ct_like(shape, seed):
 
 def write_nrrd(path, volume):
     """A NRRD file with the raw bytes attached (x fastest, as ITK reads it)."""
-    header = ("NRRD0004\ntype: uint8\ndimension: 3\nsizes: {} {} {}\nencoding: raw\n\n"
-              .format(*volume.shape[::-1]))
+    header = "NRRD0004\ntype: uint8\ndimension: 3\nsizes: {} {} {}\nencoding: raw\n\n".format(*volume.shape[::-1])
     with open(path, "wb") as f:
         f.write(header.encode("ascii"))
         f.write(np.ascontiguousarray(volume).tobytes())

@@ -5,13 +5,13 @@
 Without an input, uses scikit-image's `camera` photograph. Runs on the GPU when there is one, else on the CPU
 reference (same result). Needs the module's Python wrapping on the path (see the README's Python section).
 """
+
 import argparse
 
+import itk
 import numpy as np
 import skimage.data
 import skimage.io
-
-import itk
 
 
 def border_overlay(grey, labels):
@@ -38,13 +38,16 @@ def main():
     grey = skimage.io.imread(args.input, as_gray=True) if args.input else skimage.data.camera()
     image = itk.image_from_array(np.asarray(grey, dtype=np.float32))
     waterpixels = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, 2]].New(
-        image, GridStep=args.step, Compactness=args.compactness)
+        image, GridStep=args.step, Compactness=args.compactness
+    )
     waterpixels.Update()
     labels = itk.array_from_image(waterpixels.GetOutput())
     skimage.io.imsave(args.output, border_overlay(grey, labels), check_contrast=False)
     on_gpu = waterpixels.GetLastBackend() == itk.CudaSegmentationBackendEnums.Backend_CUDA
-    print(f"{waterpixels.GetNumberOfSuperpixels()} waterpixels, compactness {waterpixels.GetCompactnessUsed():.3g} "
-          f"({'CUDA' if on_gpu else 'CPU reference'}) -> {args.output}")
+    print(
+        f"{waterpixels.GetNumberOfSuperpixels()} waterpixels, compactness {waterpixels.GetCompactnessUsed():.3g} "
+        f"({'CUDA' if on_gpu else 'CPU reference'}) -> {args.output}"
+    )
 
 
 if __name__ == "__main__":

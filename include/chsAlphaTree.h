@@ -87,7 +87,7 @@ struct AlphaTreeArrays
   double *   level  = nullptr;
   /** Set by an allocator whose level array already holds 0 for the n leaves (value-initialised storage): the CUDA
    * backend then skips writing them. */
-  bool leafLevelsZero = false;
+  bool       leafLevelsZero = false;
   uint64_t * parent64       = nullptr;
 };
 

@@ -65,7 +65,8 @@ struct DefaultInitAllocator : std::allocator<T>
   DefaultInitAllocator() = default;
   template <typename U>
   DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept
-  {}
+  {
+  }
   template <typename U>
   void
   construct(U * p) noexcept(noexcept(::new (static_cast<void *>(p)) U))
@@ -98,7 +99,7 @@ IsRegisteredHostRange(const void * p, uint64_t bytes);
 /** A cached array of some vector type, known by its type_info. */
 struct HostCacheEntry
 {
-  virtual ~HostCacheEntry() = default;
+  virtual ~HostCacheEntry()       = default;
   const std::type_info * type     = nullptr;
   uint64_t               capacity = 0; // elements
   uint64_t               bytes    = 0;
@@ -158,7 +159,8 @@ ReleaseHostVector(TVector & v)
     detail::GiveHostCacheEntry(std::move(entry)); // on failure the entry is destroyed: unlocked and freed
   }
   catch (...)
-  {}
+  {
+  }
 }
 
 /** v holds n elements of unspecified values, in storage whose pages are mapped: its own when it suits n (the rules

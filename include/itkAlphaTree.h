@@ -147,7 +147,7 @@ private:
   HostCachedVectorContainer<IdentifierType, uint32_t>::Pointer m_Parents;
   HostCachedVectorContainer<IdentifierType, uint64_t>::Pointer m_WideParents;
   HostCachedVectorContainer<IdentifierType, double>::Pointer   m_Levels;
-  LevelContainerType::Pointer m_ValueRanges;
+  LevelContainerType::Pointer                                  m_ValueRanges;
 };
 
 } // namespace itk

@@ -63,14 +63,14 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
                       << out->GetLargestPossibleRegion().GetNumberOfPixels() << " pixels.");
   }
   tree->CheckCutParameters(m_Alpha, m_Omega);
-  const bool                  constrained = !std::isinf(m_Omega);
-  const double *              level       = tree->GetLevels()->CastToSTLConstContainer().data();
-  const double *              range = constrained ? tree->GetValueRanges()->CastToSTLConstContainer().data() : nullptr;
-  const SizeValueType         n     = tree->GetNumberOfLeaves();
-  const SizeValueType         nodes = tree->GetNumberOfNodes();
-  const double                omega = constrained ? m_Omega : std::numeric_limits<double>::infinity();
-  SizeValueType     count   = 0;
-  const BackendEnum backend = this->ResolveBackend();
+  const bool          constrained = !std::isinf(m_Omega);
+  const double *      level       = tree->GetLevels()->CastToSTLConstContainer().data();
+  const double *      range       = constrained ? tree->GetValueRanges()->CastToSTLConstContainer().data() : nullptr;
+  const SizeValueType n           = tree->GetNumberOfLeaves();
+  const SizeValueType nodes       = tree->GetNumberOfNodes();
+  const double        omega       = constrained ? m_Omega : std::numeric_limits<double>::infinity();
+  SizeValueType       count       = 0;
+  const BackendEnum   backend     = this->ResolveBackend();
   out->SetBufferedRegion(out->GetLargestPossibleRegion());
   AllocateHostCached(out, backend == BackendEnum::CUDA);
   // Labels of the tree's node id width (32 or 64 bits): written in place when the label type is that, else through

@@ -87,7 +87,7 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   // A float map is written in place; other pixel types through a temporary.
   constexpr bool           inPlace = std::is_same<typename OutputImageType::PixelType, float>::value;
   std::unique_ptr<float[]> temporary(inPlace ? nullptr : new float[total]);
-  float *                  map = inPlace ? reinterpret_cast<float *>(out->GetBufferPointer()) : temporary.get();
+  float *                  map  = inPlace ? reinterpret_cast<float *>(out->GetBufferPointer()) : temporary.get();
   auto                     draw = [&](const auto * p)
   {
     this->RunBackend(

@@ -41,21 +41,21 @@ class ITK_TEMPLATE_EXPORT CudaConnectedComponentImageFilter
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaConnectedComponentImageFilter);
 
-  using Self = CudaConnectedComponentImageFilter;
+  using Self         = CudaConnectedComponentImageFilter;
   using Superclass   = CudaSegmentationFilter<ImageToImageFilter<TInputImage, TOutputImage>>;
-  using Pointer = SmartPointer<Self>;
+  using Pointer      = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  using InputImageType = TInputImage;
-  using OutputImageType = TOutputImage;
-  using MaskImageType = TMaskImage;
-  using InputPixelType = typename TInputImage::PixelType;
-  using OutputPixelType = typename TOutputImage::PixelType;
+  using InputImageType       = TInputImage;
+  using OutputImageType      = TOutputImage;
+  using MaskImageType        = TMaskImage;
+  using InputPixelType       = typename TInputImage::PixelType;
+  using OutputPixelType      = typename TOutputImage::PixelType;
   using OutputImagePixelType = OutputPixelType;
-  using MaskPixelType = typename TMaskImage::PixelType;
-  using RegionType = typename TOutputImage::RegionType;
-  using IndexType = typename TOutputImage::IndexType;
-  using SizeType = typename TOutputImage::SizeType;
+  using MaskPixelType        = typename TMaskImage::PixelType;
+  using RegionType           = typename TOutputImage::RegionType;
+  using IndexType            = typename TOutputImage::IndexType;
+  using SizeType             = typename TOutputImage::SizeType;
   using BackendEnum          = typename Superclass::BackendEnum;
 
   static constexpr unsigned int ImageDimension = TOutputImage::ImageDimension;
@@ -117,8 +117,8 @@ private:
   SizeValueType
   ObjectIndex(OutputPixelType label) const;
 
-  bool          m_FullyConnected{ false };
-  bool          m_FlatZones{ false };
+  bool            m_FullyConnected{ false };
+  bool            m_FlatZones{ false };
   bool            m_ComputeStatistics{ false };
   SizeValueType   m_ObjectCount{ 0 };
   OutputPixelType m_BackgroundValue{ NumericTraits<OutputPixelType>::ZeroValue() };

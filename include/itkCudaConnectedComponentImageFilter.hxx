@@ -31,8 +31,8 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   m_VoxelCounts.clear();
   m_BoundingBoxes.clear();
 
-  const InputImageType * input = this->GetInput();
-  const MaskImageType *  mask = this->GetMaskImage();
+  const InputImageType * input  = this->GetInput();
+  const MaskImageType *  mask   = this->GetMaskImage();
   const RegionType       region = input->GetLargestPossibleRegion();
   CheckWholeImage(input, "input", this);
   if (mask && (mask->GetLargestPossibleRegion() != region || mask->GetBufferedRegion() != region))
@@ -42,7 +42,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   }
 
   const chs::Grid grid = CudaGridOf(region);
-  const uint64_t n = grid.NumberOfVoxels();
+  const uint64_t  n    = grid.NumberOfVoxels();
 
   std::vector<uint8_t> maskFlags;
   if (mask)
@@ -57,17 +57,17 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
 
   chs::ConnectedComponentParameters parameters;
   parameters.mode = m_FlatZones ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-  parameters.fullyConnected = m_FullyConnected;
-  parameters.backgroundLabel = static_cast<int64_t>(m_BackgroundValue);
-  parameters.maximumLabel = static_cast<uint64_t>(NumericTraits<OutputPixelType>::max());
+  parameters.fullyConnected    = m_FullyConnected;
+  parameters.backgroundLabel   = static_cast<int64_t>(m_BackgroundValue);
+  parameters.maximumLabel      = static_cast<uint64_t>(NumericTraits<OutputPixelType>::max());
   parameters.computeStatistics = m_ComputeStatistics;
 
   const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateCachedOutputs(backend == BackendEnum::CUDA);
-  OutputImageType * output = this->GetOutput();
-  const auto *      in = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
-  auto *            out = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  OutputImageType * output      = this->GetOutput();
+  const auto *      in          = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *            out         = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   const uint8_t *   maskPointer = mask ? maskFlags.data() : nullptr;
 
   chs::ConnectedComponentStatistics statistics;
@@ -91,7 +91,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
       for (unsigned d = 0; d < ImageDimension; ++d)
       {
         start[d] = region.GetIndex(d) + static_cast<IndexValueType>(statistics.minimum[3 * k + d]);
-        size[d] = statistics.maximum[3 * k + d] - statistics.minimum[3 * k + d] + 1;
+        size[d]  = statistics.maximum[3 * k + d] - statistics.minimum[3 * k + d] + 1;
       }
       m_BoundingBoxes[k] = RegionType(start, size);
     }
@@ -106,9 +106,9 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Object
   {
     itkExceptionMacro(<< "No statistics: turn ComputeStatistics on and update the filter first.");
   }
-  const auto l = static_cast<int64_t>(label);
-  const auto bg = static_cast<int64_t>(m_BackgroundValue);
-  const int64_t k = (bg >= 0 && l > bg) ? l - 1 : l;
+  const auto    l  = static_cast<int64_t>(label);
+  const auto    bg = static_cast<int64_t>(m_BackgroundValue);
+  const int64_t k  = (bg >= 0 && l > bg) ? l - 1 : l;
   if (label == m_BackgroundValue || k < 0 || static_cast<SizeValueType>(k) >= m_ObjectCount)
   {
     itkExceptionMacro(<< "Label " << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(label)
@@ -140,8 +140,9 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::PrintS
   Superclass::PrintSelf(os, indent);
   os << indent << "FullyConnected: " << m_FullyConnected << std::endl;
   os << indent << "FlatZones: " << m_FlatZones << std::endl;
-  os << indent << "BackgroundValue: "
-     << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(m_BackgroundValue) << std::endl;
+  os << indent
+     << "BackgroundValue: " << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(m_BackgroundValue)
+     << std::endl;
   os << indent << "ComputeStatistics: " << m_ComputeStatistics << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
 }

@@ -153,7 +153,7 @@ public:
   }
 
 protected:
-  CudaConnectedComponentImageFilterFactory() = default;
+  CudaConnectedComponentImageFilterFactory()           = default;
   ~CudaConnectedComponentImageFilterFactory() override = default;
 };
 

@@ -56,8 +56,8 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   using WeightCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
   using LabelCanonical  = typename CudaCanonicalLabel<LabelPixelType>::Type;
 
-  m_SeedCount          = 0;
-  m_NumberOfRounds     = 0;
+  m_SeedCount      = 0;
+  m_NumberOfRounds = 0;
 
   const InputImageType * input  = this->GetInput();
   const LabelImageType * seeds  = this->GetSeedImage();
@@ -69,7 +69,7 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
                       << "; its largest possible region is " << seeds->GetLargestPossibleRegion() << '.');
   }
 
-  const chs::Grid grid = CudaGridOf(region);
+  const chs::Grid                   grid = CudaGridOf(region);
   chs::ForestingTransformParameters parameters;
   parameters.fullyConnected = m_FullyConnected;
   static_assert(int(ArcWeightEnum::Maximum) == int(chs::ArcWeightFunction::Maximum) &&
@@ -96,8 +96,8 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
     },
     [&] { result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p); },
     { labels, cost, predecessor });
-  m_SeedCount          = result.seedCount;
-  m_NumberOfRounds     = result.rounds;
+  m_SeedCount      = result.seedCount;
+  m_NumberOfRounds = result.rounds;
 }
 
 template <typename TInputImage, typename TLabelImage>

@@ -75,7 +75,7 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
 
   m_ConstructionMilliseconds = m_CanonicalisationMilliseconds = 0.0;
   m_NumberOfInsertedEdges                                     = 0;
-  const InputImageType * input                 = this->GetInput();
+  const InputImageType * input                                = this->GetInput();
   CheckWholeImage(input, "input", this);
   AlphaTree * output = this->GetOutput();
   CopyImageGeometry(input, output);

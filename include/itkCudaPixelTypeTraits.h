@@ -22,19 +22,18 @@ struct CudaCanonicalPixel
     T,
     typename std::conditional<
       std::is_signed<T>::value,
-      typename std::conditional<sizeof(T) == 1,
-                                int8_t,
-                                typename std::conditional<sizeof(T) == 2,
-                                                          int16_t,
-                                                          typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::
-                                                            type>::type>::type,
+      typename std::conditional<
+        sizeof(T) == 1,
+        int8_t,
+        typename std::conditional<sizeof(T) == 2,
+                                  int16_t,
+                                  typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type>::type>::type,
       typename std::conditional<
         sizeof(T) == 1,
         uint8_t,
-        typename std::conditional<sizeof(T) == 2,
-                                  uint16_t,
-                                  typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::type>::
-      type>::type;
+        typename std::
+          conditional<sizeof(T) == 2, uint16_t, typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::
+            type>::type>::type>::type;
   static_assert(sizeof(Type) == sizeof(T), "unexpected pixel size");
 };
 

@@ -39,12 +39,12 @@ public:
   };
 };
 extern CudaHierarchicalSegmentation_EXPORT std::ostream &
-                                           operator<<(std::ostream & out, const CudaSegmentationBackendEnums::Backend value);
+operator<<(std::ostream & out, const CudaSegmentationBackendEnums::Backend value);
 
 /** Resolves Auto to CUDA or CPU for a device id; throws for CUDA without a device. Warns once per process when
  * Auto falls back to the CPU. */
 CudaHierarchicalSegmentation_EXPORT CudaSegmentationBackendEnums::Backend
-                                    ResolveCudaSegmentationBackend(CudaSegmentationBackendEnums::Backend requested, int deviceId, const char * filterName);
+ResolveCudaSegmentationBackend(CudaSegmentationBackendEnums::Backend requested, int deviceId, const char * filterName);
 
 } // namespace itk
 

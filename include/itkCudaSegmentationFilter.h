@@ -170,12 +170,12 @@ private:
     return false;
   }
 
-  BackendEnum    m_Backend{ BackendEnum::Auto };
-  BackendEnum    m_LastBackend{ BackendEnum::Auto };
-  int            m_DeviceId{ 0 };
+  BackendEnum        m_Backend{ BackendEnum::Auto };
+  BackendEnum        m_LastBackend{ BackendEnum::Auto };
+  int                m_DeviceId{ 0 };
   unsigned long long m_CudaStream{ 0 };
-  double         m_KernelMilliseconds{ 0.0 };
-  SizeValueType  m_PeakDeviceMemory{ 0 };
+  double             m_KernelMilliseconds{ 0.0 };
+  SizeValueType      m_PeakDeviceMemory{ 0 };
 };
 
 } // namespace itk

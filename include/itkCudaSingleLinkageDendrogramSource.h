@@ -188,11 +188,11 @@ private:
       },
       { output });
   }
-  unsigned      m_NumberOfContractionLevels{ 0 };
-  unsigned      m_NumberOfBoruvkaRounds{ 0 };
-  double        m_SpanningTreeMilliseconds{ 0.0 };
-  double        m_DendrogramMilliseconds{ 0.0 };
-  bool          m_WideNodeIds{ false };
+  unsigned m_NumberOfContractionLevels{ 0 };
+  unsigned m_NumberOfBoruvkaRounds{ 0 };
+  double   m_SpanningTreeMilliseconds{ 0.0 };
+  double   m_DendrogramMilliseconds{ 0.0 };
+  bool     m_WideNodeIds{ false };
 };
 
 } // namespace itk

@@ -27,10 +27,10 @@ namespace itk
  * pixel is a marker with that label), a mask (SetMaskImage: pixels where it is 0 are left out and labelled 0) or a
  * Level above 0, the filter floods the input from the markers instead: each pixel takes the label of the marker that
  * reaches it first as the level rises (the Image Foresting Transform where a path costs its largest pixel, the
- * marker's included; ties by geodesic distance on plateaux, then raster order). Without a marker image the markers are the regional minima of the input's
- * h-minima transform of height Level (minima shallower than Level merge into deeper ones), numbered 1, 2, ... in
- * raster order; GetObjectCount() is their number (0 with a marker image). Input pixels of up to 32 bits; no
- * MarkWatershedLine. include/chsWatershed.h (MarkerWatershedCPU) states the definition.
+ * marker's included; ties by geodesic distance on plateaux, then raster order). Without a marker image the markers are
+ * the regional minima of the input's h-minima transform of height Level (minima shallower than Level merge into deeper
+ * ones), numbered 1, 2, ... in raster order; GetObjectCount() is their number (0 with a marker image). Input pixels of
+ * up to 32 bits; no MarkWatershedLine. include/chsWatershed.h (MarkerWatershedCPU) states the definition.
  *
  * Parameters: FullyConnected (4/8 in 2D, 6/26 in 3D), Algorithm and PlateauResolution (CudaWatershedEnums; the
  * defaults PRUF and Balanced), ReductionRate (RR, default 6) and the plateau resolution's BlockSize (default

@@ -25,14 +25,14 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   using PixelCanonical = typename CudaCanonicalPixel<InputPixelType>::Type;
   using LabelCanonical = typename CudaCanonicalLabel<OutputPixelType>::Type;
 
-  m_ObjectCount        = 0;
-  m_PlateauRounds      = 0;
-  m_SeedCount          = 0;
+  m_ObjectCount   = 0;
+  m_PlateauRounds = 0;
+  m_SeedCount     = 0;
 
   const InputImageType * input = this->GetInput();
   CheckWholeImage(input, "input", this);
-  const auto region = input->GetLargestPossibleRegion();
-  const chs::Grid grid = CudaGridOf(region);
+  const auto                     region     = input->GetLargestPossibleRegion();
+  const chs::Grid                grid       = CudaGridOf(region);
   const chs::WatershedParameters parameters = this->MakeWatershedParameters(m_MarkWatershedLine);
   const MarkerImageType *        markers    = this->GetMarkerImage();
   const MaskImageType *          mask       = this->GetMaskImage();
@@ -55,9 +55,9 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
   const BackendEnum backend = this->ResolveBackend();
 
   this->AllocateCachedOutputs(backend == BackendEnum::CUDA);
-  OutputImageType *    output = this->GetOutput();
-  const auto *         in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
-  auto *               out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
+  OutputImageType * output = this->GetOutput();
+  const auto *      in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
+  auto *            out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   if (flood)
   {
     chs::MarkerWatershedParameters floodParameters;
@@ -83,8 +83,8 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
     { result = chs::WatershedCUDA(in, grid, parameters, out, context, &run); },
     [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
     { output });
-  m_ObjectCount        = result.basinCount;
-  m_PlateauRounds      = result.plateauRounds;
+  m_ObjectCount   = result.basinCount;
+  m_PlateauRounds = result.plateauRounds;
 }
 
 template <typename TInputImage, typename TOutputImage>

@@ -139,7 +139,7 @@ template <typename TImage>
 void
 AllocateHostCached(TImage * image, bool pinned = false)
 {
-  using Container = HostCachedImageContainer<typename TImage::PixelContainer::ElementIdentifier,
+  using Container  = HostCachedImageContainer<typename TImage::PixelContainer::ElementIdentifier,
                                              typename TImage::PixelContainer::Element>;
   auto * container = dynamic_cast<Container *>(image->GetPixelContainer());
   if (container == nullptr)

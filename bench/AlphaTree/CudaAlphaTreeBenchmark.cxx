@@ -4,9 +4,9 @@
 // with natural-image statistics (smoothed noise at two scales plus constant regions with sharp edges plus fine noise),
 // their 16-bit version, an RGB image, and 8-bit volumes. Checks that every GPU tree equals the CPU tree where the CPU
 // ran, prints a line per case and writes JSON. With --write-inputs DIR it also writes each image as DIR/NAME.raw (with
-// DIR/inputs.txt listing name, type, size, components and connectivity) for bench/AlphaTree/peers.py (Higra). Where the CPU
-// reference ran, it also times the alpha cut of its tree (alpha 8, itk::AlphaTreeCutImageFilter) and its saliency map
-// (itk::AlphaTreeSaliencyImageFilter) on both backends.
+// DIR/inputs.txt listing name, type, size, components and connectivity) for bench/AlphaTree/peers.py (Higra). Where the
+// CPU reference ran, it also times the alpha cut of its tree (alpha 8, itk::AlphaTreeCutImageFilter) and its saliency
+// map (itk::AlphaTreeSaliencyImageFilter) on both backends.
 //
 //   CudaAlphaTreeBenchmark --json out.json [--reps N] [--quick] [--cpu-max-pixels N] [--write-inputs DIR]
 //                          [--only 2d|3d] [--side N]... [--volume N]... [--algorithm NAME]...
@@ -513,8 +513,7 @@ main(int argc, char * argv[])
         << ", \"kernel_ms\": " << r.kernelMs << ", \"build_ms\": " << r.buildMs
         << ", \"canonical_ms\": " << r.canonicalMs << ", \"end_to_end_ms\": " << r.endToEndMs
         << ", \"first_update_ms\": " << r.firstMs << ", \"bytes_up\": " << r.bytesUp
-        << ", \"bytes_down\": " << r.bytesDown
-        << ", \"nodes\": " << r.nodes << ", \"inserted_edges\": " << r.inserted
+        << ", \"bytes_down\": " << r.bytesDown << ", \"nodes\": " << r.nodes << ", \"inserted_edges\": " << r.inserted
         << ", \"peak_device_bytes\": " << r.peakBytes << ", \"cpu_ms\": " << (r.cpu ? r.cpuMs : -1)
         << ", \"identical_to_cpu\": " << (r.cpu ? (r.identical ? "true" : "false") : "null") << "}"
         << (i + 1 < results.size() ? ",\n" : "\n");

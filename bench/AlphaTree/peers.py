@@ -6,11 +6,12 @@ which must equal the module's (the canonical alpha-tree is unique).
 
     bench/AlphaTree/peers.py DATA_DIR OUT_JSON [--max-pixels N]
 """
+
 import itertools
-from importlib import metadata
 import json
 import sys
 import time
+from importlib import metadata
 
 import higra as hg
 import numpy as np
@@ -40,18 +41,32 @@ def main():
             continue
         dtype = np.uint16 if kind == "uint16" else np.uint8
         shape = (ny, nx) if nz == 1 else (nz, ny, nx)
-        values = np.fromfile(f"{data}/{name}.raw", dtype=dtype).reshape(shape + ((components,) if components > 1 else ()))
+        values = np.fromfile(f"{data}/{name}.raw", dtype=dtype).reshape(
+            shape + ((components,) if components > 1 else ())
+        )
         start = time.perf_counter()
         graph = graph_of(shape, connectivity)
-        weights = hg.weight_graph(graph, values.astype(np.float64),
-                                  hg.WeightFunction.L2 if components > 1 else hg.WeightFunction.L1)
+        weights = hg.weight_graph(
+            graph, values.astype(np.float64), hg.WeightFunction.L2 if components > 1 else hg.WeightFunction.L1
+        )
         tree, _ = hg.quasi_flat_zone_hierarchy(graph, weights)
         seconds = time.perf_counter() - start
         nodes = int(tree.num_vertices())
-        print(f"{name:<22} {kind:<6} {connectivity:2d}-conn {pixels:11d} px  Higra {seconds * 1e3:10.1f} ms  "
-              f"nodes {nodes}", flush=True)
-        results.append({"name": name, "type": kind, "connectivity": connectivity, "pixels": pixels,
-                        "higra_ms": seconds * 1e3, "nodes": nodes})
+        print(
+            f"{name:<22} {kind:<6} {connectivity:2d}-conn {pixels:11d} px  Higra {seconds * 1e3:10.1f} ms  "
+            f"nodes {nodes}",
+            flush=True,
+        )
+        results.append(
+            {
+                "name": name,
+                "type": kind,
+                "connectivity": connectivity,
+                "pixels": pixels,
+                "higra_ms": seconds * 1e3,
+                "nodes": nodes,
+            }
+        )
         del graph, weights, tree
     with open(out, "w") as f:
         json.dump({"higra_version": metadata.version("higra"), "results": results}, f, indent=1)

@@ -255,16 +255,16 @@ RunShape(Report & r, const chs::Grid & g, bool full)
         });
   {
     // 64-bit node ids (dendrograms of more than 2^31 - 1 vertices), forced on the same image.
-    std::vector<uint64_t>                 wParent(2 * n - 1), wu(n - 1), wv(n - 1);
-    const chs::DendrogramArraysT<uint64_t> wideDendrogram{ wParent.data(), dWeight.data(), dEdge.data(), wu.data(),
-                                                           wv.data() };
+    std::vector<uint64_t>                  wParent(2 * n - 1), wu(n - 1), wv(n - 1);
+    const chs::DendrogramArraysT<uint64_t> wideDendrogram{
+      wParent.data(), dWeight.data(), dEdge.data(), wu.data(), wv.data()
+    };
     r.Row("single-linkage dendrogram (float, 64-bit node ids)",
           g,
           full,
-          [&](chs::RunInfo & info)
-          {
-            chs::ImageSingleLinkageCUDA(weights.data(), g, chs::ImageGraphParameters{ full }, wideDendrogram, context,
-                                        &info);
+          [&](chs::RunInfo & info) {
+            chs::ImageSingleLinkageCUDA(
+              weights.data(), g, chs::ImageGraphParameters{ full }, wideDendrogram, context, &info);
           });
     // The hierarchies by attribute of that dendrogram, in its width.
     std::vector<uint64_t>                  hwParent(2 * n - 1), hwu(n - 1), hwv(n - 1);

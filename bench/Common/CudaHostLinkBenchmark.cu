@@ -1,7 +1,8 @@
 // The host link's speed, measured in the same GPU run as the module's benchmarks so that each end-to-end time can be
 // set against the bytes it must move (bench/Common/link_report.py): cudaMemcpyAsync host <-> device of 256 MiB,
 // from and into pinned memory (cudaMallocHost), pageable memory whose pages are mapped, and that memory page-locked
-// with cudaHostRegister, each direction the median of 9; the time to map fresh pageable memory (the first write to a new allocation); a host memcpy on one thread.
+// with cudaHostRegister, each direction the median of 9; the time to map fresh pageable memory (the first write to a
+// new allocation); a host memcpy on one thread.
 //   CudaHostLinkBenchmark [--json FILE] [--mib N]
 #include "Common/chsBenchCuda.h"
 
@@ -71,7 +72,7 @@ main(int argc, char ** argv)
   const double registeredUp   = copy(device, pageable.get(), cudaMemcpyHostToDevice);
   const double registeredDown = copy(pageable.get(), device, cudaMemcpyDeviceToHost);
   Check(cudaHostUnregister(pageable.get()), "cudaHostUnregister");
-  const double firstTouch   = MedianMs(
+  const double firstTouch = MedianMs(
     [&]
     {
       std::unique_ptr<char[]> fresh(new char[bytes]);
@@ -102,8 +103,8 @@ main(int argc, char ** argv)
         << ", \"pinned_down_gbps\": " << gbps(pinnedDown) << ", \"pageable_up_gbps\": " << gbps(pageableUp)
         << ", \"pageable_down_gbps\": " << gbps(pageableDown) << ", \"registered_up_gbps\": " << gbps(registeredUp)
         << ", \"registered_down_gbps\": " << gbps(registeredDown) << ", \"register_ms\": " << registerMs
-        << ", \"fresh_page_mapping_gbps\": " << gbps(firstTouch)
-        << ", \"host_memcpy_gbps\": " << gbps(memcpyMs) << "}\n";
+        << ", \"fresh_page_mapping_gbps\": " << gbps(firstTouch) << ", \"host_memcpy_gbps\": " << gbps(memcpyMs)
+        << "}\n";
   }
   cudaFreeHost(pinned);
   cudaFree(device);

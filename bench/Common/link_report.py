@@ -6,6 +6,7 @@ time over the pinned floor (1.0 would be a filter that costs nothing but its tra
 
     link_report.py LINK_JSON MODULE_JSON [MODULE_JSON ...]   (at_module.json, sl_module.json, ws_module.json)
 """
+
 import json
 import sys
 
@@ -31,10 +32,14 @@ def main():
     link = json.load(open(sys.argv[1]))
     up, down = link["pinned_up_gbps"], link["pinned_down_gbps"]
     pup, pdown = link["pageable_up_gbps"], link["pageable_down_gbps"]
-    print(f"Host link ({link['device']}): pinned {up:.1f} GB/s up, {down:.1f} GB/s down; pageable {pup:.1f} up, "
-          f"{pdown:.1f} down; first write to fresh memory {link['fresh_page_mapping_gbps']:.1f} GB/s.\n")
-    print("| result | MB up | MB down | kernels ms | end-to-end ms | first update ms | pinned floor ms "
-          "| pageable floor ms | end-to-end / pinned floor | kernels + pinned floor ms |")
+    print(
+        f"Host link ({link['device']}): pinned {up:.1f} GB/s up, {down:.1f} GB/s down; pageable {pup:.1f} up, "
+        f"{pdown:.1f} down; first write to fresh memory {link['fresh_page_mapping_gbps']:.1f} GB/s.\n"
+    )
+    print(
+        "| result | MB up | MB down | kernels ms | end-to-end ms | first update ms | pinned floor ms "
+        "| pageable floor ms | end-to-end / pinned floor | kernels + pinned floor ms |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for path in sys.argv[2:]:
         for label, kernel, e2e, first, bu, bd in rows(path):
@@ -43,8 +48,10 @@ def main():
             kf = f"{kernel + floor:.2f}" if kernel is not None else "-"
             ks = f"{kernel:.2f}" if kernel is not None else "-"
             fs = f"{first:.2f}" if first is not None else "-"
-            print(f"| {label} | {bu / 1e6:.1f} | {bd / 1e6:.1f} | {ks} | {e2e:.2f} | {fs} | {floor:.2f} | "
-                  f"{pfloor:.2f} | {e2e / floor:.2f} | {kf} |")
+            print(
+                f"| {label} | {bu / 1e6:.1f} | {bd / 1e6:.1f} | {ks} | {e2e:.2f} | {fs} | {floor:.2f} | "
+                f"{pfloor:.2f} | {e2e / floor:.2f} | {kf} |"
+            )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // Benchmark of itk::CudaConnectedComponentImageFilter against ITK's ConnectedComponentImageFilter (all cores),
-// on raw uint8 inputs written by bench/ConnectedComponents/peers.py (which times the Python peers on the same files, in the same
-// run). Prints a line per measurement and writes JSON.
+// on raw uint8 inputs written by bench/ConnectedComponents/peers.py (which times the Python peers on the same files, in
+// the same run). Prints a line per measurement and writes JSON.
 //
 //   CudaConnectedComponentBenchmark --json out.json [--reps N] [--no-itk] NAME:FILE:NXxNY[xNZ][:noitk] ...
 #include "Common/chsBenchTiming.h"
@@ -36,7 +36,7 @@ template <unsigned D>
 void
 RunCase(const Case & c, int reps, std::ostream & json, bool & firstRecord)
 {
-  using Image = itk::Image<unsigned char, D>;
+  using Image  = itk::Image<unsigned char, D>;
   using Labels = itk::Image<unsigned int, D>;
   typename Image::SizeType size;
   for (unsigned d = 0; d < D; ++d)
@@ -70,9 +70,9 @@ RunCase(const Case & c, int reps, std::ostream & json, bool & firstRecord)
     }
     const double kernelMs = Median(kernel), e2eMs = Median(endToEnd);
     const auto   objects = ours->GetObjectCount();
-    const auto   peak = ours->GetPeakDeviceMemory();
+    const auto   peak    = ours->GetPeakDeviceMemory();
 
-    double itkMs = -1;
+    double itkMs     = -1;
     bool   identical = false;
     if (c.itk)
     {
@@ -86,25 +86,32 @@ RunCase(const Case & c, int reps, std::ostream & json, bool & firstRecord)
         itkFilter->Modified();
         t.push_back(WallMs([&] { itkFilter->Update(); }));
       }
-      itkMs = Median(t);
-      identical = itkFilter->GetObjectCount() == objects &&
-                  std::equal(itkFilter->GetOutput()->GetBufferPointer(),
-                             itkFilter->GetOutput()->GetBufferPointer() + n, ours->GetOutput()->GetBufferPointer());
+      itkMs     = Median(t);
+      identical = itkFilter->GetObjectCount() == objects && std::equal(itkFilter->GetOutput()->GetBufferPointer(),
+                                                                       itkFilter->GetOutput()->GetBufferPointer() + n,
+                                                                       ours->GetOutput()->GetBufferPointer());
     }
     std::string shape;
     for (unsigned d = 0; d < D; ++d)
       shape += (d ? "x" : "") + std::to_string(c.size[d]);
     std::printf("%-10s %-16s %-4s objects=%-9llu kernel %9.3f ms  Update() %9.2f ms  ITK %9.1f ms  peak %7.1f MiB  "
                 "identical-to-ITK=%s\n",
-                c.name.c_str(), shape.c_str(), full ? "full" : "face", (unsigned long long)objects, kernelMs, e2eMs,
-                itkMs, peak / 1048576.0, c.itk ? (identical ? "yes" : "NO") : "not run");
+                c.name.c_str(),
+                shape.c_str(),
+                full ? "full" : "face",
+                (unsigned long long)objects,
+                kernelMs,
+                e2eMs,
+                itkMs,
+                peak / 1048576.0,
+                c.itk ? (identical ? "yes" : "NO") : "not run");
     std::fflush(stdout);
     json << (firstRecord ? "" : ",\n") << "  {\"case\": \"" << c.name << "\", \"shape\": \"" << shape
          << "\", \"voxels\": " << n << ", \"connectivity\": \"" << (full ? "full" : "face")
          << "\", \"objects\": " << objects << ", \"kernel_ms\": " << kernelMs << ", \"update_ms\": " << e2eMs
          << ", \"peak_device_bytes\": " << peak << ", \"input_bytes\": " << n << ", \"label_bytes\": " << 4 * n
-         << ", \"itk_ms\": " << itkMs << ", \"itk_threads\": "
-         << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
+         << ", \"itk_ms\": " << itkMs
+         << ", \"itk_threads\": " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
          << ", \"identical_to_itk\": " << (c.itk ? (identical ? "true" : "false") : "null") << "}";
     firstRecord = false;
   }
@@ -116,8 +123,8 @@ int
 main(int argc, char ** argv)
 {
   std::string       jsonFile = "ccl_module.json";
-  int               reps = 20;
-  bool              runITK = true;
+  int               reps     = 20;
+  bool              runITK   = true;
   std::vector<Case> cases;
   for (int i = 1; i < argc; ++i)
   {
@@ -139,7 +146,7 @@ main(int argc, char ** argv)
         std::cerr << "usage: " << argv[0] << " --json out.json [--reps N] NAME:FILE:NXxNY[xNZ][:noitk] ...\n";
         return 2;
       }
-      Case c{ parts[0], parts[1], {}, !(parts.size() > 3 && parts[3] == "noitk") };
+      Case              c{ parts[0], parts[1], {}, !(parts.size() > 3 && parts[3] == "noitk") };
       std::stringstream sz(parts[2]);
       for (std::string p; std::getline(sz, p, 'x');)
         c.size.push_back(std::stoull(p));

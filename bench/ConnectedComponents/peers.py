@@ -4,17 +4,19 @@ Inputs are binary blobs (Gaussian-smoothed normal noise, thresholded at 0: half 
 GPU and written as raw uint8 files, which CudaConnectedComponentBenchmark then reads, so that the module, ITK,
 CuPy and OpenCV label the same voxels in the same run.
 
-    python3 bench/ConnectedComponents/peers.py OUTDIR [CASE ...]   writes OUTDIR/<case>.raw, OUTDIR/cases.txt and OUTDIR/ccl_peers.json
+    python3 bench/ConnectedComponents/peers.py OUTDIR [CASE ...]
+        writes OUTDIR/<case>.raw, OUTDIR/cases.txt and OUTDIR/ccl_peers.json
 """
+
 import json
 import os
 import subprocess
 import sys
 import time
 
-import numpy as np
 import cupy as cp
 import cupyx.scipy.ndimage as cnd
+import numpy as np
 import scipy.ndimage as nd
 
 try:
@@ -38,15 +40,18 @@ def blobs(shape, sigma, seed):
     if len(shape) == 2:
         noise = rng.standard_normal(shape, dtype=cp.float32)
         return (cnd.gaussian_filter(noise, sigma) > 0).astype(cp.uint8)
-    noise_full = None
     for z0 in range(0, shape[0], slab):
         z1 = min(shape[0], z0 + slab)
         a0, a1 = max(0, z0 - margin), min(shape[0], z1 + margin)
         # Noise is regenerated per slab from a per-slice seed so that overlapping margins agree.
-        noise = cp.stack([cp.random.default_rng(seed * 100003 + z).standard_normal(shape[1:], dtype=cp.float32)
-                          for z in range(a0, a1)])
+        noise = cp.stack(
+            [
+                cp.random.default_rng(seed * 100003 + z).standard_normal(shape[1:], dtype=cp.float32)
+                for z in range(a0, a1)
+            ]
+        )
         sm = cnd.gaussian_filter(noise, sigma, mode="reflect" if (a0 == 0 or a1 == shape[0]) else "nearest")
-        out[z0:z1] = (sm[z0 - a0:z0 - a0 + (z1 - z0)] > 0).astype(cp.uint8)
+        out[z0:z1] = (sm[z0 - a0 : z0 - a0 + (z1 - z0)] > 0).astype(cp.uint8)
         del noise, sm
     return out
 
@@ -90,9 +95,13 @@ def time_cupy(d, conn, rec):
 def cupy_in_child(path, shape, conn, rec, limit_s=150):
     """Large volumes: CuPy runs in a child process, so that a crash or a hang cannot take the benchmark down."""
     try:
-        out = subprocess.run([sys.executable, __file__, "--cupy-child", path, ",".join(map(str, shape)), conn],
-                             capture_output=True, text=True, timeout=limit_s)
-        lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+        out = subprocess.run(
+            [sys.executable, __file__, "--cupy-child", path, ",".join(map(str, shape)), conn],
+            capture_output=True,
+            text=True,
+            timeout=limit_s,
+        )
+        lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
         if lines:
             rec.update(json.loads(lines[-1]))
         else:
@@ -110,7 +119,9 @@ def main(outdir, only=()):
         d = blobs(shape, sigma, seed=len(cases) + 1)
         path = os.path.join(outdir, name + ".raw")
         d.get().tofile(path)
-        cases.append("%s:%s:%s%s" % (name, path, "x".join(str(s) for s in reversed(shape)), "" if run_itk else ":noitk"))
+        cases.append(
+            "%s:%s:%s%s" % (name, path, "x".join(str(s) for s in reversed(shape)), "" if run_itk else ":noitk")
+        )
         with open(os.path.join(outdir, "cases.txt"), "w") as f:
             f.write("\n".join(cases) + "\n")
         nd_ = len(shape)
@@ -132,14 +143,23 @@ def main(outdir, only=()):
                 rec["opencv_objects"] = int(n3 - 1)
                 rec["opencv_threads"] = os.cpu_count()
                 rec["opencv_ms"] = cpu_median_ms(
-                    lambda: cv2.connectedComponentsWithAlgorithm(h, c, cv2.CV_32S, cv2.CCL_SPAGHETTI))
+                    lambda: cv2.connectedComponentsWithAlgorithm(h, c, cv2.CV_32S, cv2.CCL_SPAGHETTI)
+                )
             print(json.dumps(rec), flush=True)
             records.append(rec)
         d = None
         cp.get_default_memory_pool().free_all_blocks()
     with open(os.path.join(outdir, "ccl_peers.json"), "w") as f:
-        json.dump(dict(device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-                       cupy=cp.__version__, opencv=(cv2.__version__ if cv2 else None), records=records), f, indent=1)
+        json.dump(
+            dict(
+                device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                cupy=cp.__version__,
+                opencv=(cv2.__version__ if cv2 else None),
+                records=records,
+            ),
+            f,
+            indent=1,
+        )
 
 
 if __name__ == "__main__":

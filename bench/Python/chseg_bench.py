@@ -14,9 +14,8 @@ import platform
 import statistics
 import time
 
-import numpy as np
-
 import chseg
+import numpy as np
 from chseg import _chseg
 
 
@@ -60,25 +59,54 @@ def bench_label(cupy, rows, reps, shape, sigma):
     ms, times, ours = timed(lambda: chseg.label(image), reps, sync)
     host_bytes = _chseg.host_transfer_bytes() - before
     count = int(ours.max())
-    rows.append({"case": f"label {name}", "implementation": "chseg.label, CuPy in and out", "ms": ms, "times": times,
-                 "objects": count, "host_link_bytes": host_bytes})
+    rows.append(
+        {
+            "case": f"label {name}",
+            "implementation": "chseg.label, CuPy in and out",
+            "ms": ms,
+            "times": times,
+            "objects": count,
+            "host_link_bytes": host_bytes,
+        }
+    )
     ms, times, host_labels = timed(lambda: chseg.label(host), reps)
-    rows.append({"case": f"label {name}", "implementation": "chseg.label, NumPy in and out (host round trip)",
-                 "ms": ms, "times": times, "objects": int(host_labels.max()),
-                 "same_as_cupy_path": bool(np.array_equal(host_labels, cupy.asnumpy(ours)))})
+    rows.append(
+        {
+            "case": f"label {name}",
+            "implementation": "chseg.label, NumPy in and out (host round trip)",
+            "ms": ms,
+            "times": times,
+            "objects": int(host_labels.max()),
+            "same_as_cupy_path": bool(np.array_equal(host_labels, cupy.asnumpy(ours))),
+        }
+    )
     ms, times, (peer, n) = timed(lambda: cndi.label(image), reps, sync)
-    rows.append({"case": f"label {name}", "implementation": "cupyx.scipy.ndimage.label", "ms": ms, "times": times,
-                 "objects": int(n), "same_partition": bool(n == count and same_partition_gpu(cupy, ours, peer))})
+    rows.append(
+        {
+            "case": f"label {name}",
+            "implementation": "cupyx.scipy.ndimage.label",
+            "ms": ms,
+            "times": times,
+            "objects": int(n),
+            "same_partition": bool(n == count and same_partition_gpu(cupy, ours, peer)),
+        }
+    )
     try:
         from cucim.skimage.measure import label as cucim_label
 
         ms, times, peer = timed(lambda: cucim_label(image, connectivity=1), reps, sync)
-        rows.append({"case": f"label {name}", "implementation": "cucim.skimage.measure.label", "ms": ms,
-                     "times": times, "objects": int(peer.max()),
-                     "same_partition": bool(int(peer.max()) == count and same_partition_gpu(cupy, ours, peer))})
+        rows.append(
+            {
+                "case": f"label {name}",
+                "implementation": "cucim.skimage.measure.label",
+                "ms": ms,
+                "times": times,
+                "objects": int(peer.max()),
+                "same_partition": bool(int(peer.max()) == count and same_partition_gpu(cupy, ours, peer)),
+            }
+        )
     except ImportError as error:
-        rows.append({"case": f"label {name}", "implementation": "cucim.skimage.measure.label",
-                     "missing": str(error)})
+        rows.append({"case": f"label {name}", "implementation": "cucim.skimage.measure.label", "missing": str(error)})
 
 
 def bench_alpha_tree(rows, reps, side, higra_reps):
@@ -90,13 +118,28 @@ def bench_alpha_tree(rows, reps, side, higra_reps):
     image = np.clip((smooth - smooth.min()) / np.ptp(smooth) * 200 + rng.normal(0, 6, smooth.shape), 0, 255)
     image = image.astype(np.uint8)
     ms, times, tree = timed(lambda: chseg.alpha_tree(image), reps)
-    rows.append({"case": f"alpha-tree {side}^2 uint8", "implementation": "chseg.alpha_tree, NumPy in and out",
-                 "ms": ms, "times": times, "nodes": tree.num_nodes})
+    rows.append(
+        {
+            "case": f"alpha-tree {side}^2 uint8",
+            "implementation": "chseg.alpha_tree, NumPy in and out",
+            "ms": ms,
+            "times": times,
+            "nodes": tree.num_nodes,
+        }
+    )
     ms, times, tree_cpu = timed(lambda: chseg.alpha_tree(image, backend="cpu"), 1)
-    rows.append({"case": f"alpha-tree {side}^2 uint8", "implementation": "chseg.alpha_tree, CPU reference",
-                 "ms": ms, "times": times, "nodes": tree_cpu.num_nodes,
-                 "identical_to_cuda": bool(np.array_equal(tree.parents, tree_cpu.parents)
-                                           and np.array_equal(tree.levels, tree_cpu.levels))})
+    rows.append(
+        {
+            "case": f"alpha-tree {side}^2 uint8",
+            "implementation": "chseg.alpha_tree, CPU reference",
+            "ms": ms,
+            "times": times,
+            "nodes": tree_cpu.num_nodes,
+            "identical_to_cuda": bool(
+                np.array_equal(tree.parents, tree_cpu.parents) and np.array_equal(tree.levels, tree_cpu.levels)
+            ),
+        }
+    )
 
     def higra():
         graph = hg.get_4_adjacency_graph(image.shape)
@@ -104,9 +147,16 @@ def bench_alpha_tree(rows, reps, side, higra_reps):
         return hg.quasi_flat_zone_hierarchy(graph, weights)
 
     ms, times, (peer, _) = timed(higra, higra_reps)
-    rows.append({"case": f"alpha-tree {side}^2 uint8", "implementation": "Higra quasi_flat_zone_hierarchy (graph, "
-                 "weights and tree)", "ms": ms, "times": times, "nodes": int(peer.num_vertices()),
-                 "same_node_count": bool(peer.num_vertices() == tree.num_nodes)})
+    rows.append(
+        {
+            "case": f"alpha-tree {side}^2 uint8",
+            "implementation": "Higra quasi_flat_zone_hierarchy (graph, weights and tree)",
+            "ms": ms,
+            "times": times,
+            "nodes": int(peer.num_vertices()),
+            "same_node_count": bool(peer.num_vertices() == tree.num_nodes),
+        }
+    )
 
 
 def main():
@@ -122,8 +172,15 @@ def main():
     bench_label(cupy, rows, args.reps, volume, 4)
     bench_label(cupy, rows, args.reps, plane, 8)
     bench_alpha_tree(rows, args.reps, side, 1 if not args.quick else 2)
-    info = {"device": _chseg.device_name(0), "python": platform.python_version(), "numpy": np.__version__,
-            "cupy": cupy.__version__, "chseg": chseg.__version__, "reps": args.reps, "rows": rows}
+    info = {
+        "device": _chseg.device_name(0),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cupy": cupy.__version__,
+        "chseg": chseg.__version__,
+        "reps": args.reps,
+        "rows": rows,
+    }
     for module in ("cucim", "higra"):
         try:
             info[module] = __import__(module).__version__
@@ -131,8 +188,10 @@ def main():
             info[module] = "unknown"
     with open(args.out, "w") as f:
         json.dump(info, f, indent=1)
-    print(f"{info['device']}, Python {info['python']}, CuPy {info['cupy']}, cuCIM {info['cucim']}, "
-          f"median of {args.reps} (Higra and the CPU reference: 1)\n")
+    print(
+        f"{info['device']}, Python {info['python']}, CuPy {info['cupy']}, cuCIM {info['cucim']}, "
+        f"median of {args.reps} (Higra and the CPU reference: 1)\n"
+    )
     print("| case | implementation | ms | result | check |")
     print("|---|---|---:|---|---|")
     for r in rows:
@@ -140,9 +199,11 @@ def main():
             print(f"| {r['case']} | {r['implementation']} | - | not installed | |")
             continue
         result = f"{r.get('objects', r.get('nodes'))} {'objects' if 'objects' in r else 'nodes'}"
-        checks = [f"{k} {v}" for k, v in r.items() if k in ("same_partition", "same_as_cupy_path",
-                                                               "identical_to_cuda", "same_node_count",
-                                                               "host_link_bytes")]
+        checks = [
+            f"{k} {v}"
+            for k, v in r.items()
+            if k in ("same_partition", "same_as_cupy_path", "identical_to_cuda", "same_node_count", "host_link_bytes")
+        ]
         print(f"| {r['case']} | {r['implementation']} | {r['ms']:.2f} | {result} | {', '.join(checks)} |")
 
 

@@ -97,8 +97,12 @@ class GpuMemory:
     def _run(self):
         while not self._stop.is_set():
             try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                                     capture_output=True, text=True, timeout=5).stdout
+                out = subprocess.run(
+                    ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                    capture_output=True,
+                    text=True,
+                    timeout=5,
+                ).stdout
                 self.peak = max(self.peak, sum(int(x) for x in out.split()))
                 self.samples += 1
             except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
@@ -133,11 +137,9 @@ def same_partition(a, b):
 
 
 def timed_store(name, make_labels, out_path):
-    from distributed.diagnostics import MemorySampler
-
     import chseg.dask as cd
-
     import dask
+    from distributed.diagnostics import MemorySampler
 
     sampler = MemorySampler()
     shutil.rmtree(out_path, ignore_errors=True)
@@ -160,17 +162,22 @@ def timed_store(name, make_labels, out_path):
         cd.to_zarr(labels, out_path)
         done = time.perf_counter()
     peak_host = float(max(v for _, v in sampler.samples[name]))
-    return {"seconds": done - start, "merge_seconds": merged - start, "merge_chunk_pass_seconds": sum(computed),
-            "peak_cluster_bytes": peak_host, "peak_gpu_mib": gpu.peak, "gpu_samples": gpu.samples}
+    return {
+        "seconds": done - start,
+        "merge_seconds": merged - start,
+        "merge_chunk_pass_seconds": sum(computed),
+        "peak_cluster_bytes": peak_host,
+        "peak_gpu_mib": gpu.peak,
+        "gpu_samples": gpu.samples,
+    }
 
 
 def fits(args, result, save):
     """Step 3: the overhead of chunking on a volume that fits one GPU (memory to memory; CuPy, then NumPy)."""
-    import dask
-    import dask.array as da
-
     import chseg
     import chseg.dask as cd
+    import dask
+    import dask.array as da
 
     modules = []
     try:
@@ -204,9 +211,15 @@ def fits(args, result, save):
                 da.store(cd.label(da.from_array(mask, chunks=c, asarray=False)), chunked, lock=False)
                 sync()
                 times.append(time.perf_counter() - t)
-        result["fits"][name] = {"side": args.fits_side, "chunk": c, "whole_seconds": whole_s,
-                                "chunked_seconds": min(times), "overhead": min(times) / whole_s,
-                                "equal": bool((whole == chunked).all()), "components": int(whole.max())}
+        result["fits"][name] = {
+            "side": args.fits_side,
+            "chunk": c,
+            "whole_seconds": whole_s,
+            "chunked_seconds": min(times),
+            "overhead": min(times) / whole_s,
+            "equal": bool((whole == chunked).all()),
+            "components": int(whole.max()),
+        }
         print("fits", name, result["fits"][name], flush=True)
         save()
         del mask, whole, chunked
@@ -217,11 +230,16 @@ def spread_cluster(workers, gpus):
     """A local cluster of `workers` processes of one thread, process i seeing only GPU i mod `gpus`."""
     import distributed
 
-    spec = {i: {"cls": distributed.Nanny, "options": {"nthreads": 1, "memory_limit": 0,
-                                                      "env": {"CUDA_VISIBLE_DEVICES": str(i % gpus)}}}
-            for i in range(workers)}
-    return distributed.SpecCluster(workers=spec, scheduler={"cls": distributed.Scheduler,
-                                                            "options": {"dashboard_address": None}})
+    spec = {
+        i: {
+            "cls": distributed.Nanny,
+            "options": {"nthreads": 1, "memory_limit": 0, "env": {"CUDA_VISIBLE_DEVICES": str(i % gpus)}},
+        }
+        for i in range(workers)
+    }
+    return distributed.SpecCluster(
+        workers=spec, scheduler={"cls": distributed.Scheduler, "options": {"dashboard_address": None}}
+    )
 
 
 def main():
@@ -237,35 +255,51 @@ def main():
     parser.add_argument("--only-fits", action="store_true", help="only step 3, the overhead of chunking")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--chseg-runs", type=int, default=1, help="chseg's Zarr-to-Zarr run this many times")
-    parser.add_argument("--dask-image-limit", type=float, default=0,
-                        help="seconds after which an unfinished dask-image run is recorded as such (0: none)")
+    parser.add_argument(
+        "--dask-image-limit",
+        type=float,
+        default=0,
+        help="seconds after which an unfinished dask-image run is recorded as such (0: none)",
+    )
     parser.add_argument("--keep-work", action="store_true", help="keep the volume and chseg's labels store")
     parser.add_argument("--reuse-work", action="store_true", help="reuse a kept volume of the same side and chunk")
-    parser.add_argument("--chseg-result", help="an earlier run's dask_bench.json whose chseg time is taken (with "
-                        "--reuse-work and its kept labels store) instead of running chseg again")
-    parser.add_argument("--chseg-cluster", choices=("processes", "spread", "cuda"), default="processes",
-                        help="chseg on the same LocalCluster of --workers processes as dask-image (every process on "
-                             "GPU 0); 'spread': --workers processes of one thread, process i on GPU i mod GPUs "
-                             "(CUDA_VISIBLE_DEVICES); 'cuda': dask_cuda's LocalCUDACluster, one worker per GPU, "
-                             "--workers / GPUs threads each (dask-image stays on the LocalCluster)")
+    parser.add_argument(
+        "--chseg-result",
+        help="an earlier run's dask_bench.json whose chseg time is taken (with "
+        "--reuse-work and its kept labels store) instead of running chseg again",
+    )
+    parser.add_argument(
+        "--chseg-cluster",
+        choices=("processes", "spread", "cuda"),
+        default="processes",
+        help="chseg on the same LocalCluster of --workers processes as dask-image (every process on "
+        "GPU 0); 'spread': --workers processes of one thread, process i on GPU i mod GPUs "
+        "(CUDA_VISIBLE_DEVICES); 'cuda': dask_cuda's LocalCUDACluster, one worker per GPU, "
+        "--workers / GPUs threads each (dask-image stays on the LocalCluster)",
+    )
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = os.environ.get("CHS_BENCH_WORK", os.path.join(args.out, "work"))
     os.makedirs(work, exist_ok=True)
 
+    import chseg
+    import chseg.dask as cd
     import dask
     import dask.array as da
     import distributed
-
-    import chseg
-    import chseg.dask as cd
 
     def save():
         with open(os.path.join(args.out, "dask_bench.json"), "w") as f:
             json.dump(result, f, indent=1)
 
-    result = {"side": args.side, "chunk": args.chunk, "workers": args.workers, "python": platform.python_version(),
-              "dask": dask.__version__, "gpus": chseg.device_count()}
+    result = {
+        "side": args.side,
+        "chunk": args.chunk,
+        "workers": args.workers,
+        "python": platform.python_version(),
+        "dask": dask.__version__,
+        "gpus": chseg.device_count(),
+    }
     if args.only_fits:
         return fits(args, result, save)
     t = time.perf_counter()
@@ -274,16 +308,24 @@ def main():
         result["generate_seconds"] = time.perf_counter() - t
         print(f"volume {args.side}^3 written in {result['generate_seconds']:.1f} s", flush=True)
     earlier = None
-    if args.chseg_result and args.reuse_work and os.path.exists(args.chseg_result) and os.path.exists(
-            os.path.join(work, "chseg.zarr")):
+    if (
+        args.chseg_result
+        and args.reuse_work
+        and os.path.exists(args.chseg_result)
+        and os.path.exists(os.path.join(work, "chseg.zarr"))
+    ):
         with open(args.chseg_result) as f:
             earlier = json.load(f)
         if (earlier["side"], earlier["chunk"]) != (args.side, args.chunk):
             earlier = None
 
     local = f"LocalCluster: {args.workers} processes x 1 thread"
-    with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit=0) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         pores = da.from_zarr(os.path.join(work, "volume.zarr")) < 100
 
         def chseg_run():  # chseg.dask.label from the store to chseg.zarr on the cluster --chseg-cluster names
@@ -292,8 +334,12 @@ def main():
                 import dask_cuda
 
                 threads = max(1, args.workers // max(1, chseg.device_count()))
-                with dask_cuda.LocalCUDACluster(threads_per_worker=threads, dashboard_address=None,
-                                                memory_limit=0) as gpus, distributed.Client(gpus):
+                with (
+                    dask_cuda.LocalCUDACluster(
+                        threads_per_worker=threads, dashboard_address=None, memory_limit=0
+                    ) as gpus,
+                    distributed.Client(gpus),
+                ):
                     out = timed_store("chseg", lambda: cd.label(pores), store)
                 return dict(out, cluster=f"LocalCUDACluster: {chseg.device_count()} workers x {threads} threads")
             if args.chseg_cluster == "spread":
@@ -330,8 +376,7 @@ def main():
 
             def dask_image_run():
                 try:
-                    box["theirs"] = timed_store("dask-image", dask_image_labels,
-                                                os.path.join(work, "dask_image.zarr"))
+                    box["theirs"] = timed_store("dask-image", dask_image_labels, os.path.join(work, "dask_image.zarr"))
                 except BaseException as e:  # noqa: BLE001  (raised again below, in the main thread)
                     box["error"] = e
 
@@ -341,11 +386,19 @@ def main():
             if "error" in box:
                 raise box["error"]
             if "theirs" not in box:
-                result["dask_image"] = {"finished": False, "unfinished_after_seconds": args.dask_image_limit,
-                                        "cluster": local}
+                result["dask_image"] = {
+                    "finished": False,
+                    "unfinished_after_seconds": args.dask_image_limit,
+                    "cluster": local,
+                }
                 result["ratio_dask_image_over_chseg_at_least"] = args.dask_image_limit / ours["seconds"]
-                print("dask_image.ndmeasure.label", result["dask_image"], "ratio at least",
-                      result["ratio_dask_image_over_chseg_at_least"], flush=True)
+                print(
+                    "dask_image.ndmeasure.label",
+                    result["dask_image"],
+                    "ratio at least",
+                    result["ratio_dask_image_over_chseg_at_least"],
+                    flush=True,
+                )
                 save()
                 os._exit(0)  # the cluster is still busy with the abandoned run
             theirs = dict(box["theirs"], cluster=local)
@@ -373,10 +426,14 @@ def main():
                 labelled = time.perf_counter()
                 da.from_array(labels, chunks=args.chunk).to_zarr(os.path.join(work, "one.zarr"))
                 done = time.perf_counter()
-            result["one_gpu_zarr"] = {"seconds": done - t, "read_seconds": read - t,
-                                      "label_seconds": labelled - read, "write_seconds": done - labelled,
-                                      "components": int(labels.max()),
-                                      "chunked_over_one_gpu": ours["seconds"] / (done - t)}
+            result["one_gpu_zarr"] = {
+                "seconds": done - t,
+                "read_seconds": read - t,
+                "label_seconds": labelled - read,
+                "write_seconds": done - labelled,
+                "components": int(labels.max()),
+                "chunked_over_one_gpu": ours["seconds"] / (done - t),
+            }
             del volume, labels
             shutil.rmtree(os.path.join(work, "one.zarr"), ignore_errors=True)
             print("one GPU, Zarr to Zarr", result["one_gpu_zarr"], flush=True)
@@ -387,8 +444,9 @@ def main():
         t = time.perf_counter()
         int(pores.sum().compute())
         result["read_input_seconds"] = time.perf_counter() - t
-        copy = timed_store("copy", lambda: da.from_zarr(os.path.join(work, "chseg.zarr")),
-                           os.path.join(work, "copy.zarr"))
+        copy = timed_store(
+            "copy", lambda: da.from_zarr(os.path.join(work, "chseg.zarr")), os.path.join(work, "copy.zarr")
+        )
         result["labels_round_trip_seconds"] = copy["seconds"]
         print("read input", result["read_input_seconds"], "labels round trip", copy["seconds"], flush=True)
         save()
@@ -406,9 +464,14 @@ def main():
         t = time.perf_counter()
         chunked = cd.watershed(da.from_array(grey, chunks=args.ws_chunk)).compute()
         chunked_s = time.perf_counter() - t
-        result["watershed"] = {"side": args.ws_side, "chunk": args.ws_chunk, "whole_seconds": whole_s,
-                               "chunked_seconds": chunked_s, "basins": int(whole.max()),
-                               "equal": bool(np.array_equal(whole, chunked))}
+        result["watershed"] = {
+            "side": args.ws_side,
+            "chunk": args.ws_chunk,
+            "whole_seconds": whole_s,
+            "chunked_seconds": chunked_s,
+            "basins": int(whole.max()),
+            "equal": bool(np.array_equal(whole, chunked)),
+        }
         print("watershed", result["watershed"], flush=True)
         save()
 

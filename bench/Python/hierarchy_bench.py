@@ -19,9 +19,8 @@ import platform
 import statistics
 import time
 
-import numpy as np
-
 import chseg
+import numpy as np
 from chseg import _chseg
 
 
@@ -77,88 +76,193 @@ def bench(rows, side, reps, cupy, float_volume):
     device_image = cupy.asarray(image) if cupy else None
     start = time.perf_counter()
     graph, weights = higra_graph(image)
-    rows.append({"case": name, "implementation": "Higra graph and weights (NumPy, not in Higra's rows)",
-                 "ms": (time.perf_counter() - start) * 1e3})
+    rows.append(
+        {
+            "case": name,
+            "implementation": "Higra graph and weights (NumPy, not in Higra's rows)",
+            "ms": (time.perf_counter() - start) * 1e3,
+        }
+    )
     ms, times, dendrogram = timed(lambda: chseg.single_linkage(image), reps)
-    rows.append({"case": name, "implementation": "chseg.single_linkage (the input of the hierarchies), NumPy",
-                 "ms": ms, "times": times})
+    rows.append(
+        {
+            "case": name,
+            "implementation": "chseg.single_linkage (the input of the hierarchies), NumPy",
+            "ms": ms,
+            "times": times,
+        }
+    )
     ms, times, (tree, altitudes) = timed(lambda: hg.bpt_canonical(graph, weights), 1, warm=False)
-    rows.append({"case": name, "implementation": "Higra bpt_canonical", "ms": ms, "times": times,
-                 "identical": bool(np.array_equal(dendrogram.parents, tree.parents())
-                                   and np.array_equal(dendrogram.weights, altitudes[image.size:]))})
-    peers = {"area": hg.watershed_hierarchy_by_area, "volume": hg.watershed_hierarchy_by_volume,
-             "dynamics": hg.watershed_hierarchy_by_dynamics}
+    rows.append(
+        {
+            "case": name,
+            "implementation": "Higra bpt_canonical",
+            "ms": ms,
+            "times": times,
+            "identical": bool(
+                np.array_equal(dendrogram.parents, tree.parents())
+                and np.array_equal(dendrogram.weights, altitudes[image.size :])
+            ),
+        }
+    )
+    peers = {
+        "area": hg.watershed_hierarchy_by_area,
+        "volume": hg.watershed_hierarchy_by_volume,
+        "dynamics": hg.watershed_hierarchy_by_dynamics,
+    }
     for attribute, peer in peers.items():
         case = f"watershed by {attribute}, {name}"
         ms, times, ours = timed(lambda: chseg.watershed_hierarchy(image, attribute), reps)
-        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, NumPy in and out", "ms": ms,
-                     "times": times})
+        rows.append(
+            {"case": case, "implementation": "chseg.watershed_hierarchy, NumPy in and out", "ms": ms, "times": times}
+        )
         if cupy is None:
-            rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, CuPy in and out",
-                         "missing": "CuPy"})
+            rows.append(
+                {"case": case, "implementation": "chseg.watershed_hierarchy, CuPy in and out", "missing": "CuPy"}
+            )
         else:
             ms, times, on_device = timed(lambda: chseg.watershed_hierarchy(device_image, attribute), reps, sync)
-            rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, CuPy in and out", "ms": ms,
-                         "times": times, "identical_to_numpy_path": bool(
-                             np.array_equal(on_device.parents.get(), ours.parents)
-                             and np.array_equal(on_device.weights.get(), ours.weights))})
+            rows.append(
+                {
+                    "case": case,
+                    "implementation": "chseg.watershed_hierarchy, CuPy in and out",
+                    "ms": ms,
+                    "times": times,
+                    "identical_to_numpy_path": bool(
+                        np.array_equal(on_device.parents.get(), ours.parents)
+                        and np.array_equal(on_device.weights.get(), ours.weights)
+                    ),
+                }
+            )
         ms, times, step = timed(lambda: dendrogram.watershed_hierarchy(attribute), reps)
-        rows.append({"case": case, "implementation": "Dendrogram.watershed_hierarchy (the step alone), NumPy",
-                     "ms": ms, "times": times})
+        rows.append(
+            {
+                "case": case,
+                "implementation": "Dendrogram.watershed_hierarchy (the step alone), NumPy",
+                "ms": ms,
+                "times": times,
+            }
+        )
         ms, times, cpu = timed(lambda: chseg.watershed_hierarchy(image, attribute, backend="cpu"), 1, warm=False)
-        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, CPU reference", "ms": ms,
-                     "times": times, "identical_to_cuda": bool(np.array_equal(cpu.parents, ours.parents)
-                                                               and np.array_equal(cpu.weights, ours.weights))})
-        ms, times, (peer_tree, peer_altitudes) = timed(lambda: peer(graph, weights, canonize_tree=False), 1,
-                                                       warm=False)
-        rows.append({"case": case, "implementation": f"Higra {peer.__name__} (canonize_tree=False)", "ms": ms,
-                     "times": times, "identical": bool(np.array_equal(ours.parents, peer_tree.parents())
-                                                       and np.array_equal(ours.weights,
-                                                                          peer_altitudes[image.size:]))})
+        rows.append(
+            {
+                "case": case,
+                "implementation": "chseg.watershed_hierarchy, CPU reference",
+                "ms": ms,
+                "times": times,
+                "identical_to_cuda": bool(
+                    np.array_equal(cpu.parents, ours.parents) and np.array_equal(cpu.weights, ours.weights)
+                ),
+            }
+        )
+        ms, times, (peer_tree, peer_altitudes) = timed(lambda: peer(graph, weights, canonize_tree=False), 1, warm=False)
+        rows.append(
+            {
+                "case": case,
+                "implementation": f"Higra {peer.__name__} (canonize_tree=False)",
+                "ms": ms,
+                "times": times,
+                "identical": bool(
+                    np.array_equal(ours.parents, peer_tree.parents())
+                    and np.array_equal(ours.weights, peer_altitudes[image.size :])
+                ),
+            }
+        )
     if float_volume:
         # Weights that are not whole numbers: the volume's sums keep the definition's order (a leaf-to-root walk).
         relief_f = image.astype(np.float32) / np.float32(3)
         graph_f, weights_f = higra_graph(relief_f, np.float32)
         case = f"watershed by volume, {side}^2 float32 4-conn"
         ms, times, ours_f = timed(lambda: chseg.watershed_hierarchy(relief_f, "volume"), reps)
-        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, NumPy in and out (sequential-order "
-                     "volumes)", "ms": ms, "times": times})
+        rows.append(
+            {
+                "case": case,
+                "implementation": "chseg.watershed_hierarchy, NumPy in and out (sequential-order volumes)",
+                "ms": ms,
+                "times": times,
+            }
+        )
         ms, times, cpu = timed(lambda: chseg.watershed_hierarchy(relief_f, "volume", backend="cpu"), 1, warm=False)
-        rows.append({"case": case, "implementation": "chseg.watershed_hierarchy, CPU reference", "ms": ms,
-                     "times": times, "identical_to_cuda": bool(np.array_equal(cpu.parents, ours_f.parents)
-                                                               and np.array_equal(cpu.weights, ours_f.weights))})
+        rows.append(
+            {
+                "case": case,
+                "implementation": "chseg.watershed_hierarchy, CPU reference",
+                "ms": ms,
+                "times": times,
+                "identical_to_cuda": bool(
+                    np.array_equal(cpu.parents, ours_f.parents) and np.array_equal(cpu.weights, ours_f.weights)
+                ),
+            }
+        )
         ms, times, (peer_tree, peer_altitudes) = timed(
-            lambda: hg.watershed_hierarchy_by_volume(graph_f, weights_f, canonize_tree=False), 1, warm=False)
-        rows.append({"case": case, "implementation": "Higra watershed_hierarchy_by_volume (canonize_tree=False)",
-                     "ms": ms, "times": times,
-                     "identical": bool(np.array_equal(ours_f.parents, peer_tree.parents())
-                                       and np.array_equal(ours_f.weights, peer_altitudes[image.size:]))})
+            lambda: hg.watershed_hierarchy_by_volume(graph_f, weights_f, canonize_tree=False), 1, warm=False
+        )
+        rows.append(
+            {
+                "case": case,
+                "implementation": "Higra watershed_hierarchy_by_volume (canonize_tree=False)",
+                "ms": ms,
+                "times": times,
+                "identical": bool(
+                    np.array_equal(ours_f.parents, peer_tree.parents())
+                    and np.array_equal(ours_f.weights, peer_altitudes[image.size :])
+                ),
+            }
+        )
     if float_volume:
         # The alpha-tree's area filter: Higra filters a tree that is not binary through the binary partition tree of
         # the graph weighted by the tree's saliency; AlphaTree.filter_regions does the same on the GPU.
         case = f"alpha-tree area filter at 100, {name}"
         alpha = chseg.alpha_tree(image)
         ms, times, ours_a = timed(lambda: alpha.filter_regions(100), reps)
-        rows.append({"case": case, "implementation": "AlphaTree.filter_regions (saliency, dendrogram, filter), NumPy",
-                     "ms": ms, "times": times})
+        rows.append(
+            {
+                "case": case,
+                "implementation": "AlphaTree.filter_regions (saliency, dendrogram, filter), NumPy",
+                "ms": ms,
+                "times": times,
+            }
+        )
         qfz, qfz_altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
         ms, times, (peer_tree, peer_altitudes) = timed(
-            lambda: hg.filter_small_nodes_from_tree(qfz, qfz_altitudes.copy(), 100, graph, canonize_tree=False), 1,
-            warm=False)
-        rows.append({"case": case, "implementation": "Higra filter_small_nodes_from_tree on its quasi-flat zone "
-                     "hierarchy (canonize_tree=False)", "ms": ms, "times": times,
-                     "identical": bool(np.array_equal(ours_a.parents, peer_tree.parents())
-                                       and np.array_equal(ours_a.weights, peer_altitudes[image.size:]))})
+            lambda: hg.filter_small_nodes_from_tree(qfz, qfz_altitudes.copy(), 100, graph, canonize_tree=False),
+            1,
+            warm=False,
+        )
+        rows.append(
+            {
+                "case": case,
+                "implementation": "Higra filter_small_nodes_from_tree on its quasi-flat zone "
+                "hierarchy (canonize_tree=False)",
+                "ms": ms,
+                "times": times,
+                "identical": bool(
+                    np.array_equal(ours_a.parents, peer_tree.parents())
+                    and np.array_equal(ours_a.weights, peer_altitudes[image.size :])
+                ),
+            }
+        )
     threshold = 100
     case = f"area filter at {threshold}, {name}"
     ms, times, ours = timed(lambda: dendrogram.filter_regions(threshold), reps)
     rows.append({"case": case, "implementation": "Dendrogram.filter_regions, NumPy", "ms": ms, "times": times})
     ms, times, (peer_tree, peer_altitudes) = timed(
-        lambda: hg.filter_small_nodes_from_tree(tree, altitudes.copy(), threshold, graph, canonize_tree=False), 1,
-        warm=False)
-    rows.append({"case": case, "implementation": "Higra filter_small_nodes_from_tree (canonize_tree=False)", "ms": ms,
-                 "times": times, "identical": bool(np.array_equal(ours.parents, peer_tree.parents())
-                                                   and np.array_equal(ours.weights, peer_altitudes[image.size:]))})
+        lambda: hg.filter_small_nodes_from_tree(tree, altitudes.copy(), threshold, graph, canonize_tree=False),
+        1,
+        warm=False,
+    )
+    rows.append(
+        {
+            "case": case,
+            "implementation": "Higra filter_small_nodes_from_tree (canonize_tree=False)",
+            "ms": ms,
+            "times": times,
+            "identical": bool(
+                np.array_equal(ours.parents, peer_tree.parents())
+                and np.array_equal(ours.weights, peer_altitudes[image.size :])
+            ),
+        }
+    )
 
 
 def _version(package):
@@ -186,20 +290,30 @@ def main():
     sides = [256] if args.quick else args.sides
     for side in sides:
         bench(rows, side, args.reps, cupy, side == min(sides))
-    info = {"device": _chseg.device_name(0) if chseg.device_count() else "no CUDA device (CPU backend)", "python": platform.python_version(), "numpy": np.__version__,
-            "cupy": cupy.__version__ if cupy else "missing", "higra": _version("higra"), "reps": args.reps, "rows": rows}
+    info = {
+        "device": _chseg.device_name(0) if chseg.device_count() else "no CUDA device (CPU backend)",
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cupy": cupy.__version__ if cupy else "missing",
+        "higra": _version("higra"),
+        "reps": args.reps,
+        "rows": rows,
+    }
     with open(args.out, "w") as f:
         json.dump(info, f, indent=1)
-    print(f"{info['device']}, Python {info['python']}, CuPy {info['cupy']}, Higra {info['higra']}, median of "
-          f"{args.reps} after a warm-up (Higra and the CPU reference: one run)\n")
+    print(
+        f"{info['device']}, Python {info['python']}, CuPy {info['cupy']}, Higra {info['higra']}, median of "
+        f"{args.reps} after a warm-up (Higra and the CPU reference: one run)\n"
+    )
     print("| case | implementation | ms | check |")
     print("|---|---|---:|---|")
     for r in rows:
         if "missing" in r:
             print(f"| {r['case']} | {r['implementation']} | - | {r['missing']} missing |")
             continue
-        checks = [f"{k} {v}" for k, v in r.items() if k in ("identical", "identical_to_cuda",
-                                                               "identical_to_numpy_path")]
+        checks = [
+            f"{k} {v}" for k, v in r.items() if k in ("identical", "identical_to_cuda", "identical_to_numpy_path")
+        ]
         print(f"| {r['case']} | {r['implementation']} | {r['ms']:.2f} | {', '.join(checks)} |")
 
 

@@ -18,28 +18,49 @@ import statistics
 import sys
 import time
 
+import chseg
 import cupy
 import numpy as np
-
-import chseg
 from chseg import _chseg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hierarchy_bench import relief  # noqa: E402
 
-OPERATIONS = [("watershed", "area", 0.0), ("watershed", "volume", 0.0), ("watershed", "dynamics", 0.0),
-              ("filter", "area", 100.0), ("filter", "height", 20.0)]
+OPERATIONS = [
+    ("watershed", "area", 0.0),
+    ("watershed", "volume", 0.0),
+    ("watershed", "dynamics", 0.0),
+    ("filter", "area", 100.0),
+    ("filter", "height", 20.0),
+]
 
 
 def run(tree, operation, attribute, threshold):
     """One hierarchy of `tree` (CuPy arrays) into new CuPy arrays of its width: (info, out arrays)."""
     n = (int(tree.parents.shape[0]) + 1) // 2
     ids = tree.parents.dtype
-    out = (cupy.empty((2 * n - 1,), ids), cupy.empty((n - 1,), np.float64), cupy.empty((n - 1,), np.uint64),
-           cupy.empty((n - 1,), ids), cupy.empty((n - 1,), ids))
+    out = (
+        cupy.empty((2 * n - 1,), ids),
+        cupy.empty((n - 1,), np.float64),
+        cupy.empty((n - 1,), np.uint64),
+        cupy.empty((n - 1,), ids),
+        cupy.empty((n - 1,), ids),
+    )
     stream = cupy.cuda.get_current_stream()
-    info = _chseg.attribute_hierarchy(tree.parents, tree.weights, tree.edges, tree.u, tree.v, attribute,
-                                      operation == "filter", threshold, *out, "cuda", 0, stream.ptr)
+    info = _chseg.attribute_hierarchy(
+        tree.parents,
+        tree.weights,
+        tree.edges,
+        tree.u,
+        tree.v,
+        attribute,
+        operation == "filter",
+        threshold,
+        *out,
+        "cuda",
+        0,
+        stream.ptr,
+    )
     stream.synchronize()
     return info, out
 
@@ -81,17 +102,31 @@ def main():
                     wall.append((time.perf_counter() - start) * 1e3)
                     kernel.append(info["kernel_ms"])
                 results[width] = out
-                row.update({"kernel_ms": statistics.median(kernel), "wall_ms": statistics.median(wall),
-                            "kernel_times": kernel, "wall_times": wall,
-                            "peak_device_bytes": info["peak_device_bytes"], "sha1": digest(out)})
+                row.update(
+                    {
+                        "kernel_ms": statistics.median(kernel),
+                        "wall_ms": statistics.median(wall),
+                        "kernel_times": kernel,
+                        "wall_times": wall,
+                        "peak_device_bytes": info["peak_device_bytes"],
+                        "sha1": digest(out),
+                    }
+                )
                 if width == "64-bit" and "32-bit" in results:
                     row["identical_to_32_bit"] = all(
-                        bool(cupy.array_equal(a.astype(cupy.uint64), b.astype(cupy.uint64))) if a.dtype.kind == "u"
-                        else bool(cupy.array_equal(a, b)) for a, b in zip(out, results["32-bit"]))
+                        bool(cupy.array_equal(a.astype(cupy.uint64), b.astype(cupy.uint64)))
+                        if a.dtype.kind == "u"
+                        else bool(cupy.array_equal(a, b))
+                        for a, b in zip(out, results["32-bit"])
+                    )
                 rows.append(row)
                 print(json.dumps({k: v for k, v in row.items() if not k.endswith("_times")}), flush=True)
-    meta = {"chseg": getattr(chseg, "__file__", ""), "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-            "reps": args.reps, "label": args.label}
+    meta = {
+        "chseg": getattr(chseg, "__file__", ""),
+        "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+        "reps": args.reps,
+        "label": args.label,
+    }
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
 

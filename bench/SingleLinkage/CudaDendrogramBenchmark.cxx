@@ -6,9 +6,9 @@
 //
 //   CudaDendrogramBenchmark --json out.json [--reps N] [--sizes N,N,...] [--no-gpu] [--no-cpu] [--no-3d]
 //                           [--graph NAME:FILE[:ZFILE]]... [--staging CHUNK_KIB,SLOTS,WORKERS,STREAM|default]
-// A graph file (written by bench/SingleLinkage/peers.py) holds uint64 n, uint64 m, then m uint32 u, m uint32 v, m float64 w.
-// With ZFILE, the GPU dendrogram's SciPy linkage matrix is written there (float64, n-1 rows of 4) for the peer
-// script to compare with SciPy's.
+// A graph file (written by bench/SingleLinkage/peers.py) holds uint64 n, uint64 m, then m uint32 u, m uint32 v, m
+// float64 w. With ZFILE, the GPU dendrogram's SciPy linkage matrix is written there (float64, n-1 rows of 4) for the
+// peer script to compare with SciPy's.
 #include "Common/chsBenchTiming.h"
 #include "itkCudaGraphToSingleLinkageDendrogramFilter.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
@@ -51,19 +51,20 @@ std::vector<Result> results;
 void
 Print(const Result & r)
 {
-  std::printf("%-28s %11llu edges  GPU kernels %9.3f ms (MST %8.3f, dendrogram %8.3f) end-to-end %9.3f ms (first %9.3f)  "
-              "sequential %10.1f ms  levels %2u  rounds %2u  %s\n",
-              r.name.c_str(),
-              (unsigned long long)r.edges,
-              r.gpuKernelMs,
-              r.gpuMstMs,
-              r.gpuDendrogramMs,
-              r.gpuEndToEndMs,
-              r.gpuFirstMs,
-              r.cpuMs,
-              r.levels,
-              r.rounds,
-              r.gpu && r.cpu ? (r.identical ? "identical" : "DIFFERENT") : "");
+  std::printf(
+    "%-28s %11llu edges  GPU kernels %9.3f ms (MST %8.3f, dendrogram %8.3f) end-to-end %9.3f ms (first %9.3f)  "
+    "sequential %10.1f ms  levels %2u  rounds %2u  %s\n",
+    r.name.c_str(),
+    (unsigned long long)r.edges,
+    r.gpuKernelMs,
+    r.gpuMstMs,
+    r.gpuDendrogramMs,
+    r.gpuEndToEndMs,
+    r.gpuFirstMs,
+    r.cpuMs,
+    r.levels,
+    r.rounds,
+    r.gpu && r.cpu ? (r.identical ? "identical" : "DIFFERENT") : "");
   std::fflush(stdout);
 }
 
@@ -207,7 +208,7 @@ RunGraph(const std::string & name,
          const std::string & zFile = "")
 {
   Result r;
-  r.name  = name;
+  r.name    = name;
   r.kind    = kind;
   r.edges   = g.u->size();
   r.bytesUp = r.edges * (2 * sizeof(uint32_t) + sizeof(double));
@@ -386,10 +387,11 @@ main(int argc, char * argv[])
           << ", \"tree_edges\": " << r.edges << ", \"gpu_kernel_ms\": " << r.gpuKernelMs
           << ", \"gpu_mst_ms\": " << r.gpuMstMs << ", \"gpu_dendrogram_ms\": " << r.gpuDendrogramMs
           << ", \"gpu_end_to_end_ms\": " << r.gpuEndToEndMs << ", \"gpu_first_update_ms\": " << r.gpuFirstMs
-          << ", \"bytes_up\": " << r.bytesUp << ", \"bytes_down\": " << r.bytesDown << ", \"sequential_ms\": " << r.cpuMs
-          << ", \"peak_device_bytes\": " << r.peakBytes << ", \"contraction_levels\": " << r.levels
-          << ", \"boruvka_rounds\": " << r.rounds << ", \"identical\": " << (r.identical ? "true" : "false") << "}"
-          << (i + 1 < results.size() ? "," : "") << "\n";
+          << ", \"bytes_up\": " << r.bytesUp << ", \"bytes_down\": " << r.bytesDown
+          << ", \"sequential_ms\": " << r.cpuMs << ", \"peak_device_bytes\": " << r.peakBytes
+          << ", \"contraction_levels\": " << r.levels << ", \"boruvka_rounds\": " << r.rounds
+          << ", \"identical\": " << (r.identical ? "true" : "false") << "}" << (i + 1 < results.size() ? "," : "")
+          << "\n";
     }
     out << "  ]\n}\n";
   }

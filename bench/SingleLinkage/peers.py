@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Peers of the single-linkage benchmark, on the GPU machine's CPU.
 
-  bench/SingleLinkage/peers.py prepare DATA   writes the graph inputs of CudaDendrogramBenchmark (--graph) and times SciPy:
+  bench/SingleLinkage/peers.py prepare DATA
+    writes the graph inputs of CudaDendrogramBenchmark (--graph) and times SciPy:
       points-10k: the complete graph of 10,000 uniform 3D points, weights = scipy.spatial.distance.pdist (the same
                   doubles SciPy clusters), and scipy.cluster.hierarchy.linkage(pdist, 'single') on them;
       knn-3M:     a connected graph on 3,000,000 uniform 3D points: the 10 nearest neighbours of every point
                   (scipy.spatial.cKDTree) plus a chain through the points in x order, Euclidean weights.
   bench/SingleLinkage/peers.py compare DATA   compares the module's linkage matrix of points-10k with SciPy's.
 Writes DATA/sl_peers.json."""
+
 import json
 import sys
 import time

@@ -166,7 +166,7 @@ Scale(const std::string & jsonFile, int reps, uint64_t maxVoxels)
     const int64_t nx = size[0], ny = size[1], nz = size[2], n = nx * ny * nz;
     if (uint64_t(n) > maxVoxels)
       continue;
-    chs::Grid     grid;
+    chs::Grid grid;
     grid.dimension = nz > 1 ? 3 : 2;
     grid.size[0]   = uint64_t(nx);
     grid.size[1]   = uint64_t(ny);
@@ -267,8 +267,8 @@ main(int argc, char ** argv)
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--scale")
     {
-      std::string jsonFile = "wp_scale.json";
-      int         reps     = 5;
+      std::string jsonFile  = "wp_scale.json";
+      int         reps      = 5;
       uint64_t    maxVoxels = ~uint64_t(0);
       for (int j = 1; j < argc; ++j)
         if (std::string(argv[j]) == "--json" && j + 1 < argc)

@@ -7,14 +7,15 @@ scikit-image segment the same pixels in the same run.
 
     python3 bench/Waterpixels/peers.py OUTDIR      writes OUTDIR/<case>.raw, OUTDIR/cases.txt and OUTDIR/wp_peers.json
 """
+
 import json
 import os
 import sys
 import time
 
-import numpy as np
 import cupy as cp
 import cupyx.scipy.ndimage as cnd
+import numpy as np
 
 CASES = [  # name, shape (NumPy order), sigmas (grid steps), time scikit-image on it
     ("ct2d", (4096, 4096), (5, 10, 20, 30), True),
@@ -35,8 +36,10 @@ def ct_like(shape, seed):
 
 def grid_markers(shape, sigma):
     markers = np.zeros(shape, dtype=np.int32)
-    centres = [np.arange(0, n, sigma) + (np.minimum(np.arange(0, n, sigma) + sigma, n) - 1 - np.arange(0, n, sigma)) // 2
-               for n in shape]
+    centres = [
+        np.arange(0, n, sigma) + (np.minimum(np.arange(0, n, sigma) + sigma, n) - 1 - np.arange(0, n, sigma)) // 2
+        for n in shape
+    ]
     mesh = np.meshgrid(*centres, indexing="ij")
     markers[tuple(mesh)] = np.arange(1, mesh[0].size + 1).reshape(mesh[0].shape)
     return markers
@@ -72,8 +75,13 @@ def main():
             markers = grid_markers(shape, sigma)
             plain = median_ms(lambda: watershed(gradient, markers), 1)
             compact = median_ms(lambda: watershed(gradient, markers, compactness=1e-3), 1)
-            rec = {"case": name, "sigma": sigma, "skimage_watershed_ms": plain,
-                   "skimage_compact_watershed_ms": compact, "skimage": skimage.__version__}
+            rec = {
+                "case": name,
+                "sigma": sigma,
+                "skimage_watershed_ms": plain,
+                "skimage_compact_watershed_ms": compact,
+                "skimage": skimage.__version__,
+            }
             print(json.dumps(rec), flush=True)
             records.append(rec)
     with open(os.path.join(out, "cases.txt"), "w") as f:

@@ -5,6 +5,7 @@ sequential waterpixels (border image and binary-heap IFT). identical: the GPU la
 
     python3 bench/Waterpixels/report.py DIR      reads DIR/wp_module.json and DIR/wp_peers.json
 """
+
 import json
 import os
 import sys
@@ -19,21 +20,25 @@ def main():
     module = json.load(open(os.path.join(d, "wp_module.json")))
     peers = {(r["case"], r["sigma"]): r for r in json.load(open(os.path.join(d, "wp_peers.json")))}
     print(f"Device: {module['device']}\n")
-    print("| input | sigma | superpixels | rounds | kernel ms | end-to-end ms | radix-heap IFT ms | kernel vs radix "
-          "heap | end to end vs radix heap | CPU reference ms | scikit-image watershed ms | compact watershed ms | "
-          "paper V100 ms | identical |")
+    print(
+        "| input | sigma | superpixels | rounds | kernel ms | end-to-end ms | radix-heap IFT ms | kernel vs radix "
+        "heap | end to end vs radix heap | CPU reference ms | scikit-image watershed ms | compact watershed ms | "
+        "paper V100 ms | identical |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in module["records"]:
         p = peers.get((r["case"], r["sigma"]), {})
         sk = p.get("skimage_watershed_ms")
         skc = p.get("skimage_compact_watershed_ms")
         paper = PAPER_V100_MS.get(r["sigma"]) if r["shape"] == "4096x4096" else None
-        print(f"| {r['shape']} | {r['sigma']} | {r['superpixels']} | {r['rounds_min']:.0f}-{r['rounds_max']:.0f} "
-              f"| {r['kernel_ms']:.3f} | {r['update_ms']:.2f} | {r['radix_heap_ift_ms']:.0f} "
-              f"| {r['radix_heap_ift_ms'] / r['kernel_ms']:.0f}x | {r['radix_heap_ift_ms'] / r['update_ms']:.0f}x "
-              f"| {r['sequential_ms']:.0f} | {f'{sk:.0f}' if sk else 'n/a'} | {f'{skc:.0f}' if skc else 'n/a'} "
-              f"| {f'~{paper:.0f}' if paper else 'n/a'} "
-              f"| {'yes' if r['identical_to_sequential'] and r['radix_heap_identical'] else 'NO'} |")
+        print(
+            f"| {r['shape']} | {r['sigma']} | {r['superpixels']} | {r['rounds_min']:.0f}-{r['rounds_max']:.0f} "
+            f"| {r['kernel_ms']:.3f} | {r['update_ms']:.2f} | {r['radix_heap_ift_ms']:.0f} "
+            f"| {r['radix_heap_ift_ms'] / r['kernel_ms']:.0f}x | {r['radix_heap_ift_ms'] / r['update_ms']:.0f}x "
+            f"| {r['sequential_ms']:.0f} | {f'{sk:.0f}' if sk else 'n/a'} | {f'{skc:.0f}' if skc else 'n/a'} "
+            f"| {f'~{paper:.0f}' if paper else 'n/a'} "
+            f"| {'yes' if r['identical_to_sequential'] and r['radix_heap_identical'] else 'NO'} |"
+        )
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ ToImage(const std::vector<float> & v, const int64_t (&size)[3])
 struct Options
 {
   std::string json;
-  int         reps  = 10;
+  int         reps   = 10;
   int         rounds = 1;
   bool        quick = false, no800m = false;
   uint64_t    itkMax = 20000000ull, cpuMax = 20000000ull;
@@ -147,7 +147,7 @@ struct Options
   bool        waterfallPaths = false;
   bool        markers        = false;
   std::string mode; // --markers: "markers" or "level" runs that mode only
-  bool        scale = false;
+  bool        scale    = false;
   uint64_t    scaleMax = ~uint64_t(0); // --scale: sizes of at most this many voxels
 };
 
@@ -329,7 +329,7 @@ RunWatershed(const std::string &                            name,
         const OverlapTimes t         = TimedWithoutAndWithOverlap(gpu.GetPointer(), o.reps);
         const auto *       out       = gpu->GetOutput()->GetBufferPointer();
         const bool         identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
-        const double k = Median(t.kernel), w = Median(t.wall), ws = Median(t.serialWall), ke = Median(t.exposed);
+        const double       k = Median(t.kernel), w = Median(t.wall), ws = Median(t.serialWall), ke = Median(t.exposed);
         if (o.rounds > 1)
           std::printf("round %d: ", round);
         std::printf(
@@ -488,8 +488,9 @@ RunWaterfall(const std::string & name, const typename itk::Image<float, D>::Poin
 
 /** --markers: the watershed by flooding (markers or a Level), CUDA against the CPU reference and ITK's filters
  * (all cores) in one run. Markers: one every `step` voxels along each axis, labelled 1, 2, ...; Level: 2% of the
- * image's range (the gradients' range is a few tens: the level is a float). Reports the fraction of voxels where ITK's labels equal the module's (the float gradients have few
- * ties; where two floods tie, the two tie rules may differ) and checks that the marker counts agree. */
+ * image's range (the gradients' range is a few tens: the level is a float). Reports the fraction of voxels where ITK's
+ * labels equal the module's (the float gradients have few ties; where two floods tie, the two tie rules may differ) and
+ * checks that the marker counts agree. */
 template <unsigned D>
 void
 RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointer & image, int step, const Options & o)
@@ -567,10 +568,10 @@ RunMarkers(const std::string & name, const typename itk::Image<float, D>::Pointe
       auto gpu = itk::CudaWatershedImageFilter<Image, Labels>::New();
       setup(gpu);
       gpu->SetBackend(Backend::CUDA);
-      const OverlapTimes t   = TimedWithoutAndWithOverlap(gpu.GetPointer(), o.reps);
-      const auto *       out = gpu->GetOutput()->GetBufferPointer();
-      const bool   identical    = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
-      uint64_t     agree = 0, itkMarkers = 0;
+      const OverlapTimes t         = TimedWithoutAndWithOverlap(gpu.GetPointer(), o.reps);
+      const auto *       out       = gpu->GetOutput()->GetBufferPointer();
+      const bool         identical = !reference.empty() && std::equal(reference.begin(), reference.end(), out);
+      uint64_t           agree = 0, itkMarkers = 0;
       for (uint64_t i = 0; i < itkLabels.size(); ++i)
       {
         agree += itkLabels[i] == out[i];
@@ -937,7 +938,8 @@ main(int argc, char * argv[])
   {
     const int64_t size2[3] = { side, side, 1 }, cube = vol / 2, size3[3] = { cube, cube, cube };
     if (o.only != "3d")
-      RunMarkers<2>(std::to_string(side) + "^2", ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size2), 32, o);
+      RunMarkers<2>(
+        std::to_string(side) + "^2", ToImage<2>(GradientOfSmoothedNoise(side, side, 1, 3, 1), size2), 32, o);
     if (o.only != "2d")
       RunMarkers<3>(
         std::to_string(cube) + "^3", ToImage<3>(GradientOfSmoothedNoise(cube, cube, cube, 2, 2), size3), 16, o);

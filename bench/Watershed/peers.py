@@ -7,10 +7,11 @@ image, and OpenCV's watershed with the regional minima as markers, on the image 
 
     bench/Watershed/peers.py DATA_DIR OUT_JSON
 """
-from importlib import metadata
+
 import json
 import sys
 import time
+from importlib import metadata
 
 import cv2
 import numpy as np
@@ -35,20 +36,41 @@ def main():
         for connectivity in (1, 2):
             labels, ms = timed(lambda: watershed(image, connectivity=connectivity))
             basins = int(labels.max())
-            print(f"{name} scikit-image watershed, connectivity {connectivity}: {ms:10.1f} ms, {basins} basins",
-                  flush=True)
-            results.append({"peer": "scikit-image watershed", "name": name, "connectivity": 4 * connectivity,
-                            "pixels": nx * ny, "ms": ms, "basins": basins})
+            print(
+                f"{name} scikit-image watershed, connectivity {connectivity}: {ms:10.1f} ms, {basins} basins",
+                flush=True,
+            )
+            results.append(
+                {
+                    "peer": "scikit-image watershed",
+                    "name": name,
+                    "connectivity": 4 * connectivity,
+                    "pixels": nx * ny,
+                    "ms": ms,
+                    "basins": basins,
+                }
+            )
         scaled = np.round((image - image.min()) / (image.max() - image.min()) * 255).astype(np.uint8)
         minima = local_minima(scaled, connectivity=2)
         markers, count = ndimage.label(minima, structure=np.ones((3, 3)))
         markers = markers.astype(np.int32)
         rgb = cv2.cvtColor(scaled, cv2.COLOR_GRAY2BGR)
         _, ms = timed(lambda: cv2.watershed(rgb, markers))
-        print(f"{name} OpenCV watershed, {count} minima of the 8-bit image as markers, {cv2.getNumThreads()} "
-              f"threads: {ms:10.1f} ms", flush=True)
-        results.append({"peer": "OpenCV watershed", "name": name, "connectivity": 8, "pixels": nx * ny, "ms": ms,
-                        "basins": int(count)})
+        print(
+            f"{name} OpenCV watershed, {count} minima of the 8-bit image as markers, {cv2.getNumThreads()} "
+            f"threads: {ms:10.1f} ms",
+            flush=True,
+        )
+        results.append(
+            {
+                "peer": "OpenCV watershed",
+                "name": name,
+                "connectivity": 8,
+                "pixels": nx * ny,
+                "ms": ms,
+                "basins": int(count),
+            }
+        )
     versions = {"scikit-image": metadata.version("scikit-image"), "opencv": cv2.__version__}
     with open(out, "w") as f:
         json.dump({"versions": versions, "results": results}, f, indent=1)

@@ -14,8 +14,9 @@ Functions: ``label`` (connected components, flat zones, statistics), ``watershed
 ``WaterfallHierarchy``), ``alpha_tree`` (an ``AlphaTree``: ``cut``, ``saliency``, ``areas``, ``to_higra``),
 ``single_linkage`` and ``single_linkage_graph`` (a ``Dendrogram``: ``cut``, ``clusters``, ``linkage_matrix``,
 ``to_higra``, ``watershed_hierarchy``, ``filter_regions``, ``attribute``), ``watershed_hierarchy`` (by area, volume or
-dynamics, a ``Dendrogram``), ``ift`` (the Image Foresting Transform by seed competition) and ``waterpixels``. The definitions and
-tie rules are the module's (docs/*.md); the docstrings give them in short. The GIL is released while a backend runs.
+dynamics, a ``Dendrogram``), ``ift`` (the Image Foresting Transform by seed competition) and ``waterpixels``. The
+definitions and tie rules are the module's (docs/*.md); the docstrings give them in short. The GIL is released while a
+backend runs.
 Errors: ValueError for bad arguments (nothing is written), MemoryError when the device lacks the memory a run needs
 (naming the bytes needed and free), RuntimeError naming any other CUDA error.
 """
@@ -27,9 +28,21 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from . import _chseg
-from ._arrays import channels_last, check_connectivity, choice, device_count, host, label_dtype, prepare, resolve
-from ._arrays import get_host_cache_limit, release_host_cache, set_host_cache_limit, to_caller
+from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
+from ._arrays import (
+    channels_last,
+    check_connectivity,
+    choice,
+    device_count,
+    get_host_cache_limit,
+    host,
+    label_dtype,
+    prepare,
+    release_host_cache,
+    resolve,
+    set_host_cache_limit,
+    to_caller,
+)
 from ._trees import AlphaTree, Dendrogram, WaterfallHierarchy, _dendrogram_arrays
 
 __all__ = [
@@ -55,14 +68,29 @@ __version__ = "0.1.0"
 _ALGORITHMS = {"pruf": 0, "apruf": 1, "prw": 2}
 _PLATEAUS = {"balanced": 0, "synchronous": 1, "block-asynchronous": 2}
 _DISTANCES = {"l1": 0, "l2": 1, "linf": 2}
-_ALPHA_ALGORITHMS = {"auto": 0, "insert-all-edges": 1, "skip-redundant-edges": 2, "spanning-tree": 3,
-                     "level-synchronous": 4}
+_ALPHA_ALGORITHMS = {
+    "auto": 0,
+    "insert-all-edges": 1,
+    "skip-redundant-edges": 2,
+    "spanning-tree": 3,
+    "level-synchronous": 4,
+}
 _ARC_WEIGHTS = {"target": 0, "maximum": 1, "absolute-difference": 2}
 
 
-def label(image, *, mask=None, fully_connected: bool = False, flat_zones: bool = False, background: int = 0,
-          statistics: bool = False, return_num: bool = False, dtype=np.uint32, backend: str = "auto",
-          device: Optional[int] = None):
+def label(
+    image,
+    *,
+    mask=None,
+    fully_connected: bool = False,
+    flat_zones: bool = False,
+    background: int = 0,
+    statistics: bool = False,
+    return_num: bool = False,
+    dtype=np.uint32,
+    backend: str = "auto",
+    device: Optional[int] = None,
+):
     """Connected components of a 2D or 3D image, as ITK's ConnectedComponentImageFilter defines them.
 
     Binary mode (default): non-zero voxels (inside ``mask``, when given: non-zero = inside) are foreground and
@@ -82,22 +110,49 @@ def label(image, *, mask=None, fully_connected: bool = False, flat_zones: bool =
             raise ValueError(f"mask shape {m.shape} differs from the image's {a.shape}")
         m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
     labels = run.empty(a.shape, label_dtype(dtype))
-    r = _chseg.label(a, m, labels, check_connectivity(fully_connected), bool(flat_zones), int(background),
-                     bool(statistics), run.backend, run.device, run.stream)
+    r = _chseg.label(
+        a,
+        m,
+        labels,
+        check_connectivity(fully_connected),
+        bool(flat_zones),
+        int(background),
+        bool(statistics),
+        run.backend,
+        run.device,
+        run.stream,
+    )
     out = [run.output(to_caller(run, labels))]
     if return_num:
         out.append(int(r["count"]))
     if statistics:
         ndim = a.ndim
-        out.append({"voxel_count": r["voxel_count"], "bbox_min": r["minimum"][:, :ndim][:, ::-1].copy(),
-                    "bbox_max": r["maximum"][:, :ndim][:, ::-1].copy()})
+        out.append(
+            {
+                "voxel_count": r["voxel_count"],
+                "bbox_min": r["minimum"][:, :ndim][:, ::-1].copy(),
+                "bbox_max": r["maximum"][:, :ndim][:, ::-1].copy(),
+            }
+        )
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def watershed(image, markers=None, *, mask=None, level: float = 0, fully_connected: bool = False,
-              watershed_line: bool = False, algorithm: str = "pruf", plateaus: str = "balanced",
-              reduction_rate: int = 6, return_num: bool = False, dtype=np.uint32, backend: str = "auto",
-              device: Optional[int] = None):
+def watershed(
+    image,
+    markers=None,
+    *,
+    mask=None,
+    level: float = 0,
+    fully_connected: bool = False,
+    watershed_line: bool = False,
+    algorithm: str = "pruf",
+    plateaus: str = "balanced",
+    reduction_rate: int = 6,
+    return_num: bool = False,
+    dtype=np.uint32,
+    backend: str = "auto",
+    device: Optional[int] = None,
+):
     """The watershed of a 2D or 3D image by steepest descent (Yeghiazaryan, Gabrielyan and Voiculescu's PRUF, APRUF
     and PRW; docs/watershed.md): one basin per regional minimum (a minimal plateau), every pixel in one basin.
 
@@ -113,11 +168,11 @@ def watershed(image, markers=None, *, mask=None, level: float = 0, fully_connect
     inside; pixels outside are 0) or ``level`` > 0, the image is flooded from markers instead, as
     ``skimage.segmentation.watershed(image, markers, mask=mask)`` and ITK's MorphologicalWatershedFromMarkersImageFilter
     do: each pixel takes the label of the marker whose flood reaches it first as the level rises (a path costs its
-    largest pixel, the marker's included; ties: geodesic distance on plateaux, then raster order). Without ``markers``, the markers are the regional minima of the h-minima transform
-    of height ``level`` (minima shallower than ``level`` merge into deeper ones; a whole number for integer images),
-    each connected component inside the mask a marker, numbered 1, 2, ... in raster order; ``return_num`` then gives
-    their number (0 with ``markers``). Pixels the flood does not reach are 0. Pixels of up to 32 bits; no
-    ``watershed_line`` in this mode."""
+    largest pixel, the marker's included; ties: geodesic distance on plateaux, then raster order). Without
+    ``markers``, the markers are the regional minima of the h-minima transform of height ``level`` (minima shallower
+    than ``level`` merge into deeper ones; a whole number for integer images), each connected component inside the mask
+    a marker, numbered 1, 2, ... in raster order; ``return_num`` then gives their number (0 with ``markers``). Pixels
+    the flood does not reach are 0. Pixels of up to 32 bits; no ``watershed_line`` in this mode."""
     run = resolve(backend, device, image, markers, mask)
     a = prepare(run, image, "image")
     labels = run.empty(a.shape, label_dtype(dtype))
@@ -131,27 +186,49 @@ def watershed(image, markers=None, *, mask=None, level: float = 0, fully_connect
                 raise ValueError(f"{name} shape {x.shape} differs from the image's {a.shape}")
         if k is not None:
             if k.dtype.kind not in "biu" or (k.dtype.kind == "i" and bool((k < 0).any())):
-                raise ValueError(f"markers must be non-negative integers, not {k.dtype} with negative values"
-                                 if k.dtype.kind == "i" else f"markers must be integers, not {k.dtype}")
+                raise ValueError(
+                    f"markers must be non-negative integers, not {k.dtype} with negative values"
+                    if k.dtype.kind == "i"
+                    else f"markers must be integers, not {k.dtype}"
+                )
             if k.size and int(k.max()) > int(np.iinfo(labels.dtype).max):
                 raise ValueError(f"a marker label ({int(k.max())}) does not fit the output dtype {labels.dtype}")
             k = k.astype(labels.dtype)
         if m is not None:
             m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
-        r = _chseg.marker_watershed(a, k, m, labels, check_connectivity(fully_connected), float(level), run.backend,
-                                    run.device, run.stream)
+        r = _chseg.marker_watershed(
+            a, k, m, labels, check_connectivity(fully_connected), float(level), run.backend, run.device, run.stream
+        )
         out = run.output(to_caller(run, labels))
         return (out, int(r["count"])) if return_num else out
-    r = _chseg.watershed(a, labels, check_connectivity(fully_connected), choice(algorithm, _ALGORITHMS, "algorithm"),
-                         choice(plateaus, _PLATEAUS, "plateaus"), int(reduction_rate), bool(watershed_line),
-                         run.backend, run.device, run.stream)
+    r = _chseg.watershed(
+        a,
+        labels,
+        check_connectivity(fully_connected),
+        choice(algorithm, _ALGORITHMS, "algorithm"),
+        choice(plateaus, _PLATEAUS, "plateaus"),
+        int(reduction_rate),
+        bool(watershed_line),
+        run.backend,
+        run.device,
+        run.stream,
+    )
     out = run.output(to_caller(run, labels))
     return (out, int(r["count"])) if return_num else out
 
 
-def waterfall(image, *, levels: int = 0, fully_connected: bool = False, algorithm: str = "pruf",
-              plateaus: str = "balanced", reduction_rate: int = 6, dtype=np.uint32, backend: str = "auto",
-              device: Optional[int] = None) -> WaterfallHierarchy:
+def waterfall(
+    image,
+    *,
+    levels: int = 0,
+    fully_connected: bool = False,
+    algorithm: str = "pruf",
+    plateaus: str = "balanced",
+    reduction_rate: int = 6,
+    dtype=np.uint32,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> WaterfallHierarchy:
     """The waterfall hierarchy (Beucher): level 0 is ``watershed(image)``; level k + 1 joins every region of level k
     to each neighbour across a boundary pair of height max(I(p), I(q)) equal to its lowest pass, and labels the unions
     1, 2, ... in raster order of their first pixel. Stops at one region, or after ``levels`` levels (0: all).
@@ -163,9 +240,18 @@ def waterfall(image, *, levels: int = 0, fully_connected: bool = False, algorith
     if int(levels) < 0:
         raise ValueError(f"levels must be 0 (all) or more, not {levels}")
     level0 = run.empty(a.shape, label_dtype(dtype))
-    r = _chseg.waterfall(a, level0, check_connectivity(fully_connected), choice(algorithm, _ALGORITHMS, "algorithm"),
-                         choice(plateaus, _PLATEAUS, "plateaus"), int(reduction_rate), int(levels), run.backend,
-                         run.device, run.stream)
+    r = _chseg.waterfall(
+        a,
+        level0,
+        check_connectivity(fully_connected),
+        choice(algorithm, _ALGORITHMS, "algorithm"),
+        choice(plateaus, _PLATEAUS, "plateaus"),
+        int(reduction_rate),
+        int(levels),
+        run.backend,
+        run.device,
+        run.stream,
+    )
     return WaterfallHierarchy(run, to_caller(run, level0), r["region_counts"], list(r["parents"]))
 
 
@@ -177,9 +263,17 @@ def _alpha_tree_input(a):
     return a
 
 
-def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[int] = None, distance: str = "l2",
-               algorithm: str = "auto", wide_node_ids: bool = False, backend: str = "auto",
-               device: Optional[int] = None) -> AlphaTree:
+def alpha_tree(
+    image,
+    *,
+    fully_connected: bool = False,
+    channel_axis: Optional[int] = None,
+    distance: str = "l2",
+    algorithm: str = "auto",
+    wide_node_ids: bool = False,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> AlphaTree:
     """The alpha-tree (quasi-flat zone hierarchy) of a 2D or 3D image: its nodes are the distinct alpha-connected
     components for every alpha (pixels joined by paths whose edges weigh at most alpha; edge weight |a - b|, or the
     'l1', 'l2' or 'linf' norm of the channels' differences with ``channel_axis``), a node's level the smallest such
@@ -197,16 +291,31 @@ def alpha_tree(image, *, fully_connected: bool = False, channel_axis: Optional[i
         ids = np.uint64 if wide_node_ids or nodes > 2**32 - 1 else np.uint32
         return run.empty((nodes,), ids), run.empty((nodes,), np.float64)
 
-    r = _chseg.alpha_tree(a, spatial, check_connectivity(fully_connected), choice(distance, _DISTANCES, "distance"),
-                          choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"), allocate, run.backend, run.device,
-                          run.stream)
+    r = _chseg.alpha_tree(
+        a,
+        spatial,
+        check_connectivity(fully_connected),
+        choice(distance, _DISTANCES, "distance"),
+        choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"),
+        allocate,
+        run.backend,
+        run.device,
+        run.stream,
+    )
     parents, levels = r["arrays"]
     return AlphaTree(run, shape, parents, levels, host(a), check_connectivity(fully_connected))
 
 
-def single_linkage(image, *, fully_connected: bool = False, channel_axis: Optional[int] = None,
-                   distance: str = "l2", backend: str = "auto", device: Optional[int] = None,
-                   wide_node_ids: bool = False) -> Dendrogram:
+def single_linkage(
+    image,
+    *,
+    fully_connected: bool = False,
+    channel_axis: Optional[int] = None,
+    distance: str = "l2",
+    backend: str = "auto",
+    device: Optional[int] = None,
+    wide_node_ids: bool = False,
+) -> Dendrogram:
     """The single-linkage dendrogram of an image's pixel graph (edges between neighbours, weight |a - b| or a norm
     of the channels' differences): its minimum spanning tree (Boruvka on the GPU) and the tree's dendrogram (PANDORA).
     Edges are ordered by (weight, edge index pixel * K + slot), so the tree is unique. Pixel types: 8-, 16-, 32-bit
@@ -218,13 +327,30 @@ def single_linkage(image, *, fully_connected: bool = False, channel_axis: Option
     shape = tuple(int(s) for s in a.shape[:spatial])
     n = int(np.prod(shape))
     out = _dendrogram_arrays(run, n, wide_node_ids)
-    _chseg.image_single_linkage(a, spatial, check_connectivity(fully_connected),
-                                choice(distance, _DISTANCES, "distance"), *out, run.backend, run.device, run.stream)
+    _chseg.image_single_linkage(
+        a,
+        spatial,
+        check_connectivity(fully_connected),
+        choice(distance, _DISTANCES, "distance"),
+        *out,
+        run.backend,
+        run.device,
+        run.stream,
+    )
     return Dendrogram(run, shape, *(to_caller(run, x) for x in out))
 
 
-def single_linkage_graph(u, v, w, num_vertices: int, *, is_tree: bool = False, backend: str = "auto",
-                         device: Optional[int] = None, wide_node_ids: bool = False) -> Dendrogram:
+def single_linkage_graph(
+    u,
+    v,
+    w,
+    num_vertices: int,
+    *,
+    is_tree: bool = False,
+    backend: str = "auto",
+    device: Optional[int] = None,
+    wide_node_ids: bool = False,
+) -> Dendrogram:
     """The single-linkage dendrogram of a connected weighted graph given as edge arrays (u[i], v[i], w[i]) on vertices
     0..num_vertices-1 (vertex ids below 2^32; weights float32 or float64, no NaN). Edges are ordered by (weight, edge
     index); ``is_tree`` promises that the edges already form a tree (its own minimum spanning tree). Node ids are
@@ -246,25 +372,48 @@ def single_linkage_graph(u, v, w, num_vertices: int, *, is_tree: bool = False, b
     if n < 1:
         raise ValueError("num_vertices must be at least 1")
     out = _dendrogram_arrays(run, n, wide_node_ids)
-    _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.backend, run.device,
-                                run.stream)
+    _chseg.graph_single_linkage(
+        uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.backend, run.device, run.stream
+    )
     return Dendrogram(run, None, *(to_caller(run, x) for x in out))
 
 
-def watershed_hierarchy(image, attribute: str = "area", *, fully_connected: bool = False,
-                        channel_axis: Optional[int] = None, distance: str = "l2", backend: str = "auto",
-                        device: Optional[int] = None) -> Dendrogram:
+def watershed_hierarchy(
+    image,
+    attribute: str = "area",
+    *,
+    fully_connected: bool = False,
+    channel_axis: Optional[int] = None,
+    distance: str = "l2",
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Dendrogram:
     """The watershed hierarchy by ``attribute`` ('area', 'volume' or 'dynamics') of an image's pixel graph (edges
     between neighbours weighted |a - b| or a norm of the channels' differences, as ``single_linkage``): the graph's
     minimum spanning tree with each edge weighted by the attribute at which the regions it separates merge, as a
     Dendrogram (``cut(t)``: the watershed regions whose minima survive the attribute filter at t). Equal to Higra's
     ``watershed_hierarchy_by_area`` / ``_volume`` / ``_dynamics`` with ``canonize_tree=False`` on the same graph."""
-    return single_linkage(image, fully_connected=fully_connected, channel_axis=channel_axis, distance=distance,
-                          backend=backend, device=device).watershed_hierarchy(attribute)
+    return single_linkage(
+        image,
+        fully_connected=fully_connected,
+        channel_axis=channel_axis,
+        distance=distance,
+        backend=backend,
+        device=device,
+    ).watershed_hierarchy(attribute)
 
 
-def ift(weights, seeds, *, fully_connected: bool = False, arc_weight: str = "target", return_cost: bool = False,
-        return_predecessor: bool = False, backend: str = "auto", device: Optional[int] = None):
+def ift(
+    weights,
+    seeds,
+    *,
+    fully_connected: bool = False,
+    arc_weight: str = "target",
+    return_cost: bool = False,
+    return_predecessor: bool = False,
+    backend: str = "auto",
+    device: Optional[int] = None,
+):
     """The Image Foresting Transform by seed competition (Falcao et al.): each pixel gets the label of the seed
     (``seeds != 0``) with the cheapest path to it, path cost f_max (the largest arc weight along the path; arcs weigh
     w(p, q) = B(q) 'target', max(B(p), B(q)) 'maximum' or |B(p) - B(q)| 'absolute-difference').
@@ -291,8 +440,19 @@ def ift(weights, seeds, *, fully_connected: bool = False, arc_weight: str = "tar
     labels = run.empty(b.shape, s.dtype)
     cost = run.empty(b.shape, np.float32 if b.dtype == np.float32 else np.uint32) if return_cost else None
     predecessor = run.empty(b.shape, np.int64) if return_predecessor else None
-    _chseg.foresting_transform(b, s, labels, cost, predecessor, check_connectivity(fully_connected),
-                               choice(arc_weight, _ARC_WEIGHTS, "arc_weight"), 0, run.backend, run.device, run.stream)
+    _chseg.foresting_transform(
+        b,
+        s,
+        labels,
+        cost,
+        predecessor,
+        check_connectivity(fully_connected),
+        choice(arc_weight, _ARC_WEIGHTS, "arc_weight"),
+        0,
+        run.backend,
+        run.device,
+        run.stream,
+    )
     out = [run.output(to_caller(run, labels))]
     if return_cost:
         out.append(run.output(to_caller(run, cost)))
@@ -301,9 +461,18 @@ def ift(weights, seeds, *, fully_connected: bool = False, arc_weight: str = "tar
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def waterpixels(image, grid_step: Union[int, Sequence[int]] = 10, *, compactness: Optional[float] = None,
-                gradient_minimum_seeds: bool = False, fully_connected: bool = False, return_border: bool = False,
-                dtype=np.uint32, backend: str = "auto", device: Optional[int] = None):
+def waterpixels(
+    image,
+    grid_step: Union[int, Sequence[int]] = 10,
+    *,
+    compactness: Optional[float] = None,
+    gradient_minimum_seeds: bool = False,
+    fully_connected: bool = False,
+    return_border: bool = False,
+    dtype=np.uint32,
+    backend: str = "auto",
+    device: Optional[int] = None,
+):
     """Waterpixels (Machairas et al.): superpixels on a regular grid of cells of ``grid_step`` pixels (one number, or
     one per axis in NumPy order), each grown from its cell's seed (the cell's centre, or its pixel of smallest
     gradient) by the Image Foresting Transform of B = |Sobel gradient| + k * 2 * (distance to the nearest grid seed /
@@ -311,7 +480,9 @@ def waterpixels(image, grid_step: Union[int, Sequence[int]] = 10, *, compactness
     1.. in raster order. With ``return_border``, also B (float32)."""
     run = resolve(backend, device, image)
     a = prepare(run, image, "image")
-    steps = [int(grid_step)] * a.ndim if np.ndim(grid_step) == 0 else [int(x) for x in grid_step]
+    steps = [int(x) for x in np.atleast_1d(grid_step)]
+    if np.ndim(grid_step) == 0:
+        steps *= a.ndim
     if len(steps) != a.ndim or min(steps) < 1:
         raise ValueError(f"grid_step must be one positive integer or {a.ndim} of them, not {grid_step!r}")
     if a.dtype.itemsize == 8 and a.dtype.kind in "ui":
@@ -321,7 +492,17 @@ def waterpixels(image, grid_step: Union[int, Sequence[int]] = 10, *, compactness
         raise ValueError(f"compactness must be a non-negative number, not {compactness!r}")
     labels = run.empty(a.shape, label_dtype(dtype))
     border = run.empty(a.shape, np.float32) if return_border else None
-    _chseg.waterpixels(a, labels, border, steps[::-1], k, bool(gradient_minimum_seeds),
-                       check_connectivity(fully_connected), run.backend, run.device, run.stream)
+    _chseg.waterpixels(
+        a,
+        labels,
+        border,
+        steps[::-1],
+        k,
+        bool(gradient_minimum_seeds),
+        check_connectivity(fully_connected),
+        run.backend,
+        run.device,
+        run.stream,
+    )
     out = run.output(to_caller(run, labels))
     return (out, to_caller(run, border)) if return_border else out

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _chseg
+from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
 
 BACKENDS = ("auto", "cuda", "cpu")
 
@@ -115,7 +115,9 @@ def resolve(backend: str, device: Optional[int], *arrays) -> Run:
     if backend == "auto":
         backend = "cuda" if count > 0 else "cpu"
     if backend == "cuda" and count == 0:
-        raise RuntimeError("chseg: backend 'cuda' asked for, and no CUDA device is usable: " + _chseg.no_device_reason())
+        raise RuntimeError(
+            "chseg: backend 'cuda' asked for, and no CUDA device is usable: " + _chseg.no_device_reason()
+        )
     if cuda_inputs:
         import cupy
 

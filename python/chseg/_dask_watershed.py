@@ -50,8 +50,9 @@ def _xp(a):
 def _neighbour_offsets(ndim, fully_connected):
     """Every neighbour offset, in raster order of the neighbour (lexicographic, axis 0 slowest): the order in which
     the last of equal candidates is the one of largest raster index."""
-    return [o for o in itertools.product((-1, 0, 1), repeat=ndim)
-            if any(o) and (fully_connected or sum(map(abs, o)) == 1)]
+    return [
+        o for o in itertools.product((-1, 0, 1), repeat=ndim) if any(o) and (fully_connected or sum(map(abs, o)) == 1)
+    ]
 
 
 class _Chunk:
@@ -172,8 +173,12 @@ class _Chunk:
         for j, offset in enumerate(self.offsets):
             q = self.neighbour(flat, offset)
             target = xp.where(descends & (best == j), q, target)
-            nearer = plateau & self.neighbour(self.valid, offset) & (self.neighbour(self.values, offset) == v) & (
-                self.neighbour(self.distance, offset) == d - 1)
+            nearer = (
+                plateau
+                & self.neighbour(self.valid, offset)
+                & (self.neighbour(self.values, offset) == v)
+                & (self.neighbour(self.distance, offset) == d - 1)
+            )
             target = xp.where(nearer, q, target)
         pointer = xp.arange(size, dtype=np.int64)
         pointer[here.ravel()] = target.ravel()
@@ -184,8 +189,13 @@ class _Chunk:
             pointer = following
         end = pointer[here]
         minimal = d == INF
-        zones = chseg.label(xp.ascontiguousarray(v), fully_connected=len(self.offsets) > 2 * self.ndim,
-                            flat_zones=True, dtype=np.uint64, backend=backend)
+        zones = chseg.label(
+            xp.ascontiguousarray(v),
+            fully_connected=len(self.offsets) > 2 * self.ndim,
+            flat_zones=True,
+            dtype=np.uint64,
+            backend=backend,
+        )
         zones = xp.where(minimal, zones, 0)
         ids, compact = xp.unique(zones, return_inverse=True)
         compact = compact.reshape(self.core_shape).astype(np.int64)
@@ -228,8 +238,7 @@ def _pass(block, start, shape, halo, fully_connected, backend):
     result, codes, zones, count = _solve(block, start, shape, halo, fully_connected, backend, True)
     xp = _xp(codes)
     ends, first = xp.unique(codes.ravel(), return_index=True)
-    result.update(count=count, ends=_host(ends), first=_host(first), codes=_layers(codes),
-                  zones=_layers(zones))
+    result.update(count=count, ends=_host(ends), first=_host(first), codes=_layers(codes), zones=_layers(zones))
     return result
 
 
@@ -275,8 +284,11 @@ def watershed(array, fully_connected, backend):
         return out
 
     def lateral(k, axis):
-        return tuple(slice(max(0, start_of[k][a] - 1), min(shape[a], start_of[k][a] + size_of[k][a] + 1))
-                     for a in range(ndim) if a != axis)
+        return tuple(
+            slice(max(0, start_of[k][a] - 1), min(shape[a], start_of[k][a] + size_of[k][a] + 1))
+            for a in range(ndim)
+            if a != axis
+        )
 
     def halo_of(k, value_planes, distance_planes):
         halo = {}
@@ -285,8 +297,7 @@ def watershed(array, fully_connected, backend):
                 if 0 < i < nblocks[axis]:
                     sl = lateral(k, axis)
                     values = value_planes[(axis, i)][which][sl]
-                    distance = distance_planes[(axis, i)][which][sl] if distance_planes else np.full(values.shape,
-                                                                                                     INF)
+                    distance = distance_planes[(axis, i)][which][sl] if distance_planes else np.full(values.shape, INF)
                     halo[(axis, side)] = (values, distance)
         return halo
 
@@ -295,8 +306,9 @@ def watershed(array, fully_connected, backend):
     results = {}
     pending = list(grid)
     while pending:  # step 1: distances until no chunk's halo changes (step 2 done with them each time)
-        tasks = [dask.delayed(_pass)(blocks[k], start_of[k], shape, halos[k], fully_connected, backend)
-                 for k in pending]
+        tasks = [
+            dask.delayed(_pass)(blocks[k], start_of[k], shape, halos[k], fully_connected, backend) for k in pending
+        ]
         results.update(zip(pending, dask.compute(*tasks)))
         distance_planes = planes({k: results[k]["d"] for k in grid})
         pending = []
@@ -327,7 +339,7 @@ def watershed(array, fully_connected, backend):
                 zones.append(_assemble(rows, other, nblocks))
             (za, zb), (va, vb) = zones, value_planes[(axis, i)]
             for o in _lateral_offsets(ndim, axis, fully_connected):
-                src, dst = _shifted(za, o[:axis] + o[axis + 1:])
+                src, dst = _shifted(za, o[:axis] + o[axis + 1 :])
                 joined = (za[src] != 0) & (zb[dst] != 0) & (va[src] == vb[dst])
                 pairs_a.append(za[src][joined])
                 pairs_b.append(zb[dst][joined])
@@ -335,8 +347,10 @@ def watershed(array, fully_connected, backend):
     for k in grid:
         for (axis, side), codes in results[k]["codes"].items():
             layer = start_of[k][axis] + (0 if side == "low" else size_of[k][axis] - 1)
-            grids = np.meshgrid(*[np.arange(start_of[k][a], start_of[k][a] + size_of[k][a]) for a in range(ndim)
-                                  if a != axis], indexing="ij")
+            grids = np.meshgrid(
+                *[np.arange(start_of[k][a], start_of[k][a] + size_of[k][a]) for a in range(ndim) if a != axis],
+                indexing="ij",
+            )
             coords = list(grids)
             coords.insert(axis, np.full(codes.shape, layer))
             keys.append(np.ravel_multi_index(tuple(coords), shape).ravel().astype(np.int64))
@@ -370,8 +384,12 @@ def watershed(array, fully_connected, backend):
         firsts.append((zones, g))
         inside = results[k]["ends"] > 0
         np.minimum.at(zone_first, zones[inside] - 1, g[inside])
-    root = _roots(total, np.concatenate(pairs_a) - 1 if pairs_a else np.zeros(0, np.int64),
-                  np.concatenate(pairs_b) - 1 if pairs_b else np.zeros(0, np.int64), zone_first)
+    root = _roots(
+        total,
+        np.concatenate(pairs_a) - 1 if pairs_a else np.zeros(0, np.int64),
+        np.concatenate(pairs_b) - 1 if pairs_b else np.zeros(0, np.int64),
+        zone_first,
+    )
     basin_first = np.full(total, np.iinfo(np.int64).max, np.int64)
     for zones, g in firsts:
         np.minimum.at(basin_first, root[zones - 1], g)
@@ -383,12 +401,14 @@ def watershed(array, fully_connected, backend):
     out = np.empty(blocks.shape, dtype=object)
     meta = array._meta
     for j, k in enumerate(grid):
-        zone_labels = np.concatenate([[0], label_of_zone[offset[k]: offset[k] + counts[j]]]).astype(np.uint64)
+        zone_labels = np.concatenate([[0], label_of_zone[offset[k] : offset[k] + counts[j]]]).astype(np.uint64)
         e = results[k]["ends"]
         exits = np.sort(-e[e < 0] - 1).astype(np.int64)
         exit_labels = label_of_zone[zone_of(k, -(exits + 1)) - 1] if exits.size else np.zeros(0, np.uint64)
-        task = dask.delayed(_output)(blocks[k], start_of[k], shape, halos[k], fully_connected, backend, zone_labels,
-                                     exits, exit_labels)
-        out[k] = da.from_delayed(task, shape=size_of[k], dtype=np.uint64,
-                                 meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None)
+        task = dask.delayed(_output)(
+            blocks[k], start_of[k], shape, halos[k], fully_connected, backend, zone_labels, exits, exit_labels
+        )
+        out[k] = da.from_delayed(
+            task, shape=size_of[k], dtype=np.uint64, meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None
+        )
     return da.block(out.tolist())

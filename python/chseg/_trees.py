@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from . import _chseg
+from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
 from ._arrays import Run, host, to_caller
 
 
@@ -23,8 +23,13 @@ def _dendrogram_arrays(run: Run, n: int, wide_node_ids: bool = False):
     """The backend's output arrays of a dendrogram of n leaves: parents, and per tree edge weight, edge, u and v. Node
     ids (parents, u, v) are uint64 beyond 2^31 - 1 leaves or when ``wide_node_ids`` asks, else uint32."""
     ids = np.uint64 if wide_node_ids or n > 2**31 - 1 else np.uint32
-    return (run.empty((2 * n - 1,), ids), run.empty((n - 1,), np.float64), run.empty((n - 1,), np.uint64),
-            run.empty((n - 1,), ids), run.empty((n - 1,), ids))
+    return (
+        run.empty((2 * n - 1,), ids),
+        run.empty((n - 1,), np.float64),
+        run.empty((n - 1,), np.uint64),
+        run.empty((n - 1,), ids),
+        run.empty((n - 1,), ids),
+    )
 
 
 def _highest_kept_ancestor(xp, parent, kept):
@@ -66,7 +71,7 @@ class WaterfallHierarchy:
             raise ValueError(f"level must be in 0..{self.num_levels - 1}, not {level}")
         xp = self._run.xp if self._run.on_device else np
         level0 = self._level0
-        lookup = np.arange(1, self.region_counts[0] + 1, dtype=np.uint64)
+        lookup: np.ndarray = np.arange(1, self.region_counts[0] + 1, dtype=np.uint64)
         for k in range(int(level)):
             lookup = self.parents[k][lookup - 1].astype(np.uint64)
         lookup = np.concatenate([np.zeros(1, np.uint64), lookup]).astype(level0.dtype)
@@ -87,7 +92,7 @@ class _Tree:
     def __init__(self, run: Run, shape: Optional[Tuple[int, ...]]):
         self._run = run
         self.shape = shape
-        self._areas = None
+        self._areas: Optional[np.ndarray] = None
 
     @property
     def num_nodes(self) -> int:
@@ -130,7 +135,7 @@ class AlphaTree(_Tree):
         self.levels = to_caller(run, levels)
         self.num_leaves = int(np.prod(shape))
         self._values = values
-        self._ranges = None
+        self._ranges: Optional[np.ndarray] = None
 
     def altitudes(self):
         return self.levels
@@ -158,8 +163,9 @@ class AlphaTree(_Tree):
                 ranges = run.array(ranges)
         parents, levels = self._backend_arrays
         labels = run.empty(self.shape, parents.dtype)
-        _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device,
-                              run.stream)
+        _chseg.alpha_tree_cut(
+            parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device, run.stream
+        )
         return run.output(to_caller(run, labels))
 
     def _image_graph(self):
@@ -247,8 +253,16 @@ class Dendrogram(_Tree):
         run = self._run
         n = self.num_leaves
         out = _dendrogram_arrays(run, n, self.parents.dtype == np.uint64)  # the input's id width
-        _chseg.attribute_hierarchy(*self._backend_inputs(), str(attribute), bool(filter_regions), float(threshold),
-                                   *out, run.backend, run.device, run.stream)
+        _chseg.attribute_hierarchy(
+            *self._backend_inputs(),
+            str(attribute),
+            bool(filter_regions),
+            float(threshold),
+            *out,
+            run.backend,
+            run.device,
+            run.stream,
+        )
         return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
 
     def watershed_hierarchy(self, attribute: str = "area") -> "Dendrogram":
@@ -276,8 +290,9 @@ class Dendrogram(_Tree):
     def attribute(self, name: str) -> np.ndarray:
         """The attribute ``name`` ('area', 'volume', 'height' or 'dynamics') of every node, as the hierarchies by
         attribute define it (include/chsAttributeHierarchy.h), a NumPy float64 array."""
-        return _chseg.dendrogram_attribute(host(self.parents), host(self.weights), host(self.u), host(self.v),
-                                           str(name))
+        return _chseg.dendrogram_attribute(
+            host(self.parents), host(self.weights), host(self.u), host(self.v), str(name)
+        )
 
     def linkage_matrix(self) -> np.ndarray:
         """SciPy's linkage matrix Z ((n - 1) x 4, float64): row r joins the clusters Z[r, 0] < Z[r, 1] (ids as SciPy

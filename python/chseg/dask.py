@@ -82,8 +82,13 @@ def _faces(labels, values) -> dict:
 def _chunk_labels(block, mode, fully_connected, flat_zones, alpha, backend):
     """A chunk's own labels (0 = background in binary mode), numbered in raster order of their first voxel."""
     if mode == "label":  # 32-bit chunk labels where they fit: half the bytes to download, scan and gather
-        return chseg.label(block, fully_connected=fully_connected, flat_zones=flat_zones,
-                           dtype=np.uint32 if block.size < 2**32 else np.uint64, backend=backend)
+        return chseg.label(
+            block,
+            fully_connected=fully_connected,
+            flat_zones=flat_zones,
+            dtype=np.uint32 if block.size < 2**32 else np.uint64,
+            backend=backend,
+        )
     return chseg.alpha_tree(block, fully_connected=fully_connected, backend=backend).cut(alpha)
 
 
@@ -112,8 +117,13 @@ def _summary(block, start, shape, mode, fully_connected, flat_zones, alpha, back
     on_faces = np.unique(np.concatenate([f[0].ravel() for f in faces.values()]))
     on_faces = on_faces[on_faces != 0].astype(np.int64)
     local_row = np.searchsorted(top, on_faces, side="left")  # the first row whose labels reach the label
-    return {"count": int(top[-1]), "per_row": np.diff(top, prepend=0), "faces": faces, "face_labels": on_faces,
-            "face_row": _global_index(local_row, block.shape[:-1], start[:-1], shape[:-1])}
+    return {
+        "count": int(top[-1]),
+        "per_row": np.diff(top, prepend=0),
+        "faces": faces,
+        "face_labels": on_faces,
+        "face_row": _global_index(local_row, block.shape[:-1], start[:-1], shape[:-1]),
+    }
 
 
 def _connected(a, b, mode, flat_zones, alpha):
@@ -195,8 +205,19 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
     blocks = array.to_delayed()
     nblocks = list(blocks.shape)
     grid_index = list(np.ndindex(*blocks.shape))
-    tasks = [dask.delayed(_summary)(blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape, mode,
-                                    fully_connected, flat_zones, alpha, backend) for k in grid_index]
+    tasks = [
+        dask.delayed(_summary)(
+            blocks[k],
+            tuple(int(starts[a][k[a]]) for a in range(len(k))),
+            shape,
+            mode,
+            fully_connected,
+            flat_zones,
+            alpha,
+            backend,
+        )
+        for k in grid_index
+    ]
     summaries = dict(zip(grid_index, dask.compute(*tasks)))
     counts = np.array([summaries[k]["count"] for k in grid_index], dtype=np.int64)
     base = np.concatenate([[0], np.cumsum(counts)])
@@ -208,7 +229,7 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
             low_labels, low_values = _plane(summaries, grid_index, axis, i - 1, "high", offsets, nblocks)
             high_labels, high_values = _plane(summaries, grid_index, axis, i, "low", offsets, nblocks)
             for offset in _lateral_offsets(array.ndim, axis, fully_connected):
-                lateral = offset[:axis] + offset[axis + 1:]
+                lateral = offset[:axis] + offset[axis + 1 :]
                 src, dst = _shifted(low_labels, lateral)
                 a, b = low_labels[src], high_labels[dst]
                 joined = _connected(low_values[src], high_values[dst], mode, flat_zones, alpha)
@@ -232,7 +253,8 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
 
     def rows_of(k):  # the chunk's rows in the volume's (row, chunk along the last axis) array
         return tuple(slice(int(starts[ax][k[ax]]), int(starts[ax][k[ax] + 1])) for ax in range(array.ndim - 1)) + (
-            k[-1],)
+            k[-1],
+        )
 
     # first voxels per (row of the volume, chunk along the last axis), joined labels taken out; exclusive prefix sum
     per_row = np.zeros(shape[:-1] + (nblocks[-1],), np.int64)
@@ -258,8 +280,9 @@ def _merge(array, mode, fully_connected, flat_zones, alpha, backend):
         which = leader_chunk == j
         g = leaders[which]
         coords = np.unravel_index(leader_row[which], shape[:-1])
-        local_row = np.ravel_multi_index(tuple(c - r.start for c, r in zip(coords, rows[:-1])),
-                                         tuple(r.stop - r.start for r in rows[:-1]))
+        local_row = np.ravel_multi_index(
+            tuple(c - r.start for c, r in zip(coords, rows[:-1])), tuple(r.stop - r.start for r in rows[:-1])
+        )
         row_start = np.concatenate([[0], np.cumsum(summaries[k]["per_row"])])[local_row] + offsets[k]  # labels before
         skipped = np.searchsorted(order, g) - np.searchsorted(order, row_start + 1)  # joined labels before, same row
         final_of_leader[which] = (before[tuple(coords) + (k[-1],)] + g - row_start - skipped).astype(np.uint64)
@@ -282,7 +305,7 @@ def _groups(a, b, first_of):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     touched, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
     m = touched.size
-    graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size:])), shape=(m, m))
+    graph = sparse.coo_matrix((np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size :])), shape=(m, m))
     _, group = csgraph.connected_components(graph, directed=False)
     order = np.lexsort((first_of(touched), group))
     leaders = order[np.concatenate([[True], group[order][1:] != group[order][:-1]])]
@@ -313,7 +336,8 @@ def _table(before, per_row, joined, joined_final):
     label = np.arange(1, count + 1)
     table = np.zeros(count + 1, np.uint64)
     table[1:] = (before[row] + label - row_start[row] - (joined_upto[:-1] - joined_upto[row_start[row]])).astype(
-        np.uint64)
+        np.uint64
+    )
     table[joined] = joined_final
     return table
 
@@ -345,8 +369,9 @@ def _chunked(array, mode, fully_connected, flat_zones, alpha, backend):
     for k in grid_index:
         shape = tuple(array.chunks[a][k[a]] for a in range(array.ndim))
         task = dask.delayed(_relabel)(blocks[k], plan[k], mode, fully_connected, flat_zones, alpha, backend)
-        out[k] = da.from_delayed(task, shape=shape, dtype=np.uint64,
-                                 meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None)
+        out[k] = da.from_delayed(
+            task, shape=shape, dtype=np.uint64, meta=meta.astype(np.uint64) if hasattr(meta, "astype") else None
+        )
     return da.block(out.tolist())
 
 
@@ -411,8 +436,12 @@ def single_linkage_tree(array, fully_connected: bool = False, backend: str = "au
     starts = _starts(array.chunks)
     blocks = array.to_delayed()
     grid_index = list(np.ndindex(*blocks.shape))
-    tasks = [dask.delayed(_tree_part)(blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape,
-                                      fully_connected, backend) for k in grid_index]
+    tasks = [
+        dask.delayed(_tree_part)(
+            blocks[k], tuple(int(starts[a][k[a]]) for a in range(len(k))), shape, fully_connected, backend
+        )
+        for k in grid_index
+    ]
     parts = dict(zip(grid_index, dask.compute(*tasks)))
     offsets = _after_offsets(array.ndim, fully_connected)
     slot_of = {o: s for s, o in enumerate(offsets)}
@@ -425,7 +454,7 @@ def single_linkage_tree(array, fully_connected: bool = False, backend: str = "au
             low_index, low_values = _index_plane(parts, grid_index, axis, i - 1, "high", shape, starts)
             high_index, high_values = _index_plane(parts, grid_index, axis, i, "low", shape, starts)
             for offset in _lateral_offsets(array.ndim, axis, fully_connected):
-                lateral = offset[:axis] + offset[axis + 1:]
+                lateral = offset[:axis] + offset[axis + 1 :]
                 src, dst = _shifted(low_index, lateral)
                 p, q = low_index[src].ravel(), high_index[dst].ravel()
                 w = _difference(low_values[src].ravel(), high_values[dst].ravel())
@@ -444,9 +473,15 @@ def single_linkage_tree(array, fully_connected: bool = False, backend: str = "au
     n = int(np.prod(shape))
     dendrogram = chseg.single_linkage_graph(u.astype(np.uint32), v.astype(np.uint32), w, n, backend=backend)
     image_edges = e[chseg._arrays.host(dendrogram.edges).astype(np.int64)].astype(np.uint64)
-    return chseg.Dendrogram(dendrogram._run, shape, dendrogram.parents, dendrogram.weights,
-                            dendrogram._run.array(image_edges) if dendrogram._run.on_device else image_edges,
-                            dendrogram.u, dendrogram.v)
+    return chseg.Dendrogram(
+        dendrogram._run,
+        shape,
+        dendrogram.parents,
+        dendrogram.weights,
+        dendrogram._run.array(image_edges) if dendrogram._run.on_device else image_edges,
+        dendrogram.u,
+        dendrogram.v,
+    )
 
 
 def _tree_part(block, start, shape, fully_connected, backend):

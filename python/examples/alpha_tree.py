@@ -1,10 +1,9 @@
 """The alpha-tree of an image: alpha-omega cuts, the saliency map, and the same tree in Higra when it is installed.
 Run: python alpha_tree.py"""
 
+import chseg
 import numpy as np
 from scipy import ndimage
-
-import chseg
 
 image = (ndimage.gaussian_filter(np.random.default_rng(2).random((256, 256)), 3) * 1000).astype(np.int16)
 tree = chseg.alpha_tree(image, fully_connected=True)

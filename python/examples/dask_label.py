@@ -5,13 +5,12 @@ processes, written to Zarr chunk by chunk; each result equals the whole-volume f
 import sys
 import tempfile
 
+import chseg
+import chseg.dask
 import dask.array as da
 import numpy as np
 from distributed import Client, LocalCluster, progress
 from scipy import ndimage
-
-import chseg
-import chseg.dask
 
 if __name__ == "__main__":
     folder = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
@@ -23,8 +22,10 @@ if __name__ == "__main__":
         future = labels.persist()
         progress(future)  # Dask's progress bar (the dashboard shows the same tasks)
         labels = future.compute()
-        print(f"\n{labels.max()} components; equal to the whole volume's:",
-              np.array_equal(labels, chseg.label(volume > 128, fully_connected=True, dtype=np.uint64)))
+        print(
+            f"\n{labels.max()} components; equal to the whole volume's:",
+            np.array_equal(labels, chseg.label(volume > 128, fully_connected=True, dtype=np.uint64)),
+        )
         cut = chseg.dask.alpha_cut(array, 0)
         cut.to_zarr(f"{folder}/alpha-cut.zarr", overwrite=True)
         print(f"alpha cut at 0 written to {folder}/alpha-cut.zarr:", int(cut.max().compute()), "regions")
@@ -32,5 +33,7 @@ if __name__ == "__main__":
         basins = chseg.dask.watershed(array, fully_connected=True)
         chseg.dask.to_zarr(basins, f"{folder}/basins.zarr", overwrite=True)
         stored = da.from_zarr(f"{folder}/basins.zarr").compute()
-        print(f"{stored.max()} basins written to {folder}/basins.zarr; equal to the whole volume's:",
-              np.array_equal(stored, chseg.watershed(volume, fully_connected=True, dtype=np.uint64)))
+        print(
+            f"{stored.max()} basins written to {folder}/basins.zarr; equal to the whole volume's:",
+            np.array_equal(stored, chseg.watershed(volume, fully_connected=True, dtype=np.uint64)),
+        )

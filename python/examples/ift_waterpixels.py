@@ -1,9 +1,8 @@
 """Seeded segmentation with the Image Foresting Transform, and waterpixels. Run: python ift_waterpixels.py"""
 
+import chseg
 import numpy as np
 from scipy import ndimage
-
-import chseg
 
 image = ndimage.gaussian_filter(np.random.default_rng(5).random((300, 400)), 5).astype(np.float32)
 gradient = ndimage.gaussian_gradient_magnitude(image, 1.0)

@@ -1,11 +1,10 @@
 """Single linkage: the dendrogram of an image's pixel graph cut into clusters, and of a point cloud's k-nearest-
 neighbour graph handed to SciPy as a linkage matrix. Run: python single_linkage.py"""
 
+import chseg
 import numpy as np
 from scipy.cluster import hierarchy
 from scipy.spatial import cKDTree
-
-import chseg
 
 rng = np.random.default_rng(3)
 image = np.zeros((200, 300), np.uint8)

@@ -3,13 +3,15 @@ Run: python watershed_waterfall.py [image.npy]"""
 
 import sys
 
+import chseg
 import numpy as np
 from scipy import ndimage
 
-import chseg
-
-image = np.load(sys.argv[1]) if len(sys.argv) > 1 else ndimage.gaussian_filter(
-    np.random.default_rng(1).random((512, 512)), 4).astype(np.float32)
+image = (
+    np.load(sys.argv[1])
+    if len(sys.argv) > 1
+    else ndimage.gaussian_filter(np.random.default_rng(1).random((512, 512)), 4).astype(np.float32)
+)
 gradient = ndimage.gaussian_gradient_magnitude(image.astype(np.float32), 1.0)
 basins, n = chseg.watershed(gradient, return_num=True)
 print(f"watershed: {n} basins")

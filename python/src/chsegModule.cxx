@@ -482,9 +482,9 @@ AlphaTree(const Array &        image,
   chs::AlphaTreeAllocator allocator = [&](uint64_t nodes)
   {
     nb::gil_scoped_acquire acquire;
-    arrays       = allocate(nodes);
-    Array parent = nb::cast<Array>(arrays[0]);
-    Array level  = nb::cast<Array>(arrays[1]);
+    arrays            = allocate(nodes);
+    Array      parent = nb::cast<Array>(arrays[0]);
+    Array      level  = nb::cast<Array>(arrays[1]);
     const bool wide   = parent.dtype() == nb::dtype<uint64_t>();
     if ((!wide && parent.dtype() != nb::dtype<uint32_t>()) || level.dtype() != nb::dtype<double>() ||
         parent.size() != nodes || level.size() != nodes)

@@ -1,10 +1,9 @@
 """Shared helpers of the chseg tests. The oracles are independent of the module: SciPy, scikit-image, Higra, and
 small NumPy implementations of the definitions. GPU cases skip without a CUDA device; CuPy cases without CuPy."""
 
+import chseg
 import numpy as np
 import pytest
-
-import chseg
 
 HAVE_GPU = chseg.device_count() > 0
 try:

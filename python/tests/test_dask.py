@@ -2,10 +2,9 @@
 voxel along an axis, uneven chunks, chunks smaller than a component, spirals that cross every chunk), both
 connectivities, 2D and 3D, on the threaded scheduler and on a distributed.LocalCluster of processes."""
 
+import chseg
 import numpy as np
 import pytest
-
-import chseg
 
 da = pytest.importorskip("dask.array")
 import chseg.dask as cd  # noqa: E402
@@ -40,8 +39,11 @@ CHUNKINGS_3D = [(5, 6, 7), (1, 12, 13), (11, 12, 1), ((2, 9), 5, (10, 3)), (11, 
 
 def images_2d():
     rng = np.random.default_rng(0)
-    return {"noise": (rng.random((47, 53)) < 0.5).astype(np.uint8), "spiral": spiral(53)[:47],
-            "levels": rng.integers(0, 4, (47, 53)).astype(np.int16)}
+    return {
+        "noise": (rng.random((47, 53)) < 0.5).astype(np.uint8),
+        "spiral": spiral(53)[:47],
+        "levels": rng.integers(0, 4, (47, 53)).astype(np.int16),
+    }
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS_2D)
@@ -49,11 +51,16 @@ def images_2d():
 def test_label_2d_every_chunking(chunks, fully_connected):
     for name, image in images_2d().items():
         for flat_zones in (False, True):
-            got = cd.label(da.from_array(image, chunks=chunks), fully_connected=fully_connected,
-                           flat_zones=flat_zones, backend="cpu")
+            got = cd.label(
+                da.from_array(image, chunks=chunks),
+                fully_connected=fully_connected,
+                flat_zones=flat_zones,
+                backend="cpu",
+            )
             assert got.chunks == da.from_array(image, chunks=chunks).chunks
-            expected = chseg.label(image, fully_connected=fully_connected, flat_zones=flat_zones, dtype=np.uint64,
-                                   backend="cpu")
+            expected = chseg.label(
+                image, fully_connected=fully_connected, flat_zones=flat_zones, dtype=np.uint64, backend="cpu"
+            )
             assert np.array_equal(got.compute(), expected), (name, flat_zones)
 
 
@@ -63,8 +70,10 @@ def test_label_and_alpha_cut_3d(chunks, fully_connected):
     rng = np.random.default_rng(1)
     volume = rng.integers(0, 7, (11, 12, 13)).astype(np.uint8)
     array = da.from_array(volume, chunks=chunks)
-    assert np.array_equal(cd.label(array > 2, fully_connected=fully_connected, backend="cpu").compute(),
-                          chseg.label(volume > 2, fully_connected=fully_connected, dtype=np.uint64, backend="cpu"))
+    assert np.array_equal(
+        cd.label(array > 2, fully_connected=fully_connected, backend="cpu").compute(),
+        chseg.label(volume > 2, fully_connected=fully_connected, dtype=np.uint64, backend="cpu"),
+    )
     tree = chseg.alpha_tree(volume, fully_connected=fully_connected, backend="cpu")
     for alpha in (0, 1, 2):
         got = cd.alpha_cut(array, alpha, fully_connected=fully_connected, backend="cpu").compute()
@@ -84,11 +93,16 @@ def test_alpha_cut_of_long_plateaux(chunks):
 @pytest.mark.parametrize("fully_connected", [False, True])
 def test_single_linkage_tree_equals_the_whole_volumes(dtype, fully_connected):
     rng = np.random.default_rng(3)
-    for shape, chunks in (((23, 31), (5, 7)), ((23, 31), (1, 31)), ((9, 10, 11), (3, (4, 6), 5)),
-                          ((9, 10, 11), (9, 10, 1))):
+    for shape, chunks in (
+        ((23, 31), (5, 7)),
+        ((23, 31), (1, 31)),
+        ((9, 10, 11), (3, (4, 6), 5)),
+        ((9, 10, 11), (9, 10, 1)),
+    ):
         image = (rng.random(shape) * 20).astype(dtype)
-        got = cd.single_linkage_tree(da.from_array(image, chunks=chunks), fully_connected=fully_connected,
-                                     backend="cpu")
+        got = cd.single_linkage_tree(
+            da.from_array(image, chunks=chunks), fully_connected=fully_connected, backend="cpu"
+        )
         expected = chseg.single_linkage(image, fully_connected=fully_connected, backend="cpu")
         for name in ("parents", "weights", "edges", "u", "v"):
             assert np.array_equal(getattr(got, name), getattr(expected, name)), (shape, chunks, name)
@@ -102,8 +116,13 @@ def watershed_images_2d():
     walls = np.where(spiral(53)[:47] == 1, 5, 9).astype(np.uint8)
     draining = walls.copy()
     draining[0, 0] = 0
-    return {"levels": rng.integers(0, 4, (47, 53)).astype(np.int16), "float": rng.random((47, 53)).astype(np.float32),
-            "flat": np.zeros((47, 53), np.uint8), "spiral plateau": draining, "spiral minimum": walls}
+    return {
+        "levels": rng.integers(0, 4, (47, 53)).astype(np.int16),
+        "float": rng.random((47, 53)).astype(np.float32),
+        "flat": np.zeros((47, 53), np.uint8),
+        "spiral plateau": draining,
+        "spiral minimum": walls,
+    }
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS_2D)
@@ -167,8 +186,7 @@ def test_to_zarr_leaves_no_complete_looking_store_when_interrupted(tmp_path):
     assert not target.exists()  # what the failed run wrote, if anything, keeps its .partial- name
     assert all(".partial-" in p.name for p in tmp_path.iterdir())
     cd.to_zarr(labels, target)
-    assert np.array_equal(zarr.open(str(target), mode="r")[:],
-                          chseg.watershed(image, dtype=np.uint64, backend="cpu"))
+    assert np.array_equal(zarr.open(str(target), mode="r")[:], chseg.watershed(image, dtype=np.uint64, backend="cpu"))
     assert all(p.name == "ws.zarr" or ".partial-" in p.name for p in tmp_path.iterdir())
     with pytest.raises(FileExistsError):
         cd.to_zarr(labels, target)
@@ -214,16 +232,20 @@ def test_on_a_local_cluster_of_processes(cluster_client):
     rng = np.random.default_rng(4)
     volume = rng.integers(0, 5, (14, 15, 16)).astype(np.uint8)
     array = da.from_array(volume, chunks=(5, (4, 11), 7))
-    assert np.array_equal(cd.label(array > 1, fully_connected=True, backend="cpu").compute(),
-                          chseg.label(volume > 1, fully_connected=True, dtype=np.uint64, backend="cpu"))
-    assert np.array_equal(cd.alpha_cut(array, 1, backend="cpu").compute(),
-                          chseg.alpha_tree(volume, backend="cpu").cut(1))
+    assert np.array_equal(
+        cd.label(array > 1, fully_connected=True, backend="cpu").compute(),
+        chseg.label(volume > 1, fully_connected=True, dtype=np.uint64, backend="cpu"),
+    )
+    assert np.array_equal(
+        cd.alpha_cut(array, 1, backend="cpu").compute(), chseg.alpha_tree(volume, backend="cpu").cut(1)
+    )
     tree = cd.single_linkage_tree(array, backend="cpu")
     assert np.array_equal(tree.parents, chseg.single_linkage(volume, backend="cpu").parents)
     for fully_connected in (False, True):
-        assert np.array_equal(cd.watershed(array, fully_connected=fully_connected, backend="cpu").compute(),
-                              chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64,
-                                              backend="cpu"))
+        assert np.array_equal(
+            cd.watershed(array, fully_connected=fully_connected, backend="cpu").compute(),
+            chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64, backend="cpu"),
+        )
 
 
 @gpu
@@ -237,16 +259,16 @@ def test_cupy_chunks_on_the_gpu():
     labels = cd.label(array > 1, fully_connected=True)
     computed = labels.compute()
     assert isinstance(computed, cupy.ndarray)
-    assert np.array_equal(computed.get(), chseg.label(volume > 1, fully_connected=True, dtype=np.uint64,
-                                                      backend="cpu"))
+    assert np.array_equal(computed.get(), chseg.label(volume > 1, fully_connected=True, dtype=np.uint64, backend="cpu"))
     assert np.array_equal(cd.alpha_cut(array, 1).compute().get(), chseg.alpha_tree(volume, backend="cpu").cut(1))
     tree = cd.single_linkage_tree(array)
     assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)
     for fully_connected in (False, True):
         got = cd.watershed(array, fully_connected=fully_connected).compute()
         assert isinstance(got, cupy.ndarray)
-        assert np.array_equal(got.get(), chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64,
-                                                         backend="cpu"))
+        assert np.array_equal(
+            got.get(), chseg.watershed(volume, fully_connected=fully_connected, dtype=np.uint64, backend="cpu")
+        )
     walls = cupy.asarray(watershed_images_2d()["spiral plateau"])
     got = cd.watershed(da.from_array(walls, chunks=(5, 7), asarray=False)).compute()
     assert np.array_equal(got.get(), chseg.watershed(walls.get(), dtype=np.uint64, backend="cpu"))
@@ -264,16 +286,20 @@ def test_cupy_chunks_on_a_local_cuda_cluster():
 
     rng = np.random.default_rng(8)
     volume = rng.integers(0, 6, (30, 33, 36)).astype(np.uint8)
-    with dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster, \
-            distributed.Client(cluster):
+    with (
+        dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+    ):
         array = da.from_array(volume, chunks=(11, 16, (20, 16))).map_blocks(cupy.asarray)
         labels = cd.label(array > 2, fully_connected=True).compute()
         assert isinstance(labels, cupy.ndarray)
-        assert np.array_equal(labels.get(), chseg.label(volume > 2, fully_connected=True, dtype=np.uint64,
-                                                        backend="cpu"))
+        assert np.array_equal(
+            labels.get(), chseg.label(volume > 2, fully_connected=True, dtype=np.uint64, backend="cpu")
+        )
         assert np.array_equal(cd.alpha_cut(array, 1).compute().get(), chseg.alpha_tree(volume, backend="cpu").cut(1))
-        assert np.array_equal(cd.watershed(array).compute().get(),
-                              chseg.watershed(volume, dtype=np.uint64, backend="cpu"))
+        assert np.array_equal(
+            cd.watershed(array).compute().get(), chseg.watershed(volume, dtype=np.uint64, backend="cpu")
+        )
         tree = cd.single_linkage_tree(array)
         assert np.array_equal(chseg._arrays.host(tree.parents), chseg.single_linkage(volume, backend="cpu").parents)
 
@@ -300,12 +326,18 @@ def test_local_cuda_cluster_spreads_chunks_over_every_gpu():
         pytest.skip("one GPU")
     rng = np.random.default_rng(9)
     volume = rng.integers(0, 6, (64, 48, 40)).astype(np.uint8)
-    with dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        dask_cuda.LocalCUDACluster(threads_per_worker=2, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert len(client.scheduler_info()["workers"]) == gpus
         array = da.from_array(volume, chunks=(8, 16, 20)).map_blocks(cupy.asarray)  # 48 chunks
-        seen = set(array.map_blocks(_chunk_device, chunks=(1, 1, 1), dtype=np.int64,
-                                    meta=np.empty((0, 0, 0), np.int64)).compute().ravel().tolist())
+        seen = set(
+            array.map_blocks(_chunk_device, chunks=(1, 1, 1), dtype=np.int64, meta=np.empty((0, 0, 0), np.int64))
+            .compute()
+            .ravel()
+            .tolist()
+        )
         assert len(seen) == gpus
         labels = cd.label(array > 2).compute()
         assert np.array_equal(labels.get(), chseg.label(volume > 2, dtype=np.uint64, backend="cpu"))

@@ -3,12 +3,11 @@ chseg.waterpixels against the grid's definition."""
 
 import heapq
 
+import chseg
 import numpy as np
 import pytest
-from scipy import ndimage
-
-import chseg
 from conftest import neighbour_pairs
+from scipy import ndimage
 
 
 def neighbours_of(shape, fully_connected):
@@ -34,7 +33,9 @@ def minimax_costs(weights, seeds, fully_connected, arc):
         if c > cost[p]:
             continue
         for q in adjacency[p]:
-            w = {"target": flat[q], "maximum": max(flat[p], flat[q]), "absolute-difference": abs(flat[p] - flat[q])}[arc]
+            w = {"target": flat[q], "maximum": max(flat[p], flat[q]), "absolute-difference": abs(flat[p] - flat[q])}[
+                arc
+            ]
             nc = max(c, w)
             if nc < cost[q]:
                 cost[q] = nc
@@ -50,8 +51,15 @@ def test_costs_are_minimax_and_the_forest_is_consistent(backend, arc, shape, ful
     seeds = np.zeros(shape, np.uint8)
     for k in range(1, 6):
         seeds[tuple(rng.integers(0, s) for s in shape)] = k
-    labels, cost, predecessor = chseg.ift(weights, seeds, fully_connected=fully_connected, arc_weight=arc,
-                                          return_cost=True, return_predecessor=True, backend=backend)
+    labels, cost, predecessor = chseg.ift(
+        weights,
+        seeds,
+        fully_connected=fully_connected,
+        arc_weight=arc,
+        return_cost=True,
+        return_predecessor=True,
+        backend=backend,
+    )
     assert np.array_equal(cost, minimax_costs(weights, seeds, fully_connected, arc))
     flat_labels, flat_pred, flat_seeds = labels.ravel(), predecessor.ravel(), seeds.ravel()
     is_seed = flat_seeds != 0
@@ -90,5 +98,5 @@ def test_waterpixels_one_connected_superpixel_per_cell(backend, shape, step):
     for index in np.ndindex(*[-(-s // t) for s, t in zip(shape, steps)]):
         first = [i * t for i, t in zip(index, steps)]
         last = [min(f + t, s) - 1 for f, t, s in zip(first, steps, shape)]
-        centre = tuple((f + l) // 2 for f, l in zip(first, last))
+        centre = tuple((f + e) // 2 for f, e in zip(first, last))
         assert labels[centre] == np.ravel_multi_index(index, [-(-s // t) for s, t in zip(shape, steps)]) + 1

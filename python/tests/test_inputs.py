@@ -2,10 +2,9 @@
 
 import threading
 
+import chseg
 import numpy as np
 import pytest
-
-import chseg
 from conftest import HAVE_GPU, gpu, needs_cupy
 
 
@@ -20,8 +19,10 @@ def test_non_contiguous_and_other_layouts_are_copied():
 def numpy_outputs(backend):
     """Every NumPy array the functions return, by name."""
     image = (np.random.default_rng(0).random((9, 11)) * 5).astype(np.uint8)
-    out = {f"label {np.dtype(t).name}": chseg.label(image > 2, dtype=t, backend=backend)
-           for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
+    out = {
+        f"label {np.dtype(t).name}": chseg.label(image > 2, dtype=t, backend=backend)
+        for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+    }
     _, stats = chseg.label(image > 2, statistics=True, backend=backend)
     out.update({f"statistics {k}": v for k, v in stats.items() if isinstance(v, np.ndarray)})
     out["watershed"] = chseg.watershed(image, dtype=np.uint64, backend=backend)
@@ -29,9 +30,17 @@ def numpy_outputs(backend):
     out.update({"waterfall level 0": hierarchy.level0, "waterfall level 1": hierarchy.labels(1)})
     out.update({f"waterfall parents {k}": p for k, p in enumerate(hierarchy.parents)})
     tree = chseg.alpha_tree(image, backend=backend)
-    out.update({"alpha parents": tree.parents, "alpha levels": tree.levels, "alpha cut": tree.cut(1),
-                "alpha saliency": tree.saliency(), "alpha areas": tree.areas(), "alpha ranges": tree.ranges(),
-                "alpha-omega cut": tree.cut(1, 2)})
+    out.update(
+        {
+            "alpha parents": tree.parents,
+            "alpha levels": tree.levels,
+            "alpha cut": tree.cut(1),
+            "alpha saliency": tree.saliency(),
+            "alpha areas": tree.areas(),
+            "alpha ranges": tree.ranges(),
+            "alpha-omega cut": tree.cut(1, 2),
+        }
+    )
     dendrogram = chseg.single_linkage(image, backend=backend)
     out.update({f"single linkage {k}": getattr(dendrogram, k) for k in ("parents", "weights", "edges", "u", "v")})
     out.update({"single linkage cut": dendrogram.cut(1), "linkage matrix": dendrogram.linkage_matrix()})
@@ -132,6 +141,7 @@ def test_itk_images_keep_their_geometry():
 
 # --- the GPU: every function equal to the CPU reference, NumPy and CuPy inputs ---------------------------------------
 
+
 def _everything(image, seeds, backend):
     """Every function's outputs on one input, as NumPy arrays."""
     import cupy
@@ -139,20 +149,36 @@ def _everything(image, seeds, backend):
     get = lambda x: cupy.asnumpy(x) if isinstance(x, cupy.ndarray) else np.asarray(x)  # noqa: E731
     out = {}
     out["label"] = get(chseg.label(image > 0.5, backend=backend))
-    out["flat"] = get(chseg.label((image * 4).astype(np.uint8) if isinstance(image, np.ndarray) else
-                                  (image * 4).astype(cupy.uint8), flat_zones=True, backend=backend))
+    out["flat"] = get(
+        chseg.label(
+            (image * 4).astype(np.uint8) if isinstance(image, np.ndarray) else (image * 4).astype(cupy.uint8),
+            flat_zones=True,
+            backend=backend,
+        )
+    )
     out["watershed"] = get(chseg.watershed(image, fully_connected=True, backend=backend))
     hierarchy = chseg.waterfall(image, backend=backend)
     out["waterfall"] = [get(hierarchy.labels(k)) for k in range(hierarchy.num_levels)]
     quantised = (image * 40).astype(np.uint8) if isinstance(image, np.ndarray) else (image * 40).astype(cupy.uint8)
     tree = chseg.alpha_tree(quantised, backend=backend)
-    out["alpha_tree"] = (get(tree.parents), get(tree.levels), get(tree.cut(3)), get(tree.cut(5, omega=9)),
-                         get(tree.saliency()))
+    out["alpha_tree"] = (
+        get(tree.parents),
+        get(tree.levels),
+        get(tree.cut(3)),
+        get(tree.cut(5, omega=9)),
+        get(tree.saliency()),
+    )
     dendrogram = chseg.single_linkage(image, backend=backend)
-    out["single_linkage"] = (get(dendrogram.parents), get(dendrogram.weights), get(dendrogram.edges),
-                             get(dendrogram.clusters(10)), get(dendrogram.cut(0.01)))
-    out["ift"] = tuple(get(x) for x in chseg.ift(image, seeds, return_cost=True, return_predecessor=True,
-                                                   backend=backend))
+    out["single_linkage"] = (
+        get(dendrogram.parents),
+        get(dendrogram.weights),
+        get(dendrogram.edges),
+        get(dendrogram.clusters(10)),
+        get(dendrogram.cut(0.01)),
+    )
+    out["ift"] = tuple(
+        get(x) for x in chseg.ift(image, seeds, return_cost=True, return_predecessor=True, backend=backend)
+    )
     out["waterpixels"] = tuple(get(x) for x in chseg.waterpixels(image, 9, return_border=True, backend=backend))
     return out
 
@@ -223,7 +249,6 @@ def test_cupy_outputs_stay_on_the_device_and_use_the_current_stream():
 def test_cupy_inputs_never_cross_the_host_link():
     """The backends' transfer counter: NumPy inputs move their bytes over the host link, CuPy inputs none."""
     import cupy
-
     from chseg import _chseg
 
     image, seeds = _inputs((128, 64, 64))
@@ -256,11 +281,15 @@ def test_device_memory_errors_are_memory_errors_and_the_next_run_succeeds():
     with pytest.raises(ValueError, match="device"):
         chseg.label(np.ones((4, 4), np.uint8), backend="cuda", device=chseg.device_count())
     image, seeds = _inputs((60, 70))
-    calls = [lambda: chseg.label(image > 0.5, backend="cuda"), lambda: chseg.watershed(image, backend="cuda"),
-             lambda: chseg.waterfall(image, backend="cuda").labels(1),
-             lambda: chseg.alpha_tree((image * 40).astype(np.uint8), backend="cuda").parents,
-             lambda: chseg.single_linkage(image, backend="cuda").parents,
-             lambda: chseg.ift(image, seeds, backend="cuda"), lambda: chseg.waterpixels(image, 7, backend="cuda")]
+    calls = [
+        lambda: chseg.label(image > 0.5, backend="cuda"),
+        lambda: chseg.watershed(image, backend="cuda"),
+        lambda: chseg.waterfall(image, backend="cuda").labels(1),
+        lambda: chseg.alpha_tree((image * 40).astype(np.uint8), backend="cuda").parents,
+        lambda: chseg.single_linkage(image, backend="cuda").parents,
+        lambda: chseg.ift(image, seeds, backend="cuda"),
+        lambda: chseg.waterpixels(image, 7, backend="cuda"),
+    ]
     for call in calls:
         expected = call()
         _chseg.fail_device_allocation_after(1)
@@ -279,15 +308,21 @@ def test_a_run_larger_than_the_free_device_memory_is_refused_with_the_bytes():
     from chseg import _chseg
 
     image, seeds = _inputs((60, 70))
-    calls = [lambda: chseg.label(image > 0.5, backend="cuda"), lambda: chseg.watershed(image, backend="cuda"),
-             lambda: chseg.watershed(image, level=0.1, backend="cuda"),
-             lambda: chseg.waterfall(image, backend="cuda").labels(1),
-             lambda: chseg.ift(image, seeds, backend="cuda"), lambda: chseg.waterpixels(image, 7, backend="cuda")]
+    calls = [
+        lambda: chseg.label(image > 0.5, backend="cuda"),
+        lambda: chseg.watershed(image, backend="cuda"),
+        lambda: chseg.watershed(image, level=0.1, backend="cuda"),
+        lambda: chseg.waterfall(image, backend="cuda").labels(1),
+        lambda: chseg.ift(image, seeds, backend="cuda"),
+        lambda: chseg.waterpixels(image, 7, backend="cuda"),
+    ]
     for call in calls:
         expected = call()
         _chseg.set_device_memory_limit(1 << 20)
         try:
-            with pytest.raises(MemoryError, match=r"needs .* of device memory; device 0 has 0.00 GB \(1048576 bytes\) free"):
+            with pytest.raises(
+                MemoryError, match=r"needs .* of device memory; device 0 has 0.00 GB \(1048576 bytes\) free"
+            ):
                 call()
         finally:
             _chseg.set_device_memory_limit(0)
@@ -305,11 +340,19 @@ def test_outputs_from_the_host_cache_hold_no_stale_values(backend):
     def run():
         tree = chseg.alpha_tree((big * 40).astype(np.uint8), backend=backend)
         dendrogram = chseg.single_linkage(big, backend=backend)
-        return [chseg.label(big > 0.5, backend=backend, dtype=np.uint64), chseg.watershed(big, backend=backend),
-                tree.parents.copy(), tree.levels.copy(), tree.cut(3), tree.saliency(), dendrogram.parents.copy(),
-                dendrogram.weights.copy(), chseg.ift(big, np.kron(seeds, np.ones((4, 4), np.uint16)),
-                                                     backend=backend),
-                chseg.waterpixels(big, 9, backend=backend), chseg.waterfall(big, backend=backend).labels(1)]
+        return [
+            chseg.label(big > 0.5, backend=backend, dtype=np.uint64),
+            chseg.watershed(big, backend=backend),
+            tree.parents.copy(),
+            tree.levels.copy(),
+            tree.cut(3),
+            tree.saliency(),
+            dendrogram.parents.copy(),
+            dendrogram.weights.copy(),
+            chseg.ift(big, np.kron(seeds, np.ones((4, 4), np.uint16)), backend=backend),
+            chseg.waterpixels(big, 9, backend=backend),
+            chseg.waterfall(big, backend=backend).labels(1),
+        ]
 
     limit = chseg.get_host_cache_limit()
     try:

@@ -1,12 +1,11 @@
 """chseg.label against SciPy's ndimage.label (binary) and scikit-image's label (flat zones)."""
 
+import chseg
 import numpy as np
 import pytest
+from conftest import raster_numbered, same_partition
 from scipy import ndimage
 from skimage import measure
-
-import chseg
-from conftest import raster_numbered, same_partition
 
 DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64, np.float32, np.float64]
 

@@ -1,12 +1,11 @@
 """Every function on every pixel type it takes, 2D and 3D, against the oracles; and what it refuses."""
 
+import chseg
 import higra as hg
 import numpy as np
 import pytest
-from scipy import ndimage
-
-import chseg
 from conftest import neighbour_pairs, same_partition
+from scipy import ndimage
 from test_ift_waterpixels import minimax_costs
 from test_watershed import regional_minima
 
@@ -53,8 +52,7 @@ def test_alpha_tree_every_type(backend, dtype, shape):
     assert hg.test_tree_isomorphism(tree.to_higra()[0], expected)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32,
-                                   np.float64])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_single_linkage_every_type(backend, dtype, shape):
     image = values(shape, dtype)
@@ -62,8 +60,9 @@ def test_single_linkage_every_type(backend, dtype, shape):
     graph, weights = graph_of(image)
     expected, altitudes = hg.bpt_canonical(graph, weights)
     ours, our_altitudes = dendrogram.to_higra()
-    assert np.array_equal(hg.saliency(ours, our_altitudes, leaf_graph=graph),
-                          hg.saliency(expected, altitudes, leaf_graph=graph))
+    assert np.array_equal(
+        hg.saliency(ours, our_altitudes, leaf_graph=graph), hg.saliency(expected, altitudes, leaf_graph=graph)
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32])
@@ -77,8 +76,7 @@ def test_ift_every_type(backend, dtype, shape):
     assert labels.dtype == np.uint32 and set(np.unique(labels)) == {1, 2, 3}
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32,
-                                   np.float64])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_waterpixels_every_type(backend, dtype, shape):
     image = values(shape, dtype, high=100)

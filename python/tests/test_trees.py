@@ -1,14 +1,13 @@
 """chseg.alpha_tree and the single-linkage dendrograms against Higra's quasi-flat zone hierarchy and canonical binary
 partition tree on the same graphs, and against SciPy's single linkage."""
 
+import chseg
 import higra as hg
 import numpy as np
 import pytest
+from conftest import needs_cupy, neighbour_pairs, raster_numbered, same_partition
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import pdist
-
-import chseg
-from conftest import needs_cupy, neighbour_pairs, raster_numbered, same_partition
 
 
 def higra_graph(shape, fully_connected):
@@ -30,8 +29,12 @@ def saliency(tree, altitudes, graph):
     return hg.saliency(tree, altitudes, leaf_graph=graph)
 
 
-CASES = [((37, 41), False, np.uint8), ((37, 41), True, np.int16), ((9, 11, 13), False, np.uint16),
-         ((7, 8, 9), True, np.float32)]
+CASES = [
+    ((37, 41), False, np.uint8),
+    ((37, 41), True, np.int16),
+    ((9, 11, 13), False, np.uint16),
+    ((7, 8, 9), True, np.float32),
+]
 
 
 @pytest.mark.parametrize("shape, fully_connected, dtype", CASES)
@@ -138,8 +141,9 @@ def test_graph_single_linkage_matches_scipy():
             assert same_partition(dendrogram.clusters(k), hierarchy.fcluster(expected, k, criterion="maxclust"))
 
 
-@pytest.mark.parametrize("shape, fully_connected", [((31, 29), False), ((31, 29), True), ((6, 7, 8), False),
-                                                     ((6, 7, 8), True)])
+@pytest.mark.parametrize(
+    "shape, fully_connected", [((31, 29), False), ((31, 29), True), ((6, 7, 8), False), ((6, 7, 8), True)]
+)
 def test_single_linkage_with_wide_node_ids_is_the_same_dendrogram(backend, shape, fully_connected):
     """64-bit node ids (the dendrograms of more than 2^31 - 1 vertices, asked for on small images and graphs): the
     same arrays, cuts, clusters, areas, linkage matrix, hierarchies by attribute and node attributes as with 32-bit
@@ -216,17 +220,23 @@ def test_dendrogram_is_higras_binary_partition_tree_array_by_array(backend, shap
     graph, weights = module_order_graph(image, fully_connected)
     tree, altitudes = hg.bpt_canonical(graph, weights)
     assert np.array_equal(dendrogram.parents, tree.parents())
-    assert np.array_equal(dendrogram.weights, altitudes[image.size:])
-    for name, expected in (("area", hg.attribute_area(tree)), ("volume", hg.attribute_volume(tree, altitudes)),
-                           ("height", hg.attribute_height(tree, altitudes)),
-                           ("dynamics", hg.attribute_dynamics(tree, altitudes))):
+    assert np.array_equal(dendrogram.weights, altitudes[image.size :])
+    for name, expected in (
+        ("area", hg.attribute_area(tree)),
+        ("volume", hg.attribute_volume(tree, altitudes)),
+        ("height", hg.attribute_height(tree, altitudes)),
+        ("dynamics", hg.attribute_dynamics(tree, altitudes)),
+    ):
         ours = dendrogram.attribute(name)
         start = image.size if name == "dynamics" else 0  # Higra's dynamics of a leaf is its minimum's; ours 0
         assert np.array_equal(ours[start:], expected[start:]), name
 
 
-WATERSHEDS = {"area": hg.watershed_hierarchy_by_area, "volume": hg.watershed_hierarchy_by_volume,
-              "dynamics": hg.watershed_hierarchy_by_dynamics}
+WATERSHEDS = {
+    "area": hg.watershed_hierarchy_by_area,
+    "volume": hg.watershed_hierarchy_by_volume,
+    "dynamics": hg.watershed_hierarchy_by_dynamics,
+}
 
 
 @pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
@@ -237,7 +247,7 @@ def test_watershed_hierarchy_is_higras(backend, shape, fully_connected, levels, 
     graph, weights = module_order_graph(image, fully_connected)
     tree, altitudes = WATERSHEDS[attribute](graph, weights, canonize_tree=False)
     assert np.array_equal(ours.parents, tree.parents())
-    assert np.array_equal(ours.weights, altitudes[image.size:])
+    assert np.array_equal(ours.weights, altitudes[image.size :])
     for t in np.unique(altitudes)[:4]:
         assert same_partition(ours.cut(t), hg.labelisation_horizontal_cut_from_threshold(tree, altitudes, t))
 
@@ -252,7 +262,7 @@ def test_watershed_hierarchy_of_a_smooth_relief_is_higras(backend):
         ours = chseg.watershed_hierarchy(image, attribute, fully_connected=True, backend=backend)
         tree, altitudes = function(graph, weights, canonize_tree=False)
         assert np.array_equal(ours.parents, tree.parents()), attribute
-        assert np.array_equal(ours.weights, altitudes[image.size:]), attribute
+        assert np.array_equal(ours.weights, altitudes[image.size :]), attribute
 
 
 def test_watershed_hierarchy_by_volume_of_float_weights_is_higras(backend):
@@ -265,7 +275,7 @@ def test_watershed_hierarchy_by_volume_of_float_weights_is_higras(backend):
     ours = chseg.watershed_hierarchy(image, "volume", backend=backend)
     tree, altitudes = hg.watershed_hierarchy_by_volume(graph, weights, canonize_tree=False)
     assert np.array_equal(ours.parents, tree.parents())
-    assert np.array_equal(ours.weights, altitudes[image.size:])
+    assert np.array_equal(ours.weights, altitudes[image.size :])
 
 
 @pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)
@@ -276,21 +286,24 @@ def test_attribute_filters_are_higras(backend, shape, fully_connected, levels):
     tree, altitudes = hg.bpt_canonical(graph, weights)
     for threshold in (2, 5, 30):
         # (Higra writes its zeros into the altitudes it is given: a copy each time)
-        expected, expected_altitudes = hg.filter_small_nodes_from_tree(tree, altitudes.copy(), threshold, graph,
-                                                                       canonize_tree=False)
+        expected, expected_altitudes = hg.filter_small_nodes_from_tree(
+            tree, altitudes.copy(), threshold, graph, canonize_tree=False
+        )
         ours = dendrogram.filter_regions(threshold)
         assert np.array_equal(ours.parents, expected.parents())
-        assert np.array_equal(ours.weights, expected_altitudes[image.size:])
+        assert np.array_equal(ours.weights, expected_altitudes[image.size :])
     for name, attribute in (("volume", hg.attribute_volume), ("height", hg.attribute_height)):
         for threshold in (1, 4):
+
             def non_relevant(t, a, attribute=attribute, threshold=threshold):
                 return hg.accumulate_parallel(t, attribute(t, a), hg.Accumulators.min) < threshold
 
-            expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(tree, altitudes.copy(), non_relevant,
-                                                                                 graph, canonize_tree=False)
+            expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(
+                tree, altitudes.copy(), non_relevant, graph, canonize_tree=False
+            )
             ours = dendrogram.filter_regions(threshold, name)
             assert np.array_equal(ours.parents, expected.parents()), (name, threshold)
-            assert np.array_equal(ours.weights, expected_altitudes[image.size:]), (name, threshold)
+            assert np.array_equal(ours.weights, expected_altitudes[image.size :]), (name, threshold)
 
 
 @pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES + [((6, 5, 7), True, 4)])
@@ -302,23 +315,27 @@ def test_alpha_tree_filters_are_higras(backend, shape, fully_connected, levels):
     graph, weights = module_order_graph(image, fully_connected)
     qfz, altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
     for threshold in (2, 6, 40):
-        expected, expected_altitudes = hg.filter_small_nodes_from_tree(qfz, altitudes.copy(), threshold, graph,
-                                                                       canonize_tree=False)
+        expected, expected_altitudes = hg.filter_small_nodes_from_tree(
+            qfz, altitudes.copy(), threshold, graph, canonize_tree=False
+        )
         ours = tree.filter_regions(threshold)
         assert np.array_equal(ours.parents, expected.parents()), threshold
-        assert np.array_equal(ours.weights, expected_altitudes[image.size:]), threshold
+        assert np.array_equal(ours.weights, expected_altitudes[image.size :]), threshold
         for t in np.unique(expected_altitudes)[:3]:
-            assert same_partition(ours.cut(t), hg.labelisation_horizontal_cut_from_threshold(expected,
-                                                                                              expected_altitudes, t))
+            assert same_partition(
+                ours.cut(t), hg.labelisation_horizontal_cut_from_threshold(expected, expected_altitudes, t)
+            )
     for name, attribute in (("volume", hg.attribute_volume), ("height", hg.attribute_height)):
+
         def non_relevant(t, a, attribute=attribute):
             return hg.accumulate_parallel(t, attribute(t, a), hg.Accumulators.min) < 3
 
-        expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(qfz, altitudes.copy(), non_relevant,
-                                                                             graph, canonize_tree=False)
+        expected, expected_altitudes = hg.filter_non_relevant_node_from_tree(
+            qfz, altitudes.copy(), non_relevant, graph, canonize_tree=False
+        )
         ours = tree.filter_regions(3, name)
         assert np.array_equal(ours.parents, expected.parents()), name
-        assert np.array_equal(ours.weights, expected_altitudes[image.size:]), name
+        assert np.array_equal(ours.weights, expected_altitudes[image.size :]), name
     # the tree's edges are image edge indices pixel * K + slot, the pixel being the smaller end
     slots = {(2, False): 2, (2, True): 4, (3, False): 3, (3, True): 13}[(len(shape), fully_connected)]
     assert np.array_equal(ours.edges // slots, ours.u)

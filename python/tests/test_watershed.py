@@ -1,14 +1,13 @@
 """chseg.watershed and chseg.waterfall against the definitions: regional minima (scikit-image), steepest descent and
 the waterfall's lowest passes, computed here in NumPy and SciPy."""
 
+import chseg
 import numpy as np
 import pytest
+from conftest import neighbour_pairs, raster_numbered, same_partition
 from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from skimage.morphology import local_minima
-
-import chseg
-from conftest import neighbour_pairs, raster_numbered, same_partition
 
 
 def regional_minima(image, fully_connected):
@@ -103,8 +102,7 @@ def test_waterfall_levels_follow_the_definition(backend, fully_connected):
     hierarchy = chseg.waterfall(image, fully_connected=fully_connected, backend=backend)
     counts = hierarchy.region_counts
     assert counts[-1] == 1 and all(a > b for a, b in zip(counts, counts[1:]))
-    assert np.array_equal(hierarchy.labels(0), chseg.watershed(image, fully_connected=fully_connected,
-                                                               backend=backend))
+    assert np.array_equal(hierarchy.labels(0), chseg.watershed(image, fully_connected=fully_connected, backend=backend))
     for k in range(hierarchy.num_levels):
         level = hierarchy.labels(k)
         assert level.max() == counts[k] and raster_numbered(level)
@@ -154,8 +152,9 @@ def test_level_equals_scikit_image_from_the_minima_of_the_h_minima_transform(bac
     connectivity = 2 if fully_connected else 1
     footprint = ndimage.generate_binary_structure(2, connectivity)
     for level in (3.0, 20.0):
-        labels, count = chseg.watershed(image, level=level, fully_connected=fully_connected, return_num=True,
-                                        backend=backend)
+        labels, count = chseg.watershed(
+            image, level=level, fully_connected=fully_connected, return_num=True, backend=backend
+        )
         # The markers as ITK finds them: the regional minima of the h-minima transform (the reconstruction by
         # erosion of image + level above the image), labelled in raster order.
         transform = reconstruction(image + np.float32(level), image, method="erosion", footprint=footprint)
@@ -165,8 +164,10 @@ def test_level_equals_scikit_image_from_the_minima_of_the_h_minima_transform(bac
         assert np.array_equal(labels, skimage_watershed(image, markers, connectivity=connectivity))
         # scikit-image's h_minima marks one pixel of each of those minima (its deepest here): as many markers
         assert ndimage.label(h_minima(image, level, footprint=footprint), footprint)[1] == count
-    assert chseg.watershed(image, level=20.0, return_num=True, backend=backend)[1] < \
-        chseg.watershed(image, level=3.0, return_num=True, backend=backend)[1]
+    assert (
+        chseg.watershed(image, level=20.0, return_num=True, backend=backend)[1]
+        < chseg.watershed(image, level=3.0, return_num=True, backend=backend)[1]
+    )
 
 
 def test_marker_watershed_bad_input(backend):

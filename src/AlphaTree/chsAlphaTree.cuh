@@ -307,9 +307,9 @@ RunLevelLoop(const TSource &         src,
 
   const uint32_t * levelList = levels.get(), *countPtr = levelCount.get();
   const uint64_t * beginList = begins.get();
-  uint32_t        small  = kSmallLevelEdges;
-  TSource         source = src;
-  auto            loop   = [&](uint32_t first, uint32_t end, const unsigned * onlyIf)
+  uint32_t         small     = kSmallLevelEdges;
+  TSource          source    = src;
+  auto             loop      = [&](uint32_t first, uint32_t end, const unsigned * onlyIf)
   {
     void * args[] = { &source, &lost, &levelList, &beginList, &countPtr, &first, &end, &st, &small, &onlyIf };
     CHS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void *>(LevelLoopKernel<TSource, TNode>),
@@ -349,11 +349,11 @@ TileStageAndLoop(const TPixel *          dPixels,
                  detail::MemoryTracker & tracker,
                  int                     device)
 {
-  const uint64_t                 n = g.Pixels(), cells = uint64_t(kTileCodes) * tg.tiles;
+  const uint64_t                           n = g.Pixels(), cells = uint64_t(kTileCodes) * tg.tiles;
   detail::DeviceBuffer<uint64_t>           start(kTileCodes, stream, &tracker), total(1, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> tileNodes(1, stream, &tracker);
   // The tile buffer lives until the end: the parents that refer to force entries find the entries' places there.
-  detail::DeviceBuffer<uint2>                tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
+  detail::DeviceBuffer<uint2>                   tileEntries(uint64_t(tg.tiles) * tg.cap, stream, &tracker);
   const uint64_t                                refWords = ForceRefWords(n, tg, forceWideIds);
   std::optional<detail::DeviceBuffer<uint32_t>> refBits;
   uint32_t *                                    forceRefs = nullptr;
@@ -386,7 +386,8 @@ TileStageAndLoop(const TPixel *          dPixels,
       detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
       CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, counts.get(), offsets.get(), cells, stream));
     }
-    TileLevelStartsKernel<<<1, kTileCodes, 0, stream>>>(offsets.get(), counts.get(), tg.tiles, start.get(), total.get());
+    TileLevelStartsKernel<<<1, kTileCodes, 0, stream>>>(
+      offsets.get(), counts.get(), tg.tiles, start.get(), total.get());
     CHS_CUDA_CHECK_LAUNCH("TileLevelStartsKernel");
     TileScatterKernel<<<tg.tiles, kTileCodes, 0, stream>>>(
       tileEntries.get(), tg.cap, counts.get(), crossCounts.get(), offsets.get(), tg.tiles, entries.get());
@@ -446,10 +447,10 @@ template <typename TPixel>
 uint64_t
 LevelSynchronousBytes(const sl::ImageGraph & g, bool forceWideIds, bool wideNodes, int device)
 {
-  using TKey                      = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
-  const uint64_t                n = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
-  const uint64_t                node = wideNodes ? sizeof(uint64_t) : sizeof(uint32_t);
-  const uint64_t                state =
+  using TKey       = typename std::conditional<sizeof(TPixel) == 1, uint8_t, uint16_t>::type;
+  const uint64_t n = g.Pixels(), slots = n * g.slots, codes = uint64_t(1) << (8 * sizeof(TKey));
+  const uint64_t node = wideNodes ? sizeof(uint64_t) : sizeof(uint32_t);
+  const uint64_t state =
     n * (2 * node + sizeof(uint32_t)) + (2 * n - 1) * node + (n - 1) * (sizeof(uint32_t) + node) + 8;
   uint64_t                      stage = 0;
   const std::optional<TileGrid> tg    = wideNodes ? std::nullopt : ChooseTileGrid<TPixel>(g, device);
@@ -591,12 +592,12 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   const sl::ImageGraph g = at::CheckedGraph<TPixel>(grid, parameters, ~uint64_t(0));
   if (!allocate)
     throw std::invalid_argument("no allocator for the tree");
-  const uint64_t        n = g.Pixels();
-  const unsigned        c = parameters.graph.components, K = g.slots;
-  detail::DeviceScope   scope(context.device);
-  const auto            stream = static_cast<cudaStream_t>(context.stream);
-  const at::TileShape   tile   = at::ResolveTile(grid, parameters, K, context.device);
-  constexpr bool        levelPixels = at::LevelSynchronousPixel<TPixel>();
+  const uint64_t      n = g.Pixels();
+  const unsigned      c = parameters.graph.components, K = g.slots;
+  detail::DeviceScope scope(context.device);
+  const auto          stream      = static_cast<cudaStream_t>(context.stream);
+  const at::TileShape tile        = at::ResolveTile(grid, parameters, K, context.device);
+  constexpr bool      levelPixels = at::LevelSynchronousPixel<TPixel>();
   // Auto: level-synchronous for 8-bit scalars, and for 16-bit ones whose pixels and slots the others cannot number.
   const AlphaTreeAlgorithm algorithm = parameters.algorithm != AlphaTreeAlgorithm::Auto ? parameters.algorithm
                                        : (levelPixels && c == 1 && (sizeof(TPixel) == 1 || !at::SlotIdsFit(g)))
@@ -681,7 +682,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
         result.canonicaliseMilliseconds = canonical.Milliseconds();
         if (info)
         {
-          info->kernelMilliseconds = result.buildMilliseconds + result.canonicaliseMilliseconds;
+          info->kernelMilliseconds  = result.buildMilliseconds + result.canonicaliseMilliseconds;
           info->peakDeviceBytes     = tracker.peak;
           info->reservedDeviceBytes = tracker.reserved;
         }
@@ -726,9 +727,16 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   {
     detail::DeviceBuffer<uint32_t> dParent(nodes, stream, &tracker);
     (algorithm == AlphaTreeAlgorithm::InsertAllEdges ? at::LaunchConstruction<TPixel, true>
-                                                     : at::LaunchConstruction<TPixel, false>)(
-      dPixels.get(), g, c, parameters.graph.distance, tile, dParent.get(), dLevel.get(), dInserted.get(), stream,
-      context.device);
+                                                     : at::LaunchConstruction<TPixel, false>)(dPixels.get(),
+                                                                                              g,
+                                                                                              c,
+                                                                                              parameters.graph.distance,
+                                                                                              tile,
+                                                                                              dParent.get(),
+                                                                                              dLevel.get(),
+                                                                                              dInserted.get(),
+                                                                                              stream,
+                                                                                              context.device);
     build.Stop();
     canonical.Start();
     result.nodes = at::CanonicaliseOnDevice(
@@ -741,7 +749,7 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
   result.canonicaliseMilliseconds = canonical.Milliseconds();
   if (info)
   {
-    info->kernelMilliseconds = result.buildMilliseconds + result.canonicaliseMilliseconds;
+    info->kernelMilliseconds  = result.buildMilliseconds + result.canonicaliseMilliseconds;
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }

@@ -281,7 +281,7 @@ CanonicaliseOnDevice(uint64_t                   pixels,
   const int                                shift = IndexBits(pixels);
   detail::DeviceBuffer<unsigned long long> keys(room, stream, &tracker);
   detail::DeviceBuffer<TNode>              ids(room, stream, &tracker);
-  const unsigned gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);
+  const unsigned                           gb = detail::GridStrideBlocks(nodes - pixels, kThreads, device);
   if (binary)
     GatherKernel<<<gb, kThreads, 0, stream>>>(
       tree, nodes, nullptr, up.get(), pairs, shift, keys.get(), ids.get(), counters.get() + 1);

@@ -423,8 +423,8 @@ OutputKernel(const TNode *              treeParent,
     const TNode    x = ids[r], p = treeParent[x];
     const uint32_t code = uint32_t(keys[r] >> levelShift);
     outParent[i]        = p == x ? TNode(i) : newId[p];
-    outLevel[r]  = sl::WeightOf(code, isFloat);
-    record[r]    = make_uint2(code, 0u);
+    outLevel[r]         = sl::WeightOf(code, isFloat);
+    record[r]           = make_uint2(code, 0u);
   }
 }
 
@@ -437,9 +437,9 @@ CheckParentsKernel(uint64_t pixels, uint64_t total, const TNode * parent, uint2 
 {
   CHS_AT_FOR_EACH(i, total)
   {
-    const TNode    p = parent[i];
-    bool           bad;
-    uint2          rp = make_uint2(0u, 2u);
+    const TNode p = parent[i];
+    bool        bad;
+    uint2       rp = make_uint2(0u, 2u);
     if (i + 1 == total)
       bad = p != i;
     else

@@ -43,8 +43,8 @@ AlphaTreeCutCUDA(const TNode *            parent,
                                 leaves * 3 * sizeof(TNode) + detail::ScanScratchBytes(leaves) + 1024,
                               device);
 
-  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
-  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dRange(constrained ? nodes : 1, stream, &tracker);
+  detail::DeviceBuffer<TNode>  dParent(nodes, stream, &tracker), up(nodes, stream, &tracker);
+  detail::DeviceBuffer<double> dLevel(nodes, stream, &tracker), dRange(constrained ? nodes : 1, stream, &tracker);
   detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
   if (constrained)
@@ -85,7 +85,7 @@ AlphaTreeCutCUDA(const TNode *            parent,
   detail::CopyToHost(labels, dLabels.get(), leaves * sizeof(TNode), stream, context);
   if (info)
   {
-    info->kernelMilliseconds = timer.Milliseconds();
+    info->kernelMilliseconds  = timer.Milliseconds();
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }
@@ -116,9 +116,9 @@ AlphaTreeSaliencyCUDA(const TNode *            parent,
   detail::ReserveDeviceMemory(
     tracker, nodes * (sizeof(TNode) + sizeof(double)) + s.samples * sizeof(float) + 1024, context.device);
 
-  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker);
-  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker);
-  detail::DeviceBuffer<float>    dOut(s.samples, stream, &tracker);
+  detail::DeviceBuffer<TNode>  dParent(nodes, stream, &tracker);
+  detail::DeviceBuffer<double> dLevel(nodes, stream, &tracker);
+  detail::DeviceBuffer<float>  dOut(s.samples, stream, &tracker);
   detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
   if (context.progress)
@@ -135,7 +135,7 @@ AlphaTreeSaliencyCUDA(const TNode *            parent,
   detail::CopyToHost(saliency, dOut.get(), s.samples * sizeof(float), stream, context);
   if (info)
   {
-    info->kernelMilliseconds = timer.Milliseconds();
+    info->kernelMilliseconds  = timer.Milliseconds();
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }
@@ -192,8 +192,8 @@ AlphaTreeEdgeSaliencyCUDA(const TNode *            parent,
                                 sizeof(unsigned long long),
                               context.device);
 
-  detail::DeviceBuffer<TNode>    dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
-  detail::DeviceBuffer<double>   dLevel(nodes, stream, &tracker), dOut(cc, stream, &tracker);
+  detail::DeviceBuffer<TNode>  dParent(nodes, stream, &tracker), dU(cc, stream, &tracker), dV(cc, stream, &tracker);
+  detail::DeviceBuffer<double> dLevel(nodes, stream, &tracker), dOut(cc, stream, &tracker);
   detail::DeviceBuffer<unsigned long long> bad(1, stream, &tracker);
   detail::CopyToDevice(dParent.get(), parent, nodes * sizeof(TNode), stream, context);
   detail::CopyToDevice(dLevel.get(), level, nodes * sizeof(double), stream, context);
@@ -230,7 +230,7 @@ AlphaTreeEdgeSaliencyCUDA(const TNode *            parent,
     detail::CopyToHost(saliency, dOut.get(), count * sizeof(double), stream, context);
   if (info)
   {
-    info->kernelMilliseconds = timer.Milliseconds();
+    info->kernelMilliseconds  = timer.Milliseconds();
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }

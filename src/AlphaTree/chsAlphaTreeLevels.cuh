@@ -44,7 +44,7 @@ namespace chs
 namespace at
 {
 
-constexpr uint32_t kNoLevelEdge  = 0xffffffffu;
+constexpr uint32_t kNoLevelEdge = 0xffffffffu;
 /** A level's start in the level list's `start` when the level has no item (positions are 64-bit: 16-bit images may
  * have 2^32 edge slots or more). */
 constexpr uint64_t kNoLevelStart = ~uint64_t(0);

@@ -53,7 +53,7 @@ constexpr unsigned kTileThreads     = 512;       // at most, a thread per four p
 constexpr unsigned kTileBlocksPerSm = 3;         // the register budget: 2048-pixel tiles of 60 KB in 2D
 constexpr unsigned kTileCodes       = 256;       // 8-bit level codes
 constexpr unsigned kTileKeys   = 2 * kTileCodes; // sort keys: the code, plus kTileCodes if the edge leaves the tile
-constexpr uint32_t kTileRefBit      = 0x80000000u;    // a node parent that refers to a force entry (below 2^30 pixels)
+constexpr uint32_t kTileRefBit = 0x80000000u;    // a node parent that refers to a force entry (below 2^30 pixels)
 
 /** The tiling of an image for the tile stage. */
 struct TileGrid : sl::TileLayout
@@ -79,7 +79,7 @@ struct TileGrid : sl::TileLayout
       volume ? (x = 16, y = z = 8) : (x = y = 32);
     static_cast<sl::TileLayout &>(*this) = sl::TileLayout(g, x, y, z);
     const int32_t t                      = tx * ty * tz;
-    cap             = uint32_t(t);
+    cap                                  = uint32_t(t);
     for (unsigned s = 0; s < g.slots; ++s) // pixels of a tile whose slot s leaves the tile
       cap += uint32_t(t - (tx - std::abs(int(g.dx[s]))) * (ty - std::abs(int(g.dy[s]))) * (tz - int(g.dz[s])));
     shared = size_t(pixels) * (3 * 4 + 6 * 2) + 4 * (2 * kTileKeys + 1) + size_t(pixels) * g.slots * 2;
@@ -436,9 +436,9 @@ __launch_bounds__(kTileThreads, kTileBlocksPerSm)
       SetParent(gl, r);
     else
       out.nodeParent[gl] = gl;
-    out.uf[gl]         = gl;
-    out.current[gl]    = gl;
-    out.stamp[gl]      = 0xffffffffu;
+    out.uf[gl]      = gl;
+    out.current[gl] = gl;
+    out.stamp[gl]   = 0xffffffffu;
   }
   __syncthreads(); // the exported nodes' current[] below comes after
   for (uint32_t k = tid; k < nodeCount; k += blockDim.x)

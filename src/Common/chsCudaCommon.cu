@@ -141,7 +141,7 @@ CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes)
   CHS_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
   size_t f = 0, t = 0;
   CHS_CUDA_CHECK(cudaMemGetInfo(&f, &t));
-  freeBytes = f;
+  freeBytes  = f;
   totalBytes = t;
 }
 
@@ -218,8 +218,8 @@ void
 ThrowCudaError(cudaError_t error, const char * call, const char * file, int line)
 {
   cudaGetLastError(); // clear a non-sticky error so that the next run starts clean
-  throw CudaError(std::string("CUDA error ") + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
-                  ") in " + call + " at " + file + ":" + std::to_string(line));
+  throw CudaError(std::string("CUDA error ") + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ") in " +
+                  call + " at " + file + ":" + std::to_string(line));
 }
 
 DeviceScope::DeviceScope(int device)
@@ -278,7 +278,7 @@ AvailableDeviceBytes(int device)
   uint64_t reservedBytes = 0, usedBytes = 0;
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reservedBytes));
   CHS_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &usedBytes));
-  uint64_t       available = uint64_t(f) + (reservedBytes > usedBytes ? uint64_t(reservedBytes - usedBytes) : 0);
+  uint64_t available = uint64_t(f) + (reservedBytes > usedBytes ? uint64_t(reservedBytes - usedBytes) : 0);
   // With the test hook, the device has `limit` bytes free when it was set: less what the process took since.
   const uint64_t limit = g_DeviceMemoryLimit.load();
   if (!limit)
@@ -419,8 +419,8 @@ struct StagingShape
    * shapes tried on the H100 machine (bench/results/EndToEnd/, "The staging buffers' shape": downloads into pageable
    * memory 43-53 GB/s instead of 25-34; the 4096^2 alpha-tree 2 to 7.7 ms faster end to end; the watershed as
    * before, where 16 workers or non-temporal stores for uploads made it 0.2 to 0.4 ms slower). */
-  uint64_t chunk = uint64_t(4) << 20;
-  unsigned slots = 8;
+  uint64_t chunk   = uint64_t(4) << 20;
+  unsigned slots   = 8;
   unsigned workers = 8;
   /** The workers' copies out of the slots into the caller's memory (downloads) and the zeroing of host arrays
    * (ZeroHost) use non-temporal stores, which skip the read for ownership of every destination line. Copies into
@@ -500,8 +500,8 @@ public:
       const unsigned id = static_cast<unsigned>(m_Threads.size());
       m_Threads.emplace_back([this, id] { Loop(id); });
     }
-    m_Job = std::move(job);
-    m_Workers = count;
+    m_Job      = std::move(job);
+    m_Workers  = count;
     m_Finished = 0;
     m_Generation.store(m_Generation.load() + 1);
     m_Start.notify_all();
@@ -544,7 +544,7 @@ private:
   std::condition_variable       m_Done;
   std::vector<std::thread>      m_Threads; // never joined: the pool lives as long as the process
   std::function<void(unsigned)> m_Job;
-  unsigned                      m_Workers = 0;
+  unsigned                      m_Workers  = 0;
   unsigned                      m_Finished = 0;
   std::atomic<uint64_t>         m_Generation{ 0 }; // changed under m_Mutex; read without it while polling
 };
@@ -771,12 +771,14 @@ public:
         m_Stages->Produced(Offset(k), Offset(k) + Length(k), m_Bytes, m_Stream);
       Issue(k, Slot(k), device + Offset(k), cudaMemcpyDeviceToHost);
     }
-    Start([=](uint64_t k, uint64_t begin, uint64_t end) {
-      if (!WaitCompleted(k))
-        return false;
-      widen(host + (Offset(k) + begin) * ratio, Slot(k) + begin, end - begin);
-      return true;
-    });
+    Start(
+      [=](uint64_t k, uint64_t begin, uint64_t end)
+      {
+        if (!WaitCompleted(k))
+          return false;
+        widen(host + (Offset(k) + begin) * ratio, Slot(k) + begin, end - begin);
+        return true;
+      });
     for (uint64_t k = 0; k < m_Chunks; ++k)
     {
       Complete(k);
@@ -791,6 +793,7 @@ public:
     }
     Finish();
   }
+
 private:
   uint64_t
   Offset(uint64_t k) const
@@ -914,7 +917,8 @@ StreamWidened(char * out, __m128i v)
     _mm_stream_si128(reinterpret_cast<__m128i *>(out), v);
   else
   {
-    using Twice = std::conditional_t<sizeof(From) == 1, uint16_t, std::conditional_t<sizeof(From) == 2, uint32_t, uint64_t>>;
+    using Twice =
+      std::conditional_t<sizeof(From) == 1, uint16_t, std::conditional_t<sizeof(From) == 2, uint32_t, uint64_t>>;
     const __m128i zero = _mm_setzero_si128();
     __m128i       lo, hi;
     if constexpr (sizeof(From) == 1)
@@ -945,9 +949,9 @@ void
 WidenElements(char * dst, const char * src, uint64_t bytes)
 {
   const uint64_t count = bytes / sizeof(From);
-  const From *   in = reinterpret_cast<const From *>(src);
-  To *           out = reinterpret_cast<To *>(dst);
-  uint64_t       i = 0;
+  const From *   in    = reinterpret_cast<const From *>(src);
+  To *           out   = reinterpret_cast<To *>(dst);
+  uint64_t       i     = 0;
 #if defined(__SSE2__)
   while (i < count && (reinterpret_cast<uintptr_t>(out + i) & 15) != 0)
   {
@@ -956,7 +960,8 @@ WidenElements(char * dst, const char * src, uint64_t bytes)
   }
   constexpr uint64_t kVector = 16 / sizeof(From);
   for (; i + kVector <= count; i += kVector)
-    StreamWidened<From, To>(reinterpret_cast<char *>(out + i), _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i)));
+    StreamWidened<From, To>(reinterpret_cast<char *>(out + i),
+                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i)));
   _mm_sfence(); // the streaming stores are visible before the worker reports the slice done
 #endif
   for (; i < count; ++i)
@@ -1038,7 +1043,7 @@ void
 WidenOnDeviceFrom(void * dst, unsigned toBytes, const void * src, uint64_t n, cudaStream_t stream, int device)
 {
   const unsigned blocks = GridStrideBlocks(n, 256, device);
-  const auto *   in = static_cast<const TFrom *>(src);
+  const auto *   in     = static_cast<const TFrom *>(src);
   if (toBytes == 2)
     WidenKernel<<<blocks, 256, 0, stream>>>(static_cast<uint16_t *>(dst), in, n);
   else if (toBytes == 4)
@@ -1050,8 +1055,13 @@ WidenOnDeviceFrom(void * dst, unsigned toBytes, const void * src, uint64_t n, cu
 
 /** CopyToHostWidened into device memory: the zero extension runs on the device. */
 void
-WidenOnDevice(void * dst, unsigned hostBytes, const void * src, unsigned deviceBytes, uint64_t n, cudaStream_t stream,
-              int device)
+WidenOnDevice(void *       dst,
+              unsigned     hostBytes,
+              const void * src,
+              unsigned     deviceBytes,
+              uint64_t     n,
+              cudaStream_t stream,
+              int          device)
 {
   if (deviceBytes == 1)
     WidenOnDeviceFrom<uint8_t>(dst, hostBytes, src, n, stream, device);
@@ -1109,10 +1119,10 @@ Transfer(void *                   dst,
          unsigned                 deviceBytes = 1,
          Stages *                 stages      = nullptr)
 {
-  const unsigned               ratio = hostBytes / deviceBytes;
+  const unsigned               ratio   = hostBytes / deviceBytes;
   Staging &                    staging = TheStaging();
   std::unique_lock<std::mutex> lock(staging.mutex, std::defer_lock);
-  const void * host = kind == cudaMemcpyHostToDevice ? src : dst;
+  const void *                 host = kind == cudaMemcpyHostToDevice ? src : dst;
   // The paths that copy in one piece: the stages' work all before a download, all after an upload.
   const auto before = [&]
   {
@@ -1239,10 +1249,21 @@ CopyToHost(void * host, const void * device, uint64_t bytes, cudaStream_t stream
 }
 
 void
-CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, unsigned deviceElementBytes,
-                  uint64_t elements, cudaStream_t stream, const ExecutionContext & context)
+CopyToHostWidened(void *                   host,
+                  unsigned                 hostElementBytes,
+                  const void *             device,
+                  unsigned                 deviceElementBytes,
+                  uint64_t                 elements,
+                  cudaStream_t             stream,
+                  const ExecutionContext & context)
 {
-  Transfer(host, device, elements * deviceElementBytes, cudaMemcpyDeviceToHost, stream, context, hostElementBytes,
+  Transfer(host,
+           device,
+           elements * deviceElementBytes,
+           cudaMemcpyDeviceToHost,
+           stream,
+           context,
+           hostElementBytes,
            deviceElementBytes);
 }
 
@@ -1265,7 +1286,7 @@ ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context)
   const unsigned       workers   = StagingWorkers(context.hostThreads, shape);
   const uint64_t       slice     = (bytes + workers - 1) / workers;
   const bool           streaming = shape.streaming;
-  WorkerPool &   pool      = TheWorkerPool();
+  WorkerPool &         pool      = TheWorkerPool();
   pool.Run(workers,
            [=](unsigned id)
            {

@@ -48,8 +48,8 @@ private:
  * (ReserveDeviceMemory): a run holds no more than it reserved (checked, see testing::DeviceMemoryOverruns). */
 struct MemoryTracker
 {
-  uint64_t current = 0;
-  uint64_t peak = 0;
+  uint64_t current  = 0;
+  uint64_t peak     = 0;
   uint64_t reserved = 0;
   /** What the run is, for the messages ("the watershed of 512 x 512 x 512 voxels"). */
   std::string what;
@@ -97,8 +97,8 @@ public:
 
 private:
   void *          m_Pointer = nullptr;
-  uint64_t        m_Bytes = 0;
-  cudaStream_t    m_Stream = nullptr;
+  uint64_t        m_Bytes   = 0;
+  cudaStream_t    m_Stream  = nullptr;
   MemoryTracker * m_Tracker = nullptr;
 };
 
@@ -108,7 +108,8 @@ class DeviceBuffer : public RawDeviceBuffer
 public:
   DeviceBuffer(uint64_t count, cudaStream_t stream, MemoryTracker * tracker)
     : RawDeviceBuffer(count * sizeof(T), stream, tracker)
-  {}
+  {
+  }
   T *
   get() const
   {
@@ -136,7 +137,7 @@ public:
 private:
   cudaStream_t m_Stream;
   cudaEvent_t  m_Start = nullptr;
-  cudaEvent_t  m_Stop = nullptr;
+  cudaEvent_t  m_Stop  = nullptr;
 };
 
 /** Copies `bytes` from host memory to device memory (ToDevice) or back, and returns when the copy is complete.
@@ -190,8 +191,13 @@ PrewakeHostThreads(uint64_t bytes, const ExecutionContext & context);
  * `hostElementBytes` (at least as wide) on the host, zero-extending them on the host threads that empty the staging
  * buffers: a narrow copy of wide labels crosses the link in fewer bytes. */
 void
-CopyToHostWidened(void * host, unsigned hostElementBytes, const void * device, unsigned deviceElementBytes,
-                  uint64_t elements, cudaStream_t stream, const ExecutionContext & context);
+CopyToHostWidened(void *                   host,
+                  unsigned                 hostElementBytes,
+                  const void *             device,
+                  unsigned                 deviceElementBytes,
+                  uint64_t                 elements,
+                  cudaStream_t             stream,
+                  const ExecutionContext & context);
 
 /** Writes `bytes` zero bytes at host address `host`, on the staging buffers' host threads when it is large (one
  * thread writes some 10 GB/s). */

@@ -63,7 +63,7 @@ FollowToRoot(uint32_t * P, uint32_t x)
     if (gp == p)
       return p;
     L[r] = gp;
-    r = gp;
+    r    = gp;
   }
 }
 
@@ -82,8 +82,8 @@ Unite(T * P, T a, T b, T * linked = nullptr, Map at = {})
     if (a < b)
     {
       const T t = a;
-      a = b;
-      b = t;
+      a         = b;
+      b         = t;
     }
     const T old = atomicMin(P + at(a), b);
     if (old == a)
@@ -267,8 +267,12 @@ FindNaNKernel(const T * p, uint64_t count, unsigned long long * first)
 /** The first NaN (with `infinite`: the first NaN or infinite value) among `count` values, or count. */
 template <typename T>
 uint64_t
-FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, int device,
-         bool infinite = false)
+FirstNaN(const T *               d,
+         uint64_t                count,
+         cudaStream_t            stream,
+         detail::MemoryTracker & tracker,
+         int                     device,
+         bool                    infinite = false)
 {
   detail::DeviceBuffer<unsigned long long> first(1, stream, &tracker);
   const unsigned long long                 none = count;
@@ -288,8 +292,7 @@ FirstNaN(const T * d, uint64_t count, cudaStream_t stream, detail::MemoryTracker
  * NaN), naming the first such pixel of `n` pixels of `c` components. */
 template <typename T>
 void
-CheckFinitePixels(const T * d, uint64_t n, unsigned c, cudaStream_t stream, detail::MemoryTracker & tracker,
-                  int device)
+CheckFinitePixels(const T * d, uint64_t n, unsigned c, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
 {
   const uint64_t bad = FirstNaN(d, n * c, stream, tracker, device, true);
   if (bad == n * c)

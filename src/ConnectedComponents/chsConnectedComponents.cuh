@@ -64,11 +64,13 @@ template <int Axis, class TileT, typename I>
 dim3
 FaceGrid(const Extent<I> & e)
 {
-  const auto     cap = [](uint64_t v) { return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(v, 65535))); };
+  const auto cap = [](uint64_t v)
+  { return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(v, 65535))); };
   const uint64_t threads = kBoundaryThreads;
   if (Axis == 0)
     return dim3(static_cast<unsigned>(std::min<uint64_t>((uint64_t(e.ny) * e.nz + threads - 1) / threads, 1u << 20)),
-                cap((e.nx - 1) / kTileX), 1);
+                cap((e.nx - 1) / kTileX),
+                1);
   if (Axis == 1)
     return dim3(static_cast<unsigned>((e.nx + threads - 1) / threads), cap((e.ny - 1) / TileT::Y), cap(e.nz));
   return dim3(static_cast<unsigned>((e.nx + threads - 1) / threads), cap(e.ny), cap((e.nz - 1) / TileT::Z));
@@ -101,13 +103,13 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
 {
   LocalMergeKernel<Op, Full, I, TileT><<<TileGrid<TileT>(e), kLocalThreads, 0, stream>>>(op, parent, e, chunkRoots);
   CHS_CUDA_CHECK_LAUNCH("LocalMergeKernel");
-  FaceLaunch     launch{};
-  const dim3     grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
-  const bool     faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
-  uint64_t       total = 0;
+  FaceLaunch launch{};
+  const dim3 grids[3] = { FaceGrid<0, TileT>(e), FaceGrid<1, TileT>(e), FaceGrid<2, TileT>(e) };
+  const bool faces[3] = { HasFaces<0, TileT>(e), HasFaces<1, TileT>(e), HasFaces<2, TileT>(e) };
+  uint64_t   total    = 0;
   for (int a = 0; a < 3; ++a)
   {
-    launch.grid[a] = grids[a];
+    launch.grid[a]  = grids[a];
     launch.first[a] = static_cast<unsigned>(total);
     if (faces[a])
       total += uint64_t(grids[a].x) * grids[a].y * grids[a].z;
@@ -117,8 +119,8 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
   if (total > 0x7fffffffull)
     throw std::invalid_argument("chs: too many tile faces for one boundary launch");
   launch.first[3] = static_cast<unsigned>(total);
-  BoundaryMergeKernel<Op, Full, I, TileT><<<static_cast<unsigned>(total), kBoundaryThreads, 0, stream>>>(
-    op, parent, e, chunkRoots, launch);
+  BoundaryMergeKernel<Op, Full, I, TileT>
+    <<<static_cast<unsigned>(total), kBoundaryThreads, 0, stream>>>(op, parent, e, chunkRoots, launch);
   CHS_CUDA_CHECK_LAUNCH("BoundaryMergeKernel");
 }
 
@@ -135,8 +137,14 @@ LaunchMerge(const Op & op, I * parent, const Extent<I> & e, I * chunkRoots, cuda
 /** The merge of the runs' union-find (binary images, ChooseNodePath): local merge and boundary pass. */
 template <typename TPixel, bool Full, typename I, typename V, class TileT>
 void
-LaunchNodeMerge(const BinaryOp<TPixel> & op, I * slots, unsigned * masks, const Extent<I> & e, I * chunkRoots,
-                unsigned words, int device, cudaStream_t stream)
+LaunchNodeMerge(const BinaryOp<TPixel> & op,
+                I *                      slots,
+                unsigned *               masks,
+                const Extent<I> &        e,
+                I *                      chunkRoots,
+                unsigned                 words,
+                int                      device,
+                cudaStream_t             stream)
 {
   const I half = I(words) * kHalfRow;
   BinaryLocalMergeKernel<TPixel, Full, I, V, TileT>
@@ -160,9 +168,9 @@ TileRows(const Grid & grid)
 inline bool
 NodePathFits(const Grid & grid, unsigned pixelBytes, unsigned labelBytes, unsigned nodeBytes)
 {
-  const uint64_t n = grid.NumberOfVoxels();
+  const uint64_t n     = grid.NumberOfVoxels();
   const uint64_t words = TileRows(grid);
-  const uint64_t work = words * (kNodesPerRow * nodeBytes + sizeof(unsigned));
+  const uint64_t work  = words * (kNodesPerRow * nodeBytes + sizeof(unsigned));
   return grid.size[0] >= kTileX && words < (uint64_t(1) << 31) &&
          work <= n * labelBytes + std::min<uint64_t>(n * labelBytes, n * pixelBytes);
 }
@@ -190,21 +198,22 @@ RunNodes(const TPixel *                       input,
          bool                                 offsetLabels)
 {
   using detail::DeviceBuffer;
-  const uint64_t        n = grid.NumberOfVoxels();
-  const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
-  const int             device = context.device;
-  const auto            progress = [&](float f) {
+  const uint64_t     n        = grid.NumberOfVoxels();
+  const cudaStream_t stream   = static_cast<cudaStream_t>(context.stream);
+  const int          device   = context.device;
+  const auto         progress = [&](float f)
+  {
     if (context.progress)
       context.progress(f);
   };
   detail::MemoryTracker tracker;
-  const unsigned        words = static_cast<unsigned>(TileRows(grid));
+  const unsigned        words      = static_cast<unsigned>(TileRows(grid));
   const uint64_t        chunks     = (uint64_t(words) + kNodeChunkRows - 1) / kNodeChunkRows;
-  const I               base = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
-  const bool            wantStats = parameters.computeStatistics && statistics != nullptr;
+  const I               base       = offsetLabels ? I(uint64_t(words) * kNodesPerRow) : TagBit<I>();
+  const bool            wantStats  = parameters.computeStatistics && statistics != nullptr;
   const bool            countFirst = wantStats || offsetLabels || sizeof(I) == 8;
   // The labels' buffer comes first, outside the timed kernels, where the slots and masks fit in a label-sized buffer.
-  const bool            labelsFirst = uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) <= n * sizeof(TLabel);
+  const bool labelsFirst = uint64_t(words) * (kNodesPerRow * sizeof(I) + sizeof(unsigned)) <= n * sizeof(TLabel);
 
   {
     // The input and mask are freed for the labels where those come after the merge.
@@ -218,7 +227,7 @@ RunNodes(const TPixel *                       input,
   }
   detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
   auto                   dInput = std::make_unique<DeviceBuffer<TPixel>>(n, stream, &tracker);
-  auto                   dMask = std::make_unique<DeviceBuffer<uint8_t>>(mask ? n : 0, stream, &tracker);
+  auto                   dMask  = std::make_unique<DeviceBuffer<uint8_t>>(mask ? n : 0, stream, &tracker);
   DeviceBuffer<I>        dSlots(uint64_t(words) * kNodesPerRow, stream, &tracker);
   DeviceBuffer<unsigned> dMasks(words, stream, &tracker);
   DeviceBuffer<I>        dChunkCount(chunks, stream, &tracker);
@@ -237,9 +246,10 @@ RunNodes(const TPixel *                       input,
   timer.Start();
   const Extent<I>        e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
   const BinaryOp<TPixel> op{ dInput->get(), mask ? dMask->get() : nullptr };
-  const auto             merge = [&](auto full, auto tile) {
-    LaunchNodeMerge<TPixel, decltype(full)::value, I, V, decltype(tile)>(op, dSlots.get(), dMasks.get(), e,
-                                                                          dChunkCount.get(), words, device, stream);
+  const auto             merge = [&](auto full, auto tile)
+  {
+    LaunchNodeMerge<TPixel, decltype(full)::value, I, V, decltype(tile)>(
+      op, dSlots.get(), dMasks.get(), e, dChunkCount.get(), words, device, stream);
   };
   if (e.nz == 1)
     parameters.fullyConnected ? merge(std::true_type{}, BinaryTile2D{}) : merge(std::false_type{}, BinaryTile2D{});
@@ -267,29 +277,30 @@ Run(const TPixel *                       input,
     RunInfo *                            info)
 {
   using detail::DeviceBuffer;
-  const uint64_t       n = grid.NumberOfVoxels();
-  const cudaStream_t   stream = static_cast<cudaStream_t>(context.stream);
-  const int            device = context.device;
+  const uint64_t        n      = grid.NumberOfVoxels();
+  const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
+  const int             device = context.device;
   detail::MemoryTracker tracker;
-  auto                 progress = [&](float f) {
+  auto                  progress = [&](float f)
+  {
     if (context.progress)
       context.progress(f);
   };
 
-  const bool     inPlace      = LabelsInPlace<TLabel, I>(n); // no labels' buffer: they are written over the parents
-  const uint64_t chunks       = (n + kChunk - 1) >> kChunkShift;
-  tracker.what                = detail::DescribeRun("connected-components labeling", grid);
+  const bool     inPlace = LabelsInPlace<TLabel, I>(n); // no labels' buffer: they are written over the parents
+  const uint64_t chunks  = (n + kChunk - 1) >> kChunkShift;
+  tracker.what           = detail::DescribeRun("connected-components labeling", grid);
   detail::ReserveDeviceMemory(tracker,
                               n * (sizeof(TPixel) + (mask ? 1 : 0) + sizeof(I) + (inPlace ? 0 : sizeof(TLabel))) +
                                 2 * chunks * sizeof(I) + detail::ScanScratchBytes(chunks),
                               device);
   detail::PrewakeHostThreads(n * sizeof(TPixel), context); // they start while the device memory is allocated
-  DeviceBuffer<TPixel>             dInput(n, stream, &tracker);
+  DeviceBuffer<TPixel>  dInput(n, stream, &tracker);
   DeviceBuffer<uint8_t> dMask(mask ? n : 0, stream, &tracker);
-  DeviceBuffer<I>                  dParent(n, stream, &tracker);
-  DeviceBuffer<TLabel>             dLabels(inPlace ? 0 : n, stream, &tracker);
-  DeviceBuffer<I>                  dChunkCount(chunks, stream, &tracker);
-  DeviceBuffer<I>                  dChunkOffset(chunks, stream, &tracker);
+  DeviceBuffer<I>       dParent(n, stream, &tracker);
+  DeviceBuffer<TLabel>  dLabels(inPlace ? 0 : n, stream, &tracker);
+  DeviceBuffer<I>       dChunkCount(chunks, stream, &tracker);
+  DeviceBuffer<I>       dChunkOffset(chunks, stream, &tracker);
   detail::CopyToDevice(dInput.get(), input, n * sizeof(TPixel), stream, context);
   if (mask)
     detail::CopyToDevice(dMask.get(), mask, n, stream, context);
@@ -300,7 +311,7 @@ Run(const TPixel *                       input,
   detail::EventTimer timer(stream);
   timer.Start();
   const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
-  const uint8_t *  dm = mask ? dMask.get() : nullptr;
+  const uint8_t * dm = mask ? dMask.get() : nullptr;
   if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
@@ -345,12 +356,13 @@ Label(const TPixel *                       input,
   {
     // Nodes: 32-bit below 2^31 (labels above the tag bit), 32-bit with offset labels below 2^32 (the voxel indices
     // are 64-bit there), else 64-bit; forceWideIndex and forceOffsetLabels take the wider ones on small images.
-    const uint64_t nodes = cc::TileRows(grid) * cc::kNodesPerRow;
-    const bool     wide = nodes > 0xffffffffull - 64 || parameters.forceWideIndex;
+    const uint64_t nodes  = cc::TileRows(grid) * cc::kNodesPerRow;
+    const bool     wide   = nodes > 0xffffffffull - 64 || parameters.forceWideIndex;
     const bool     offset = !wide && (nodes > (uint64_t(1) << 31) - 64 || parameters.forceOffsetLabels);
-    const auto     run = [&](auto node, auto voxel, bool offsetLabels) {
-      return cc::RunNodes<TPixel, TLabel, decltype(node), decltype(voxel)>(input, mask, labels, grid, parameters,
-                                                                           statistics, context, info, offsetLabels);
+    const auto     run    = [&](auto node, auto voxel, bool offsetLabels)
+    {
+      return cc::RunNodes<TPixel, TLabel, decltype(node), decltype(voxel)>(
+        input, mask, labels, grid, parameters, statistics, context, info, offsetLabels);
     };
     if (!wide && cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 4))
     {
@@ -361,7 +373,8 @@ Label(const TPixel *                       input,
         return run(uint32_t{}, uint64_t{}, true);
       }
       catch (const cc::NodeLabelsDoNotFit &)
-      {} // too many objects for offset labels: 64-bit nodes
+      {
+      } // too many objects for offset labels: 64-bit nodes
     }
     if (cc::NodePathFits(grid, sizeof(TPixel), sizeof(TLabel), 8))
       return run((unsigned long long){}, uint64_t{}, false);
@@ -400,10 +413,16 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
 
 } // namespace chs
 
-#define CHS_INSTANTIATE_CC_CUDA(TPixel, TLabel)                                                                     \
-  template CudaHierarchicalSegmentation_EXPORT uint64_t chs::LabelConnectedComponentsCUDA<TPixel, TLabel>(        \
-    const TPixel *, const uint8_t *, TLabel *, const chs::Grid &, const chs::ConnectedComponentParameters &,       \
-    chs::ConnectedComponentStatistics *, const chs::ExecutionContext &, chs::RunInfo *)
+#define CHS_INSTANTIATE_CC_CUDA(TPixel, TLabel)                                                                        \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t chs::LabelConnectedComponentsCUDA<TPixel, TLabel>(             \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    TLabel *,                                                                                                          \
+    const chs::Grid &,                                                                                                 \
+    const chs::ConnectedComponentParameters &,                                                                         \
+    chs::ConnectedComponentStatistics *,                                                                               \
+    const chs::ExecutionContext &,                                                                                     \
+    chs::RunInfo *)
 
 /** Declares an instantiation that another translation unit compiles (it is not instantiated where this is seen). */
 #define CHS_EXTERN_CC_CUDA(TPixel, TLabel)                                                                             \

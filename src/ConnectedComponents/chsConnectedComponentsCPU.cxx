@@ -15,7 +15,8 @@ LabelOverflowError::LabelOverflowError(uint64_t count, uint64_t maximum)
                        " objects, more than the largest value of the output label type (" + std::to_string(maximum) +
                        "); choose a wider label type")
   , objectCount(count)
-{}
+{
+}
 
 namespace
 {
@@ -27,7 +28,7 @@ Find(std::vector<I> & parent, I a)
   while (parent[a] != a)
   {
     parent[a] = parent[parent[a]]; // path halving
-    a = parent[a];
+    a         = parent[a];
   }
   return a;
 }
@@ -42,10 +43,11 @@ Label(const TPixel *                       input,
       ConnectedComponentStatistics *       statistics)
 {
   const uint64_t nx = grid.size[0], ny = grid.size[1], nz = grid.size[2];
-  const uint64_t n = grid.NumberOfVoxels();
+  const uint64_t n      = grid.NumberOfVoxels();
   const bool     binary = parameters.mode == ConnectedComponentMode::Binary;
-  const I        none = ~I(0);
-  auto           active = [&](uint64_t i) {
+  const I        none   = ~I(0);
+  auto           active = [&](uint64_t i)
+  {
     const bool inside = mask == nullptr || mask[i] != 0;
     return binary ? inside && input[i] != TPixel(0) : inside;
   };
@@ -62,7 +64,7 @@ Label(const TPixel *                       input,
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx)
       {
-        const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+        const int  nonzero  = (dx != 0) + (dy != 0) + (dz != 0);
         const bool backward = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
         if (backward && (parameters.fullyConnected ? nonzero >= 1 : nonzero == 1))
           offsets.push_back({ dx, dy, dz });
@@ -112,8 +114,8 @@ Label(const TPixel *                       input,
     statistics->maximum.assign(3 * count, 0);
   }
   // Roots come before the rest of their object in raster order, so their label is known when a member needs it.
-  uint64_t              rank = 0;
-  i = 0;
+  uint64_t rank = 0;
+  i             = 0;
   progress.Start(1, n);
   for (uint64_t z = 0; z < nz; ++z)
     for (uint64_t y = 0; y < ny; ++y)
@@ -129,14 +131,14 @@ Label(const TPixel *                       input,
         uint64_t k;
         if (r == i)
         {
-          k = rank++;
+          k         = rank++;
           labels[i] = static_cast<TLabel>(ObjectLabel(k, parameters.backgroundLabel));
         }
         else
         {
-          labels[i] = labels[r];
+          labels[i]        = labels[r];
           const uint64_t l = static_cast<uint64_t>(labels[r]);
-          k = (parameters.backgroundLabel >= 0 && l > uint64_t(parameters.backgroundLabel)) ? l - 1 : l;
+          k                = (parameters.backgroundLabel >= 0 && l > uint64_t(parameters.backgroundLabel)) ? l - 1 : l;
         }
         if (wantStats)
         {
@@ -173,18 +175,34 @@ LabelConnectedComponentsCPU(const TPixel *                       input,
   return Label<TPixel, TLabel, uint64_t>(input, mask, labels, grid, parameters, statistics);
 }
 
-#define CHS_INSTANTIATE_CC_CPU(TPixel)                                                                              \
-  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint8_t>(             \
-    const TPixel *, const uint8_t *, uint8_t *, const Grid &, const ConnectedComponentParameters &,                 \
-    ConnectedComponentStatistics *);                                                                               \
-  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint16_t>(            \
-    const TPixel *, const uint8_t *, uint16_t *, const Grid &, const ConnectedComponentParameters &,               \
-    ConnectedComponentStatistics *);                                                                               \
-  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint32_t>(            \
-    const TPixel *, const uint8_t *, uint32_t *, const Grid &, const ConnectedComponentParameters &,               \
-    ConnectedComponentStatistics *);                                                                               \
-  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint64_t>(            \
-    const TPixel *, const uint8_t *, uint64_t *, const Grid &, const ConnectedComponentParameters &,               \
+#define CHS_INSTANTIATE_CC_CPU(TPixel)                                                                                 \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint8_t>(                  \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    uint8_t *,                                                                                                         \
+    const Grid &,                                                                                                      \
+    const ConnectedComponentParameters &,                                                                              \
+    ConnectedComponentStatistics *);                                                                                   \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint16_t>(                 \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    uint16_t *,                                                                                                        \
+    const Grid &,                                                                                                      \
+    const ConnectedComponentParameters &,                                                                              \
+    ConnectedComponentStatistics *);                                                                                   \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint32_t>(                 \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    uint32_t *,                                                                                                        \
+    const Grid &,                                                                                                      \
+    const ConnectedComponentParameters &,                                                                              \
+    ConnectedComponentStatistics *);                                                                                   \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint64_t>(                 \
+    const TPixel *,                                                                                                    \
+    const uint8_t *,                                                                                                   \
+    uint64_t *,                                                                                                        \
+    const Grid &,                                                                                                      \
+    const ConnectedComponentParameters &,                                                                              \
     ConnectedComponentStatistics *)
 
 CHS_INSTANTIATE_CC_CPU(uint8_t);

@@ -13,12 +13,12 @@ namespace chs
 namespace cc
 {
 
-constexpr int kTileX = 32; // one warp per tile row
-constexpr int kLocalThreads = 256;
-constexpr int kLocalWarps = kLocalThreads / 32;
-constexpr int kMaxTileVoxels = 8192; // the binary local merge's 3D tile (32 KiB of shared parents)
-constexpr int kBoundaryThreads = 256;
-constexpr int kFinalizeThreads = 256;
+constexpr int kTileX            = 32; // one warp per tile row
+constexpr int kLocalThreads     = 256;
+constexpr int kLocalWarps       = kLocalThreads / 32;
+constexpr int kMaxTileVoxels    = 8192; // the binary local merge's 3D tile (32 KiB of shared parents)
+constexpr int kBoundaryThreads  = 256;
+constexpr int kFinalizeThreads  = 256;
 constexpr int kRootLabelThreads = 256;
 
 /** Image extent in the index type: 32-bit arithmetic (cheap divisions) below 2^32 voxels. */
@@ -34,9 +34,9 @@ struct Extent
 template <int TY, int TZ>
 struct Tile
 {
-  static constexpr int Y = TY;
-  static constexpr int Z = TZ;
-  static constexpr int Rows = TY * TZ;
+  static constexpr int Y      = TY;
+  static constexpr int Z      = TZ;
+  static constexpr int Rows   = TY * TZ;
   static constexpr int Voxels = kTileX * TY * TZ;
   static_assert(Voxels <= kMaxTileVoxels, "tile too large for the shared arrays");
 };
@@ -54,7 +54,7 @@ using BinaryTile2D = Tile<128, 1>;
  * local root linked across a tile face. A scan of the counts numbers the roots and gives their total. Counts have
  * the index type: a 4.6e9-voxel checkerboard has more than 2^32 roots. */
 constexpr int kChunkShift = 12;
-constexpr int kChunk = 1 << kChunkShift;
+constexpr int kChunk      = 1 << kChunkShift;
 
 template <typename I>
 __host__ __device__ constexpr I
@@ -103,7 +103,8 @@ struct BinaryOp
 
 template <class Op>
 struct IsBinaryOp : std::false_type
-{};
+{
+};
 template <typename T>
 struct IsBinaryOp<BinaryOp<T>> : std::true_type
 {
@@ -166,8 +167,8 @@ RunPairs(unsigned m, unsigned n, unsigned & a, unsigned & c)
   if (!Full)
   {
     const unsigned overlap = m & n;
-    a = overlap & ~(overlap << 1);
-    c = 0;
+    a                      = overlap & ~(overlap << 1);
+    c                      = 0;
     return;
   }
   a = m & ~(m << 1) & (n | (n << 1));

@@ -16,7 +16,7 @@ namespace cc
 
 struct StatisticsPointers
 {
-  unsigned long long * count = nullptr;
+  unsigned long long * count   = nullptr;
   unsigned *           minimum = nullptr;
   unsigned *           maximum = nullptr;
 };
@@ -38,25 +38,30 @@ AtomicMaxIfLarger(unsigned * a, unsigned v)
  * (the warp primitives need all 32): `foreground` is false for background voxels and for threads past the end. */
 template <typename I, typename TLabel>
 __device__ __forceinline__ void
-AccumulateStatistics(TLabel label, bool foreground, uint64_t i, I nx, I ny, long long background,
+AccumulateStatistics(TLabel                     label,
+                     bool                       foreground,
+                     uint64_t                   i,
+                     I                          nx,
+                     I                          ny,
+                     long long                  background,
                      const StatisticsPointers & stats)
 {
   const unsigned long long lab = static_cast<unsigned long long>(label);
-  const unsigned long long k = (background >= 0 && lab > static_cast<unsigned long long>(background)) ? lab - 1 : lab;
+  const unsigned long long k   = (background >= 0 && lab > static_cast<unsigned long long>(background)) ? lab - 1 : lab;
   const unsigned long long key = foreground ? k : ~0ull;
   const unsigned           peers = __match_any_sync(0xffffffffu, key);
-  const unsigned           lane = threadIdx.x & 31;
+  const unsigned           lane  = threadIdx.x & 31;
   if (!foreground)
     return;
   const I        row = static_cast<I>(i) / nx;
-  const unsigned x = static_cast<unsigned>(static_cast<I>(i) - row * nx);
-  const unsigned y = static_cast<unsigned>(row % ny);
-  const unsigned z = static_cast<unsigned>(row / ny);
+  const unsigned x   = static_cast<unsigned>(static_cast<I>(i) - row * nx);
+  const unsigned y   = static_cast<unsigned>(row % ny);
+  const unsigned z   = static_cast<unsigned>(row / ny);
   if ((__ffs(peers) - 1) == int(lane))
     atomicAdd(stats.count + k, static_cast<unsigned long long>(__popc(peers)));
   // Only the ends of a run of the same label in one row touch the bounding box.
   const bool first = lane == 0 || !((peers >> (lane - 1)) & 1u) || x == 0;
-  const bool last = lane == 31 || !((peers >> (lane + 1)) & 1u) || x + 1 == nx;
+  const bool last  = lane == 31 || !((peers >> (lane + 1)) & 1u) || x + 1 == nx;
   if (first)
   {
     AtomicMinIfSmaller(stats.minimum + 3 * k + 0, x);
@@ -70,13 +75,14 @@ AccumulateStatistics(TLabel label, bool foreground, uint64_t i, I nx, I ny, long
 }
 
 template <typename I, typename TLabel, bool Stats>
-__global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *          parent,
-                                                                   TLabel *           labels,
-                                                                   uint64_t           n,
-                                                                   I                  nx,
-                                                                   I                  ny,
-                                                                   long long          background,
-                                                                   StatisticsPointers stats)
+__global__ void
+__launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *          parent,
+                                                   TLabel *           labels,
+                                                   uint64_t           n,
+                                                   I                  nx,
+                                                   I                  ny,
+                                                   long long          background,
+                                                   StatisticsPointers stats)
 {
   // Four voxels a thread per step, their first two reads issued before any walk, so that more reads are in flight.
   constexpr int  kItems = 4;
@@ -89,7 +95,7 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
     for (int k = 0; k < kItems; ++k)
     {
       const uint64_t i = base + uint64_t(k) * blockDim.x + threadIdx.x;
-      p[k] = i < n ? parent[i] : Sentinel<I>();
+      p[k]             = i < n ? parent[i] : Sentinel<I>();
     }
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
@@ -97,16 +103,16 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
     {
-      const uint64_t i = base + uint64_t(k) * blockDim.x + threadIdx.x;
+      const uint64_t i          = base + uint64_t(k) * blockDim.x + threadIdx.x;
       const bool     foreground = p[k] != Sentinel<I>();
-      TLabel         label = static_cast<TLabel>(background);
+      TLabel         label      = static_cast<TLabel>(background);
       if (foreground)
       {
-        I r = p[k];
+        I r    = p[k];
         I next = pr[k];
         while (next != r)
         {
-          r = next;
+          r    = next;
           next = parent[r];
         }
         label = labels[r]; // the scan left each root its own label; roots rewrite the same value
@@ -123,13 +129,13 @@ __global__ void __launch_bounds__(kFinalizeThreads) FinalizeKernel(const I *    
  * follows each to its root and writes the root's label. Fewer instructions a voxel than FinalizeKernel, whose
  * statistics need one voxel a lane. */
 template <typename I, typename TLabel>
-__global__ void __launch_bounds__(kFinalizeThreads)
+__global__ void
+__launch_bounds__(kFinalizeThreads)
   FinalizeVectorKernel(const I * parent, TLabel * labels, uint64_t n, long long background)
 {
-  constexpr int  V = 16 / sizeof(I);
+  constexpr int  V       = 16 / sizeof(I);
   const uint64_t vectors = (n + V - 1) / V;
-  for (uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
-       t += uint64_t(gridDim.x) * blockDim.x)
+  for (uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors; t += uint64_t(gridDim.x) * blockDim.x)
   {
     const uint64_t first = t * V;
     I              p[V];
@@ -181,7 +187,7 @@ template <typename TLabel>
 __host__ __device__ __forceinline__ unsigned
 TransferWidth(unsigned long long count, long long background)
 {
-  const unsigned long long bg = static_cast<unsigned long long>(static_cast<TLabel>(background));
+  const unsigned long long bg  = static_cast<unsigned long long>(static_cast<TLabel>(background));
   const unsigned long long top = count > bg ? count : bg;
   for (unsigned w = 1; w < sizeof(TLabel) && w <= 4; w *= 2)
     if (top < (1ull << (8 * w)))
@@ -217,11 +223,11 @@ template <typename TLabel, typename TNarrow>
 __device__ __forceinline__ void
 NarrowLabels(const TLabel * labels, TNarrow * narrow, uint64_t n)
 {
-  constexpr int  V = 16 / sizeof(TLabel);
-  using Store = typename VectorOfBytes<V * sizeof(TNarrow)>::Type;
+  constexpr int V        = 16 / sizeof(TLabel);
+  using Store            = typename VectorOfBytes<V * sizeof(TNarrow)>::Type;
   const uint64_t vectors = n / V;
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  const uint64_t first = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint64_t stride  = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t first   = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (uint64_t t = first; t < vectors; t += stride)
   {
     const uint4 w = reinterpret_cast<const uint4 *>(labels)[t];
@@ -243,12 +249,15 @@ NarrowLabels(const TLabel * labels, TNarrow * narrow, uint64_t n)
  * nothing when the labels' own type is the narrowest. The count is read on the device, so the kernel is queued
  * behind the final link without waiting for the host. */
 template <typename I, typename TLabel>
-__global__ void __launch_bounds__(kFinalizeThreads)
-  NarrowLabelsKernel(const TLabel * labels, void * narrow, uint64_t n, const I * lastOffset, const I * lastCount,
-                     long long background)
+__global__ void
+__launch_bounds__(kFinalizeThreads) NarrowLabelsKernel(const TLabel * labels,
+                                                       void *         narrow,
+                                                       uint64_t       n,
+                                                       const I *      lastOffset,
+                                                       const I *      lastCount,
+                                                       long long      background)
 {
-  const unsigned width =
-    TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
+  const unsigned width = TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
   if constexpr (sizeof(TLabel) > 1)
     if (width == 1)
       NarrowLabels(labels, static_cast<uint8_t *>(narrow), n);
@@ -268,11 +277,11 @@ template <typename I, typename TNarrow>
 __device__ __forceinline__ void
 FinalizeTagged(const I * parent, TNarrow * labels, uint64_t begin, uint64_t end, long long background)
 {
-  constexpr int V = 16 / sizeof(I);
-  constexpr int kStoreBytes = V * sizeof(TNarrow) <= 16 ? V * sizeof(TNarrow) : 16; // 8-byte labels, 4-byte index:
-  using Store = typename VectorOfBytes<kStoreBytes>::Type;                         // two stores
+  constexpr int V            = 16 / sizeof(I);
+  constexpr int kStoreBytes  = V * sizeof(TNarrow) <= 16 ? V * sizeof(TNarrow) : 16; // 8-byte labels, 4-byte index:
+  using Store                = typename VectorOfBytes<kStoreBytes>::Type;            // two stores
   const uint64_t firstVector = begin / V;
-  const uint64_t vectors = (end + V - 1) / V;
+  const uint64_t vectors     = (end + V - 1) / V;
   for (uint64_t t = firstVector + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < vectors;
        t += uint64_t(gridDim.x) * blockDim.x)
   {
@@ -314,12 +323,15 @@ FinalizeTagged(const I * parent, TNarrow * labels, uint64_t begin, uint64_t end,
  * the device): the labels buffer then holds labels of 1, 2, 4 or sizeof(TLabel) bytes, which the download widens.
  * Writes half or a quarter of the bytes of full-width labels, and needs no narrowing pass. */
 template <typename I, typename TLabel>
-__global__ void __launch_bounds__(kFinalizeThreads)
-  FinalizeNarrowKernel(const I * parent, void * labels, uint64_t n, const I * lastOffset, const I * lastCount,
-                       long long background)
+__global__ void
+__launch_bounds__(kFinalizeThreads) FinalizeNarrowKernel(const I * parent,
+                                                         void *    labels,
+                                                         uint64_t  n,
+                                                         const I * lastOffset,
+                                                         const I * lastCount,
+                                                         long long background)
 {
-  const unsigned width =
-    TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
+  const unsigned width = TransferWidth<TLabel>(static_cast<unsigned long long>(*lastOffset) + *lastCount, background);
   if (width == 1)
     FinalizeTagged(parent, static_cast<uint8_t *>(labels), 0, n, background);
   if constexpr (sizeof(TLabel) >= 2)
@@ -334,7 +346,8 @@ __global__ void __launch_bounds__(kFinalizeThreads)
 }
 
 template <typename I, typename TNarrow>
-__global__ void __launch_bounds__(kFinalizeThreads)
+__global__ void
+__launch_bounds__(kFinalizeThreads)
   FinalizeRangeKernel(const I * parent, TNarrow * labels, uint64_t begin, uint64_t end, long long background)
 {
   FinalizeTagged(parent, labels, begin, end, background);
@@ -358,36 +371,40 @@ std::vector<LabelRange>
 PlanLabelRanges(I * parent, void * input, uint64_t inputBytes, uint64_t n, unsigned width)
 {
   std::vector<LabelRange> ranges;
-  uint64_t                top = n;
-  void *                  space = input;
+  uint64_t                top      = n;
+  void *                  space    = input;
   uint64_t                capacity = inputBytes;
   while (top > 0)
   {
-    const uint64_t fits = std::min<uint64_t>(top, capacity / width);
+    const uint64_t fits  = std::min<uint64_t>(top, capacity / width);
     const uint64_t begin = fits == top ? 0 : (top - fits + 15) / 16 * 16; // vectors of parents stay whole
     if (begin >= top)
       return {};
     ranges.push_back(LabelRange{ begin, top, space });
-    space = reinterpret_cast<char *>(parent) + begin * sizeof(I);
+    space    = reinterpret_cast<char *>(parent) + begin * sizeof(I);
     capacity = (top - begin) * sizeof(I);
-    top = begin;
+    top      = begin;
   }
   return ranges;
 }
 
 template <typename I, typename TLabel>
 void
-LaunchLabelRanges(const std::vector<LabelRange> & ranges, const I * parent, unsigned width, long long background,
-                  unsigned maxBlocks, cudaStream_t stream)
+LaunchLabelRanges(const std::vector<LabelRange> & ranges,
+                  const I *                       parent,
+                  unsigned                        width,
+                  long long                       background,
+                  unsigned                        maxBlocks,
+                  cudaStream_t                    stream)
 {
   for (const LabelRange & r : ranges)
   {
     const uint64_t vectors = (r.end - r.begin) / (16 / sizeof(I)) + 1;
-    const unsigned blocks = static_cast<unsigned>(
-      std::min<uint64_t>(maxBlocks, (vectors + kFinalizeThreads - 1) / kFinalizeThreads));
+    const unsigned blocks =
+      static_cast<unsigned>(std::min<uint64_t>(maxBlocks, (vectors + kFinalizeThreads - 1) / kFinalizeThreads));
     if (width == 1)
-      FinalizeRangeKernel<I, uint8_t><<<blocks, kFinalizeThreads, 0, stream>>>(
-        parent, static_cast<uint8_t *>(r.device), r.begin, r.end, background);
+      FinalizeRangeKernel<I, uint8_t>
+        <<<blocks, kFinalizeThreads, 0, stream>>>(parent, static_cast<uint8_t *>(r.device), r.begin, r.end, background);
     if constexpr (sizeof(TLabel) >= 2)
       if (width == 2)
         FinalizeRangeKernel<I, uint16_t><<<blocks, kFinalizeThreads, 0, stream>>>(
@@ -407,16 +424,17 @@ LaunchLabelRanges(const std::vector<LabelRange> & ranges, const I * parent, unsi
 // already read.
 
 template <typename I, typename TLabel, bool Stats>
-__global__ void __launch_bounds__(kFinalizeThreads)
+__global__ void
+__launch_bounds__(kFinalizeThreads)
   ResolveInPlaceKernel(I * parent, uint64_t n, I nx, I ny, long long background, StatisticsPointers stats)
 {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   for (uint64_t base = uint64_t(blockIdx.x) * blockDim.x; base < n; base += stride)
   {
-    const uint64_t i = base + threadIdx.x;
-    const I        v = i < n ? parent[i] : Sentinel<I>();
+    const uint64_t i          = base + threadIdx.x;
+    const I        v          = i < n ? parent[i] : Sentinel<I>();
     const bool     foreground = v != Sentinel<I>();
-    TLabel         label = static_cast<TLabel>(background);
+    TLabel         label      = static_cast<TLabel>(background);
     if (foreground)
     {
       // Up the parents to the first tagged value: the root's label, or the same label already written over a
@@ -434,8 +452,8 @@ __global__ void __launch_bounds__(kFinalizeThreads)
 }
 
 template <typename I, typename TLabel>
-__global__ void __launch_bounds__(kFinalizeThreads)
-  PackLabelsKernel(void * buffer, uint64_t begin, uint64_t end, TLabel background)
+__global__ void
+__launch_bounds__(kFinalizeThreads) PackLabelsKernel(void * buffer, uint64_t begin, uint64_t end, TLabel background)
 {
   const I * tagged = static_cast<const I *>(buffer);
   TLabel *  labels = static_cast<TLabel *>(buffer);
@@ -455,7 +473,7 @@ void
 PackLabelsInPlace(void * buffer, uint64_t n, TLabel background, int device, cudaStream_t stream)
 {
   static_assert(sizeof(TLabel) < sizeof(I), "packing only narrows");
-  constexpr uint64_t ratio = sizeof(I) / sizeof(TLabel);
+  constexpr uint64_t ratio     = sizeof(I) / sizeof(TLabel);
   const unsigned     maxBlocks = detail::GridStrideBlocks(n, kFinalizeThreads, device);
   for (uint64_t begin = 0, end = 1; begin < n; begin = end, end = std::min<uint64_t>(n, end * ratio))
   {

@@ -19,9 +19,9 @@ struct TileThread
 {
   int lane = threadIdx.x & 31;
   int warp = threadIdx.x >> 5;
-  I   x = I(blockIdx.x) * kTileX + lane;
-  I   y0 = I(blockIdx.y) * TileT::Y;
-  I   z0 = I(blockIdx.z) * TileT::Z;
+  I   x    = I(blockIdx.x) * kTileX + lane;
+  I   y0   = I(blockIdx.y) * TileT::Y;
+  I   z0   = I(blockIdx.z) * TileT::Z;
 };
 
 /** Last step of the general local merge, for one tile row: the first voxel of each run (lane `start`) finds its
@@ -29,19 +29,28 @@ struct TileThread
  * run; inactive voxels get the sentinel. (The binary local merge queues its run starts' lookups instead.) */
 template <typename I, class TileT>
 __device__ __forceinline__ void
-StoreLocalRoots(int * L, I * parent, const Extent<I> & e, I * chunkRoots, int row, int lane, int start, bool active,
-                I x, I y0, I z0)
+StoreLocalRoots(int *             L,
+                I *               parent,
+                const Extent<I> & e,
+                I *               chunkRoots,
+                int               row,
+                int               lane,
+                int               start,
+                bool              active,
+                I                 x,
+                I                 y0,
+                I                 z0)
 {
-  constexpr int TY = TileT::Y;
-  const I       y = y0 + row % TY;
-  const I       z = z0 + row / TY;
+  constexpr int TY   = TileT::Y;
+  const I       y    = y0 + row % TY;
+  const I       z    = z0 + row / TY;
   I             root = Sentinel<I>();
   if (active && lane == start)
   {
-    const int t = row * kTileX + lane;
-    const int r = FindRoot(L, t);
+    const int t    = row * kTileX + lane;
+    const int r    = FindRoot(L, t);
     const int rrow = r / kTileX;
-    root = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
+    root           = ((z0 + rrow / TY) * e.ny + (y0 + rrow % TY)) * e.nx + (x - lane + (r % kTileX));
     if (r == t)
       atomicAdd(chunkRoots + (root >> kChunkShift), I(1));
   }
@@ -51,23 +60,23 @@ StoreLocalRoots(int * L, I * parent, const Extent<I> & e, I * chunkRoots, int ro
 }
 
 template <class Op, bool Full, typename I, class TileT>
-__global__ void __launch_bounds__(kLocalThreads)
-  LocalMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
+__global__ void
+__launch_bounds__(kLocalThreads) LocalMergeKernel(Op op, I * parent, Extent<I> e, I * chunkRoots)
 {
-  using Class = typename Op::Class;
-  constexpr int TY = TileT::Y;
-  constexpr int rowStride = kTileX;
-  constexpr int sliceStride = kTileX * TY;
-  __shared__ int      L[TileT::Voxels];
-  __shared__ Class    C[TileT::Voxels];
+  using Class                  = typename Op::Class;
+  constexpr int    TY          = TileT::Y;
+  constexpr int    rowStride   = kTileX;
+  constexpr int    sliceStride = kTileX * TY;
+  __shared__ int   L[TileT::Voxels];
+  __shared__ Class C[TileT::Voxels];
 
   const auto [lane, warp, x, y0, z0] = TileThread<I, TileT>();
 
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
-    const I    y = y0 + row % TY;
-    const I    z = z0 + row / TY;
-    const bool inside = x < e.nx && y < e.ny && z < e.nz;
+    const I    y           = y0 + row % TY;
+    const I    z           = z0 + row / TY;
+    const bool inside      = x < e.nx && y < e.ny && z < e.nz;
     C[row * kTileX + lane] = inside ? op.Load((z * e.ny + y) * e.nx + x) : Op::Outside();
   }
   __syncthreads();
@@ -75,11 +84,11 @@ __global__ void __launch_bounds__(kLocalThreads)
   // Coarse labeling: every voxel points to the first voxel of its run in the row.
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
-    const int      t = row * kTileX + lane;
-    const bool     link = lane > 0 && Op::Connected(C[t], C[t - 1]);
-    const unsigned starts = __ballot_sync(0xffffffffu, !link);
+    const int      t        = row * kTileX + lane;
+    const bool     link     = lane > 0 && Op::Connected(C[t], C[t - 1]);
+    const unsigned starts   = __ballot_sync(0xffffffffu, !link);
     const unsigned upToLane = starts & (0xffffffffu >> (31 - lane));
-    L[t] = row * kTileX + (31 - __clz(upToLane));
+    L[t]                    = row * kTileX + (31 - __clz(upToLane));
   }
   __syncthreads();
 
@@ -90,8 +99,8 @@ __global__ void __launch_bounds__(kLocalThreads)
     const Class c = C[t];
     if (!Op::Active(c))
       continue;
-    const int  ly = row % TY;
-    const int  lz = row / TY;
+    const int  ly    = row % TY;
+    const int  lz    = row / TY;
     const bool linkT = lane > 0 && Op::Connected(c, C[t - 1]);
     // Full connectivity: a neighbour in the row (dz = 0) or plane (dz = -1) of the voxel straight behind t is
     // joined to that voxel inside the tile (an earlier pair), so when t is connected to it, t needs no other union
@@ -138,11 +147,11 @@ __global__ void __launch_bounds__(kLocalThreads)
   // Only the first voxel of each run looks up the root; the warp hands it to the rest of the run.
   for (int row = warp; row < TileT::Rows; row += kLocalWarps)
   {
-    const int      t = row * kTileX + lane;
-    const Class    c = C[t];
-    const bool     link = lane > 0 && Op::Connected(c, C[t - 1]);
+    const int      t      = row * kTileX + lane;
+    const Class    c      = C[t];
+    const bool     link   = lane > 0 && Op::Connected(c, C[t - 1]);
     const unsigned starts = __ballot_sync(0xffffffffu, !link);
-    const int      start = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));
+    const int      start  = 31 - __clz(starts & (0xffffffffu >> (31 - lane)));
     StoreLocalRoots<I, TileT>(L, parent, e, chunkRoots, row, lane, start, Op::Active(c), x, y0, z0);
   }
 }

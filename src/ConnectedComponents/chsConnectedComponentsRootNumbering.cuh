@@ -35,17 +35,18 @@ LoadParents(const I * parent, uint64_t first, uint64_t n, I (&v)[V])
  * used; the voxel of round j, thread t, element e is base + V * (j * threads + t) + e, so ranking by (j, t, e) is
  * raster order. Warp scans of the per-round counts and one exchange of the warp totals rank every root. */
 template <typename I, typename TLabel, bool InPlace>
-__global__ void __launch_bounds__(kRootLabelThreads)
+__global__ void
+__launch_bounds__(kRootLabelThreads)
   RootLabelKernel(I * parent, const I * chunkOffset, TLabel * labels, uint64_t n, long long background)
 {
-  constexpr int V = 16 / sizeof(I);
+  constexpr int V       = 16 / sizeof(I);
   constexpr int kRounds = kChunk / (kRootLabelThreads * V);
-  constexpr int kWarps = kRootLabelThreads / 32;
+  constexpr int kWarps  = kRootLabelThreads / 32;
   static_assert(kRounds * kRootLabelThreads * V == kChunk, "rounds cover the chunk");
   __shared__ unsigned warpTotals[kRounds][kWarps];
-  const int      lane = threadIdx.x & 31;
-  const int      warp = threadIdx.x >> 5;
-  const uint64_t base = uint64_t(blockIdx.x) << kChunkShift;
+  const int           lane = threadIdx.x & 31;
+  const int           warp = threadIdx.x >> 5;
+  const uint64_t      base = uint64_t(blockIdx.x) << kChunkShift;
 
   unsigned roots[kRounds]; // bit e: element e of this thread's vector in round j is a root
 #pragma unroll
@@ -63,7 +64,7 @@ __global__ void __launch_bounds__(kRootLabelThreads)
 #pragma unroll
   for (int j = 0; j < kRounds; ++j)
   {
-    const unsigned c = __popc(roots[j]);
+    const unsigned c         = __popc(roots[j]);
     unsigned       inclusive = c;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1)
@@ -88,13 +89,13 @@ __global__ void __launch_bounds__(kRootLabelThreads)
       all += warpTotals[j][w];
     }
     unsigned bits = roots[j];
-    unsigned k = 0;
+    unsigned k    = 0;
     while (bits)
     {
-      const int      e = __ffs(bits) - 1;
-      const uint64_t i = base + uint64_t(V) * (j * kRootLabelThreads + threadIdx.x) + e;
-      const unsigned long long r = rank + earlierWarps + before[j] + k; // 0-based
-      const bool               skip = background >= 0 && r >= static_cast<unsigned long long>(background);
+      const int                e     = __ffs(bits) - 1;
+      const uint64_t           i     = base + uint64_t(V) * (j * kRootLabelThreads + threadIdx.x) + e;
+      const unsigned long long r     = rank + earlierWarps + before[j] + k; // 0-based
+      const bool               skip  = background >= 0 && r >= static_cast<unsigned long long>(background);
       const TLabel             label = static_cast<TLabel>(skip ? r + 1 : r);
       if (InPlace)
         parent[i] = TagBit<I>() | static_cast<I>(label); // only this thread reads parent[i]

@@ -287,10 +287,10 @@ Transform(const TWeight *                         weights,
           RunInfo *                               info,
           bool                                    signBitInvalid)
 {
-  const uint64_t                n = ift::CheckedVoxelCount(grid);
-  detail::DeviceScope           scope(context.device);
-  const auto                    stream = static_cast<cudaStream_t>(context.stream);
-  detail::MemoryTracker         tracker;
+  const uint64_t        n = ift::CheckedVoxelCount(grid);
+  detail::DeviceScope   scope(context.device);
+  const auto            stream = static_cast<cudaStream_t>(context.stream);
+  detail::MemoryTracker tracker;
   tracker.what = detail::DescribeRun("Image Foresting Transform", grid);
   detail::ReserveDeviceMemory(tracker,
                               n * (sizeof(TWeight) + sizeof(TLabel)) +
@@ -314,7 +314,7 @@ Transform(const TWeight *                         weights,
     dWeights.get(), dSeeds.get(), grid, parameters, labels, cost, predecessor, context, tracker, timer, options);
   if (info)
   {
-    info->kernelMilliseconds = timer.Milliseconds();
+    info->kernelMilliseconds  = timer.Milliseconds();
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }

@@ -33,7 +33,7 @@ InitializeKernel(const TW *           B,
                  unsigned long long * status)
 {
   constexpr unsigned kTopBit = 8 * sizeof(TW) - 1;
-  unsigned long long count = 0;
+  unsigned long long count   = 0;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
   {
     const bool     seed = seeds[i] != 0 && (!mask || mask[i]);

@@ -543,8 +543,8 @@ FilterWeightKernel(DeviceTree<TNode> t, const double * value, double leafValue, 
 {
   CHS_GRID_STRIDE(k, t.n - 1)
   {
-    const TNode    c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
-    const double   a = c0 < t.n ? leafValue : value[c0 - t.n], b = c1 < t.n ? leafValue : value[c1 - t.n];
+    const TNode  c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
+    const double a = c0 < t.n ? leafValue : value[c0 - t.n], b = c1 < t.n ? leafValue : value[c1 - t.n];
     w[k] = fmin(a, b) < threshold ? 0.0 : t.weight[k];
   }
 }

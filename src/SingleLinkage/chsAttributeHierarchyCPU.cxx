@@ -72,9 +72,9 @@ public:
         depth[k] = Altitude(x);
       else
       {
-        const TNode d    = !leaf0 && (leaf1 || depth[c0 - m_N] <= depth[c1 - m_N]) ? c0 : c1;
-        deepest[k]       = d;
-        depth[k]         = depth[d - m_N];
+        const TNode d = !leaf0 && (leaf1 || depth[c0 - m_N] <= depth[c1 - m_N]) ? c0 : c1;
+        deepest[k]    = d;
+        depth[k]      = depth[d - m_N];
       }
     }
   }
@@ -83,8 +83,8 @@ public:
   std::vector<double>
   Attribute(RegionAttribute attribute) const
   {
-    std::vector<double>   area, volume, depth;
-    std::vector<TNode>    deepest;
+    std::vector<double> area, volume, depth;
+    std::vector<TNode>  deepest;
     BottomUp(area, volume, depth, deepest);
     if (attribute == RegionAttribute::Area)
       return area;
@@ -227,7 +227,7 @@ FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
   {
     const double smaller = std::min(Tree<TNode>::Of(value, n, tree.Child(k, 0), attribute),
                                     Tree<TNode>::Of(value, n, tree.Child(k, 1), attribute));
-    weights[k] = smaller < threshold ? 0.0 : in.weight[k];
+    weights[k]           = smaller < threshold ? 0.0 : in.weight[k];
   }
   return Reweighted(in, weights, out);
 }

@@ -142,19 +142,15 @@ BoruvkaOnDevice(uint64_t                n,
         std::swap(liveIn, liveOut);
         std::swap(rootsIn, rootsOut);
       }
-      CHS_CUDA_CHECK(
-        cudaMemcpyAsync(hostCounts, counts.get(), sizeof(hostCounts), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(cudaMemcpyAsync(hostCounts, counts.get(), sizeof(hostCounts), cudaMemcpyDeviceToHost, stream));
       CHS_CUDA_CHECK(cudaMemcpyAsync(host, counters.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
       CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
       for (unsigned q = 0; q < kQueued; ++q)
         rounds += hostCounts[2 * q] > 0 ? 1 : 0;
       live       = hostCounts[2 * kQueued];
       components = hostCounts[2 * kQueued + 1];
-      CHS_CUDA_CHECK(cudaMemcpyAsync(counts.get(),
-                                     counts.get() + 2 * kQueued,
-                                     2 * sizeof(unsigned long long),
-                                     cudaMemcpyDeviceToDevice,
-                                     stream));
+      CHS_CUDA_CHECK(cudaMemcpyAsync(
+        counts.get(), counts.get() + 2 * kQueued, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
     }
   }
   if (host[0] + 1 != n)
@@ -294,7 +290,7 @@ ImageSingleLinkageCUDA(const TPixel *                   pixels,
                        const ExecutionContext &         context,
                        RunInfo *                        info)
 {
-  const sl::ImageGraph graph(grid, parameters.fullyConnected);
+  const sl::ImageGraph  graph(grid, parameters.fullyConnected);
   const sl::EdgeKeys    keys = sl::CheckedImageEdgeKeys<TPixel>(grid, parameters, graph, sl::MaximumVertices<TNode>());
   const uint64_t        n = graph.Pixels(), edges = n - 1;
   const unsigned        c        = parameters.components;

@@ -109,7 +109,7 @@ ImageKruskalCPU(const TPixel *                   pixels,
   const sl::ImageGraph graph(grid, parameters.fullyConnected);
   const bool           narrow = sl::NarrowCodes<TPixel>(parameters.components);
   const uint64_t       n      = graph.Pixels();
-  const unsigned c = parameters.components;
+  const unsigned       c      = parameters.components;
   if constexpr (std::is_floating_point<TPixel>::value)
   {
     for (uint64_t i = 0; i < n * c; ++i)

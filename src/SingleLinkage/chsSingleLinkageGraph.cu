@@ -172,8 +172,8 @@ PandoraOnDevice(const uint32_t *        dU,
   detail::DeviceBuffer<uint32_t> minPos(n, stream, &tracker), root(n, stream, &tracker);
   // A level's vertices' (lightest edge, next level's vertex), written once the pointers `ptr` are no longer needed:
   // they share the buffer.
-  detail::DeviceBuffer<uint2> vertex(n, stream, &tracker);
-  uint32_t * const            ptr = reinterpret_cast<uint32_t *>(vertex.get());
+  detail::DeviceBuffer<uint2>    vertex(n, stream, &tracker);
+  uint32_t * const               ptr = reinterpret_cast<uint32_t *>(vertex.get());
   detail::DeviceBuffer<uint32_t> vertexFlag(n + 1, stream, &tracker), vertexSum(n + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> edgeFlag(edges + 1, stream, &tracker), edgeSum(edges + 1, stream, &tracker);
   detail::DeviceBuffer<uint32_t> levelR0(half, stream, &tracker), levelU0(half, stream, &tracker),
@@ -191,14 +191,14 @@ PandoraOnDevice(const uint32_t *        dU,
 
   // Levels are queued with bounds on their sizes (mb vertices, kb edges; exact after a read-back) and their sizes
   // are read back after a large level or after four: 5 read-backs instead of 13 on a 4096^2 image's tree.
-  constexpr uint64_t kLargeLevel = uint64_t(1) << 22;
-  constexpr int      kQueued     = 4;
+  constexpr uint64_t  kLargeLevel = uint64_t(1) << 22;
+  constexpr int       kQueued     = 4;
   LevelOffsets<TNode> levels{};
-  uint64_t           offset = 0, mb = n, kb = edges;
-  const uint32_t *   R      = nullptr; // level 0: positions are ranks
-  const uint32_t *   U      = dU;
-  const uint32_t *   V      = dV;
-  int                level = 0, last = -1, queued = 0;
+  uint64_t            offset = 0, mb = n, kb = edges;
+  const uint32_t *    R     = nullptr; // level 0: positions are ranks
+  const uint32_t *    U     = dU;
+  const uint32_t *    V     = dV;
+  int                 level = 0, last = -1, queued = 0;
   for (; last < 0; ++level)
   {
     if (level >= kMaximumLevels)
@@ -206,8 +206,8 @@ PandoraOnDevice(const uint32_t *        dU,
     levels.offset[level]   = TNode(offset);
     const LevelSize * size = sizes.get() + level;
     const unsigned    vb = Blocks(mb, device), eb = Blocks(kb, device);
-    const bool       given  = level == 0 && first.minimum;
-    const uint32_t * lowest = given ? first.minimum : minPos.get();
+    const bool        given  = level == 0 && first.minimum;
+    const uint32_t *  lowest = given ? first.minimum : minPos.get();
     if (!given)
     {
       CHS_CUDA_CHECK(cudaMemsetAsync(minPos.get(), 0xff, mb * sizeof(uint32_t), stream));
@@ -230,16 +230,8 @@ PandoraOnDevice(const uint32_t *        dU,
     const int next = level & 1;
     if (kb > 0)
     {
-      ClassifyEdgesKernel<<<eb, kThreads, 0, stream>>>(size,
-                                                       kb,
-                                                       R,
-                                                       U,
-                                                       V,
-                                                       vertex.get(),
-                                                       uint32_t(level + 1),
-                                                       edgeFlag.get(),
-                                                       edgeLevel.get(),
-                                                       edgeVertex.get());
+      ClassifyEdgesKernel<<<eb, kThreads, 0, stream>>>(
+        size, kb, R, U, V, vertex.get(), uint32_t(level + 1), edgeFlag.get(), edgeLevel.get(), edgeVertex.get());
       CHS_CUDA_CHECK_LAUNCH("ClassifyEdgesKernel");
     }
     CHS_CUDA_CHECK(cudaMemsetAsync(edgeFlag.get() + kb, 0, sizeof(uint32_t), stream));
@@ -263,7 +255,8 @@ PandoraOnDevice(const uint32_t *        dU,
       // Read the sizes back: the first level without an edge is the last.
       LevelSize host[kMaximumLevels + 1];
       uint32_t  bad[3];
-      CHS_CUDA_CHECK(cudaMemcpyAsync(host, sizes.get(), (level + 2) * sizeof(LevelSize), cudaMemcpyDeviceToHost, stream));
+      CHS_CUDA_CHECK(
+        cudaMemcpyAsync(host, sizes.get(), (level + 2) * sizeof(LevelSize), cudaMemcpyDeviceToHost, stream));
       CHS_CUDA_CHECK(cudaMemcpyAsync(bad, broken.get(), sizeof(bad), cudaMemcpyDeviceToHost, stream));
       CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
       if (bad[0])
@@ -284,8 +277,8 @@ PandoraOnDevice(const uint32_t *        dU,
       mb = kb + 1;
     }
   }
-  level = last;
-  offset = levels.offset[last];
+  level                 = last;
+  offset                = levels.offset[last];
   const TNode rootChain = TNode(offset + 1);
 
   // Expansion and the final sort by (chain, rank): a stable radix sort of the chains, with the ranks as values.
@@ -434,8 +427,8 @@ FinishOnDevice(uint64_t                         n,
   const auto stream = static_cast<cudaStream_t>(context.stream);
   if (context.progress)
     context.progress(0.5f);
-  detail::EventTimer             dendrogramTimer(stream);
-  detail::DeviceBuffer<TNode>    dParent(2 * n - 1, stream, &tracker);
+  detail::EventTimer          dendrogramTimer(stream);
+  detail::DeviceBuffer<TNode> dParent(2 * n - 1, stream, &tracker);
   dendrogramTimer.Start();
   result.contractionLevels = PandoraOnDevice(dU, dV, n, dParent.get(), stream, tracker, context.device);
   dendrogramTimer.Stop();
@@ -447,7 +440,7 @@ FinishOnDevice(uint64_t                         n,
   result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
   if (info)
   {
-    info->kernelMilliseconds = result.mstMilliseconds + result.dendrogramMilliseconds;
+    info->kernelMilliseconds  = result.mstMilliseconds + result.dendrogramMilliseconds;
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }
@@ -647,7 +640,7 @@ GraphSingleLinkageCUDA(const uint32_t *                 u,
       m == edges ? n * sizeof(uint32_t) + 8 : keys + std::max(sl::BoruvkaFirstBytes(n, m), sl::SortKeysScratch(edges));
     const uint64_t finish =
       keys + ee * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(double)) + sl::FinishBytes(n, sizeof(TNode));
-    tracker.what          = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
+    tracker.what = "the single-linkage dendrogram of a graph of " + std::to_string(n) + " vertices and " +
                    std::to_string(m) + " edges";
     detail::ReserveDeviceMemory(
       tracker,
@@ -741,8 +734,8 @@ GraphSingleLinkageCUDA(const uint32_t *                 u,
   }
   else
   {
-    tree                 = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
-    spare                = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
+    tree  = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
+    spare = std::make_unique<detail::DeviceBuffer<unsigned long long>>(ee, stream, &tracker);
     const sl::RankedEdges ranked{ su.get(), sv.get() };
     result.boruvkaRounds = sl::BoruvkaOnDevice(
       n,

@@ -71,12 +71,12 @@ MinimumIncidentKernel(const LevelSize * size, const uint32_t * U, const uint32_t
 __global__ void
 PointAcrossKernel(const LevelSize * size,
                   const uint32_t *  minPos,
-                  const uint32_t * R,
-                  const uint32_t * U,
-                  const uint32_t * V,
-                  const uint32_t * far,
-                  uint32_t *       minRank,
-                  uint32_t *       ptr)
+                  const uint32_t *  R,
+                  const uint32_t *  U,
+                  const uint32_t *  V,
+                  const uint32_t *  far,
+                  uint32_t *        minRank,
+                  uint32_t *        ptr)
 {
   const uint64_t m = size->m;
   for (uint64_t x = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; x < m; x += uint64_t(gridDim.x) * blockDim.x)
@@ -139,13 +139,13 @@ __global__ void
 ClassifyEdgesKernel(const LevelSize * size,
                     uint64_t          bound,
                     const uint32_t *  R,
-                    const uint32_t * U,
-                    const uint32_t * V,
-                    const uint2 *    vertex,
-                    uint32_t         nextLevel,
-                    uint32_t *       alphaFlag,
-                    uint8_t *        edgeLevel,
-                    uint32_t *       edgeVertex)
+                    const uint32_t *  U,
+                    const uint32_t *  V,
+                    const uint2 *     vertex,
+                    uint32_t          nextLevel,
+                    uint32_t *        alphaFlag,
+                    uint8_t *         edgeLevel,
+                    uint32_t *        edgeVertex)
 {
   const uint64_t k = size->k;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < bound; i += uint64_t(gridDim.x) * blockDim.x)
@@ -171,14 +171,14 @@ ClassifyEdgesKernel(const LevelSize * size,
 __global__ void
 GatherAlphaKernel(const LevelSize * size,
                   const uint32_t *  R,
-                  const uint32_t * U,
-                  const uint32_t * V,
-                  const uint32_t * alphaFlag,
-                  const uint32_t * position,
-                  const uint2 *    vertex,
-                  uint32_t *       nR,
-                  uint32_t *       nU,
-                  uint32_t *       nV)
+                  const uint32_t *  U,
+                  const uint32_t *  V,
+                  const uint32_t *  alphaFlag,
+                  const uint32_t *  position,
+                  const uint2 *     vertex,
+                  uint32_t *        nR,
+                  uint32_t *        nU,
+                  uint32_t *        nV)
 {
   const uint64_t k = size->k;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < k; i += uint64_t(gridDim.x) * blockDim.x)

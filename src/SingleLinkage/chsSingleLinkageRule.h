@@ -109,7 +109,8 @@ struct TileLayout
     , cy(uint32_t((g.ny + y - 1) / y))
     , cz(uint32_t((g.nz + z - 1) / z))
     , tiles(cx * cy * cz)
-  {}
+  {
+  }
   /** Tile t's first pixel (x0, y0, z0) and its extents, smaller than the tile's at the image's far sides. */
   CHS_HOST_DEVICE void
   Box(uint32_t           t,

@@ -33,22 +33,22 @@ struct Axis
   Middle(int64_t i) const
   {
     const int64_t first = i * s;
-    const int64_t last = (first + s < n ? first + s : n) - 1;
+    const int64_t last  = (first + s < n ? first + s : n) - 1;
     return (first + last) / 2;
   }
   /** min over the grid's seeds c of ((p - c) / s)^2: the nearest is the seed of p's cell or of one next to it. */
   CHS_HOST_DEVICE float
   Term(int64_t p) const
   {
-    const int64_t i = p / s;
+    const int64_t i    = p / s;
     float         best = INFINITY;
     for (int64_t j = i - 1; j <= i + 1; ++j)
     {
       if (j < 0 || j >= Cells())
         continue;
-      const float t = rn::Div(static_cast<float>(p - Middle(j)), static_cast<float>(s));
+      const float t  = rn::Div(static_cast<float>(p - Middle(j)), static_cast<float>(s));
       const float t2 = rn::Mul(t, t);
-      best = t2 < best ? t2 : best;
+      best           = t2 < best ? t2 : best;
     }
     return best;
   }

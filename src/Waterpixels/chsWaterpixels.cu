@@ -177,7 +177,7 @@ WaterpixelsCUDA(const TPixel *               image,
             { n * sizeof(TPixel) + g, g + seeds, seeds + ift::TransformBytes(grid, sizeof(TLabel), 0, false, index) }),
       context.device);
   }
-  auto                  dImage = std::make_unique<detail::DeviceBuffer<TPixel>>(n, stream, &tracker);
+  auto dImage = std::make_unique<detail::DeviceBuffer<TPixel>>(n, stream, &tracker);
   detail::CopyToDevice(dImage->get(), image, n * sizeof(TPixel), stream, context);
   if (context.progress)
     context.progress(0.1f);
@@ -249,7 +249,7 @@ WaterpixelsCUDA(const TPixel *               image,
     detail::CopyToHost(border, dB.get(), n * sizeof(float), stream, context);
   if (info)
   {
-    info->kernelMilliseconds = timer.Milliseconds();
+    info->kernelMilliseconds  = timer.Milliseconds();
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }

@@ -418,8 +418,8 @@ MarkerWatershedOnDevice(const T *                         image,
                         const ExecutionContext &          context,
                         RunInfo *                         info)
 {
-  using C               = typename Code<T>::Type;
-  const uint64_t      n = grid.NumberOfVoxels();
+  using C                   = typename Code<T>::Type;
+  const uint64_t      n     = grid.NumberOfVoxels();
   const uint64_t      index = sizeof(P); // the transform's voxel indices: the run's (both follow WideIndex)
   detail::DeviceScope scope(context.device);
   const auto          stream = static_cast<cudaStream_t>(context.stream);
@@ -512,8 +512,8 @@ WatershedRun(const T *                   image,
              const ExecutionContext &    context,
              RunInfo *                   info)
 {
-  const auto       stream = static_cast<cudaStream_t>(context.stream);
-  WatershedResult  result;
+  const auto      stream = static_cast<cudaStream_t>(context.stream);
+  WatershedResult result;
   // The transfers overlap the kernels where the labels go out in voxel indices' width or wider, without lines, in
   // raster order (the numbering by ranges needs it): step I and the tile shortcuts run on the layers that have
   // arrived while the rest is uploaded, and the numbering of each range of voxels while the one before is copied.
@@ -665,12 +665,12 @@ WaterfallRun(const T *                          image,
   // megabytes per level through the direct pageable path cost more than the level's kernels (0.7 ms for level 0's
   // million regions on the H200). Every level at most halves the regions (every region joins one at least), so
   // twice level 0's regions hold them all.
-  const uint64_t                   capacity = 2 * regions + 2;
+  const uint64_t capacity = 2 * regions + 2;
   detail::ReserveDeviceMemory(run.tracker, capacity * sizeof(uint32_t), context.device);
-  detail::DeviceBuffer<uint32_t>   allParents(capacity, stream, &run.tracker);
-  uint64_t                         gathered = 0;
-  std::unique_ptr<LevelEngine>     levels;
-  const bool                       more = regions > 1 && parameters.numberOfLevels != 1;
+  detail::DeviceBuffer<uint32_t> allParents(capacity, stream, &run.tracker);
+  uint64_t                       gathered = 0;
+  std::unique_ptr<LevelEngine>   levels;
+  const bool                     more = regions > 1 && parameters.numberOfLevels != 1;
   if (more)
   {
     run.timer.Start();
@@ -725,7 +725,7 @@ WaterfallRun(const T *                          image,
     context.progress(1.0f);
   if (info)
   {
-    info->kernelMilliseconds = result.watershedMilliseconds + result.levelsMilliseconds;
+    info->kernelMilliseconds  = result.watershedMilliseconds + result.levelsMilliseconds;
     info->peakDeviceBytes     = run.tracker.peak;
     info->reservedDeviceBytes = run.tracker.reserved;
   }

@@ -221,81 +221,82 @@ WatershedOnDevice(const C *                   I,
   const uint64_t  limit  = uint64_t(s.n) + 2 * kBatch;
   P *             L      = a.b1; // the labels end where the pointers were
   uint32_t *      D      = reinterpret_cast<uint32_t *>(a.b0);
-  WithConnectivity(
-    parameters.fullyConnected,
-    grid.dimension == 3,
-    [&](auto full, auto zr)
-    {
-      constexpr bool   Full = decltype(full)::value;
-      constexpr int    ZR   = decltype(zr)::value;
-      const TileLaunch tiles =
-        parameters.plateaus == PlateauResolution::Synchronous ? TileLaunch{} : MakeTileLaunch<ZR, C, P>(s, block);
-      unsigned flatBlocks = earlyFlatBlocks ? *earlyFlatBlocks : 0;
-      // Step I, unless it ran as the codes arrived and found no flat pixel.
-      if (!earlyFlatBlocks || flatBlocks != 0)
-      {
-        detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
-        CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
-        InitKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
-        CHS_CUDA_CHECK_LAUNCH("InitKernel");
-        ReadBack(flatBlocks, flat.get(), stream);
-      }
-      // Without a pixel that does not descend and has an equal neighbour, step II would change nothing (0 rounds),
-      // and every distance is 0 or none, for which PointerKernel keeps step I's pointers: images of real values
-      // often have none.
-      plateauRounds = 0;
-      if (flatBlocks != 0)
-      {
-        plateauRounds = ResolvePlateaus<Full, ZR, C, P>(
-          I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
-        PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
-        CHS_CUDA_CHECK_LAUNCH("PointerKernel");
-      }
-      // Step III, after every pointer is taken to the last pixel of its path inside its tile (in shared memory), so
-      // that the reductions below hop a tile at a time; every pointer still points to an ancestor on its path.
-      if (!earlyFlatBlocks || flatBlocks != 0)
-        ShortcutPaths(L, L, s.nx, s.ny, ZR ? s.nz : 1u, stream);
-      if (parameters.algorithm == WatershedAlgorithm::APRUF)
-      {
-        FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-        CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-      }
-      else
-        UntilStable(
-          [&](uint64_t, unsigned * count)
-          {
-            ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
-            CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
-          },
-          limit,
-          "path reduction",
-          stream,
-          tracker);
-      // Without flat pixels every regional minimum is a pixel of its own and no two minimal-plateau pixels are
-      // neighbours (each would be lower than the other): step IV has nothing to merge, and step III left every
-      // pointer at its root.
-      if (flatBlocks == 0)
-        return;
-      // Step IV.
-      if (parameters.algorithm == WatershedAlgorithm::PRW)
-        UntilStable(
-          [&](uint64_t, unsigned * count)
-          {
-            MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
-            CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
-          },
-          limit,
-          "minimal plateau merging",
-          stream,
-          tracker);
-      else
-      {
-        UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
-        CHS_CUDA_CHECK_LAUNCH("UnionKernel");
-      }
-      FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
-      CHS_CUDA_CHECK_LAUNCH("FollowKernel");
-    });
+  WithConnectivity(parameters.fullyConnected,
+                   grid.dimension == 3,
+                   [&](auto full, auto zr)
+                   {
+                     constexpr bool   Full       = decltype(full)::value;
+                     constexpr int    ZR         = decltype(zr)::value;
+                     const TileLaunch tiles      = parameters.plateaus == PlateauResolution::Synchronous
+                                                     ? TileLaunch{}
+                                                     : MakeTileLaunch<ZR, C, P>(s, block);
+                     unsigned         flatBlocks = earlyFlatBlocks ? *earlyFlatBlocks : 0;
+                     // Step I, unless it ran as the codes arrived and found no flat pixel.
+                     if (!earlyFlatBlocks || flatBlocks != 0)
+                     {
+                       detail::DeviceBuffer<unsigned> flat(1, stream, &tracker);
+                       CHS_CUDA_CHECK(cudaMemsetAsync(flat.get(), 0, sizeof(unsigned), stream));
+                       InitKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, L, D, flat.get());
+                       CHS_CUDA_CHECK_LAUNCH("InitKernel");
+                       ReadBack(flatBlocks, flat.get(), stream);
+                     }
+                     // Without a pixel that does not descend and has an equal neighbour, step II would change nothing
+                     // (0 rounds), and every distance is 0 or none, for which PointerKernel keeps step I's pointers:
+                     // images of real values often have none.
+                     plateauRounds = 0;
+                     if (flatBlocks != 0)
+                     {
+                       plateauRounds = ResolvePlateaus<Full, ZR, C, P>(
+                         I, s, parameters, tiles, D, reinterpret_cast<uint32_t *>(a.b2), device, stream, tracker);
+                       PointerKernel<Full, ZR, C, P><<<blocks, 256, 0, stream>>>(I, s, D, L);
+                       CHS_CUDA_CHECK_LAUNCH("PointerKernel");
+                     }
+                     // Step III, after every pointer is taken to the last pixel of its path inside its tile (in shared
+                     // memory), so that the reductions below hop a tile at a time; every pointer still points to an
+                     // ancestor on its path.
+                     if (!earlyFlatBlocks || flatBlocks != 0)
+                       ShortcutPaths(L, L, s.nx, s.ny, ZR ? s.nz : 1u, stream);
+                     if (parameters.algorithm == WatershedAlgorithm::APRUF)
+                     {
+                       FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+                       CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+                     }
+                     else
+                       UntilStable(
+                         [&](uint64_t, unsigned * count)
+                         {
+                           ReduceKernel<<<blocks, 256, 0, stream>>>(L, s, parameters.reductionRate, count);
+                           CHS_CUDA_CHECK_LAUNCH("ReduceKernel");
+                         },
+                         limit,
+                         "path reduction",
+                         stream,
+                         tracker);
+                     // Without flat pixels every regional minimum is a pixel of its own and no two minimal-plateau
+                     // pixels are neighbours (each would be lower than the other): step IV has nothing to merge, and
+                     // step III left every pointer at its root.
+                     if (flatBlocks == 0)
+                       return;
+                     // Step IV.
+                     if (parameters.algorithm == WatershedAlgorithm::PRW)
+                       UntilStable(
+                         [&](uint64_t, unsigned * count)
+                         {
+                           MinMergeKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L, count);
+                           CHS_CUDA_CHECK_LAUNCH("MinMergeKernel");
+                         },
+                         limit,
+                         "minimal plateau merging",
+                         stream,
+                         tracker);
+                     else
+                     {
+                       UnionKernel<Full, ZR><<<blocks, 256, 0, stream>>>(D, s, L);
+                       CHS_CUDA_CHECK_LAUNCH("UnionKernel");
+                     }
+                     FollowKernel<<<blocks, 256, 0, stream>>>(L, s);
+                     CHS_CUDA_CHECK_LAUNCH("FollowKernel");
+                   });
   if (!number)
     return 0;
   // Labels by first pixel: F in b0 (the distances are no longer needed), flags and their ranks in b2 (scanned in
@@ -312,7 +313,7 @@ void
 LinesOnDevice(const C * I, const Grid & grid, bool full, const ArraysT<P> & a, int device, cudaStream_t stream)
 {
   const ShapeT<P> s      = ShapeOf<P>(grid);
-  const unsigned blocks = detail::GridStrideBlocks(s.n, 256, device);
+  const unsigned  blocks = detail::GridStrideBlocks(s.n, 256, device);
   WithConnectivity(full,
                    grid.dimension == 3,
                    [&](auto f, auto zr)
@@ -334,12 +335,12 @@ WaterfallLevelOnDevice(const C *               I,
                        cudaStream_t            stream,
                        detail::MemoryTracker & tracker)
 {
-  using W                     = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
+  using W                      = std::conditional_t<sizeof(C) <= 4, uint32_t, unsigned long long>;
   const ShapeT<P> s            = ShapeOf<P>(grid);
-  const unsigned blocks       = detail::GridStrideBlocks(s.n, 256, device);
-  const uint32_t regions      = count + 1; // region 0 is unused
-  const unsigned regionBlocks = detail::GridStrideBlocks(regions, 256, device);
-  W *            pass         = reinterpret_cast<W *>(a.b2);
+  const unsigned  blocks       = detail::GridStrideBlocks(s.n, 256, device);
+  const uint32_t  regions      = count + 1; // region 0 is unused
+  const unsigned  regionBlocks = detail::GridStrideBlocks(regions, 256, device);
+  W *             pass         = reinterpret_cast<W *>(a.b2);
   uint32_t *      parent       = a.b0;
   CHS_CUDA_CHECK(cudaMemsetAsync(pass, 0xff, uint64_t(regions) * sizeof(W), stream));
   IdentityKernel<<<regionBlocks, 256, 0, stream>>>(parent, regions);
@@ -578,8 +579,8 @@ MakeLevelEngine(const C *               I,
   // of 256^2 to 4096^2 in bench/results/Watershed), and the edge count is not worth its pass.
   if (path == LevelPath::Pixels || (path == LevelPath::Auto && grid.NumberOfVoxels() < (uint64_t(1) << 20)))
     return std::make_unique<PixelLevels<C, P>>(I, grid, full, a, device, stream, tracker);
-  const ShapeT<P>                s      = ShapeOf<P>(grid);
-  const uint64_t                 blocks = (uint64_t(s.n) + 255) / 256;
+  const ShapeT<P> s      = ShapeOf<P>(grid);
+  const uint64_t  blocks = (uint64_t(s.n) + 255) / 256;
   detail::ReserveDeviceMemory(tracker, 2 * blocks * sizeof(uint64_t) + detail::ScanScratchBytes(blocks), device);
   detail::DeviceBuffer<uint64_t> counts(blocks, stream, &tracker), ends(blocks, stream, &tracker);
   WithConnectivity(full,

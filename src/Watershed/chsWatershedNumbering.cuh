@@ -53,9 +53,9 @@ LinesKernel(const C * I, ShapeT<P> s, const P * label, P * out)
   ForEachPixel(s,
                [&](P p, uint32_t x, uint32_t y, uint32_t z)
                {
-                 const P        l    = label[p];
-                 const C        v    = I[p];
-                 bool           line = false;
+                 const P l    = label[p];
+                 const C v    = I[p];
+                 bool    line = false;
                  ForEachNeighbour<Full, ZR>(s,
                                             x,
                                             y,

@@ -51,8 +51,8 @@ HasCudaDevice()
   return chs::CudaDeviceCount() > 0;
 }
 
-#define CHS_REQUIRE_GPU()                                                                                          \
-  if (!chs_test::HasCudaDevice())                                                                                  \
+#define CHS_REQUIRE_GPU()                                                                                              \
+  if (!chs_test::HasCudaDevice())                                                                                      \
   GTEST_SKIP() << "no CUDA device"
 
 /** The message of the std::invalid_argument that `run` throws (a size check's refusal, say). */
@@ -122,10 +122,10 @@ template <typename TImage>
 typename TImage::Pointer
 BlobImage(const typename TImage::SizeType & size, int radius, double fraction, unsigned seed)
 {
-  constexpr unsigned D = TImage::ImageDimension;
-  const size_t       n = NumberOfPixels(size);
-  std::vector<float> a(n), b(n);
-  std::mt19937       rng(seed);
+  constexpr unsigned              D = TImage::ImageDimension;
+  const size_t                    n = NumberOfPixels(size);
+  std::vector<float>              a(n), b(n);
+  std::mt19937                    rng(seed);
   std::normal_distribution<float> g;
   for (auto & v : a)
     v = g(rng);
@@ -151,8 +151,8 @@ BlobImage(const typename TImage::SizeType & size, int radius, double fraction, u
   std::vector<float> sorted(a);
   std::nth_element(sorted.begin(), sorted.begin() + size_t((1.0 - fraction) * (n - 1)), sorted.end());
   const float threshold = sorted[size_t((1.0 - fraction) * (n - 1))];
-  auto        image = MakeImage<TImage>(size);
-  auto *      p = image->GetBufferPointer();
+  auto        image     = MakeImage<TImage>(size);
+  auto *      p         = image->GetBufferPointer();
   for (size_t i = 0; i < n; ++i)
     p[i] = a[i] > threshold ? 1 : 0;
   return image;
@@ -181,7 +181,7 @@ Spiral(const typename TImage::SizeType & size)
   auto          image = MakeImage<TImage>(size);
   const int64_t nx = size[0], ny = size[1];
   const int64_t nz = TImage::ImageDimension == 3 ? int64_t(size[2]) : 1;
-  auto *        p = image->GetBufferPointer();
+  auto *        p  = image->GetBufferPointer();
   for (int64_t z = 0; z < nz; ++z)
   {
     int64_t x0 = 0, y0 = 0, x1 = nx - 1, y1 = ny - 1;
@@ -209,18 +209,21 @@ Spiral(const typename TImage::SizeType & size)
 /** Brute-force labeling by breadth-first flood fill, numbering objects by their first voxel in raster order. */
 template <typename TImage, typename TLabelImage>
 typename TLabelImage::Pointer
-FloodFillLabels(const TImage * image, bool fullyConnected, bool flatZones, const std::vector<uint8_t> * mask,
-                uint64_t & count)
+FloodFillLabels(const TImage *               image,
+                bool                         fullyConnected,
+                bool                         flatZones,
+                const std::vector<uint8_t> * mask,
+                uint64_t &                   count)
 {
-  constexpr unsigned D = TImage::ImageDimension;
+  constexpr unsigned D    = TImage::ImageDimension;
   const auto         size = image->GetLargestPossibleRegion().GetSize();
   const int64_t      nx = size[0], ny = size[1], nz = D == 3 ? int64_t(size[2]) : 1;
-  const auto *       p = image->GetBufferPointer();
+  const auto *       p      = image->GetBufferPointer();
   auto               labels = MakeImage<TLabelImage>(size);
-  auto *             l = labels->GetBufferPointer();
-  const size_t       n = NumberOfPixels(size);
-  auto active = [&](size_t i) { return (!mask || (*mask)[i]) && (flatZones || p[i] != 0); };
-  count = 0;
+  auto *             l      = labels->GetBufferPointer();
+  const size_t       n      = NumberOfPixels(size);
+  auto               active = [&](size_t i) { return (!mask || (*mask)[i]) && (flatZones || p[i] != 0); };
+  count                     = 0;
   std::vector<char> seen(n, 0);
   for (size_t s = 0; s < n; ++s)
   {
@@ -233,7 +236,7 @@ FloodFillLabels(const TImage * image, bool fullyConnected, bool flatZones, const
     {
       const size_t i = queue.front();
       queue.pop_front();
-      l[i] = static_cast<typename TLabelImage::PixelType>(count);
+      l[i]            = static_cast<typename TLabelImage::PixelType>(count);
       const int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
       for (int dz = -1; dz <= 1; ++dz)
         for (int dy = -1; dy <= 1; ++dy)
@@ -267,8 +270,8 @@ SameVoxels(const TA * a, const TB * b)
   const auto * pb = b->GetBufferPointer();
   for (size_t i = 0; i < n; ++i)
     if (static_cast<int64_t>(pa[i]) != static_cast<int64_t>(pb[i]))
-      return ::testing::AssertionFailure() << "first difference at voxel " << i << ": " << int64_t(pa[i]) << " vs "
-                                           << int64_t(pb[i]);
+      return ::testing::AssertionFailure()
+             << "first difference at voxel " << i << ": " << int64_t(pa[i]) << " vs " << int64_t(pb[i]);
   return ::testing::AssertionSuccess();
 }
 

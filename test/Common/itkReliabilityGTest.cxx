@@ -1162,15 +1162,10 @@ TEST(Reliability, GPUEveryFilterRefusesAVolumeLargerThanTheDevice)
     const ZeroSpace image(n), labels(n * sizeof(uint32_t)), seeds(n * sizeof(uint32_t));
     ASSERT_NE(image.As<uint8_t>(), nullptr);
     ASSERT_NE(labels.As<uint32_t>(), nullptr);
-    ExpectRefusedAsLargerThanTheDevice("watershed",
-                                       [&]
-                                       {
-                                         chs::WatershedCUDA(image.As<uint8_t>(),
-                                                            volume,
-                                                            chs::WatershedParameters{},
-                                                            labels.As<uint32_t>(),
-                                                            context);
-                                       });
+    ExpectRefusedAsLargerThanTheDevice(
+      "watershed",
+      [&]
+      { chs::WatershedCUDA(image.As<uint8_t>(), volume, chs::WatershedParameters{}, labels.As<uint32_t>(), context); });
     ExpectRefusedAsLargerThanTheDevice(
       "waterfall",
       [&]
@@ -1182,12 +1177,12 @@ TEST(Reliability, GPUEveryFilterRefusesAVolumeLargerThanTheDevice)
                                        [&]
                                        {
                                          chs::MarkerWatershedCUDA<uint8_t, uint32_t>(image.As<uint8_t>(),
-                                                                                    nullptr,
-                                                                                    nullptr,
-                                                                                    volume,
-                                                                                    chs::MarkerWatershedParameters{},
-                                                                                    labels.As<uint32_t>(),
-                                                                                    context);
+                                                                                     nullptr,
+                                                                                     nullptr,
+                                                                                     volume,
+                                                                                     chs::MarkerWatershedParameters{},
+                                                                                     labels.As<uint32_t>(),
+                                                                                     context);
                                        });
     ExpectRefusedAsLargerThanTheDevice("Image Foresting Transform",
                                        [&]
@@ -1208,8 +1203,8 @@ TEST(Reliability, GPUEveryFilterRefusesAVolumeLargerThanTheDevice)
     chs::Grid cube;
     cube.dimension = 3;
     cube.size[0] = cube.size[1] = cube.size[2] = 1290;
-    const ZeroSpace              image(cube.NumberOfVoxels());
-    chs::AlphaTreeParameters     p;
+    const ZeroSpace          image(cube.NumberOfVoxels());
+    chs::AlphaTreeParameters p;
     p.graph.fullyConnected = true;
     ExpectRefusedAsLargerThanTheDevice("alpha-tree",
                                        [&]
@@ -1230,15 +1225,13 @@ TEST(Reliability, GPUEveryFilterRefusesAVolumeLargerThanTheDevice)
     plane.size[0] = plane.size[1] = 40000;
     plane.size[2]                 = 1;
     const ZeroSpace image(plane.NumberOfVoxels());
-    ExpectRefusedAsLargerThanTheDevice("image dendrogram",
-                                       [&]
-                                       {
-                                         chs::ImageSingleLinkageCUDA<uint8_t>(image.As<uint8_t>(),
-                                                                             plane,
-                                                                             chs::ImageGraphParameters{},
-                                                                             chs::DendrogramArrays{},
-                                                                             context);
-                                       });
+    ExpectRefusedAsLargerThanTheDevice(
+      "image dendrogram",
+      [&]
+      {
+        chs::ImageSingleLinkageCUDA<uint8_t>(
+          image.As<uint8_t>(), plane, chs::ImageGraphParameters{}, chs::DendrogramArrays{}, context);
+      });
     // The graph dendrogram: 4e9 float-weighted edges on 1e9 vertices (28 bytes an edge kept, and the sort's).
     const uint64_t  m = 4000000000ull;
     const ZeroSpace ends(m * sizeof(uint32_t)), weights(m * sizeof(float));

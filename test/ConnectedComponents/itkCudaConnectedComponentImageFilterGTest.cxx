@@ -29,7 +29,11 @@ struct Labeling
 
 template <typename TIn, typename TOut>
 Labeling<TOut>
-RunModule(const TIn * input, Backend backend, bool full, const TIn * mask = nullptr, bool flat = false,
+RunModule(const TIn *              input,
+          Backend                  backend,
+          bool                     full,
+          const TIn *              mask       = nullptr,
+          bool                     flat       = false,
           typename TOut::PixelType background = 0)
 {
   auto filter = itk::CudaConnectedComponentImageFilter<TIn, TOut>::New();
@@ -68,7 +72,7 @@ ExpectSameAsITK(const TIn * input, Backend backend, const TIn * mask = nullptr, 
   {
     SCOPED_TRACE(full ? "fully connected" : "face connected");
     const auto expected = RunITK<TIn, TOut>(input, full, mask, bg);
-    const int  runs = backend == Backend::CUDA ? 3 : 1;
+    const int  runs     = backend == Backend::CUDA ? 3 : 1;
     for (int run = 0; run < runs; ++run)
     {
       const auto got = RunModule<TIn, TOut>(input, backend, full, mask, false, bg);
@@ -78,8 +82,8 @@ ExpectSameAsITK(const TIn * input, Backend backend, const TIn * mask = nullptr, 
   }
 }
 
-using U8_2 = itk::Image<unsigned char, 2>;
-using U8_3 = itk::Image<unsigned char, 3>;
+using U8_2  = itk::Image<unsigned char, 2>;
+using U8_3  = itk::Image<unsigned char, 3>;
 using S16_2 = itk::Image<short, 2>;
 using F32_3 = itk::Image<float, 3>;
 using L32_2 = itk::Image<unsigned int, 2>;
@@ -120,13 +124,13 @@ StructuredInputsSameAsITK(Backend backend)
 {
   constexpr unsigned D = TImage::ImageDimension;
   for (const auto size : { D == 2 ? Size<TImage>({ 203, 150 }) : Size<TImage>({ 45, 38, 29 }),
-                          D == 2 ? Size<TImage>({ 204, 150 }) : Size<TImage>({ 48, 38, 29 }) }) // 204, 48: row masks
+                           D == 2 ? Size<TImage>({ 204, 150 }) : Size<TImage>({ 48, 38, 29 }) }) // 204, 48: row masks
   {
     SCOPED_TRACE(::testing::Message() << "size " << size);
-    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 0), backend);   // all background
-    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 7), backend);   // all foreground
-    ExpectSameAsITK<TImage, TLabel>(Checkerboard<TImage>(size), backend);   // worst case for full connectivity
-    ExpectSameAsITK<TImage, TLabel>(Spiral<TImage>(size), backend);         // long chains across tiles
+    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 0), backend); // all background
+    ExpectSameAsITK<TImage, TLabel>(MakeImage<TImage>(size, 7), backend); // all foreground
+    ExpectSameAsITK<TImage, TLabel>(Checkerboard<TImage>(size), backend); // worst case for full connectivity
+    ExpectSameAsITK<TImage, TLabel>(Spiral<TImage>(size), backend);       // long chains across tiles
     ExpectSameAsITK<TImage, TLabel>(BlobImage<TImage>(size, 3, 0.5, 11), backend);
     if (D == 3)
     {
@@ -167,11 +171,11 @@ TEST(CudaConnectedComponentImageFilter, CPUMatchesITKOnStructuredInputs)
 TEST(CudaConnectedComponentImageFilter, CPUMatchesITKWithMaskAndBackgroundValue)
 {
   auto input = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.6, 5);
-  auto mask = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
+  auto mask  = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
   ExpectSameAsITK<U8_2, L32_2>(input, Backend::CPU, mask);
   ExpectSameAsITK<U8_2, L16_2>(input, Backend::CPU, nullptr, 5); // labels count from 0 and skip 5
   auto volume = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.5, 7);
-  auto vmask = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
+  auto vmask  = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
   ExpectSameAsITK<U8_3, L32_3>(volume, Backend::CPU, vmask);
 }
 
@@ -179,7 +183,7 @@ TEST(CudaConnectedComponentImageFilter, SignedLabelTypeMatchesITK)
 {
   // A negative background: ITK then numbers the objects from 0.
   using S32_2 = itk::Image<int, 2>;
-  auto input = RandomImage<U8_2>(Size<U8_2>({ 70, 50 }), 0.5, 13);
+  auto input  = RandomImage<U8_2>(Size<U8_2>({ 70, 50 }), 0.5, 13);
   for (Backend b : { Backend::CPU, Backend::CUDA })
   {
     if (b == Backend::CUDA && !HasCudaDevice())
@@ -194,19 +198,18 @@ template <typename TImage, typename TLabel>
 void
 FlatZonesSameAsFloodFill(Backend backend)
 {
-  constexpr unsigned D = TImage::ImageDimension;
+  constexpr unsigned D    = TImage::ImageDimension;
   const auto         size = D == 2 ? Size<TImage>({ 97, 66 }) : Size<TImage>({ 35, 20, 17 });
   for (unsigned seed : { 1u, 2u })
     for (bool withMask : { false, true })
       for (bool full : { false, true })
       {
         auto                 input = RandomImage<TImage>(size, 0.7, seed, 2); // values 0, 1, 2
-        auto                 mask = RandomImage<TImage>(size, 0.8, seed + 10);
-        std::vector<uint8_t> maskFlags(mask->GetBufferPointer(),
-                                       mask->GetBufferPointer() + NumberOfPixels(size));
+        auto                 mask  = RandomImage<TImage>(size, 0.8, seed + 10);
+        std::vector<uint8_t> maskFlags(mask->GetBufferPointer(), mask->GetBufferPointer() + NumberOfPixels(size));
         uint64_t             expectedCount = 0;
-        auto expected = FloodFillLabels<TImage, TLabel>(input, full, true, withMask ? &maskFlags : nullptr,
-                                                        expectedCount);
+        auto                 expected =
+          FloodFillLabels<TImage, TLabel>(input, full, true, withMask ? &maskFlags : nullptr, expectedCount);
         const int runs = backend == Backend::CUDA ? 3 : 1;
         for (int run = 0; run < runs; ++run)
         {
@@ -262,15 +265,15 @@ TEST(CudaConnectedComponentImageFilter, GPUSignedImagesWithNegativeValues)
 TEST(CudaConnectedComponentImageFilter, FlatZonesOfFloatImageMatchFloodFill)
 {
   // Smooth float ramps quantised to a few levels: large plateaus; NaN is never equal to anything.
-  using F2 = itk::Image<float, 2>;
+  using F2   = itk::Image<float, 2>;
   auto input = MakeImage<F2>(Size<F2>({ 150, 70 }));
-  auto p = input->GetBufferPointer();
+  auto p     = input->GetBufferPointer();
   for (int i = 0; i < 150 * 70; ++i)
     p[i] = std::floor(4.0f * std::sin(0.05f * (i % 150)) * std::cos(0.07f * (i / 150)));
-  p[500] = std::numeric_limits<float>::quiet_NaN();
-  p[501] = std::numeric_limits<float>::quiet_NaN();
+  p[500]                 = std::numeric_limits<float>::quiet_NaN();
+  p[501]                 = std::numeric_limits<float>::quiet_NaN();
   uint64_t expectedCount = 0;
-  auto     expected = FloodFillLabels<F2, L32_2>(input, true, true, nullptr, expectedCount);
+  auto     expected      = FloodFillLabels<F2, L32_2>(input, true, true, nullptr, expectedCount);
   for (Backend b : { Backend::CPU, Backend::CUDA })
   {
     if (b == Backend::CUDA && !HasCudaDevice())
@@ -317,11 +320,11 @@ TEST(CudaConnectedComponentImageFilter, GPUMatchesITKWithMaskAndBackgroundValue)
 {
   CHS_REQUIRE_GPU();
   auto input = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.6, 5);
-  auto mask = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
+  auto mask  = RandomImage<U8_2>(Size<U8_2>({ 120, 90 }), 0.7, 6, 200);
   ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA, mask);
   ExpectSameAsITK<U8_2, L16_2>(input, Backend::CUDA, nullptr, 5);
   auto volume = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.5, 7);
-  auto vmask = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
+  auto vmask  = RandomImage<U8_3>(Size<U8_3>({ 40, 30, 20 }), 0.8, 8);
   ExpectSameAsITK<U8_3, L32_3>(volume, Backend::CUDA, vmask);
 }
 
@@ -343,14 +346,14 @@ TEST(CudaConnectedComponentImageFilter, GPULargeTransfersMatchITK)
   CHS_REQUIRE_GPU();
   // Transfers of 4 MiB and more go through the pinned staging buffers (4 slots of 4 MiB): an input, a mask and
   // labels of several chunks each, not multiples of the chunk, and more chunks than slots.
-  const auto size = Size<U8_2>({ 3000, 2900 });
+  const auto size  = Size<U8_2>({ 3000, 2900 });
   auto       input = BlobImage<U8_2>(size, 4, 0.5, 21);
-  auto       mask = RandomImage<U8_2>(size, 0.97, 22, 200);
+  auto       mask  = RandomImage<U8_2>(size, 0.97, 22, 200);
   ExpectSameAsITK<U8_2, L32_2>(input, Backend::CUDA, mask);
   // Two filters on two threads at once: one holds the staging buffers, the other copies directly.
-  auto                       other = BlobImage<U8_3>(Size<U8_3>({ 200, 180, 160 }), 3, 0.5, 23);
-  const auto                 expected2D = RunITK<U8_2, L32_2>(input, true);
-  const auto                 expected3D = RunITK<U8_3, L32_3>(other, false);
+  auto       other      = BlobImage<U8_3>(Size<U8_3>({ 200, 180, 160 }), 3, 0.5, 23);
+  const auto expected2D = RunITK<U8_2, L32_2>(input, true);
+  const auto expected3D = RunITK<U8_3, L32_3>(other, false);
   for (int round = 0; round < 3; ++round)
   {
     Labeling<L32_2> got2D;
@@ -371,10 +374,11 @@ namespace
 /** `objects` isolated pixels (value 1) on a lattice of step 2, on a background of `background`. */
 template <typename TImage>
 typename TImage::Pointer
-IsolatedPixels(const typename TImage::SizeType & size, itk::SizeValueType objects,
-               typename TImage::PixelType background = 0)
+IsolatedPixels(const typename TImage::SizeType & size,
+               itk::SizeValueType                objects,
+               typename TImage::PixelType        background = 0)
 {
-  auto                     image = MakeImage<TImage>(size, background);
+  auto                     image  = MakeImage<TImage>(size, background);
   const itk::SizeValueType perRow = (size[0] + 1) / 2;
   for (itk::SizeValueType j = 0; j < objects; ++j)
   {
@@ -394,8 +398,8 @@ TEST(CudaConnectedComponentImageFilter, GPUNarrowLabelDownloadsMatchITK)
   // widened on the host: counts on both sides of 255 and 65535, through the staging buffers (2101 x 2049: 4 MiB
   // and more even at one byte a label) and through the direct path (301 x 299; both sizes leave a tail after the last
   // 16-byte vector).
-  using U16_2 = itk::Image<unsigned short, 2>;
-  using L64_2 = itk::Image<unsigned long, 2>;
+  using U16_2      = itk::Image<unsigned short, 2>;
+  using L64_2      = itk::Image<unsigned long, 2>;
   const auto large = Size<U8_2>({ 2101, 2049 });
   const auto small = Size<U8_2>({ 301, 299 });
   for (itk::SizeValueType objects : { 255, 256, 65535, 65536 })
@@ -415,10 +419,10 @@ TEST(CudaConnectedComponentImageFilter, GPUNarrowLabelDownloadsMatchITK)
   for (itk::SizeValueType objects : { 255, 256 })
   {
     SCOPED_TRACE(::testing::Message() << objects << " objects, background 255");
-    ExpectSameAsITK<U16_2, L32_2>(IsolatedPixels<U16_2>(Size<U16_2>({ 2101, 2049 }), objects, 255), Backend::CUDA,
-                                  nullptr, 255);
-    ExpectSameAsITK<U16_2, L32_2>(IsolatedPixels<U16_2>(Size<U16_2>({ 301, 299 }), objects, 255), Backend::CUDA,
-                                  nullptr, 255);
+    ExpectSameAsITK<U16_2, L32_2>(
+      IsolatedPixels<U16_2>(Size<U16_2>({ 2101, 2049 }), objects, 255), Backend::CUDA, nullptr, 255);
+    ExpectSameAsITK<U16_2, L32_2>(
+      IsolatedPixels<U16_2>(Size<U16_2>({ 301, 299 }), objects, 255), Backend::CUDA, nullptr, 255);
   }
 }
 
@@ -450,35 +454,36 @@ GPUMatchesCPUThroughTheAPI(bool wide, long long background, bool offsetLabels = 
       for (bool full : { false, true })
         for (bool flat : { false, true })
         {
-          const auto                        size = Size<U8_3>({ nx, 45, 33 });
-          auto input = blobs ? BlobImage<U8_3>(size, 3, 0.5, 9) : RandomImage<U8_3>(size, 0.55, 21, 2);
-          chs::Grid                         grid;
+          const auto size  = Size<U8_3>({ nx, 45, 33 });
+          auto       input = blobs ? BlobImage<U8_3>(size, 3, 0.5, 9) : RandomImage<U8_3>(size, 0.55, 21, 2);
+          chs::Grid  grid;
           grid.dimension = 3;
-          grid.size[0] = nx;
-          grid.size[1] = 45;
-          grid.size[2] = 33;
+          grid.size[0]   = nx;
+          grid.size[1]   = 45;
+          grid.size[2]   = 33;
           chs::ConnectedComponentParameters p;
-          p.fullyConnected = full;
-          p.mode = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
-          p.maximumLabel = std::numeric_limits<TLabel>::max();
-          p.backgroundLabel = background;
+          p.fullyConnected    = full;
+          p.mode              = flat ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+          p.maximumLabel      = std::numeric_limits<TLabel>::max();
+          p.backgroundLabel   = background;
           p.computeStatistics = true;
           const size_t                      n = grid.NumberOfVoxels();
           std::vector<TLabel>               cpu(n), gpu(n, TLabel(0x5a));
           chs::ConnectedComponentStatistics cs, gs;
-          const uint64_t cpuCount = chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
-          p.forceWideIndex = wide;
+          const uint64_t                    cpuCount =
+            chs::LabelConnectedComponentsCPU(input->GetBufferPointer(), nullptr, cpu.data(), grid, p, &cs);
+          p.forceWideIndex    = wide;
           p.forceOffsetLabels = offsetLabels;
           // Two runs with statistics, one without (in place: the final link's ranges, not resolve and pack).
           for (int run = 0; run < 3; ++run)
           {
             p.computeStatistics = run < 2;
             std::fill(gpu.begin(), gpu.end(), TLabel(0x5a));
-            const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(input->GetBufferPointer(), nullptr, gpu.data(),
-                                                                        grid, p, &gs, chs::ExecutionContext{});
-            SCOPED_TRACE(::testing::Message() << "nx " << nx << " blobs " << blobs << " wide " << wide << " offset "
-                                              << offsetLabels << " full "
-                                              << full << " flat " << flat << " statistics " << p.computeStatistics);
+            const uint64_t gpuCount = chs::LabelConnectedComponentsCUDA(
+              input->GetBufferPointer(), nullptr, gpu.data(), grid, p, &gs, chs::ExecutionContext{});
+            SCOPED_TRACE(::testing::Message()
+                         << "nx " << nx << " blobs " << blobs << " wide " << wide << " offset " << offsetLabels
+                         << " full " << full << " flat " << flat << " statistics " << p.computeStatistics);
             EXPECT_EQ(cpuCount, gpuCount);
             EXPECT_EQ(cpu, gpu);
             if (p.computeStatistics)
@@ -511,23 +516,23 @@ template <typename TLabel>
 void
 PeakMemoryWithinBound(bool wide)
 {
-  const size_t nx = 256, ny = 256, nz = 64, n = nx * ny * nz;
+  const size_t         nx = 256, ny = 256, nz = 64, n = nx * ny * nz;
   std::vector<uint8_t> input(n);
   for (size_t i = 0; i < n; ++i)
     input[i] = (i * 2654435761u >> 13) % 3 == 0;
   chs::Grid grid;
   grid.dimension = 3;
-  grid.size[0] = nx;
-  grid.size[1] = ny;
-  grid.size[2] = nz;
+  grid.size[0]   = nx;
+  grid.size[1]   = ny;
+  grid.size[2]   = nz;
   chs::ConnectedComponentParameters p;
   p.fullyConnected = true;
-  p.maximumLabel = std::numeric_limits<TLabel>::max();
+  p.maximumLabel   = std::numeric_limits<TLabel>::max();
   p.forceWideIndex = wide;
   std::vector<TLabel> labels(n);
   chs::RunInfo        info;
-  chs::LabelConnectedComponentsCUDA(input.data(), nullptr, labels.data(), grid, p, nullptr, chs::ExecutionContext{},
-                                    &info);
+  chs::LabelConnectedComponentsCUDA(
+    input.data(), nullptr, labels.data(), grid, p, nullptr, chs::ExecutionContext{}, &info);
   const size_t index = wide ? 8 : 4;
   const size_t bound = n * (sizeof(uint8_t) + 2 * sizeof(TLabel)) + 2 * (n / 4096) * index + (1u << 16);
   EXPECT_LE(info.peakDeviceBytes, bound) << sizeof(TLabel) << "-byte labels, wide " << wide;
@@ -550,9 +555,9 @@ template <typename TImage>
 void
 StatisticsMatchBruteForce(Backend backend)
 {
-  using LabelImage = itk::Image<unsigned int, TImage::ImageDimension>;
-  constexpr unsigned D = TImage::ImageDimension;
-  const auto         size = D == 2 ? Size<TImage>({ 301, 203 }) : Size<TImage>({ 61, 47, 35 });
+  using LabelImage         = itk::Image<unsigned int, TImage::ImageDimension>;
+  constexpr unsigned D     = TImage::ImageDimension;
+  const auto         size  = D == 2 ? Size<TImage>({ 301, 203 }) : Size<TImage>({ 61, 47, 35 });
   auto               input = BlobImage<TImage>(size, 2, 0.45, 17);
   auto               image = MakeImage<TImage>(size);
   // Shift the origin index to check that bounding boxes are in the image's index space.
@@ -567,8 +572,8 @@ StatisticsMatchBruteForce(Backend backend)
     filter->SetBackend(backend);
     filter->ComputeStatisticsOn();
     filter->Update();
-    const LabelImage * labels = filter->GetOutput();
-    std::map<unsigned, itk::SizeValueType>                                                      count;
+    const LabelImage *                                                                    labels = filter->GetOutput();
+    std::map<unsigned, itk::SizeValueType>                                                count;
     std::map<unsigned, std::pair<typename TImage::IndexType, typename TImage::IndexType>> box;
     for (itk::ImageRegionConstIteratorWithIndex<LabelImage> it(labels, labels->GetLargestPossibleRegion());
          !it.IsAtEnd();
@@ -582,7 +587,7 @@ StatisticsMatchBruteForce(Backend backend)
         box[l] = std::make_pair(idx, idx);
       for (unsigned d = 0; d < D; ++d)
       {
-        box[l].first[d] = std::min(box[l].first[d], idx[d]);
+        box[l].first[d]  = std::min(box[l].first[d], idx[d]);
         box[l].second[d] = std::max(box[l].second[d], idx[d]);
       }
     }
@@ -619,9 +624,9 @@ TEST(CudaConnectedComponentImageFilter, GPUStatisticsMatchBruteForce)
 
 TEST(CudaConnectedComponentImageFilter, CopiesGeometryAndRunsAgain)
 {
-  auto input = RandomImage<U8_3>(Size<U8_3>({ 20, 10, 5 }), 0.5, 3);
+  auto         input      = RandomImage<U8_3>(Size<U8_3>({ 20, 10, 5 }), 0.5, 3);
   const double spacing[3] = { 0.5, 2.0, 3.0 };
-  const double origin[3] = { -1.0, 4.0, 9.0 };
+  const double origin[3]  = { -1.0, 4.0, 9.0 };
   input->SetSpacing(spacing);
   input->SetOrigin(origin);
   auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
@@ -642,7 +647,7 @@ TEST(CudaConnectedComponentImageFilter, CopiesGeometryAndRunsAgain)
 
 TEST(CudaConnectedComponentImageFilter, AutoBackendPicksWhatIsAvailable)
 {
-  auto input = RandomImage<U8_2>(Size<U8_2>({ 50, 40 }), 0.5, 3);
+  auto input  = RandomImage<U8_2>(Size<U8_2>({ 50, 40 }), 0.5, 3);
   auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
   filter->SetInput(input);
   filter->Update(); // Auto by default
@@ -719,7 +724,7 @@ TEST(CudaConnectedComponentImageFilter, GPULabelTypeTooSmallThrows)
 
 TEST(CudaConnectedComponentImageFilter, CUDABackendWithoutDeviceThrows)
 {
-  auto input = RandomImage<U8_2>(Size<U8_2>({ 8, 8 }), 0.5, 3);
+  auto input  = RandomImage<U8_2>(Size<U8_2>({ 8, 8 }), 0.5, 3);
   auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L32_2>::New();
   filter->SetInput(input);
   filter->SetBackend(Backend::CUDA);
@@ -742,13 +747,13 @@ TEST(CudaConnectedComponentImageFilter, CUDABackendWithoutDeviceThrows)
 TEST(CudaConnectedComponentImageFilter, GPUAllocationFailureThrowsAndLeaksNothing)
 {
   CHS_REQUIRE_GPU();
-  auto input = BlobImage<U8_3>(Size<U8_3>({ 64, 64, 64 }), 2, 0.5, 9);
+  auto input  = BlobImage<U8_3>(Size<U8_3>({ 64, 64, 64 }), 2, 0.5, 9);
   auto filter = itk::CudaConnectedComponentImageFilter<U8_3, L32_3>::New();
   filter->SetInput(input);
   filter->SetBackend(Backend::CUDA);
   filter->ComputeStatisticsOn();
   filter->Update(); // warm up the context and the memory pool
-  const auto expected = filter->GetObjectCount();
+  const auto expected   = filter->GetObjectCount();
   uint64_t   freeBefore = 0, total = 0, freeAfter = 0;
   chs::CudaDeviceMemoryInfo(0, freeBefore, total);
   for (int failing = 1; failing <= 8; ++failing) // every allocation of a run, in turn
@@ -801,7 +806,7 @@ void
 ExpectFactoryGivesITKsResult(const TIn * input, const TIn * mask, bool full, typename TOut::PixelType background)
 {
   std::string name;
-  const auto itkOwn = ItkPipeline<TIn, TOut>(input, mask, full, background, name);
+  const auto  itkOwn = ItkPipeline<TIn, TOut>(input, mask, full, background, name);
   EXPECT_EQ(name, std::string("ConnectedComponentImageFilter"));
   const auto factory = itk::CudaConnectedComponentImageFilterFactory::RegisterOneFactory();
   const auto cuda    = ItkPipeline<TIn, TOut>(input, mask, full, background, name);
@@ -810,8 +815,8 @@ ExpectFactoryGivesITKsResult(const TIn * input, const TIn * mask, bool full, typ
   EXPECT_GT(cuda.second, 0u);
   EXPECT_TRUE(cuda.first == itkOwn.first) << "full " << full;
   // Where it ran: the GPU when there is one.
-  auto probe = itk::ConnectedComponentImageFilter<TIn, TOut>::New();
-  auto * over = dynamic_cast<itk::CudaConnectedComponentImageFilterOverride<TIn, TOut> *>(probe.GetPointer());
+  auto   probe = itk::ConnectedComponentImageFilter<TIn, TOut>::New();
+  auto * over  = dynamic_cast<itk::CudaConnectedComponentImageFilterOverride<TIn, TOut> *>(probe.GetPointer());
   ASSERT_NE(over, nullptr);
   probe->SetInput(input);
   probe->Update();
@@ -824,10 +829,10 @@ ExpectFactoryGivesITKsResult(const TIn * input, const TIn * mask, bool full, typ
 
 TEST(CudaConnectedComponentImageFilterFactory, UnchangedITKPipelineGivesTheSameLabels)
 {
-  using Image2  = itk::Image<unsigned char, 2>;
-  using Image3  = itk::Image<short, 3>;
-  using Labels2 = itk::Image<unsigned int, 2>;
-  using Labels3 = itk::Image<unsigned long, 3>;
+  using Image2      = itk::Image<unsigned char, 2>;
+  using Image3      = itk::Image<short, 3>;
+  using Labels2     = itk::Image<unsigned int, 2>;
+  using Labels3     = itk::Image<unsigned long, 3>;
   const auto input2 = RandomImage<Image2>(Size<Image2>({ 213, 117 }), 0.45, 21);
   const auto mask2  = RandomImage<Image2>(Size<Image2>({ 213, 117 }), 0.8, 22);
   const auto input3 = RandomImage<Image3>(Size<Image3>({ 41, 37, 23 }), 0.3, 23);

@@ -590,7 +590,7 @@ TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
     alpha->SetFullyConnected(full);
     alpha->SetBackend(Backend::CPU);
     alpha->Update();
-    const itk::AlphaTree * tree = alpha->GetOutput();
+    const itk::AlphaTree * tree      = alpha->GetOutput();
     auto                   hierarchy = AttrFilter::New();
     hierarchy->SetAlphaTreeInput(tree);
     hierarchy->SetFullyConnected(full);
@@ -601,16 +601,21 @@ TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
 
     // The composition by hand.
     chs::Grid grid;
-    grid.size[0]      = 37;
-    grid.size[1]      = 29;
-    const uint64_t n = 37 * 29, m = chs::ImageGraphEdges(grid, full, nullptr, nullptr, nullptr);
+    grid.size[0]            = 37;
+    grid.size[1]            = 29;
+    const uint64_t        n = 37 * 29, m = chs::ImageGraphEdges(grid, full, nullptr, nullptr, nullptr);
     std::vector<uint32_t> u(m), v(m);
     std::vector<uint64_t> ids(m);
     chs::ImageGraphEdges(grid, full, u.data(), v.data(), ids.data());
     std::vector<double> saliency(m);
     const auto &        parents = tree->GetParents()->CastToSTLConstContainer();
-    chs::AlphaTreeEdgeSaliencyCPU(parents.data(), tree->GetLevels()->CastToSTLConstContainer().data(), parents.size(),
-                                  u.data(), v.data(), m, saliency.data());
+    chs::AlphaTreeEdgeSaliencyCPU(parents.data(),
+                                  tree->GetLevels()->CastToSTLConstContainer().data(),
+                                  parents.size(),
+                                  u.data(),
+                                  v.data(),
+                                  m,
+                                  saliency.data());
     Tree bpt(n);
     chs::GraphSingleLinkageCPU(u.data(), v.data(), saliency.data(), m, n, false, bpt.Out());
     for (auto & e : bpt.edge)
@@ -626,8 +631,8 @@ TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
     {
       cut->SetDistance(a);
       cut->Update();
-      const auto   labels = tree->ComputeLabels(a);
-      const auto * ours   = cut->GetOutput()->GetBufferPointer();
+      const auto                   labels = tree->ComputeLabels(a);
+      const auto *                 ours   = cut->GetOutput()->GetBufferPointer();
       std::map<uint64_t, uint64_t> forward, backward;
       bool                         same = true;
       for (uint64_t p = 0; p < n; ++p)

@@ -1151,9 +1151,9 @@ TEST(WatershedCUDA, GPUVolumeAbove2To32Voxels)
   const uint64_t  n = g.NumberOfVoxels(), nx = g.size[0], ny = g.size[1], nz = g.size[2];
   ASSERT_GT(n, uint64_t(1) << 32);
   const std::vector<uint8_t> I = LargeVolume(g);
-  std::vector<uint32_t> labels(n);
-  chs::RunInfo          info;
-  uint64_t              basins = 0;
+  std::vector<uint32_t>      labels(n);
+  chs::RunInfo               info;
+  uint64_t                   basins = 0;
   try
   {
     basins = chs::WatershedCUDA(I.data(), g, chs::WatershedParameters{}, labels.data(), chs::ExecutionContext{}, &info)

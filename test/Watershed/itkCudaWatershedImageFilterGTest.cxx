@@ -279,8 +279,8 @@ template <typename TImage>
 void
 CheckHierarchyWithoutLevelImages(const TImage * image, Backend backend, bool full)
 {
-  using Labels     = itk::Image<unsigned short, TImage::ImageDimension>;
-  const auto every = Waterfall(image, backend, full);
+  using Labels      = itk::Image<unsigned short, TImage::ImageDimension>;
+  const auto every  = Waterfall(image, backend, full);
   auto       filter = itk::CudaWaterfallImageFilter<TImage, Labels>::New();
   filter->SetInput(image);
   filter->SetFullyConnected(full);
@@ -307,9 +307,9 @@ CheckHierarchyWithoutLevelImages(const TImage * image, Backend backend, bool ful
   filter->ProduceLevelImagesOn();
   filter->Update();
   EXPECT_EQ(filter->GetNumberOfIndexedOutputs(), every.counts.size());
-  EXPECT_EQ(std::vector<unsigned short>(filter->GetLevel(2)->GetBufferPointer(),
-                                        filter->GetLevel(2)->GetBufferPointer() + n),
-            every.labels[2]);
+  EXPECT_EQ(
+    std::vector<unsigned short>(filter->GetLevel(2)->GetBufferPointer(), filter->GetLevel(2)->GetBufferPointer() + n),
+    every.labels[2]);
 }
 
 void

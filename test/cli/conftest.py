@@ -1,5 +1,6 @@
 """Fixtures of the command-line tests: where the programs are, and small inputs with a geometry that is not the
 identity (spacing, origin and a flipped axis), written as NRRD files the way 3D Slicer writes them."""
+
 import os
 import pathlib
 
@@ -33,15 +34,19 @@ def backend():
 def write_nrrd(path, array, dimension):
     """Writes a NumPy array (x fastest, as pynrrd's Fortran order) with a geometry of Slicer's kind."""
     if dimension == 3:
-        header = {"space": "left-posterior-superior",
-                  "space directions": np.array([[-0.8, 0, 0], [0, 0.7, 0], [0, 0, 1.5]]),
-                  "space origin": np.array([12.5, -20.0, 7.25]),
-                  "kinds": ["domain"] * 3}
+        header = {
+            "space": "left-posterior-superior",
+            "space directions": np.array([[-0.8, 0, 0], [0, 0.7, 0], [0, 0, 1.5]]),
+            "space origin": np.array([12.5, -20.0, 7.25]),
+            "kinds": ["domain"] * 3,
+        }
     else:
-        header = {"space dimension": 2,
-                  "space directions": np.array([[0.5, 0], [0, -0.75]]),
-                  "space origin": np.array([3.0, 40.0]),
-                  "kinds": ["domain"] * 2}
+        header = {
+            "space dimension": 2,
+            "space directions": np.array([[0.5, 0], [0, -0.75]]),
+            "space origin": np.array([3.0, 40.0]),
+            "kinds": ["domain"] * 2,
+        }
     nrrd.write(str(path), array, header)
     return str(path)
 

@@ -1,5 +1,6 @@
 """Checks of a label volume's surfaces (.vtp) and of their rendering (.png), shared by the tests of the C++ example
 (test/cli) and of the Python example (wrapping/test). Independent of the examples: VTK's readers and NumPy."""
+
 import os
 import shutil
 import subprocess

@@ -1,11 +1,11 @@
 """The C++ VTK example, RenderLabelSurfaces: a label volume to one surface per label (.vtp) and an off-screen
 rendering (.png), on a volume drawn here and on the supervoxels of a module."""
+
 import subprocess
 
 import nrrd
 import numpy as np
 import pytest
-
 from surface_checks import check_picture, check_surfaces, run_headless
 
 
@@ -35,11 +35,26 @@ def drawn_volume():
 def test_drawn_volume(program, tmp_path, smoothing, interior):
     labels = drawn_volume()
     spacing = (0.5, 0.6, 1.2)
-    header = {"space": "left-posterior-superior", "space directions": np.diag(spacing),
-              "space origin": np.array([-5.0, 3.0, 10.0]), "kinds": ["domain"] * 3}
+    header = {
+        "space": "left-posterior-superior",
+        "space directions": np.diag(spacing),
+        "space origin": np.array([-5.0, 3.0, 10.0]),
+        "kinds": ["domain"] * 3,
+    }
     nrrd.write(str(tmp_path / "labels.nrrd"), labels, header)
-    run = run_headless([program, "--smoothing", str(smoothing), "--size", "400x300", str(tmp_path / "labels.nrrd"),
-                        str(tmp_path / "s.vtp"), str(tmp_path / "s.png")] + ["--interior"] * interior)
+    run = run_headless(
+        [
+            program,
+            "--smoothing",
+            str(smoothing),
+            "--size",
+            "400x300",
+            str(tmp_path / "labels.nrrd"),
+            str(tmp_path / "s.vtp"),
+            str(tmp_path / "s.png"),
+        ]
+        + ["--interior"] * interior
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     if interior:  # the corner cube touches three faces of the volume
         labels[labels == 9] = 0
@@ -52,8 +67,12 @@ def test_drawn_volume(program, tmp_path, smoothing, interior):
 def test_supervoxels_of_a_module(program, build_dir, inputs, backend, tmp_path):
     """The chain the README shows: a module's label map, then its surfaces."""
     labels_file = str(tmp_path / "supervoxels.nrrd")
-    run = subprocess.run([str(build_dir / "bin" / "CudaWaterpixels"), "--step", "9", "--backend", backend,
-                          inputs["grey"], labels_file], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [str(build_dir / "bin" / "CudaWaterpixels"), "--step", "9", "--backend", backend, inputs["grey"], labels_file],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     run = run_headless([program, labels_file, str(tmp_path / "s.vtp"), str(tmp_path / "s.png")])
     assert run.returncode == 0, run.stdout + run.stderr
@@ -74,7 +93,8 @@ def test_bad_input(program, tmp_path):
     labels[2:4, 2:4, 2:4] = 3
     nrrd.write(str(tmp_path / "box.nrrd"), labels)
     unwritable = str(tmp_path / "no-such-folder" / "a.vtp")
-    run = subprocess.run([program, str(tmp_path / "box.nrrd"), unwritable, str(tmp_path / "a.png")],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [program, str(tmp_path / "box.nrrd"), unwritable, str(tmp_path / "a.png")], capture_output=True, text=True
+    )
     assert run.returncode == 1 and "cannot write " + unwritable in run.stderr
     assert not (tmp_path / "a.png").exists()

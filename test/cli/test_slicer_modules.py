@@ -3,6 +3,7 @@ module's --xml is parsed and checked against the Execution Model's schema rules,
 the way Slicer builds it, the module runs on small 2D and 3D inputs, and its outputs are read back: the label map
 (with the input's geometry), the segmentation file through slicerio, the return parameter file and the progress
 reports."""
+
 import logging
 import re
 import subprocess
@@ -15,19 +16,59 @@ import pytest
 import scipy.ndimage as ndi
 import slicerio
 
-MODULES = ["CudaConnectedComponents", "CudaWatershedSegmentation", "CudaWaterfallSegmentation",
-           "CudaAlphaTreeSegmentation", "CudaSingleLinkageSegmentation", "CudaWaterpixels", "CudaSeededSegmentation"]
+MODULES = [
+    "CudaConnectedComponents",
+    "CudaWatershedSegmentation",
+    "CudaWaterfallSegmentation",
+    "CudaAlphaTreeSegmentation",
+    "CudaSingleLinkageSegmentation",
+    "CudaWaterpixels",
+    "CudaSeededSegmentation",
+]
 
 # The Execution Model's parameter types (ModuleDescription.xsd), those passed as files, and image subtypes.
-VALUE_TYPES = {"boolean", "integer", "float", "double", "string", "integer-vector", "float-vector", "double-vector",
-               "string-vector", "integer-enumeration", "float-enumeration", "double-enumeration",
-               "string-enumeration", "point", "region"}
+VALUE_TYPES = {
+    "boolean",
+    "integer",
+    "float",
+    "double",
+    "string",
+    "integer-vector",
+    "float-vector",
+    "double-vector",
+    "string-vector",
+    "integer-enumeration",
+    "float-enumeration",
+    "double-enumeration",
+    "string-enumeration",
+    "point",
+    "region",
+}
 FILE_TYPES = {"image", "file", "directory", "geometry", "transform", "pointfile", "table", "measurement"}
 IMAGE_SUBTYPES = {"scalar", "label", "tensor", "diffusion-weighted-image", "vector", "model", "any"}
-EXECUTABLE_CHILDREN = {"category", "title", "description", "version", "documentation-url", "license", "contributor",
-                       "acknowledgements", "parameters"}
-PARAMETER_CHILDREN = {"name", "flag", "longflag", "label", "description", "default", "channel", "index",
-                      "constraints", "element"}
+EXECUTABLE_CHILDREN = {
+    "category",
+    "title",
+    "description",
+    "version",
+    "documentation-url",
+    "license",
+    "contributor",
+    "acknowledgements",
+    "parameters",
+}
+PARAMETER_CHILDREN = {
+    "name",
+    "flag",
+    "longflag",
+    "label",
+    "description",
+    "default",
+    "channel",
+    "index",
+    "constraints",
+    "element",
+}
 
 
 def schema_problems(root):
@@ -143,11 +184,13 @@ def test_schema_rules_catch_broken_descriptions():
           <constraints><minimum>0</minimum><maximum>9</maximum><step>1</step></constraints></integer>
       </parameters></executable>""")
     assert schema_problems(good) == []
-    for broken, replacement in [("<index>0</index></image>", "<index>1</index></image>"),
-                                 ("<default>3</default>", "<default>30</default>"),
-                                 ("<channel>input</channel>", ""),
-                                 ("<longflag>--n</longflag>", ""),
-                                 ("<name>n</name>", "<name>2n</name>")]:
+    for broken, replacement in [
+        ("<index>0</index></image>", "<index>1</index></image>"),
+        ("<default>3</default>", "<default>30</default>"),
+        ("<channel>input</channel>", ""),
+        ("<longflag>--n</longflag>", ""),
+        ("<name>n</name>", "<name>2n</name>"),
+    ]:
         text = ET.tostring(good, encoding="unicode").replace(broken, replacement, 1)
         assert schema_problems(ET.fromstring(text)), text
 
@@ -215,8 +258,12 @@ SETTINGS = {
     "CudaConnectedComponents": {"fullyConnected": True, "statisticsFile": "stats.csv"},
     "CudaWatershedSegmentation": {"sigma": 1.0, "algorithm": "apruf"},
     "CudaWaterfallSegmentation": {"sigma": 1.0, "level": 1, "levelsDirectory": "levels"},
-    "CudaAlphaTreeSegmentation": {"alpha": 12.0, "omega": 60.0, "meanVolume": "mean.nrrd",
-                                  "saliencyVolume": "saliency.nrrd"},
+    "CudaAlphaTreeSegmentation": {
+        "alpha": 12.0,
+        "omega": 60.0,
+        "meanVolume": "mean.nrrd",
+        "saliencyVolume": "saliency.nrrd",
+    },
     "CudaSingleLinkageSegmentation": {"clusters": 7},
     "CudaWaterpixels": {"step": [6], "fullyConnected": True},
     "CudaSeededSegmentation": {"arcWeight": "maximum", "costVolume": "cost.nrrd"},
@@ -307,7 +354,7 @@ def test_run_as_slicer_does(module, inputs, backend, tmp_path):
     for s in segments[:5]:  # each segment's extent is its label's bounding box
         where = np.argwhere(labels == s["labelValue"])
         box = [v for a, b in zip(where.min(0), where.max(0)) for v in (a, b)]
-        assert s["extent"][:2 * d] == box
+        assert s["extent"][: 2 * d] == box
 
     # What each module adds.
     if name == "CudaConnectedComponents":
@@ -338,8 +385,18 @@ def gpu(modules_dir, tmp_path_factory):
     """Whether the modules find a CUDA device (a tiny run with --backend cuda)."""
     folder = tmp_path_factory.mktemp("gpu")
     nrrd.write(str(folder / "one.nrrd"), np.ones((2, 2), np.uint8))
-    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", "cuda", str(folder / "one.nrrd"),
-                          str(folder / "out.nrrd")], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            str(modules_dir / "CudaConnectedComponents"),
+            "--backend",
+            "cuda",
+            str(folder / "one.nrrd"),
+            str(folder / "out.nrrd"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if run.returncode != 0 and "no CUDA device" in run.stderr:
         return False
     assert run.returncode == 0, run.stderr
@@ -359,14 +416,14 @@ def test_gpu_equals_cpu(module, inputs, gpu, tmp_path):
         values.update({k: inputs[v] for k, v in INPUTS.items()})
         if m.name == "CudaConnectedComponents":
             values["inputVolume"] = inputs["binary"]
-        values.update(outputVolume=str(folder / "labels.nrrd"), outputSegmentation="labels.seg.nrrd",
-                      backend=backend)
+        values.update(outputVolume=str(folder / "labels.nrrd"), outputSegmentation="labels.seg.nrrd", backend=backend)
         run = subprocess.run(slicer_command(m, values, folder), capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
         assert ("CPU reference" in run.stdout) == (backend == "cpu")
         seg = slicerio.read_segmentation(str(folder / "labels.seg.nrrd"))
-        results.append((nrrd.read(values["outputVolume"])[0], seg["voxels"], seg["segments"],
-                        open(folder / "return.txt").read()))
+        results.append(
+            (nrrd.read(values["outputVolume"])[0], seg["voxels"], seg["segments"], open(folder / "return.txt").read())
+        )
     (gpu_labels, gpu_voxels, gpu_segments, gpu_count), (cpu_labels, cpu_voxels, cpu_segments, cpu_count) = results
     np.testing.assert_array_equal(gpu_labels, cpu_labels)
     np.testing.assert_array_equal(gpu_voxels, cpu_voxels)
@@ -383,12 +440,16 @@ def test_bad_input(module, inputs, tmp_path):
     assert run.returncode != 0 and m.name in run.stderr and "missing.nrrd" in run.stderr
     assert not out.exists()
     good = [inputs["grey"]] * (len(arguments) - 1) + [str(out)]
-    for option, message in ((["--backend", "gpu"], "unknown backend 'gpu'"), (["--device", "x"], "bad value for --device"),
-                            (["--no-such-option"], "unknown option --no-such-option")):
+    for option, message in (
+        (["--backend", "gpu"], "unknown backend 'gpu'"),
+        (["--device", "x"], "bad value for --device"),
+        (["--no-such-option"], "unknown option --no-such-option"),
+    ):
         run = subprocess.run([m.path] + option + good, capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and message in run.stderr, run.stderr
-    run = subprocess.run([m.path, "--segmentation", str(tmp_path / "x.nrrd")] + good, capture_output=True, text=True,
-                         timeout=60)
+    run = subprocess.run(
+        [m.path, "--segmentation", str(tmp_path / "x.nrrd")] + good, capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 2 and "must end with .seg.nrrd" in run.stderr
     assert not out.exists()
 
@@ -400,9 +461,22 @@ def test_many_labels_give_the_label_map_only(modules_dir, backend, tmp_path):
     source = str(tmp_path / "dots.nrrd")
     nrrd.write(source, image)
     out, seg = tmp_path / "labels.nrrd", tmp_path / "labels.seg.nrrd"
-    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", backend, "--segmentation",
-                          str(seg), "--returnparameterfile", str(tmp_path / "return.txt"), source, str(out)],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            str(modules_dir / "CudaConnectedComponents"),
+            "--backend",
+            backend,
+            "--segmentation",
+            str(seg),
+            "--returnparameterfile",
+            str(tmp_path / "return.txt"),
+            source,
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert not seg.exists() and not list(tmp_path.glob("*.seg.nrrd*"))
     assert "was not written: 6561 regions, more than the 5000 segments" in run.stdout
@@ -416,8 +490,20 @@ def test_many_labels_give_the_label_map_only(modules_dir, backend, tmp_path):
     assert kept <= 5000
     source = str(tmp_path / "fewer.nrrd")
     nrrd.write(source, image)
-    run = subprocess.run([str(modules_dir / "CudaConnectedComponents"), "--backend", backend, "--segmentation",
-                          str(seg), source, str(out)], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            str(modules_dir / "CudaConnectedComponents"),
+            "--backend",
+            backend,
+            "--segmentation",
+            str(seg),
+            source,
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert len(slicerio.read_segmentation(str(seg))["segments"]) == kept
 
@@ -430,8 +516,9 @@ def test_watershed_from_markers_inside_a_mask(modules_dir, inputs, backend, tmp_
 
     def run(*arguments):
         out = str(tmp_path / f"out{len(list(tmp_path.iterdir()))}.nrrd")
-        r = subprocess.run([ws, "--backend", backend] + list(arguments) + [out], capture_output=True, text=True,
-                           timeout=300)
+        r = subprocess.run(
+            [ws, "--backend", backend] + list(arguments) + [out], capture_output=True, text=True, timeout=300
+        )
         assert r.returncode == 0, f"{arguments}\n{r.stdout}\n{r.stderr}"
         return nrrd.read(out)[0]
 
@@ -459,8 +546,12 @@ def test_single_linkage_hierarchies_by_attribute(modules_dir, inputs, backend, t
 
     def run(*arguments):
         out = str(tmp_path / f"out{len(list(tmp_path.iterdir()))}.nrrd")
-        r = subprocess.run([program, "--backend", backend] + list(arguments) + [inputs["grey"], out],
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [program, "--backend", backend] + list(arguments) + [inputs["grey"], out],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0, f"{arguments}\n{r.stdout}\n{r.stderr}"
         return nrrd.read(out)[0]
 
@@ -470,9 +561,14 @@ def test_single_linkage_hierarchies_by_attribute(modules_dir, inputs, backend, t
         assert list(np.unique(labels)) == list(range(1, 8)), hierarchy
         assert len(np.unique(run("--hierarchy", hierarchy, "--distance", str(300 * pixels)))) == 1, hierarchy
     assert len(np.unique(run("--hierarchy", "area", "--distance", "3"))) > len(
-        np.unique(run("--hierarchy", "area", "--distance", "40")))
+        np.unique(run("--hierarchy", "area", "--distance", "40"))
+    )
     filtered = run("--min-area", "20")
     assert np.bincount(filtered.ravel())[1:].min() >= 20
-    r = subprocess.run([program, "--hierarchy", "perimeter", inputs["grey"], str(tmp_path / "x.nrrd")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [program, "--hierarchy", "perimeter", inputs["grey"], str(tmp_path / "x.nrrd")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and "hierarchy" in r.stderr and not (tmp_path / "x.nrrd").exists()

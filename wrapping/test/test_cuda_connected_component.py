@@ -5,12 +5,12 @@ itk.ConnectedComponentImageFilter through the same `itk` build (labels identical
 ndimage.label and scikit-image's label (as partitions), and the module's CPU backend. GPU cases skip without a
 CUDA device; on the GPU machine every case runs on both backends.
 """
+
+import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
 import skimage.measure
-
-import itk
 
 
 def backend(name):

@@ -1,16 +1,15 @@
 """The Python VTK example, examples/label_surfaces.py: the waterfall of a small CT-like volume through the module's
 Python wrapping, then one surface per region with VTK, written as .vtp and rendered off-screen (under Xvfb where
 there is no display). The surfaces and the picture are checked by test/cli/surface_checks.py."""
+
 import os
 import pathlib
-import subprocess
 import sys
 
+import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
-
-import itk
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "cli"))
@@ -32,9 +31,20 @@ def test_example(tmp_path):
     volume.SetOrigin([5.0, -3.0, 12.0])
     itk.imwrite(volume, str(tmp_path / "volume.nrrd"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    run = run_headless([sys.executable, str(ROOT / "examples" / "label_surfaces.py"), str(tmp_path / "volume.nrrd"),
-                        str(tmp_path / "s.vtp"), str(tmp_path / "s.png"), "--regions", "12", "--labels",
-                        str(tmp_path / "labels.nrrd")], env=env)
+    run = run_headless(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "label_surfaces.py"),
+            str(tmp_path / "volume.nrrd"),
+            str(tmp_path / "s.vtp"),
+            str(tmp_path / "s.png"),
+            "--regions",
+            "12",
+            "--labels",
+            str(tmp_path / "labels.nrrd"),
+        ],
+        env=env,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     count = int(run.stdout.split(": ")[1].split()[0])
     assert 1 < count <= 12

@@ -1,12 +1,12 @@
 """Python use under stress: the filters from a pool of threads, each thread with its own filter and image, equal the
 same filters run one after another; bad input raises a RuntimeError that names the problem, and the same filter
 then runs again on good input; images of one pixel along an axis are labelled; the CUDA stream is a plain integer."""
+
 from concurrent.futures import ThreadPoolExecutor
 
+import itk
 import numpy as np
 import pytest
-
-import itk
 
 
 def backend(name):
@@ -79,8 +79,10 @@ def test_one_pixel_along_an_axis(shape):
     image.SetRegions([int(s) for s in reversed(shape)])
     image.Allocate()
     itk.array_view_from_image(image)[...] = relief(shape, 3).reshape(itk.array_view_from_image(image).shape)
-    for f in (itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New(),
-              itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New()):
+    for f in (
+        itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New(),
+        itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New(),
+    ):
         f.SetInput(image)
         f.SetBackend(backend("CPU"))
         f.Update()
@@ -110,8 +112,8 @@ print("basins", f.GetObjectCount())
 
 
 def damaged_files(tmp_path, ext):
-    """A good file of a 2D uint8 relief written by ITK, and damaged copies: truncated in its data, cut inside its header,
-    empty, and with every seventh byte of its last two thirds flipped."""
+    """A good file of a 2D uint8 relief written by ITK, and damaged copies: truncated in its data, cut inside its
+    header, empty, and with every seventh byte of its last two thirds flipped."""
     array = (relief((40, 50), 6) * 2.5).astype(np.uint8)
     good = tmp_path / f"good.{ext}"
     itk.imwrite(itk.image_from_array(array), str(good))
@@ -120,8 +122,12 @@ def damaged_files(tmp_path, ext):
     for i in range(len(data) // 3, len(data), 7):
         flipped[i] ^= 0x5A
     files = {"good": good}
-    for name, content in (("truncated", data[: len(data) // 2]), ("header only", data[:30]), ("empty", b""),
-                          ("flipped bytes", bytes(flipped))):
+    for name, content in (
+        ("truncated", data[: len(data) // 2]),
+        ("header only", data[:30]),
+        ("empty", b""),
+        ("flipped bytes", bytes(flipped)),
+    ):
         files[name] = tmp_path / f"{name.replace(' ', '-')}.{ext}"
         files[name].write_bytes(content)
     return files
@@ -132,8 +138,9 @@ def read_and_segment(path):
     import subprocess
     import sys
 
-    child = subprocess.run([sys.executable, "-c", READ_AND_SEGMENT, str(path)], capture_output=True, text=True,
-                           timeout=120)
+    child = subprocess.run(
+        [sys.executable, "-c", READ_AND_SEGMENT, str(path)], capture_output=True, text=True, timeout=120
+    )
     return child.returncode, child.stdout + child.stderr
 
 

@@ -4,13 +4,13 @@ itk.Dendrogram and itk.DendrogramToLabelImageFilter through ITK's wrapping.
 Oracles: SciPy's single linkage (scipy.cluster.hierarchy.linkage) on the same distances, and scipy.ndimage's
 connected components of the flat zones. GPU cases skip without a CUDA device.
 """
+
+import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
-
-import itk
 
 
 def backend(name):

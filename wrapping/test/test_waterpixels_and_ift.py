@@ -5,14 +5,14 @@ keys with heapq and the stated predecessor rule), written here apart from the mo
 grid's cells (count, consecutive labels) and the Voronoi cells of the centres on a flat image. GPU cases skip without
 a CUDA device; on the GPU machine each case runs on both backends and they must agree.
 """
+
 import heapq
 
+import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
 import skimage.io
-
-import itk
 
 
 def backend(name):
@@ -47,7 +47,7 @@ def ull_image(array):
 def smooth(shape, seed, scale):
     rng = np.random.default_rng(seed)
     a = ndi.gaussian_filter(rng.standard_normal(shape), 1.5)
-    return ((a - a.min()) / (a.max() - a.min()) * scale)
+    return (a - a.min()) / (a.max() - a.min()) * scale
 
 
 # ---- Waterpixels ----------------------------------------------------------------------------------------------

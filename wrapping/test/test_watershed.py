@@ -5,11 +5,11 @@ local_minima and scipy.ndimage's labeling; on an image without equal neighbours,
 descent written here in NumPy. The waterfall's levels nest (checked through GetParentLabel) down to one region. The
 CUDA backend equals the CPU reference (skipped without a CUDA device).
 """
+
+import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
-
-import itk
 
 skimage_morphology = pytest.importorskip("skimage.morphology")
 
@@ -81,8 +81,16 @@ def test_steepest_descent_without_plateaus():
         a = p
         while True:
             y, x = divmod(a, nx)
-            around = [q for q in (a - nx if y else -1, a - 1 if x else -1, a + 1 if x + 1 < nx else -1,
-                                  a + nx if y + 1 < ny else -1) if q >= 0]
+            around = [
+                q
+                for q in (
+                    a - nx if y else -1,
+                    a - 1 if x else -1,
+                    a + 1 if x + 1 < nx else -1,
+                    a + nx if y + 1 < ny else -1,
+                )
+                if q >= 0
+            ]
             low = min(around, key=lambda q: flat[q])
             if flat[low] >= flat[a]:
                 break
@@ -147,8 +155,9 @@ def test_waterfall_hierarchy_without_level_images(backend_name):
     with pytest.raises(RuntimeError):
         hierarchy.GetLevel(1)
     for k in range(levels):
-        np.testing.assert_array_equal(itk.array_from_image(hierarchy.ComputeLevelImage(k)),
-                                      itk.array_from_image(every.GetLevel(k)))
+        np.testing.assert_array_equal(
+            itk.array_from_image(hierarchy.ComputeLevelImage(k)), itk.array_from_image(every.GetLevel(k))
+        )
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)
