@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds everything and runs all tests: the GoogleTest suites and the command-line programs' tests (against
+# Checks the style (scripts/lint.sh: seconds), then builds everything and runs all tests: the GoogleTest suites and the command-line programs' tests (against
 # Debian's ITK; test/cli runs them as 3D Slicer modules through ctk-cli and slicerio), the chseg package's tests
 # (`pip install .` into a fresh virtual environment), then the Python tests (the module's wrapping, built beside the
 # chseg tests against a wrapped ITK 5.2.1 that scripts/build-wrapped-itk.sh builds once into a cache folder, in the
@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+scripts/lint.sh
 # Waits for a background build (pid, log, name); when it failed, prints the end of its log and stops.
 wait_for() {
   if ! wait "$1"; then
