@@ -33,8 +33,8 @@ import numpy as np
 
 import chseg
 
-from .dask import _assemble, _dask, _is_cupy, _lateral_offsets, _layers, _roots, _shifted, _starts
-from .dask import _to_numpy as _host
+from ._dask_chunks import _assemble, _dask, _is_cupy, _lateral_offsets, _layers, _roots, _shifted, _starts
+from ._dask_chunks import _to_numpy as _host
 
 INF = np.int64(2**62)
 
