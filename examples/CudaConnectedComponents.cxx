@@ -6,7 +6,7 @@
 //
 // Run with --help for the options.
 #include "itkCudaConnectedComponentImageFilter.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 #include "chsExampleCli.h"
 #include "chsSlicerModule.h"
 

@@ -12,7 +12,7 @@
 // printed at the end. Run with --help for the options.
 #include "chsExampleCli.h"
 #include "chsExampleOverlay.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 #include "chsSlicerModule.h"
 #include "itkAlphaTreeCutImageFilter.h"
 #include "itkCudaConnectedComponentImageFilter.h"

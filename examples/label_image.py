@@ -3,7 +3,7 @@
     python3 label_image.py [input_image] [output.png]
 
 Without an input, labels a generated sample (blobs of smoothed noise). Runs on the GPU when there is one, else on
-the CPU reference. Needs the module's Python wrapping on the path (see the README's build section).
+the CPU reference. Needs the module's Python wrapping on the path (see docs/python.md).
 """
 
 import argparse

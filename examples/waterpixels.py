@@ -3,7 +3,7 @@
     python3 waterpixels.py [input_image] [output.png] [--step 20] [--compactness K]
 
 Without an input, uses scikit-image's `camera` photograph. Runs on the GPU when there is one, else on the CPU
-reference (same result). Needs the module's Python wrapping on the path (see the README's Python section).
+reference (same result). Needs the module's Python wrapping on the path (see docs/python.md).
 """
 
 import argparse

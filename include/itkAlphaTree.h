@@ -54,7 +54,7 @@ public:
   using AreaContainerType      = VectorContainer<IdentifierType, IdentifierType>;
 
   /** Sizes the arrays for a tree of n leaves and `numberOfNodes` nodes (n to 2n - 1) for a backend to write (their
-   * values are unspecified until then: the storage may come from the module's host array cache, chsHostCache.h),
+   * values are unspecified until then: the storage may come from the module's host array cache, chs/HostCache.h),
    * and drops the value ranges. The parents are 64-bit when `wideNodeIds` is set or the tree has more than
    * 2^32 - 1 nodes, else 32-bit. */
   void

@@ -4,7 +4,7 @@
 #ifndef itkAlphaTreeCutImageFilter_hxx
 #define itkAlphaTreeCutImageFilter_hxx
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 #include "itkAlphaTreeCutImageFilter.h"
 #include "itkCudaSegmentationRun.h"
 #include "itkImageHierarchyGeometry.h"
@@ -81,12 +81,11 @@ AlphaTreeCutImageFilter<TOutputImage>::GenerateData()
     constexpr bool           inPlace = std::is_same<LabelType, TNode>::value;
     std::unique_ptr<TNode[]> temporary(inPlace ? nullptr : new TNode[n]);
     TNode *                  labels = inPlace ? reinterpret_cast<TNode *>(out->GetBufferPointer()) : temporary.get();
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-      { count = chs::AlphaTreeCutCUDA(parent, level, range, n, nodes, m_Alpha, omega, labels, context, &run); },
-      [&] { count = chs::AlphaTreeCutCPU(parent, level, range, n, nodes, m_Alpha, omega, labels); },
-      { out });
+    this->RunBackend(backend,
+                     [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
+                       count = chs::AlphaTreeCut(parent, level, range, n, nodes, m_Alpha, omega, labels, context, &run);
+                     },
+                     { out });
     if (!inPlace && count <= SizeValueType(NumericTraits<LabelType>::max()))
       std::copy(labels, labels + n, out->GetBufferPointer());
   };

@@ -4,7 +4,7 @@
 #ifndef itkAlphaTreeSaliencyImageFilter_hxx
 #define itkAlphaTreeSaliencyImageFilter_hxx
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 #include "itkAlphaTreeSaliencyImageFilter.h"
 #include "itkCudaSegmentationRun.h"
 #include "itkImageHierarchyGeometry.h"
@@ -90,12 +90,10 @@ AlphaTreeSaliencyImageFilter<TOutputImage>::GenerateData()
   float *                  map  = inPlace ? reinterpret_cast<float *>(out->GetBufferPointer()) : temporary.get();
   auto                     draw = [&](const auto * p)
   {
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-      { chs::AlphaTreeSaliencyCUDA(p, l, nodes, grid, map, context, &run); },
-      [&] { chs::AlphaTreeSaliencyCPU(p, l, nodes, grid, map); },
-      { out });
+    this->RunBackend(backend,
+                     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                     { chs::AlphaTreeSaliency(p, l, nodes, grid, map, context, &run); },
+                     { out });
   };
   if (tree->HasWideNodeIds())
     draw(tree->GetWideParents()->CastToSTLConstContainer().data());

@@ -7,7 +7,7 @@
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "itkCudaPixelTypeTraits.h"
 #include "itkCudaSegmentationRun.h"
-#include "chsConnectedComponents.h"
+#include "chs/ConnectedComponents.h"
 
 #include "itkImageRegionConstIterator.h"
 
@@ -75,8 +75,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   this->RunBackend(
     backend,
     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { count = chs::LabelConnectedComponentsCUDA(in, maskPointer, out, grid, parameters, &statistics, context, &run); },
-    [&] { count = chs::LabelConnectedComponentsCPU(in, maskPointer, out, grid, parameters, &statistics); },
+    { count = chs::LabelConnectedComponents(in, maskPointer, out, grid, parameters, &statistics, context, &run); },
     { output });
   m_ObjectCount = count;
 

@@ -6,7 +6,7 @@
 
 #include "itkAlphaTree.h"
 #include "itkCudaSingleLinkageDendrogramSource.h"
-#include "chsAttributeHierarchy.h"
+#include "chs/AttributeHierarchy.h"
 
 namespace itk
 {
@@ -16,7 +16,7 @@ namespace itk
  * (Najman, Cousty and Perret's algorithm, as Higra's watershed_hierarchy_by_area / _volume / _dynamics), or the
  * dendrogram with the frontiers of regions whose area, volume or height is below a threshold removed (Higra's
  * filter_small_nodes_from_tree and filter_non_relevant_node_from_tree). The definitions and tie rules are in
- * include/chsAttributeHierarchy.h and docs/single-linkage.md.
+ * include/chs/AttributeHierarchy.h and docs/single-linkage.md.
  *
  * Input: an itk::Dendrogram (CudaImageToSingleLinkageDendrogramFilter's or CudaGraphToSingleLinkageDendrogramFilter's
  * output). Output: an itk::Dendrogram over the same minimum spanning tree, with the input's image geometry; cut it

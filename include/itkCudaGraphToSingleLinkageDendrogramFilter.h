@@ -20,7 +20,7 @@ namespace itk
  * the dendrogram. Typical inputs: a k-nearest-neighbour graph of points, the mutual-reachability minimum spanning
  * tree of HDBSCAN*, the Euclidean minimum spanning tree of a point cloud computed elsewhere.
  *
- * From Python, the arrays come from NumPy through itk.PyVectorContainer (see the README).
+ * From Python, the arrays come from NumPy through itk.PyVectorContainer (see docs/using.md).
  *
  * Reference: P. Sao, A. Prokopenko, D. Lebrun-Grandie, "PANDORA: A Parallel Dendrogram Construction Algorithm for
  * Single Linkage Clustering on GPU", ICPP 2024.

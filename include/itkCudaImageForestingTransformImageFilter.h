@@ -7,7 +7,7 @@
 #include "itkImageToImageFilter.h"
 #include "itkCudaForestingTransformEnums.h"
 #include "itkCudaSegmentationFilter.h"
-#include "chsForestingTransform.h"
+#include "chs/ForestingTransform.h"
 
 namespace itk
 {
@@ -29,7 +29,7 @@ namespace itk
  * Where several seeds offer a pixel the same cost, the tie is broken by one documented rule that the CUDA backend and
  * the sequential CPU reference both follow, so that V, the labels and P are identical, run after run: a plateau of
  * V is split by the number of steps from where each path entered it, then by the predecessor's cost and hop count,
- * then by the smaller raster index (include/chsForestingTransform.h states it exactly).
+ * then by the smaller raster index (include/chs/ForestingTransform.h states it exactly).
  *
  * H. M. Goncalves, G. J. Q. de Vasconcelos, P. R. R. Rangel, M. Carvalho, N. L. Archilha, T. V. Spina, "cudaIFT:
  * 180x Faster Image Foresting Transform for Waterpixel Estimation using CUDA", VISAPP 2019.

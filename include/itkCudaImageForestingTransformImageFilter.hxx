@@ -91,10 +91,8 @@ CudaImageForestingTransformImageFilter<TInputImage, TLabelImage>::GenerateData()
   chs::ForestingTransformResult result;
   this->RunBackend(
     backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run) {
-      result = chs::ImageForestingTransformCUDA(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &run);
-    },
-    [&] { result = chs::ImageForestingTransformCPU(w, s, grid, parameters, l, cost->GetBufferPointer(), p); },
+    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+    { result = chs::ImageForestingTransform(w, s, grid, parameters, l, cost->GetBufferPointer(), p, context, &run); },
     { labels, cost, predecessor });
   m_SeedCount      = result.seedCount;
   m_NumberOfRounds = result.rounds;

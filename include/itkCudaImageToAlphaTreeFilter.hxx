@@ -9,7 +9,7 @@
 #include "itkCudaSegmentationRun.h"
 #include "itkImageHierarchyGeometry.h"
 #include "itkNumericTraits.h"
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 
 #include <algorithm>
 #include <vector>
@@ -111,12 +111,10 @@ CudaImageToAlphaTreeFilter<TInputImage>::GenerateData()
     arrays.level = output->GetLevels()->CastToSTLContainer().data();
     return arrays;
   };
-  this->RunBackend(
-    backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { result = chs::ImageAlphaTreeCUDA(pixels, grid, parameters, allocate, context, &run); },
-    [&] { result = chs::ImageAlphaTreeCPU(pixels, grid, parameters, allocate); },
-    { output });
+  this->RunBackend(backend,
+                   [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                   { result = chs::ImageAlphaTree(pixels, grid, parameters, allocate, context, &run); },
+                   { output });
   try
   {
     // The CUDA backend checks the tree on the device; the CPU reference's is checked here.

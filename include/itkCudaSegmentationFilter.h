@@ -21,7 +21,7 @@ namespace itk
  * The module's algorithms are global, so every input is requested whole and every output is produced whole
  * (GenerateInputRequestedRegion, EnlargeOutputRequestedRegion). A filter's GenerateData() calls ResolveBackend()
  * before it allocates its outputs (AllocateCachedOutputs: their buffers are reused through the module's host array
- * cache, chsHostCache.h), then RunBackend() with its CUDA and CPU calls, which releases the given outputs
+ * cache, chs/HostCache.h), then RunBackend() with its CUDA and CPU calls, which releases the given outputs
  * and throws an ExceptionObject naming the backend and the reason when either fails.
  *
  * \ingroup CudaHierarchicalSegmentation
@@ -135,17 +135,16 @@ protected:
     }
   }
 
-  /** Runs cuda(context, info) or cpu() on `backend` (from ResolveBackend) through RunOnBackend, which releases
-   * `outputs` and throws on failure, and records LastBackend, KernelMilliseconds and PeakDeviceMemory. */
-  template <class FCuda, class FCpu>
+  /** Runs run(context, info) with the context of `backend` (from ResolveBackend) through RunOnBackend, which
+   * releases `outputs` and throws on failure, and records LastBackend, KernelMilliseconds and PeakDeviceMemory. */
+  template <class FRun>
   chs::RunInfo
-  RunBackend(BackendEnum backend, FCuda && cuda, FCpu && cpu, std::initializer_list<DataObject *> outputs)
+  RunBackend(BackendEnum backend, FRun && run, std::initializer_list<DataObject *> outputs)
   {
-    const chs::RunInfo info = RunOnBackend(
-      this, backend, m_DeviceId, m_CudaStream, std::forward<FCuda>(cuda), std::forward<FCpu>(cpu), outputs);
-    m_LastBackend        = backend;
-    m_KernelMilliseconds = info.kernelMilliseconds;
-    m_PeakDeviceMemory   = info.peakDeviceBytes;
+    const chs::RunInfo info = RunOnBackend(this, backend, m_DeviceId, m_CudaStream, std::forward<FRun>(run), outputs);
+    m_LastBackend           = backend;
+    m_KernelMilliseconds    = info.kernelMilliseconds;
+    m_PeakDeviceMemory      = info.peakDeviceBytes;
     return info;
   }
 

@@ -7,7 +7,7 @@
 #include "itkCudaSegmentationBackendEnums.h"
 #include "itkProcessObject.h"
 #include "itkMultiThreaderBase.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 #include <exception>
@@ -49,48 +49,39 @@ CudaGridOf(const TRegion & region)
   return grid;
 }
 
-/** Calls cuda(context, info) on the CUDA backend (with the filter's device, stream, progress and host threads) or
- * cpu() on the CPU reference (with the filter's progress for this thread's CPU references, chs::CpuProgressScope).
- * Both backends report their phases through the filter's progress (ProgressEvent), and stop at the next report once
- * AbortGenerateData is set: the run frees what it holds, `outputs` are released, and itk::ProcessAborted is thrown,
- * as ITK's own filters do. A failure releases `outputs` too (nothing of a failed run is left behind) and becomes an
- * ExceptionObject that names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */
-template <class FCuda, class FCpu>
+/** Calls run(context, info) with the execution context of `backend` (CUDA or CPU, as the filter resolved it), the
+ * filter's device, stream and host threads, and its progress: the module's operations (include/chs/) take the
+ * context and run the backend it names, the CPU reference reporting through the same progress. Both backends report
+ * their phases through the filter's progress (ProgressEvent), and stop at the next report once AbortGenerateData is
+ * set: the run frees what it holds, `outputs` are released, and itk::ProcessAborted is thrown, as ITK's own filters
+ * do. A failure releases `outputs` too (nothing of a failed run is left behind) and becomes an ExceptionObject that
+ * names the backend and the reason. Returns what the CUDA run measured (zero on the CPU). */
+template <class FRun>
 chs::RunInfo
 RunOnBackend(ProcessObject *                       filter,
              CudaSegmentationBackendEnums::Backend backend,
              int                                   device,
              unsigned long long                    stream,
-             FCuda &&                              cuda,
-             FCpu &&                               cpu,
+             FRun &&                               run,
              std::initializer_list<DataObject *>   outputs)
 {
   chs::RunInfo info;
   const bool   onCuda = backend == CudaSegmentationBackendEnums::Backend::CUDA;
-  const auto   report = [filter](float f)
-  {
-    filter->UpdateProgress(f);
-    if (filter->GetAbortGenerateData())
-      throw chs::RunAborted("AbortGenerateData");
-  };
   try
   {
-    if (onCuda)
+    chs::ExecutionContext context;
+    context.backend  = onCuda ? chs::Backend::CUDA : chs::Backend::CPU;
+    context.device   = device;
+    context.stream   = reinterpret_cast<void *>(static_cast<std::uintptr_t>(stream));
+    context.progress = [filter](float f)
     {
-      chs::ExecutionContext context;
-      context.device      = device;
-      context.stream      = reinterpret_cast<void *>(static_cast<std::uintptr_t>(stream));
-      context.progress    = report;
-      context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
-      cuda(context, info);
-      report(1.0f); // for the backends whose last phase does not report it
-    }
-    else
-    {
-      const chs::CpuProgressScope scope(report);
-      cpu();
-      report(1.0f);
-    }
+      filter->UpdateProgress(f);
+      if (filter->GetAbortGenerateData())
+        throw chs::RunAborted("AbortGenerateData");
+    };
+    context.hostThreads = filter->GetMultiThreader()->GetMaximumNumberOfThreads();
+    run(static_cast<const chs::ExecutionContext &>(context), info);
+    context.progress(1.0f); // for the backends whose last phase does not report it
   }
   catch (const chs::RunAborted &)
   {

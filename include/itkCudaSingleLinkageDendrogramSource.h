@@ -5,7 +5,7 @@
 #define itkCudaSingleLinkageDendrogramSource_h
 
 #include "itkCudaSegmentationFilter.h"
-#include "chsSingleLinkage.h"
+#include "chs/SingleLinkage.h"
 #include "itkDendrogram.h"
 #include "itkProcessObject.h"
 #include "CudaHierarchicalSegmentationExport.h"
@@ -74,13 +74,7 @@ protected:
                const chs::ExecutionContext &         context,
                chs::RunInfo &                        info) const
     {
-      return chs::ImageSingleLinkageCUDA(pixels, grid, parameters, arrays, context, &info);
-    }
-    template <typename TNode>
-    chs::SingleLinkageResult
-    operator()(const chs::DendrogramArraysT<TNode> & arrays) const
-    {
-      return chs::ImageSingleLinkageCPU(pixels, grid, parameters, arrays);
+      return chs::ImageSingleLinkage(pixels, grid, parameters, arrays, context, &info);
     }
   };
   /** RunDendrogram's functor for a graph given as edge arrays (either width). */
@@ -98,20 +92,14 @@ protected:
                const chs::ExecutionContext &         context,
                chs::RunInfo &                        info) const
     {
-      return chs::GraphSingleLinkageCUDA(u, v, w, edges, vertices, tree, arrays, context, &info);
-    }
-    template <typename TNode>
-    chs::SingleLinkageResult
-    operator()(const chs::DendrogramArraysT<TNode> & arrays) const
-    {
-      return chs::GraphSingleLinkageCPU(u, v, w, edges, vertices, tree, arrays);
+      return chs::GraphSingleLinkage(u, v, w, edges, vertices, tree, arrays, context, &info);
     }
   };
 
   /** Sizes the output for a graph of n vertices, with 64-bit node ids beyond 2^31 - 1 vertices, when WideNodeIds asks
    * or when `wide` is set (the hierarchies by attribute keep their input's width), and runs run(arrays, context, info)
-   * (CUDA) or run(arrays) (CPU) into it, arrays being chs::DendrogramArraysT of the ids' width (a functor with
-   * overloads for both widths), through RunBackend (which empties the output on failure), then checks the CPU
+   * into it on the backend that the context names, arrays being chs::DendrogramArraysT of the ids' width (a functor
+   * with overloads for both widths), through RunBackend (which empties the output on failure), then checks the CPU
    * dendrogram's invariants (the CUDA backend checks the same invariants on the device, before the download); records
    * what the run measured. Written in C++11, as every header the wrapping parses. */
   template <class FRun>
@@ -174,19 +162,13 @@ private:
       arrays.edge   = output->GetEdgeIds()->CastToSTLContainer().data();
       PointArrays(output, arrays);
     };
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & info)
-      {
-        prepare();
-        result = run(arrays, context, info);
-      },
-      [&]
-      {
-        prepare();
-        result = run(arrays);
-      },
-      { output });
+    this->RunBackend(backend,
+                     [&](const chs::ExecutionContext & context, chs::RunInfo & info)
+                     {
+                       prepare();
+                       result = run(arrays, context, info);
+                     },
+                     { output });
   }
   unsigned m_NumberOfContractionLevels{ 0 };
   unsigned m_NumberOfBoruvkaRounds{ 0 };

@@ -101,7 +101,7 @@ public:
   itkGetConstMacro(WatershedMilliseconds, double);
   itkGetConstMacro(LevelsMilliseconds, double);
   /** True when the last CUDA update ran the levels after level 0 on the region graph of level 0 rather than on the
-   * voxels (include/chsWatershed.h, WaterfallResult; the levels are the same either way). */
+   * voxels (include/chs/Watershed.h, WaterfallResult; the levels are the same either way). */
   itkGetConstMacro(LevelsOnRegionGraph, bool);
 
 protected:

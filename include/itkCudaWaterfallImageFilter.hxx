@@ -165,12 +165,10 @@ CudaWaterfallImageFilter<TInputImage, TOutputImage>::GenerateData()
   chs::WaterfallResult result;
   try
   {
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-      { result = chs::WaterfallCUDA(in, grid, parameters, sink, context, &run); },
-      [&] { result = chs::WaterfallCPU(in, grid, parameters, sink); },
-      { first });
+    this->RunBackend(backend,
+                     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                     { result = chs::Waterfall(in, grid, parameters, sink, context, &run); },
+                     { first });
   }
   catch (...)
   {

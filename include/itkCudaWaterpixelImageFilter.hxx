@@ -7,7 +7,7 @@
 #include "itkCudaWaterpixelImageFilter.h"
 #include "itkCudaPixelTypeTraits.h"
 #include "itkCudaSegmentationRun.h"
-#include "chsWaterpixels.h"
+#include "chs/Waterpixels.h"
 
 namespace itk
 {
@@ -51,12 +51,10 @@ CudaWaterpixelImageFilter<TInputImage, TOutputImage>::GenerateData()
   const auto *          in     = reinterpret_cast<const PixelCanonical *>(input->GetBufferPointer());
   auto *                out    = reinterpret_cast<LabelCanonical *>(output->GetBufferPointer());
   chs::WaterpixelResult result;
-  this->RunBackend(
-    backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { result = chs::WaterpixelsCUDA(in, grid, parameters, out, nullptr, context, &run); },
-    [&] { result = chs::WaterpixelsCPU(in, grid, parameters, out, nullptr); },
-    { output });
+  this->RunBackend(backend,
+                   [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                   { result = chs::Waterpixels(in, grid, parameters, out, nullptr, context, &run); },
+                   { output });
   m_NumberOfSuperpixels = result.superpixels;
   m_CompactnessUsed     = result.compactness;
   m_NumberOfRounds      = result.rounds;

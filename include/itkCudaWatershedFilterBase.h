@@ -7,7 +7,7 @@
 #include "itkImageToImageFilter.h"
 #include "itkCudaSegmentationFilter.h"
 #include "itkCudaWatershedEnums.h"
-#include "chsWatershed.h"
+#include "chs/Watershed.h"
 
 #include <type_traits>
 
@@ -21,7 +21,7 @@ namespace itk
  * FullyConnected (4/8 in 2D, 6/26 in 3D), Algorithm and PlateauResolution (CudaWatershedEnums; the defaults PRUF
  * and Balanced), ReductionRate (RR: pointer jumps between global synchronisations of PRUF and PRW, 1 to 64; default
  * 6) and the plateau resolution's BlockSize (x, y, z; at most 1024 threads, z = 1 in 2D; 0 0 0, the default: 16x16 in
- * 2D, 8x8x8 in 3D). include/chsWatershed.h states the definition.
+ * 2D, 8x8x8 in 3D). include/chs/Watershed.h states the definition.
  *
  * \ingroup CudaHierarchicalSegmentation
  */

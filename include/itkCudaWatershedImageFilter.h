@@ -30,13 +30,13 @@ namespace itk
  * marker's included; ties by geodesic distance on plateaux, then raster order). Without a marker image the markers are
  * the regional minima of the input's h-minima transform of height Level (minima shallower than Level merge into deeper
  * ones), numbered 1, 2, ... in raster order; GetObjectCount() is their number (0 with a marker image). Input pixels of
- * up to 32 bits; no MarkWatershedLine. include/chsWatershed.h (MarkerWatershedCPU) states the definition.
+ * up to 32 bits; no MarkWatershedLine. include/chs/Watershed.h (chs::MarkerWatershed) states the definition.
  *
  * Parameters: FullyConnected (4/8 in 2D, 6/26 in 3D), Algorithm and PlateauResolution (CudaWatershedEnums; the
  * defaults PRUF and Balanced), ReductionRate (RR, default 6) and the plateau resolution's BlockSize (default
  * 16x16 in 2D, 8x8x8 in 3D; 0 0 0 means the default). The CUDA backend and the sequential CPU reference give the
  * same labels, voxel for voxel, for the balanced and synchronous resolutions, whatever the algorithm, block size, RR
- * and run (include/chsWatershed.h states the definition).
+ * and run (include/chs/Watershed.h states the definition).
  *
  * V. Yeghiazaryan, Y. Gabrielyan, I. Voiculescu, "Parallel Watershed Partitioning: GPU-Based Hierarchical Image
  * Segmentation".

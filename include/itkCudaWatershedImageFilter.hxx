@@ -66,23 +66,19 @@ CudaWatershedImageFilter<TInputImage, TOutputImage>::GenerateData()
     const auto *    m = markers ? reinterpret_cast<const LabelCanonical *>(markers->GetBufferPointer()) : nullptr;
     const uint8_t * k = mask ? reinterpret_cast<const uint8_t *>(mask->GetBufferPointer()) : nullptr;
     chs::MarkerWatershedResult found;
-    this->RunBackend(
-      backend,
-      [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-      { found = chs::MarkerWatershedCUDA(in, m, k, grid, floodParameters, out, context, &run); },
-      [&] { found = chs::MarkerWatershedCPU(in, m, k, grid, floodParameters, out); },
-      { output });
+    this->RunBackend(backend,
+                     [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                     { found = chs::MarkerWatershed(in, m, k, grid, floodParameters, out, context, &run); },
+                     { output });
     m_ObjectCount = found.markerCount;
     m_SeedCount   = found.seedCount;
     return;
   }
   chs::WatershedResult result;
-  this->RunBackend(
-    backend,
-    [&](const chs::ExecutionContext & context, chs::RunInfo & run)
-    { result = chs::WatershedCUDA(in, grid, parameters, out, context, &run); },
-    [&] { result = chs::WatershedCPU(in, grid, parameters, out); },
-    { output });
+  this->RunBackend(backend,
+                   [&](const chs::ExecutionContext & context, chs::RunInfo & run)
+                   { result = chs::Watershed(in, grid, parameters, out, context, &run); },
+                   { output });
   m_ObjectCount   = result.basinCount;
   m_PlateauRounds = result.plateauRounds;
 }

@@ -62,7 +62,7 @@ public:
   using EdgeContainerType = VectorContainer<IdentifierType, IdentifierType>;
 
   /** Sizes the arrays for a graph of `numberOfVertices` vertices (1 to 2^32 - 1); their contents, unspecified until
-   * then (the storage may come from the module's host array cache, chsHostCache.h), are then written by a backend,
+   * then (the storage may come from the module's host array cache, chs/HostCache.h), are then written by a backend,
    * and CheckInvariants() validates them. Node ids are 64-bit when `wideNodeIds` is set or the graph has more than
    * 2^31 - 1 vertices, else 32-bit. */
   void

@@ -7,7 +7,7 @@
 #include "itkImportImageContainer.h"
 #include "itkObjectFactory.h"
 #include "itkVectorContainer.h"
-#include "chsHostCache.h"
+#include "chs/HostCache.h"
 
 #include <algorithm>
 #include <vector>
@@ -17,7 +17,7 @@ namespace itk
 
 /** \class HostCachedVectorContainer
  * \brief A VectorContainer whose storage comes from, and goes back to, the module's host array cache
- * (include/chsHostCache.h): the arrays of the tree objects (AlphaTree, Dendrogram).
+ * (include/chs/HostCache.h): the arrays of the tree objects (AlphaTree, Dendrogram).
  *
  * It is a VectorContainer for every user (the trees return it as one); only its allocation differs. Allocate(n)
  * sizes it to n elements of unspecified values, in storage whose pages are mapped; its storage returns to the cache
@@ -57,7 +57,7 @@ protected:
 
 /** \class HostCachedImageContainer
  * \brief The pixel container of the module's output images: an ImportImageContainer whose buffers come from the
- * module's host array cache (include/chsHostCache.h) and go back to it when released.
+ * module's host array cache (include/chs/HostCache.h) and go back to it when released.
  *
  * Images allocate through it as through their default container: uninitialised unless asked, value-initialised
  * otherwise. A pointer imported with SetImportPointer is handled as ImportImageContainer does.
@@ -77,7 +77,7 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(HostCachedImageContainer, ImportImageContainer);
 
-  /** New buffers page-locked for the CUDA driver (set for the outputs of a CUDA update): see chsHostCache.h. */
+  /** New buffers page-locked for the CUDA driver (set for the outputs of a CUDA update): see chs/HostCache.h. */
   itkSetMacro(Pinned, bool);
   itkGetConstMacro(Pinned, bool);
 

@@ -25,4 +25,7 @@ core=()
 echo "chseg built and installed: $((SECONDS - start)) s" >&2
 # From the repository root the tests import the installed chseg (python/tests is on sys.path, python/ is not).
 "$venv/bin/python" -m pytest -q python/tests "$@"
+# The examples in the public functions' docstrings (numpydoc "Examples", on the CPU backend), against the installed
+# package.
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs chseg
 echo "chseg built, installed and tested: $((SECONDS - start)) s" >&2

@@ -333,7 +333,7 @@ Measure(const std::string & name,
       {
         // Warm-up run: also the one compared with the CPU tree. Its time is that of a first update (the output's
         // arrays new, their pages mapped on first use); the later runs take the arrays that the previous run's
-        // output left in the host array cache (include/chsHostCache.h).
+        // output left in the host array cache (include/chs/HostCache.h).
         r.firstMs   = ms;
         r.nodes     = filter->GetOutput()->GetNumberOfNodes();
         r.bytesUp   = n * image->GetNumberOfComponentsPerPixel() * sizeof(typename TImage::InternalPixelType);

@@ -4,13 +4,13 @@
 // bound; chs::testing::DeviceMemoryOverruns counts them). Prints CSV, and writes it with --csv.
 //
 //   CudaDeviceMemoryReport [--csv out.csv] [--side2 2048] [--side3 256]
-#include "chsAlphaTree.h"
-#include "chsAttributeHierarchy.h"
-#include "chsConnectedComponents.h"
-#include "chsForestingTransform.h"
-#include "chsSingleLinkage.h"
-#include "chsWaterpixels.h"
-#include "chsWatershed.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
+#include "SingleLinkage/chsAttributeHierarchyBackends.h"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Waterpixels/chsWaterpixelsBackends.h"
+#include "Watershed/chsWatershedBackends.h"
 
 #include <chrono>
 #include <cmath>

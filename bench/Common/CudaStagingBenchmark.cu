@@ -6,7 +6,7 @@
 //   CHUNK_KIB,SLOTS,WORKERS,STREAM]...
 // Without --shape: the default shape and a sweep of chunk sizes, slot counts, worker counts, plain or non-temporal
 // stores.
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include "Common/chsBenchCuda.h"
 

@@ -2,7 +2,7 @@
 #ifndef chsBenchTiming_h
 #define chsBenchTiming_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <algorithm>
 #include <chrono>

@@ -7,7 +7,7 @@
 #include "itkCudaConnectedComponentImageFilter.h"
 #include "itkConnectedComponentImageFilter.h"
 #include "itkMultiThreaderBase.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <algorithm>
 #include <chrono>

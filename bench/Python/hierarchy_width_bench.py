@@ -53,11 +53,11 @@ def run(tree, operation, attribute, threshold):
         tree.edges,
         tree.u,
         tree.v,
-        attribute,
+        getattr(_chseg.RegionAttribute, attribute.upper()),
         operation == "filter",
         threshold,
         *out,
-        "cuda",
+        _chseg.Backend.CUDA,
         0,
         stream.ptr,
     )

@@ -8,8 +8,8 @@
 //                           4096^2 to 2048x2048x1100 or up to N voxels, 64-bit path forced below 2^32)
 //   ...
 #include "Common/chsBenchTiming.h"
-#include "chsForestingTransform.h"
-#include "chsWaterpixels.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Waterpixels/chsWaterpixelsBackends.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,7 +46,7 @@ Split(const std::string & s, char c)
   return parts;
 }
 
-/** A sequential IFT with a monotone radix heap over the 64-bit keys (V, D) of include/chsForestingTransform.h: the
+/** A sequential IFT with a monotone radix heap over the 64-bit keys (V, D) of include/chs/ForestingTransform.h: the
  * fastest exact sequential method we have for float weights (Dial's buckets need integer costs). Pops in key order,
  * chooses each pixel's predecessor and label when it is popped, like the module's CPU reference, whose binary heap
  * it replaces. Arc weight B(q), face connectivity, 2D or 3D. */

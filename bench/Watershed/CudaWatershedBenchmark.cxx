@@ -23,7 +23,7 @@
 //                          markers against ITK's MorphologicalWatershedFromMarkersImageFilter, and with a Level
 //                          against MorphologicalWatershedImageFilter with that Level)
 #include "Common/chsBenchTiming.h"
-#include "chsWatershed.h"
+#include "Watershed/chsWatershedBackends.h"
 #include "itkCudaWaterfallImageFilter.h"
 #include "itkCudaWatershedImageFilter.h"
 #include "itkImage.h"

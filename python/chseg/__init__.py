@@ -24,7 +24,7 @@ Errors: ValueError for bad arguments (nothing is written), MemoryError when the 
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -44,6 +44,11 @@ from ._arrays import (
     to_caller,
 )
 from ._trees import AlphaTree, Dendrogram, WaterfallHierarchy, _dendrogram_arrays
+
+# What the functions take as arrays: NumPy arrays and array-likes, CuPy arrays, itk.Image objects.
+ArrayLike = Any
+# What they return: an array of the input's kind, or a tuple of arrays (and counts) where asked for.
+ArrayOrTuple = Union[Any, Tuple[Any, ...]]
 
 __all__ = [
     "AlphaTree",
@@ -65,43 +70,87 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-_ALGORITHMS = {"pruf": 0, "apruf": 1, "prw": 2}
-_PLATEAUS = {"balanced": 0, "synchronous": 1, "block-asynchronous": 2}
-_DISTANCES = {"l1": 0, "l2": 1, "linf": 2}
-_ALPHA_ALGORITHMS = {
-    "auto": 0,
-    "insert-all-edges": 1,
-    "skip-redundant-edges": 2,
-    "spanning-tree": 3,
-    "level-synchronous": 4,
-}
-_ARC_WEIGHTS = {"target": 0, "maximum": 1, "absolute-difference": 2}
+# The choices of each option are the extension's enums (python/src/chsegModule.cxx); chseg._arrays.choice maps names.
+_ALGORITHMS = _chseg.WatershedAlgorithm
+_PLATEAUS = _chseg.PlateauResolution
+_DISTANCES = _chseg.VectorDistance
+_ALPHA_ALGORITHMS = _chseg.AlphaTreeAlgorithm
+_ARC_WEIGHTS = _chseg.ArcWeightFunction
 
 
 def label(
-    image,
+    image: ArrayLike,
     *,
-    mask=None,
+    mask: Optional[ArrayLike] = None,
     fully_connected: bool = False,
     flat_zones: bool = False,
     background: int = 0,
     statistics: bool = False,
     return_num: bool = False,
-    dtype=np.uint32,
+    dtype: Any = np.uint32,
     backend: str = "auto",
     device: Optional[int] = None,
-):
+) -> ArrayOrTuple:
     """Connected components of a 2D or 3D image, as ITK's ConnectedComponentImageFilter defines them.
 
     Binary mode (default): non-zero voxels (inside ``mask``, when given: non-zero = inside) are foreground and
     foreground neighbours are joined whatever their values. ``flat_zones=True``: every voxel inside the mask belongs
-    to a component, and neighbours of equal value are joined. Neighbours: faces (4 in 2D, 6 in 3D), or all (8 / 26)
-    with ``fully_connected``. Objects are numbered in raster order of their first voxel (NumPy's C order), counting
-    up from 0 and skipping ``background``, the label of background and masked-out voxels (so 0 gives 1..N).
+    to a component, and neighbours of equal value are joined. Objects are numbered in raster order of their first
+    voxel (NumPy's C order), counting up from 0 and skipping ``background``, the label of background and masked-out
+    voxels (so 0 gives 1..N).
 
-    Returns the labels (``dtype``: uint8 to uint64; too many objects for it is a ValueError), with ``return_num`` also
-    the number of objects, with ``statistics`` also a dict: ``voxel_count`` (N,) and inclusive bounding boxes
-    ``bbox_min``, ``bbox_max`` (N, ndim) in NumPy axis order. Any integer or float pixel type of up to 64 bits."""
+    Parameters
+    ----------
+    image : array_like, 2D or 3D
+        NumPy, CuPy or ``itk.Image``; any integer or float type of up to 64 bits.
+    mask : array_like, optional
+        Of the image's shape; non-zero = inside.
+    fully_connected : bool, optional
+        Face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    flat_zones : bool, optional
+        Label the zones of equal value instead of the non-zero voxels.
+    background : int, optional
+        The label of the background; the objects' labels skip it.
+    statistics : bool, optional
+        Also return each object's voxel count and bounding box.
+    return_num : bool, optional
+        Also return the number of objects.
+    dtype : dtype, optional
+        The labels' type: uint8, uint16, uint32 (default) or uint64.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    labels : ndarray
+        Of the input's kind (NumPy, CuPy, ``itk.Image``) and shape.
+    num : int
+        With ``return_num``.
+    stats : dict
+        With ``statistics``: ``voxel_count`` (N,), and the inclusive bounding boxes ``bbox_min`` and ``bbox_max``
+        (N, ndim) in NumPy axis order.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, or more objects than ``dtype`` holds; nothing is written.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> image = np.array([[1, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 1]], np.uint8)
+    >>> labels, num = chseg.label(image, return_num=True, backend="cpu")
+    >>> labels
+    array([[1, 1, 0, 0],
+           [0, 0, 0, 2],
+           [3, 0, 2, 2]], dtype=uint32)
+    >>> num
+    3
+    >>> chseg.label(image, fully_connected=True, backend="cpu").max()
+    np.uint32(2)
+    """
     run = resolve(backend, device, image, mask)
     a = prepare(run, image, "image")
     m = prepare(run, mask, "mask")
@@ -118,9 +167,7 @@ def label(
         bool(flat_zones),
         int(background),
         bool(statistics),
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     out = [run.output(to_caller(run, labels))]
     if return_num:
@@ -138,10 +185,10 @@ def label(
 
 
 def watershed(
-    image,
-    markers=None,
+    image: ArrayLike,
+    markers: Optional[ArrayLike] = None,
     *,
-    mask=None,
+    mask: Optional[ArrayLike] = None,
     level: float = 0,
     fully_connected: bool = False,
     watershed_line: bool = False,
@@ -149,30 +196,84 @@ def watershed(
     plateaus: str = "balanced",
     reduction_rate: int = 6,
     return_num: bool = False,
-    dtype=np.uint32,
+    dtype: Any = np.uint32,
     backend: str = "auto",
     device: Optional[int] = None,
-):
-    """The watershed of a 2D or 3D image by steepest descent (Yeghiazaryan, Gabrielyan and Voiculescu's PRUF, APRUF
-    and PRW; docs/watershed.md): one basin per regional minimum (a minimal plateau), every pixel in one basin.
+) -> ArrayOrTuple:
+    """The watershed of a 2D or 3D image by steepest descent, or by flooding from markers.
 
-    Ties: a pixel descends to its lowest neighbour, the one of largest raster index among equal ones; a pixel of a
-    non-minimal plateau points to the plateau neighbour of largest raster index one step nearer (geodesic distance)
-    to where the plateau drains. Basins are labelled 1, 2, ... in raster order of their first pixel. With
-    ``watershed_line``, a pixel is set to 0 when a neighbour in another basin is lower, or equal and earlier in raster
-    order. Floats compare as numbers; NaN is a ValueError. ``algorithm`` ('pruf', 'apruf', 'prw') and ``plateaus``
-    ('balanced', 'synchronous'; 'block-asynchronous' may split non-minimal plateaux differently) change the steps,
-    not the result.
+    By steepest descent (Yeghiazaryan, Gabrielyan and Voiculescu's PRUF, APRUF and PRW; docs/watershed.md): one basin
+    per regional minimum (a minimal plateau), every pixel in one basin. Ties: a pixel descends to its lowest
+    neighbour, the one of largest raster index among equal ones; a pixel of a non-minimal plateau points to the
+    plateau neighbour of largest raster index one step nearer (geodesic distance) to where the plateau drains. Basins
+    are labelled 1, 2, ... in raster order of their first pixel. Floats compare as numbers.
 
-    With ``markers`` (an integer array: its non-zero pixels are markers with their labels), ``mask`` (non-zero =
-    inside; pixels outside are 0) or ``level`` > 0, the image is flooded from markers instead, as
+    With ``markers``, ``mask`` or ``level`` > 0, the image is flooded from markers instead, as
     ``skimage.segmentation.watershed(image, markers, mask=mask)`` and ITK's MorphologicalWatershedFromMarkersImageFilter
     do: each pixel takes the label of the marker whose flood reaches it first as the level rises (a path costs its
     largest pixel, the marker's included; ties: geodesic distance on plateaux, then raster order). Without
     ``markers``, the markers are the regional minima of the h-minima transform of height ``level`` (minima shallower
-    than ``level`` merge into deeper ones; a whole number for integer images), each connected component inside the mask
-    a marker, numbered 1, 2, ... in raster order; ``return_num`` then gives their number (0 with ``markers``). Pixels
-    the flood does not reach are 0. Pixels of up to 32 bits; no ``watershed_line`` in this mode."""
+    than ``level`` merge into deeper ones), each connected component inside the mask a marker, numbered 1, 2, ... in
+    raster order. Pixels the flood does not reach are 0.
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D
+        NumPy, CuPy or ``itk.Image``; integers or floats of up to 64 bits (up to 32 bits when flooding); no NaN.
+    markers : array_like of int, optional
+        Of the image's shape: its non-zero pixels are markers with their labels.
+    mask : array_like, optional
+        Of the image's shape; non-zero = inside, pixels outside are 0.
+    level : float, optional
+        Without markers: the depth below which minima merge (a whole number for integer images).
+    fully_connected : bool, optional
+        Face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    watershed_line : bool, optional
+        Steepest descent only: set a pixel to 0 when a neighbour in another basin is lower, or equal and earlier in
+        raster order.
+    algorithm : {'pruf', 'apruf', 'prw'}, optional
+        The steps of the steepest descent; not the result.
+    plateaus : {'balanced', 'synchronous', 'block-asynchronous'}, optional
+        How plateaux are resolved: the first two give the defined result; 'block-asynchronous' may split non-minimal
+        plateaux differently.
+    reduction_rate : int, optional
+        PRUF's path-reduction jumps between global synchronisations.
+    return_num : bool, optional
+        Also return the number of basins (of markers found, when flooding without ``markers``; 0 with them).
+    dtype : dtype, optional
+        The labels' type: uint8, uint16, uint32 (default) or uint64.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    labels : ndarray
+        Of the input's kind and shape.
+    num : int
+        With ``return_num``.
+
+    Raises
+    ------
+    ValueError
+        For a NaN pixel, a bad argument, ``watershed_line`` when flooding, or more basins than ``dtype`` holds.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> relief = np.array([[0, 1, 2, 1, 0], [0, 1, 3, 1, 0], [1, 2, 3, 2, 1]], np.uint8)
+    >>> chseg.watershed(relief, backend="cpu")
+    array([[1, 1, 2, 2, 2],
+           [1, 1, 2, 2, 2],
+           [1, 1, 2, 2, 2]], dtype=uint32)
+    >>> markers = np.zeros_like(relief)
+    >>> markers[0, 0], markers[0, 4] = 1, 2
+    >>> chseg.watershed(relief, markers, backend="cpu")
+    array([[1, 1, 1, 2, 2],
+           [1, 1, 1, 2, 2],
+           [1, 1, 1, 2, 2]], dtype=uint32)
+    """
     run = resolve(backend, device, image, markers, mask)
     a = prepare(run, image, "image")
     labels = run.empty(a.shape, label_dtype(dtype))
@@ -196,9 +297,7 @@ def watershed(
             k = k.astype(labels.dtype)
         if m is not None:
             m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
-        r = _chseg.marker_watershed(
-            a, k, m, labels, check_connectivity(fully_connected), float(level), run.backend, run.device, run.stream
-        )
+        r = _chseg.marker_watershed(a, k, m, labels, check_connectivity(fully_connected), float(level), *run.context)
         out = run.output(to_caller(run, labels))
         return (out, int(r["count"])) if return_num else out
     r = _chseg.watershed(
@@ -209,32 +308,64 @@ def watershed(
         choice(plateaus, _PLATEAUS, "plateaus"),
         int(reduction_rate),
         bool(watershed_line),
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     out = run.output(to_caller(run, labels))
     return (out, int(r["count"])) if return_num else out
 
 
 def waterfall(
-    image,
+    image: ArrayLike,
     *,
     levels: int = 0,
     fully_connected: bool = False,
     algorithm: str = "pruf",
     plateaus: str = "balanced",
     reduction_rate: int = 6,
-    dtype=np.uint32,
+    dtype: Any = np.uint32,
     backend: str = "auto",
     device: Optional[int] = None,
 ) -> WaterfallHierarchy:
-    """The waterfall hierarchy (Beucher): level 0 is ``watershed(image)``; level k + 1 joins every region of level k
-    to each neighbour across a boundary pair of height max(I(p), I(q)) equal to its lowest pass, and labels the unions
-    1, 2, ... in raster order of their first pixel. Stops at one region, or after ``levels`` levels (0: all).
+    """The waterfall hierarchy (Beucher) of a 2D or 3D image.
 
-    Returns a ``WaterfallHierarchy``: level 0's labels and each level's parent map (what crosses the host link);
-    ``labels(k)`` makes level k's label image."""
+    Level 0 is ``watershed(image)``; level k + 1 joins every region of level k to each neighbour across a boundary
+    pair of height max(I(p), I(q)) equal to its lowest pass, and labels the unions 1, 2, ... in raster order of their
+    first pixel. It stops at one region, or after ``levels`` levels.
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D
+        NumPy, CuPy or ``itk.Image``; integers or floats of up to 64 bits; no NaN.
+    levels : int, optional
+        Levels to compute, level 0 included; 0 (default): until one region is left.
+    fully_connected, algorithm, plateaus, reduction_rate, dtype
+        As for :func:`watershed`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    WaterfallHierarchy
+        Level 0's labels and each level's parent map (what crosses the host link); ``labels(k)`` makes level k's
+        label image, ``region_counts`` the number of regions of each level.
+
+    Raises
+    ------
+    ValueError
+        For a NaN pixel, a bad argument, or more regions than ``dtype`` holds.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> relief = np.array([[0, 2, 1, 3, 0]], np.uint8)
+    >>> hierarchy = chseg.waterfall(relief, backend="cpu")
+    >>> hierarchy.region_counts
+    [3, 1]
+    >>> hierarchy.labels(0)
+    array([[1, 1, 2, 3, 3]], dtype=uint32)
+    """
     run = resolve(backend, device, image)
     a = prepare(run, image, "image")
     if int(levels) < 0:
@@ -248,9 +379,7 @@ def waterfall(
         choice(plateaus, _PLATEAUS, "plateaus"),
         int(reduction_rate),
         int(levels),
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     return WaterfallHierarchy(run, to_caller(run, level0), r["region_counts"], list(r["parents"]))
 
@@ -264,7 +393,7 @@ def _alpha_tree_input(a):
 
 
 def alpha_tree(
-    image,
+    image: ArrayLike,
     *,
     fully_connected: bool = False,
     channel_axis: Optional[int] = None,
@@ -274,13 +403,53 @@ def alpha_tree(
     backend: str = "auto",
     device: Optional[int] = None,
 ) -> AlphaTree:
-    """The alpha-tree (quasi-flat zone hierarchy) of a 2D or 3D image: its nodes are the distinct alpha-connected
-    components for every alpha (pixels joined by paths whose edges weigh at most alpha; edge weight |a - b|, or the
-    'l1', 'l2' or 'linf' norm of the channels' differences with ``channel_axis``), a node's level the smallest such
+    """The alpha-tree (quasi-flat zone hierarchy) of a 2D or 3D image.
+
+    Its nodes are the distinct alpha-connected components for every alpha (pixels joined by paths whose edges weigh
+    at most alpha; an edge weighs |a - b|, or a norm of the channels' differences), a node's level the smallest such
     alpha. The tree is canonical: leaves are the pixels (raster order), internal nodes ordered by (level, smallest
-    pixel), each with two children or more, the root last. Pixel types: uint8, int8, uint16, int16, float32; a NaN or
-    infinite pixel is a ValueError (|inf - inf| has no weight). Parents are uint32 for trees of up to 2^32 - 1 nodes,
-    uint64 beyond (images of 2^31 pixels and more) or with ``wide_node_ids``."""
+    pixel), each with two children or more, the root last (docs/alpha-tree.md).
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D (and a channel axis)
+        NumPy, CuPy or ``itk.Image``; uint8, int8, uint16, int16 or float32; no NaN or infinity.
+    fully_connected : bool, optional
+        The image graph's edges join face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    channel_axis : int, optional
+        The axis of the channels of a vector image (its edges weigh a norm of the channels' differences).
+    distance : {'l1', 'l2', 'linf'}, optional
+        That norm (default 'l2').
+    algorithm : {'auto', 'insert-all-edges', 'skip-redundant-edges', 'spanning-tree', 'level-synchronous'}, optional
+        The construction on the GPU (all give the same tree); 'auto' the fastest measured for the pixel type.
+    wide_node_ids : bool, optional
+        uint64 parents even where uint32 hold them (they do up to 2^32 - 1 nodes).
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    AlphaTree
+        ``parents`` and ``levels`` of its nodes, of the input's kind; ``cut``, ``saliency``, ``areas``,
+        ``filter_regions``, ``to_higra``.
+
+    Raises
+    ------
+    ValueError
+        For another pixel type, a NaN or infinite pixel, or a bad argument.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> tree = chseg.alpha_tree(np.array([[0, 0, 5], [1, 9, 5]], np.uint8), backend="cpu")
+    >>> tree.num_nodes, tree.levels[tree.num_leaves:].tolist()
+    (10, [0.0, 0.0, 1.0, 4.0])
+    >>> tree.cut(1)
+    array([[1, 1, 2],
+           [1, 3, 2]], dtype=uint32)
+    """
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")
@@ -298,16 +467,14 @@ def alpha_tree(
         choice(distance, _DISTANCES, "distance"),
         choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"),
         allocate,
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     parents, levels = r["arrays"]
     return AlphaTree(run, shape, parents, levels, host(a), check_connectivity(fully_connected))
 
 
 def single_linkage(
-    image,
+    image: ArrayLike,
     *,
     fully_connected: bool = False,
     channel_axis: Optional[int] = None,
@@ -316,11 +483,49 @@ def single_linkage(
     device: Optional[int] = None,
     wide_node_ids: bool = False,
 ) -> Dendrogram:
-    """The single-linkage dendrogram of an image's pixel graph (edges between neighbours, weight |a - b| or a norm
-    of the channels' differences): its minimum spanning tree (Boruvka on the GPU) and the tree's dendrogram (PANDORA).
-    Edges are ordered by (weight, edge index pixel * K + slot), so the tree is unique. Pixel types: 8-, 16-, 32-bit
-    integers, float32, float64; a NaN or infinite pixel is a ValueError. Node ids are uint32 up to 2^31 - 1 pixels,
-    uint64 beyond (the GPU takes up to 2^32 - 1 pixels) or with ``wide_node_ids``."""
+    """The single-linkage dendrogram of an image's pixel graph.
+
+    Its minimum spanning tree (Boruvka on the GPU) and the tree's dendrogram (PANDORA; docs/single-linkage.md). The
+    graph's edges join neighbours and weigh |a - b| or a norm of the channels' differences; edges are ordered by
+    (weight, edge index pixel * K + slot), so the tree is unique.
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D (and a channel axis)
+        NumPy, CuPy or ``itk.Image``; 8-, 16-, 32-bit integers, float32 or float64; no NaN or infinity.
+    fully_connected : bool, optional
+        The image graph's edges join face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    channel_axis : int, optional
+        The axis of the channels of a vector image (its edges weigh a norm of the channels' differences).
+    distance : {'l1', 'l2', 'linf'}, optional
+        That norm (default 'l2').
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+    wide_node_ids : bool, optional
+        uint64 node ids even where uint32 hold them (they do up to 2^31 - 1 pixels; the GPU takes up to 2^32 - 1).
+
+    Returns
+    -------
+    Dendrogram
+        ``parents``, ``weights``, ``edges``, ``u``, ``v`` of the input's kind; ``cut``, ``clusters``,
+        ``linkage_matrix``, ``watershed_hierarchy``, ``filter_regions``, ``attribute``, ``to_higra``.
+
+    Raises
+    ------
+    ValueError
+        For another pixel type, a NaN or infinite pixel, or a bad argument.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> tree = chseg.single_linkage(np.array([[0, 1, 7, 8]], np.uint8), backend="cpu")
+    >>> tree.weights.tolist()
+    [1.0, 1.0, 6.0]
+    >>> tree.cut(2)
+    array([[1, 1, 2, 2]], dtype=uint32)
+    """
     run = resolve(backend, device, image)
     a = prepare(run, image, "image", ndims=(2, 3, 4))
     a, spatial = channels_last(run, a, channel_axis, "image")
@@ -333,17 +538,15 @@ def single_linkage(
         check_connectivity(fully_connected),
         choice(distance, _DISTANCES, "distance"),
         *out,
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     return Dendrogram(run, shape, *(to_caller(run, x) for x in out))
 
 
 def single_linkage_graph(
-    u,
-    v,
-    w,
+    u: ArrayLike,
+    v: ArrayLike,
+    w: ArrayLike,
     num_vertices: int,
     *,
     is_tree: bool = False,
@@ -351,10 +554,45 @@ def single_linkage_graph(
     device: Optional[int] = None,
     wide_node_ids: bool = False,
 ) -> Dendrogram:
-    """The single-linkage dendrogram of a connected weighted graph given as edge arrays (u[i], v[i], w[i]) on vertices
-    0..num_vertices-1 (vertex ids below 2^32; weights float32 or float64, no NaN). Edges are ordered by (weight, edge
-    index); ``is_tree`` promises that the edges already form a tree (its own minimum spanning tree). Node ids are
-    uint32 up to 2^31 - 1 vertices, uint64 beyond or with ``wide_node_ids``."""
+    """The single-linkage dendrogram of a connected weighted graph given as edge arrays.
+
+    Edges (u[i], v[i]) of weight w[i] join vertices 0 .. num_vertices - 1; they are ordered by (weight, edge index),
+    so the minimum spanning tree and its dendrogram are unique.
+
+    Parameters
+    ----------
+    u, v : array_like of int, 1D
+        The edges' ends: vertex ids below 2^32.
+    w : array_like, 1D
+        The edges' weights (float32 or float64; others are converted to float64); no NaN.
+    num_vertices : int
+        The number of vertices; the graph must be connected.
+    is_tree : bool, optional
+        The edges already form a tree (their own minimum spanning tree): only its dendrogram is built.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+    wide_node_ids : bool, optional
+        uint64 node ids even where uint32 hold them (up to 2^31 - 1 vertices).
+
+    Returns
+    -------
+    Dendrogram
+        As :func:`single_linkage` gives, without an image shape (``cut`` gives one label per vertex).
+
+    Raises
+    ------
+    ValueError
+        For arrays of different lengths, negative ids, a graph that is not connected, or a bad argument.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> tree = chseg.single_linkage_graph([0, 1, 2], [1, 2, 0], [0.5, 2.0, 1.0], 3, backend="cpu")
+    >>> tree.weights.tolist(), tree.edges.tolist()
+    ([0.5, 1.0], [0, 2])
+    """
     run = resolve(backend, device, u, v, w)
     uu, vv, ww = (prepare(run, x, name, ndims=(1,)) for x, name in ((u, "u"), (v, "v"), (w, "w")))
     if not (uu.shape == vv.shape == ww.shape):
@@ -372,14 +610,12 @@ def single_linkage_graph(
     if n < 1:
         raise ValueError("num_vertices must be at least 1")
     out = _dendrogram_arrays(run, n, wide_node_ids)
-    _chseg.graph_single_linkage(
-        uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.backend, run.device, run.stream
-    )
+    _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, *run.context)
     return Dendrogram(run, None, *(to_caller(run, x) for x in out))
 
 
 def watershed_hierarchy(
-    image,
+    image: ArrayLike,
     attribute: str = "area",
     *,
     fully_connected: bool = False,
@@ -388,11 +624,46 @@ def watershed_hierarchy(
     backend: str = "auto",
     device: Optional[int] = None,
 ) -> Dendrogram:
-    """The watershed hierarchy by ``attribute`` ('area', 'volume' or 'dynamics') of an image's pixel graph (edges
-    between neighbours weighted |a - b| or a norm of the channels' differences, as ``single_linkage``): the graph's
-    minimum spanning tree with each edge weighted by the attribute at which the regions it separates merge, as a
-    Dendrogram (``cut(t)``: the watershed regions whose minima survive the attribute filter at t). Equal to Higra's
-    ``watershed_hierarchy_by_area`` / ``_volume`` / ``_dynamics`` with ``canonize_tree=False`` on the same graph."""
+    """The watershed hierarchy by ``attribute`` of an image's pixel graph.
+
+    The graph's minimum spanning tree (as :func:`single_linkage` builds it), each edge weighted by the attribute at
+    which the regions it separates merge (Najman, Cousty and Perret); equal to Higra's
+    ``watershed_hierarchy_by_area`` / ``_volume`` / ``_dynamics`` with ``canonize_tree=False`` on the same graph.
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D (and a channel axis)
+        As for :func:`single_linkage`.
+    attribute : {'area', 'volume', 'dynamics'}, optional
+        The regions' attribute (default 'area').
+    fully_connected : bool, optional
+        The image graph's edges join face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    channel_axis : int, optional
+        The axis of the channels of a vector image (its edges weigh a norm of the channels' differences).
+    distance : {'l1', 'l2', 'linf'}, optional
+        That norm (default 'l2').
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    Dendrogram
+        ``cut(t)``: the watershed regions whose minima survive the attribute filter at t.
+
+    Raises
+    ------
+    ValueError
+        For another attribute, or what :func:`single_linkage` refuses.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> relief = np.array([[0, 3, 1, 3, 0, 0]], np.uint8)
+    >>> chseg.watershed_hierarchy(relief, "area", backend="cpu").cut(1)
+    array([[1, 1, 2, 2, 3, 3]], dtype=uint32)
+    """
     return single_linkage(
         image,
         fully_connected=fully_connected,
@@ -404,8 +675,8 @@ def watershed_hierarchy(
 
 
 def ift(
-    weights,
-    seeds,
+    weights: ArrayLike,
+    seeds: ArrayLike,
     *,
     fully_connected: bool = False,
     arc_weight: str = "target",
@@ -413,16 +684,56 @@ def ift(
     return_predecessor: bool = False,
     backend: str = "auto",
     device: Optional[int] = None,
-):
-    """The Image Foresting Transform by seed competition (Falcao et al.): each pixel gets the label of the seed
-    (``seeds != 0``) with the cheapest path to it, path cost f_max (the largest arc weight along the path; arcs weigh
-    w(p, q) = B(q) 'target', max(B(p), B(q)) 'maximum' or |B(p) - B(q)| 'absolute-difference').
+) -> ArrayOrTuple:
+    """The Image Foresting Transform by seed competition (Falcao et al.).
 
-    Ties are resolved by the key (cost, D), D the arcs since the path last rose to the cost: plateaux are split by
-    geodesic distance as a FIFO queue would; the predecessor is the neighbour with the smallest key, then the smallest
-    raster index. Weights: 8-, 16-, 32-bit integers or float32, not negative. Seeds: unsigned integers (the labels'
-    type; other integer types are converted when non-negative). Returns the labels, and with ``return_cost`` /
-    ``return_predecessor`` the cost map and the predecessor map (flat indices, -1 at the seeds)."""
+    Each pixel gets the label of the seed (``seeds != 0``) with the cheapest path to it, a path costing the largest
+    arc weight along it (f_max). Ties are resolved by the key (cost, D), D the arcs since the path last rose to the
+    cost: plateaux are split by geodesic distance as a FIFO queue would; the predecessor is the neighbour with the
+    smallest key, then the smallest raster index (docs/image-foresting-transform.md).
+
+    Parameters
+    ----------
+    weights : array_like, 2D or 3D
+        The pixel weights B: 8-, 16-, 32-bit integers or float32, not negative.
+    seeds : array_like of int
+        Of the weights' shape: the seeds' labels (0: not a seed); unsigned, or signed and not negative.
+    fully_connected : bool, optional
+        Face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26).
+    arc_weight : {'target', 'maximum', 'absolute-difference'}, optional
+        w(p, q) = B(q) (default), max(B(p), B(q)) or abs(B(p) - B(q)).
+    return_cost : bool, optional
+        Also return the cost map (uint32, or float32 for float weights).
+    return_predecessor : bool, optional
+        Also return the predecessor map (int64 flat indices, -1 at the seeds and at unreached pixels).
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    labels : ndarray
+        Of the seeds' type, 0 where no seed reaches.
+    cost, predecessor : ndarray
+        With ``return_cost`` / ``return_predecessor``.
+
+    Raises
+    ------
+    ValueError
+        For negative weights or seeds, another type, or shapes that differ.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> weights = np.array([[1, 1, 5, 1, 1]], np.uint8)
+    >>> seeds = np.array([[1, 0, 0, 0, 2]], np.uint8)
+    >>> labels, cost = chseg.ift(weights, seeds, return_cost=True, backend="cpu")
+    >>> labels
+    array([[1, 1, 1, 2, 2]], dtype=uint8)
+    >>> cost
+    array([[1, 1, 5, 1, 1]], dtype=uint32)
+    """
     run = resolve(backend, device, weights, seeds)
     b = prepare(run, weights, "weights")
     s = prepare(run, seeds, "seeds")
@@ -449,9 +760,7 @@ def ift(
         check_connectivity(fully_connected),
         choice(arc_weight, _ARC_WEIGHTS, "arc_weight"),
         0,
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     out = [run.output(to_caller(run, labels))]
     if return_cost:
@@ -462,22 +771,66 @@ def ift(
 
 
 def waterpixels(
-    image,
+    image: ArrayLike,
     grid_step: Union[int, Sequence[int]] = 10,
     *,
     compactness: Optional[float] = None,
     gradient_minimum_seeds: bool = False,
     fully_connected: bool = False,
     return_border: bool = False,
-    dtype=np.uint32,
+    dtype: Any = np.uint32,
     backend: str = "auto",
     device: Optional[int] = None,
-):
-    """Waterpixels (Machairas et al.): superpixels on a regular grid of cells of ``grid_step`` pixels (one number, or
-    one per axis in NumPy order), each grown from its cell's seed (the cell's centre, or its pixel of smallest
-    gradient) by the Image Foresting Transform of B = |Sobel gradient| + k * 2 * (distance to the nearest grid seed /
-    grid step). k is ``compactness`` (default: 0.04 * (largest - smallest value)). Labels are the cells' numbers,
-    1.. in raster order. With ``return_border``, also B (float32)."""
+) -> ArrayOrTuple:
+    """Waterpixels (Machairas et al.): superpixels on a regular grid.
+
+    The image is cut into cells of ``grid_step`` pixels; each superpixel grows from its cell's seed (the cell's
+    centre, or its pixel of smallest gradient) by the Image Foresting Transform of
+    B = |Sobel gradient| + k * 2 * (distance to the nearest grid seed / grid step) (docs/waterpixels.md).
+
+    Parameters
+    ----------
+    image : array_like, 2D or 3D
+        8-, 16-, 32-bit integers, float32 or float64.
+    grid_step : int or sequence of int, optional
+        The cells' size: one number, or one per axis in NumPy order (default 10).
+    compactness : float, optional
+        k, not negative; default 0.04 * (largest - smallest value).
+    gradient_minimum_seeds : bool, optional
+        Seed each cell at its pixel of smallest gradient instead of its centre.
+    fully_connected : bool, optional
+        Face neighbours (4 in 2D, 6 in 3D; default) or all (8, 26) for the growth.
+    return_border : bool, optional
+        Also return B (float32).
+    dtype : dtype, optional
+        The labels' type: uint8, uint16, uint32 (default) or uint64.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        'auto' (default): the CUDA backend when a device is usable, else the CPU reference; both give the same result.
+    device : int, optional
+        The CUDA device: by default that of the first CuPy input, else 0.
+
+    Returns
+    -------
+    labels : ndarray
+        The cells' numbers, 1.. in raster order of the cells.
+    border : ndarray
+        With ``return_border``.
+
+    Raises
+    ------
+    ValueError
+        For a bad grid step or compactness, 64-bit integers, or more cells than ``dtype`` holds.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg
+    >>> image = np.zeros((4, 6), np.uint8)
+    >>> chseg.waterpixels(image, (4, 3), backend="cpu")
+    array([[1, 1, 1, 2, 2, 2],
+           [1, 1, 1, 2, 2, 2],
+           [1, 1, 1, 2, 2, 2],
+           [1, 1, 1, 2, 2, 2]], dtype=uint32)
+    """
     run = resolve(backend, device, image)
     a = prepare(run, image, "image")
     steps = [int(x) for x in np.atleast_1d(grid_step)]
@@ -500,9 +853,7 @@ def waterpixels(
         k,
         bool(gradient_minimum_seeds),
         check_connectivity(fully_connected),
-        run.backend,
-        run.device,
-        run.stream,
+        *run.context,
     )
     out = run.output(to_caller(run, labels))
     return (out, to_caller(run, border)) if return_border else out

@@ -15,7 +15,19 @@ BACKENDS = ("auto", "cuda", "cpu")
 
 
 def device_count() -> int:
-    """Number of usable CUDA devices (0 without a driver or a GPU; the cpu backend still runs)."""
+    """Number of usable CUDA devices.
+
+    Returns
+    -------
+    int
+        0 without a driver or a GPU (the cpu backend still runs; ``chseg._chseg.no_device_reason()`` says why).
+
+    Examples
+    --------
+    >>> import chseg
+    >>> chseg.device_count() >= 0
+    True
+    """
     return _chseg.device_count()
 
 
@@ -24,7 +36,7 @@ _CACHED_DTYPES = {"uint8", "uint16", "uint32", "uint64", "int64", "float32", "fl
 
 def host_empty(shape, dtype, pinned: bool = False) -> np.ndarray:
     """An uninitialised NumPy array whose storage comes from the module's host array cache and returns to it when the
-    array is freed (include/chsHostCache.h): a fresh allocation's pages are mapped on first write, which on the GPU
+    array is freed (include/chs/HostCache.h): a fresh allocation's pages are mapped on first write, which on the GPU
     machine ran at 1.8 GB/s, slower than the host link; cached arrays are mapped already."""
     d = np.dtype(dtype)
     if d.name not in _CACHED_DTYPES:
@@ -33,16 +45,42 @@ def host_empty(shape, dtype, pinned: bool = False) -> np.ndarray:
 
 
 def release_host_cache() -> None:
-    """Frees the host arrays that released outputs gave back to the cache (they are kept for the next outputs, up to
-    get_host_cache_limit() bytes; the environment variable CHS_HOST_CACHE_MB sets the limit, 0 keeps nothing)."""
+    """Free the host arrays that released outputs gave back to the cache.
+
+    They are kept for the next outputs (whose pages are then mapped already), up to :func:`get_host_cache_limit`
+    bytes; the environment variable CHS_HOST_CACHE_MB sets the limit, 0 keeps nothing.
+    """
     _chseg.release_host_cache()
 
 
 def get_host_cache_limit() -> int:
+    """The bytes of released host outputs the cache keeps for the next ones.
+
+    Returns
+    -------
+    int
+        The limit (CHS_HOST_CACHE_MB, or :func:`set_host_cache_limit`).
+    """
     return _chseg.get_host_cache_limit()
 
 
 def set_host_cache_limit(nbytes: int) -> None:
+    """Set the bytes of released host outputs the cache keeps (0: none; what it holds beyond is freed).
+
+    Parameters
+    ----------
+    nbytes : int
+        The new limit.
+
+    Examples
+    --------
+    >>> import chseg
+    >>> limit = chseg.get_host_cache_limit()
+    >>> chseg.set_host_cache_limit(0)
+    >>> chseg.get_host_cache_limit()
+    0
+    >>> chseg.set_host_cache_limit(limit)
+    """
     _chseg.set_host_cache_limit(int(nbytes))
 
 
@@ -64,6 +102,11 @@ class Run:
     xp: Any  # numpy or cupy: the module that allocates the outputs
     on_device: bool  # the inputs and outputs are device arrays
     itk_input: Any = None  # the itk.Image the call was given, for the outputs' geometry
+
+    @property
+    def context(self) -> tuple:
+        """The extension's execution context arguments: (backend enum, device, stream)."""
+        return choice(self.backend, _chseg.Backend, "backend"), self.device, self.stream
 
     @property
     def device_arrays(self) -> bool:
@@ -194,11 +237,17 @@ def check_number(value, name, minimum=-math.inf, allow_inf=False) -> float:
     return v
 
 
-def choice(value: str, options: dict, name: str) -> int:
-    key = str(value).lower()
-    if key not in options:
-        raise ValueError(f"{name} must be one of {tuple(options)}, not {value!r}")
-    return options[key]
+def choice(value: Any, options: Any, name: str) -> Any:
+    """The member of the bound enum `options` (chseg._chseg.WatershedAlgorithm, ...) that `value` names: a member, or
+    its name in any case with '-' for '_' ('block-asynchronous'). The one place where strings meet the extension's
+    enums; ValueError naming the argument and the accepted names otherwise."""
+    if isinstance(value, options):
+        return value
+    names = {member.name.lower().replace("_", "-"): member for member in options}
+    key = str(value).lower().replace("_", "-")
+    if not isinstance(value, str) or key not in names:
+        raise ValueError(f"{name} must be one of {tuple(names)}, not {value!r}")
+    return names[key]
 
 
 def channels_last(run: Run, a, channel_axis, name: str):

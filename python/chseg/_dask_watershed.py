@@ -1,7 +1,7 @@
 """The watershed on Dask arrays (``chseg.dask.watershed``): exactly ``chseg.watershed`` of the whole volume, whatever
 the chunking, plateaux and basins that cross any number of chunks included.
 
-The definition (include/chsWatershed.h) depends on the rest of the volume through two things only: a voxel's
+The definition (include/chs/Watershed.h) depends on the rest of the volume through two things only: a voxel's
 neighbours (its lowest neighbour, a halo of one voxel) and the geodesic distance d(p) inside its plateau to where the
 plateau drains, which can come from anywhere in the plateau. So:
 

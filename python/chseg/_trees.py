@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
-from ._arrays import Run, host, to_caller
+from ._arrays import Run, choice, host, to_caller
 
 
 def _first_order_labels(xp, roots):
@@ -61,12 +61,28 @@ class WaterfallHierarchy:
 
     @property
     def num_levels(self) -> int:
+        """The number of levels, level 0 included."""
         return len(self.region_counts)
 
     def labels(self, level: int):
-        """The label image of `level` (0 .. num_levels - 1), labels 1..region_counts[level] in raster order of each
-        region's first pixel; of the input's kind (NumPy, CuPy, itk.Image). Computed from level 0 and the parent maps,
-        on the device for CuPy inputs."""
+        """The label image of one level.
+
+        Parameters
+        ----------
+        level : int
+            0 .. num_levels - 1.
+
+        Returns
+        -------
+        ndarray
+            Labels 1 .. region_counts[level] in raster order of each region's first pixel, of the input's kind
+            (NumPy, CuPy, ``itk.Image``); computed from level 0 and the parent maps (on the device for CuPy inputs).
+
+        Raises
+        ------
+        ValueError
+            For a level out of range.
+        """
         if not 0 <= int(level) < self.num_levels:
             raise ValueError(f"level must be in 0..{self.num_levels - 1}, not {level}")
         xp = self._run.xp if self._run.on_device else np
@@ -89,6 +105,10 @@ class _Tree:
     parents: Any
     num_leaves: int
 
+    def altitudes(self) -> Any:
+        """The nodes' altitudes as Higra has them."""
+        raise NotImplementedError
+
     def __init__(self, run: Run, shape: Optional[Tuple[int, ...]]):
         self._run = run
         self.shape = shape
@@ -96,13 +116,20 @@ class _Tree:
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes, leaves included."""
         return int(self.parents.shape[0])
 
     def _xp(self):
         return self._run.xp if self._run.on_device else np
 
     def areas(self) -> np.ndarray:
-        """Number of leaves under each node (1 for the leaves), a NumPy uint64 array."""
+        """Number of leaves under each node.
+
+        Returns
+        -------
+        numpy.ndarray of uint64
+            One per node, 1 for the leaves.
+        """
         if self._areas is None:
             self._areas = _chseg.tree_areas(host(self.parents), self.num_leaves)
         return self._areas
@@ -114,8 +141,14 @@ class _Tree:
             return self._run.output(labels.reshape(self.shape))
         return labels
 
-    def to_higra(self):
-        """(higra.Tree, altitudes): the same tree for Higra (``pip install higra``); node ids are kept."""
+    def to_higra(self) -> Tuple[Any, np.ndarray]:
+        """The same tree for Higra (``pip install higra``), node ids kept.
+
+        Returns
+        -------
+        tuple
+            (``higra.Tree``, altitudes as a NumPy float64 array).
+        """
         import higra as hg
 
         return hg.Tree(host(self.parents).astype(np.int64)), host(self.altitudes())
@@ -127,6 +160,8 @@ class AlphaTree(_Tree):
     nodes, the pixels first (raster order, leaves at level 0), the internal nodes ordered by (level, smallest pixel),
     the root last. Arrays of the input's kind (NumPy or CuPy)."""
 
+    shape: Tuple[int, ...]  # an alpha-tree is always of an image
+
     def __init__(self, run: Run, shape, parents, levels, values: Optional[np.ndarray], fully_connected: bool = False):
         super().__init__(run, shape)
         self._fully_connected = bool(fully_connected)
@@ -137,20 +172,54 @@ class AlphaTree(_Tree):
         self._values = values
         self._ranges: Optional[np.ndarray] = None
 
-    def altitudes(self):
+    def altitudes(self) -> Any:
+        """The nodes' levels (Higra's altitudes)."""
         return self.levels
 
     def ranges(self) -> np.ndarray:
-        """Per node, the largest difference of pixel values inside it (the largest over the channels): the omega of
-        an alpha-omega cut. NumPy float64."""
+        """Per node, the largest difference of pixel values inside it (the largest over the channels).
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            The omega of an alpha-omega cut, one per node.
+        """
         if self._ranges is None:
             self._ranges = _chseg.alpha_tree_ranges(host(self.parents), self._values, self.num_leaves)
         return self._ranges
 
-    def cut(self, alpha: float, omega: float = math.inf):
-        """Labels (of the parents' type, 1..K in raster order of each region's first pixel) of the regions of the cut:
-        each pixel's region is its highest ancestor x with level(x) <= alpha and, when omega is finite, range(x) <=
-        omega (constrained connectivity, Soille's alpha-omega cut)."""
+    def cut(self, alpha: float, omega: float = math.inf) -> Any:
+        """The regions of the cut at ``alpha`` (and ``omega``).
+
+        Each pixel's region is its highest ancestor x with level(x) <= alpha and, when omega is finite,
+        range(x) <= omega (constrained connectivity, Soille's alpha-omega cut).
+
+        Parameters
+        ----------
+        alpha : float
+            The largest level kept.
+        omega : float, optional
+            The largest range of values inside a region (default: no bound).
+
+        Returns
+        -------
+        ndarray
+            Labels of the parents' type, 1 .. K in raster order of each region's first pixel, of the input's kind.
+
+        Raises
+        ------
+        ValueError
+            For NaN.
+
+        Examples
+        --------
+        >>> import numpy as np, chseg
+        >>> tree = chseg.alpha_tree(np.array([[0, 1, 5, 9]], np.uint8), backend="cpu")
+        >>> tree.cut(1)
+        array([[1, 1, 2, 3]], dtype=uint32)
+        >>> tree.cut(4)
+        array([[1, 1, 1, 2]], dtype=uint32)
+        """
         alpha = float(alpha)
         omega = float(omega)
         if math.isnan(alpha) or math.isnan(omega):
@@ -163,13 +232,11 @@ class AlphaTree(_Tree):
                 ranges = run.array(ranges)
         parents, levels = self._backend_arrays
         labels = run.empty(self.shape, parents.dtype)
-        _chseg.alpha_tree_cut(
-            parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.backend, run.device, run.stream
-        )
+        _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, *run.context)
         return run.output(to_caller(run, labels))
 
     def _image_graph(self):
-        """The image graph's edges in edge-index order (pixel * K + slot, include/chsSingleLinkage.h): (u, v, index),
+        """The image graph's edges in edge-index order (pixel * K + slot, include/chs/SingleLinkage.h): (u, v, index),
         of the backend's kind."""
         u, v, ids = _chseg.image_graph_edges(list(self.shape), self._fully_connected)
         run = self._run
@@ -178,30 +245,55 @@ class AlphaTree(_Tree):
         return u, v, ids
 
     def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
-        """The tree with the frontiers of regions whose ``attribute`` ('area', 'volume' or 'height') is below
-        ``threshold`` removed, as Higra filters a tree that is not binary (``filter_small_nodes_from_tree``,
+        """The tree with the frontiers of regions whose ``attribute`` is below ``threshold`` removed.
+
+        As Higra filters a tree that is not binary (``filter_small_nodes_from_tree``,
         ``filter_non_relevant_node_from_tree`` with ``canonize_tree=False``): the binary partition tree of the image
         graph weighted by this tree's saliency (the level at which each edge's pixels merge), then the filter of that
-        tree. A Dendrogram whose edges are image edge indices; ``cut(t)`` gives the filtered partitions."""
+        tree.
+
+        Parameters
+        ----------
+        threshold : float
+            Regions whose attribute is below it lose their frontiers.
+        attribute : {'area', 'volume', 'height'}, optional
+            Default 'area'.
+
+        Returns
+        -------
+        Dendrogram
+            Its edges are image edge indices; ``cut(t)`` gives the filtered partitions.
+
+        Raises
+        ------
+        ValueError
+            For another attribute or a NaN threshold.
+        """
         run = self._run
         u, v, ids = self._image_graph()
         parents, levels = self._backend_arrays
         saliency = run.empty((int(u.shape[0]),), np.float64)
         ends = (u, v) if parents.dtype == u.dtype else (u.astype(parents.dtype), v.astype(parents.dtype))
-        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.backend, run.device, run.stream)
+        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, *run.context)
         out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
-        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.backend, run.device, run.stream)
+        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, *run.context)
         out[2][...] = ids[out[2]]  # the image edge index of each tree edge
         tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
         return tree.filter_regions(threshold, attribute)
 
-    def saliency(self):
-        """The saliency map on the interpixel grid (2 s - 1 samples per axis of s pixels), float32: 0 at the pixels,
-        the level of the lowest common ancestor of two face neighbours between them."""
+    def saliency(self) -> Any:
+        """The saliency map on the interpixel grid.
+
+        Returns
+        -------
+        ndarray of float32
+            2 s - 1 samples per axis of s pixels: 0 at the pixels, between two face neighbours the level of their
+            lowest common ancestor; of the input's kind.
+        """
         run = self._run
         out = run.empty(tuple(2 * s - 1 for s in self.shape), np.float32)
         parents, levels = self._backend_arrays
-        _chseg.alpha_tree_saliency(parents, levels, list(self.shape), out, run.backend, run.device, run.stream)
+        _chseg.alpha_tree_saliency(parents, levels, list(self.shape), out, *run.context)
         return to_caller(run, out)
 
 
@@ -220,13 +312,36 @@ class Dendrogram(_Tree):
         self.v = v
         self.num_leaves = (int(parents.shape[0]) + 1) // 2
 
-    def altitudes(self):
+    def altitudes(self) -> Any:
+        """The nodes' altitudes as Higra has them: 0 for the leaves, then the weights."""
         xp = self._xp()
         return xp.concatenate([xp.zeros(self.num_leaves, dtype=np.float64), self.weights])
 
-    def cut(self, distance: float):
-        """Labels (uint32, 1..K in order of each cluster's first vertex) of the clusters joined by edges of weight
-        <= distance; an image's shape for image graphs."""
+    def cut(self, distance: float) -> Any:
+        """The clusters joined by edges of weight at most ``distance``.
+
+        Parameters
+        ----------
+        distance : float
+            The largest weight of the merges kept.
+
+        Returns
+        -------
+        ndarray of uint32
+            Labels 1 .. K in order of each cluster's first vertex; of an image's shape for image graphs.
+
+        Raises
+        ------
+        ValueError
+            For NaN.
+
+        Examples
+        --------
+        >>> import numpy as np, chseg
+        >>> tree = chseg.single_linkage_graph([0, 1, 2], [1, 2, 3], [1.0, 5.0, 2.0], 4, backend="cpu")
+        >>> tree.cut(2.0)
+        array([1, 1, 2, 2], dtype=uint32)
+        """
         distance = float(distance)
         if math.isnan(distance):
             raise ValueError("distance must be a number, not NaN")
@@ -235,8 +350,31 @@ class Dendrogram(_Tree):
         roots = _highest_kept_ancestor(xp, self.parents, kept)[: self.num_leaves]
         return self._labels_from_roots(roots)
 
-    def clusters(self, k: int):
-        """Labels of the k clusters left when the k - 1 heaviest merges are undone (1 <= k <= number of vertices)."""
+    def clusters(self, k: int) -> Any:
+        """The k clusters left when the k - 1 heaviest merges are undone.
+
+        Parameters
+        ----------
+        k : int
+            1 .. the number of vertices.
+
+        Returns
+        -------
+        ndarray of uint32
+            Labels 1 .. k in order of each cluster's first vertex.
+
+        Raises
+        ------
+        ValueError
+            For k out of range.
+
+        Examples
+        --------
+        >>> import numpy as np, chseg
+        >>> tree = chseg.single_linkage_graph([0, 1, 2], [1, 2, 3], [1.0, 5.0, 2.0], 4, backend="cpu")
+        >>> tree.clusters(3)
+        array([1, 1, 2, 3], dtype=uint32)
+        """
         n = self.num_leaves
         if not 1 <= int(k) <= n:
             raise ValueError(f"k must be in 1..{n}, not {k}")
@@ -255,31 +393,63 @@ class Dendrogram(_Tree):
         out = _dendrogram_arrays(run, n, self.parents.dtype == np.uint64)  # the input's id width
         _chseg.attribute_hierarchy(
             *self._backend_inputs(),
-            str(attribute),
+            choice(attribute, _chseg.RegionAttribute, "attribute"),
             bool(filter_regions),
             float(threshold),
             *out,
-            run.backend,
-            run.device,
-            run.stream,
+            *run.context,
         )
         return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
 
     def watershed_hierarchy(self, attribute: str = "area") -> "Dendrogram":
-        """The watershed hierarchy by ``attribute`` ('area', 'volume' or 'dynamics') of the graph this dendrogram was
-        built from (Najman, Cousty and Perret's algorithm, as Higra's ``watershed_hierarchy_by_area`` / ``_volume`` /
-        ``_dynamics`` with ``canonize_tree=False``): the same minimum spanning tree, each tree edge weighted by the
-        attribute at which the regions it separates merge. A Dendrogram: ``cut(t)`` keeps the regions whose minima
-        survive an attribute filter at t."""
+        """The watershed hierarchy by ``attribute`` of the graph this dendrogram was built from.
+
+        Najman, Cousty and Perret's algorithm, as Higra's ``watershed_hierarchy_by_area`` / ``_volume`` /
+        ``_dynamics`` with ``canonize_tree=False``: the same minimum spanning tree, each tree edge weighted by the
+        attribute at which the regions it separates merge.
+
+        Parameters
+        ----------
+        attribute : {'area', 'volume', 'dynamics'}, optional
+            Default 'area'.
+
+        Returns
+        -------
+        Dendrogram
+            ``cut(t)`` keeps the regions whose minima survive an attribute filter at t.
+
+        Raises
+        ------
+        ValueError
+            For another attribute.
+        """
         if attribute not in ("area", "volume", "dynamics"):
             raise ValueError(f"attribute must be 'area', 'volume' or 'dynamics', not {attribute!r}")
         return self._reweighted(attribute, False, 0.0)
 
     def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
-        """This dendrogram with the frontiers of regions whose ``attribute`` ('area', 'volume' or 'height') is below
-        ``threshold`` removed (those merges weigh 0): regions of the result are regions of this dendrogram or unions of
-        adjacent ones (Higra's ``filter_small_nodes_from_tree`` for the area, ``filter_non_relevant_node_from_tree``
-        in general, with ``canonize_tree=False``)."""
+        """This dendrogram with the frontiers of regions whose ``attribute`` is below ``threshold`` removed.
+
+        Those merges weigh 0: regions of the result are regions of this dendrogram or unions of adjacent ones
+        (Higra's ``filter_small_nodes_from_tree`` for the area, ``filter_non_relevant_node_from_tree`` in general,
+        with ``canonize_tree=False``).
+
+        Parameters
+        ----------
+        threshold : float
+            Regions whose attribute is below it lose their frontiers.
+        attribute : {'area', 'volume', 'height'}, optional
+            Default 'area'.
+
+        Returns
+        -------
+        Dendrogram
+
+        Raises
+        ------
+        ValueError
+            For another attribute or a NaN threshold.
+        """
         if attribute not in ("area", "volume", "height"):
             raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
         threshold = float(threshold)
@@ -288,15 +458,46 @@ class Dendrogram(_Tree):
         return self._reweighted(attribute, True, threshold)
 
     def attribute(self, name: str) -> np.ndarray:
-        """The attribute ``name`` ('area', 'volume', 'height' or 'dynamics') of every node, as the hierarchies by
-        attribute define it (include/chsAttributeHierarchy.h), a NumPy float64 array."""
+        """The attribute ``name`` of every node, as the hierarchies by attribute define it.
+
+        Parameters
+        ----------
+        name : {'area', 'volume', 'height', 'dynamics'}
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            One per node (include/chs/AttributeHierarchy.h).
+
+        Raises
+        ------
+        ValueError
+            For another name.
+        """
         return _chseg.dendrogram_attribute(
-            host(self.parents), host(self.weights), host(self.u), host(self.v), str(name)
+            host(self.parents),
+            host(self.weights),
+            host(self.u),
+            host(self.v),
+            choice(name, _chseg.RegionAttribute, "name"),
         )
 
     def linkage_matrix(self) -> np.ndarray:
-        """SciPy's linkage matrix Z ((n - 1) x 4, float64): row r joins the clusters Z[r, 0] < Z[r, 1] (ids as SciPy
-        numbers them: vertices 0..n-1, the cluster of row r is n + r) at distance Z[r, 2]; Z[r, 3] vertices."""
+        """SciPy's linkage matrix of this dendrogram.
+
+        Returns
+        -------
+        numpy.ndarray of float64, (n - 1) x 4
+            Row r joins the clusters Z[r, 0] < Z[r, 1] (ids as SciPy numbers them: vertices 0 .. n - 1, the cluster of
+            row r is n + r) at distance Z[r, 2]; Z[r, 3] vertices.
+
+        Examples
+        --------
+        >>> import numpy as np, chseg
+        >>> chseg.single_linkage_graph([0, 1], [1, 2], [2.0, 1.0], 3, backend="cpu").linkage_matrix()
+        array([[1., 2., 1., 2.],
+               [0., 3., 2., 3.]])
+        """
         n = self.num_leaves
         parents = host(self.parents).astype(np.int64)
         children = np.full((n - 1, 2), -1, dtype=np.int64)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+from typing import Any
 
 import numpy as np
 
@@ -301,32 +302,93 @@ def _chunked(array, mode, fully_connected, flat_zones, alpha, backend):
     return da.block(out.tolist())
 
 
-def label(array, fully_connected: bool = False, flat_zones: bool = False, backend: str = "auto"):
-    """Connected components of a 2D or 3D Dask array (NumPy or CuPy chunks), uint64 labels numbered as
-    ``chseg.label`` numbers the whole volume (1.. in raster order of each component's first voxel; 0 the background
-    in binary mode), identical for every chunking. Returns a lazy Dask array with the input's chunks; the merge across
-    chunks is computed when this function is called (pass 1), the labels when the array is."""
+def label(array: Any, fully_connected: bool = False, flat_zones: bool = False, backend: str = "auto") -> Any:
+    """Connected components of a 2D or 3D Dask array, numbered as ``chseg.label`` numbers the whole volume.
+
+    Labels are 1.. in raster order of each component's first voxel (0 the background in binary mode), identical for
+    every chunking. The merge across chunks is computed when this function is called, the labels when the returned
+    array is.
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        NumPy or CuPy chunks.
+    fully_connected, flat_zones
+        As for :func:`chseg.label`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
+
+    Returns
+    -------
+    dask.array.Array of uint64
+        Lazy, with the input's chunks.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, chseg.dask
+    >>> volume = da.from_array(np.array([[1, 1, 0, 1], [0, 0, 0, 1]], np.uint8), chunks=(1, 2))
+    >>> chseg.dask.label(volume, backend="cpu").compute()
+    array([[1, 1, 0, 2],
+           [0, 0, 0, 2]], dtype=uint64)
+    """
     return _chunked(array, "label", fully_connected, flat_zones, None, backend)
 
 
-def alpha_cut(array, alpha: float, fully_connected: bool = False, backend: str = "auto"):
-    """The alpha-tree's cut at `alpha` of a 2D or 3D Dask array: the connected components of the edges of weight
-    <= alpha (|a - b| between neighbours), the labels ``chseg.alpha_tree(volume).cut(alpha)`` gives the whole volume,
-    as uint64. Pixel types: those of ``chseg.alpha_tree`` (uint8, int8, uint16, int16, float32)."""
+def alpha_cut(array: Any, alpha: float, fully_connected: bool = False, backend: str = "auto") -> Any:
+    """The alpha-tree's cut at ``alpha`` of a 2D or 3D Dask array.
+
+    The connected components of the edges of weight at most alpha (abs(a - b) between neighbours): the labels
+    ``chseg.alpha_tree(volume).cut(alpha)`` gives the whole volume.
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        uint8, int8, uint16, int16 or float32 chunks (NumPy or CuPy).
+    alpha : float
+        The largest edge weight inside a region.
+    fully_connected : bool, optional
+        As for :func:`chseg.alpha_tree`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
+
+    Returns
+    -------
+    dask.array.Array of uint64
+        Lazy, with the input's chunks.
+
+    Raises
+    ------
+    ValueError
+        For a NaN alpha or another pixel type.
+    """
     alpha = float(alpha)
     if np.isnan(alpha):
         raise ValueError("alpha must be a number, not NaN")
     return _chunked(array, "alpha", fully_connected, False, alpha, backend)
 
 
-def watershed(array, fully_connected: bool = False, backend: str = "auto"):
-    """The watershed of a 2D or 3D Dask array (NumPy or CuPy chunks; scalar pixels of up to 64 bits, no NaN): the
-    uint64 labels ``chseg.watershed(volume, dtype=np.uint64)`` gives the whole volume, whatever the chunking, plateaux
-    and basins that cross any number of chunks included (one basin per regional minimum; non-minimal plateaux split by
-    geodesic distance; basins numbered in raster order of their first voxel). The plateau distances across chunks are
-    exchanged on the client until they settle (each round runs the chunks whose neighbours' distances changed), then
-    basins are joined across chunks there; the output is lazy and recomputes each chunk. How, and the memory it needs:
-    docs/python-package.md, "Dask"."""
+def watershed(array: Any, fully_connected: bool = False, backend: str = "auto") -> Any:
+    """The watershed of a 2D or 3D Dask array, as ``chseg.watershed(volume, dtype=np.uint64)`` gives it.
+
+    Whatever the chunking, plateaux and basins that cross any number of chunks included (one basin per regional
+    minimum; non-minimal plateaux split by geodesic distance; basins numbered in raster order of their first voxel).
+    The plateau distances across chunks are exchanged on the client until they settle, then basins are joined across
+    chunks there; the output is lazy and recomputes each chunk (docs/python-package.md, "Dask").
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        Scalar chunks of up to 64 bits (NumPy or CuPy); no NaN.
+    fully_connected : bool, optional
+        As for :func:`chseg.watershed`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
+
+    Returns
+    -------
+    dask.array.Array of uint64
+        Lazy, with the input's chunks.
+    """
     from ._dask_watershed import watershed as run
 
     return run(array, bool(fully_connected), backend)
@@ -336,7 +398,7 @@ _SL_TYPES = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.flo
 
 
 def _after_offsets(ndim, fully_connected):
-    """The image graph's edge slots: neighbours after a pixel, in the module's order (include/chsSingleLinkage.h)."""
+    """The image graph's edge slots: neighbours after a pixel, in the module's order (include/chs/SingleLinkage.h)."""
     out = []
     for offset in itertools.product((-1, 0, 1), repeat=ndim):
         if offset > (0,) * ndim and (fully_connected or sum(map(abs, offset)) == 1):
@@ -344,13 +406,32 @@ def _after_offsets(ndim, fully_connected):
     return out
 
 
-def single_linkage_tree(array, fully_connected: bool = False, backend: str = "auto"):
-    """The single-linkage dendrogram of a 2D or 3D Dask array's pixel graph, for volumes whose minimum spanning tree
-    fits the client (24 bytes per voxel): each chunk's minimum spanning tree (``chseg.single_linkage``) plus every edge
-    across chunk faces, whose minimum spanning tree is the volume's (cycle property; edges ordered by (weight, image
-    edge index) as the module orders them), then its dendrogram. Returns a ``chseg.Dendrogram`` with the arrays
-    ``chseg.single_linkage`` gives the whole volume, image edge indices included. Scalar pixels: 8-, 16-, 32-bit
-    integers, float32, float64."""
+def single_linkage_tree(array: Any, fully_connected: bool = False, backend: str = "auto") -> Any:
+    """The single-linkage dendrogram of a 2D or 3D Dask array's pixel graph, gathered on the client.
+
+    Each chunk's minimum spanning tree (``chseg.single_linkage``) plus every edge across chunk faces, whose minimum
+    spanning tree is the volume's (cycle property; edges ordered by (weight, image edge index) as the module orders
+    them), then its dendrogram. For volumes whose minimum spanning tree fits the client (24 bytes per voxel).
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        8-, 16-, 32-bit integers, float32 or float64 chunks.
+    fully_connected : bool, optional
+        As for :func:`chseg.single_linkage`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
+
+    Returns
+    -------
+    chseg.Dendrogram
+        The arrays ``chseg.single_linkage`` gives the whole volume, image edge indices included.
+
+    Raises
+    ------
+    ValueError
+        For an empty array, another dimension or another pixel type.
+    """
     dask, da = _dask()
     if not isinstance(array, da.Array):
         array = da.from_array(array)
@@ -436,13 +517,29 @@ def _index_plane(parts, grid_index, axis, i, side, shape, starts):
 _PARTIALS = itertools.count()
 
 
-def to_zarr(array, path, overwrite: bool = False, **kwargs):
-    """Write a Dask array (the labels of this module's functions, or any other) to a Zarr store at a local or shared
-    directory `path`, so that an interrupted run leaves no store that looks complete: the chunks are written to
-    ``<path>.partial-<pid>-<call>``, which is renamed to `path` once every chunk is written. If the computation
-    raises, the partial store is removed (tasks still running may write into it again: what they leave keeps its
-    ``.partial-`` name, as does the store of a killed process). An existing `path` is a FileExistsError unless
-    `overwrite`. Other keyword arguments go to ``dask.array.to_zarr``."""
+def to_zarr(array: Any, path: Any, overwrite: bool = False, **kwargs: Any) -> None:
+    """Write a Dask array to a Zarr store so that an interrupted run leaves no store that looks complete.
+
+    The chunks are written to ``<path>.partial-<pid>-<call>``, renamed to ``path`` once every chunk is written. If
+    the computation raises, the partial store is removed (tasks still running may write into it again: what they
+    leave keeps its ``.partial-`` name, as does the store of a killed process).
+
+    Parameters
+    ----------
+    array : dask.array.Array
+        The labels of this module's functions, or any other array.
+    path : str or os.PathLike
+        A local or shared directory.
+    overwrite : bool, optional
+        Replace an existing store.
+    **kwargs
+        Passed to ``dask.array.to_zarr``.
+
+    Raises
+    ------
+    FileExistsError
+        When ``path`` exists and ``overwrite`` is False.
+    """
     path = os.fspath(path)
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists (overwrite=True replaces it)")

@@ -12,7 +12,7 @@
 #include "chsAlphaTreeLevels.cuh"
 #include "chsAlphaTreeTileLevels.cuh"
 #include "chsAlphaTreeTile.cuh"
-#include "chsAlphaTree.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
 #include "chsAlphaTreeDevice.h"
 #include "chsAlphaTreeRule.h"
 #include "Common/chsCudaCommon.cuh"

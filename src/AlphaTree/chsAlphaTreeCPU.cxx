@@ -1,8 +1,8 @@
-// The sequential reference of the alpha-tree (include/chsAlphaTree.h), the paper's algorithm 1: Kruskal over the
+// The sequential reference of the alpha-tree (include/chs/AlphaTree.h), the paper's algorithm 1: Kruskal over the
 // edges sorted by (weight, edge index) with a union-find builds the binary partition tree (the single-linkage
 // dendrogram of the image graph, src/SingleLinkage/chsSingleLinkageCPU.cxx), then canonicalisation removes every node
 // whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
-#include "chsAlphaTree.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
 #include "Common/chsProgress.h"
 #include "chsAlphaTreeRule.h"
 #include "SingleLinkage/chsSingleLinkageCPU.h"
@@ -227,14 +227,18 @@ AlphaTreeEdgeSaliencyCPU(const TNode *  parent,
   template CudaHierarchicalSegmentation_EXPORT void AlphaTreeSaliencyCPU<TNode>(                                       \
     const TNode *, const double *, uint64_t, const Grid &, float *);                                                   \
   template CudaHierarchicalSegmentation_EXPORT void AlphaTreeEdgeSaliencyCPU<TNode>(                                   \
-    const TNode *, const double *, uint64_t, const TNode *, const TNode *, uint64_t, double *);
+    const TNode *, const double *, uint64_t, const TNode *, const TNode *, uint64_t, double *);                        \
+  CHS_INSTANTIATE_ENTRY_ALPHA_TREE_CUT(TNode);                                                                         \
+  CHS_INSTANTIATE_ENTRY_ALPHA_TREE_SALIENCY(TNode);                                                                    \
+  CHS_INSTANTIATE_ENTRY_ALPHA_TREE_EDGE_SALIENCY(TNode);
 CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU(uint32_t)
 CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU(uint64_t)
 #undef CHS_INSTANTIATE_ALPHA_TREE_QUERIES_CPU
 
 #define CHS_INSTANTIATE_ALPHA_TREE_CPU(T)                                                                              \
   template CudaHierarchicalSegmentation_EXPORT AlphaTreeResult ImageAlphaTreeCPU<T>(                                   \
-    const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &)
+    const T *, const Grid &, const AlphaTreeParameters &, const AlphaTreeAllocator &);                                 \
+  CHS_INSTANTIATE_ENTRY_IMAGE_ALPHA_TREE(T)
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint8_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(uint16_t);
 CHS_INSTANTIATE_ALPHA_TREE_CPU(int16_t);

@@ -1,5 +1,5 @@
 // Alpha-tree, stage 3: canonicalisation and renumbering of the constructed tree (pixels and edge slots, parent
-// chains sorted by (level, id)) into the definition of include/chsAlphaTree.h. Every kernel is a grid-stride loop
+// chains sorted by (level, id)) into the definition of include/chs/AlphaTree.h. Every kernel is a grid-stride loop
 // over the nodes; the tree does not change inside a kernel except where a comment says so.
 //  1. RunKernel: up[x] = x's parent when x is an edge node with its parent's level (x is not canonical), else x
 //     (internal nodes only: a pixel is never a parent);

@@ -1,8 +1,8 @@
-// CUDA alpha-tree queries (include/chsAlphaTree.h, AlphaTreeCutCUDA and AlphaTreeSaliencyCUDA): the drivers of
+// CUDA alpha-tree queries (include/chs/AlphaTree.h, AlphaTreeCutCUDA and AlphaTreeSaliencyCUDA): the drivers of
 // src/AlphaTree/chsAlphaTreeCutKernels.cuh.
 #include "chsAlphaTreeCanonicalKernels.cuh"
 #include "chsAlphaTreeCutKernels.cuh"
-#include "chsAlphaTree.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
 #include "chsAlphaTreeRule.h"
 #include "Common/chsCudaCommon.cuh"
 #include "Common/chsDeviceHelpers.cuh"

@@ -1,4 +1,4 @@
-// Alpha-tree queries on the device (include/chsAlphaTree.h; drivers in src/AlphaTree/chsAlphaTreeCut.cu).
+// Alpha-tree queries on the device (include/chs/AlphaTree.h; drivers in src/AlphaTree/chsAlphaTreeCut.cu).
 // Cut (AlphaTreeCutCUDA): every node points at its parent when the parent qualifies (level <= alpha, range <=
 // omega), pointer jumping (JumpKernel of src/AlphaTree/chsAlphaTreeCanonicalKernels.cuh) takes every node to its
 // region, each region's first pixel is found with atomicMin, and an exclusive scan of the first pixels numbers the
@@ -9,6 +9,7 @@
 #define chsATCut_cuh
 
 #include "chsAlphaTreeRule.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
 
 #include <cstdint>
 

@@ -4,7 +4,7 @@
 #ifndef chsAlphaTreeDevice_h
 #define chsAlphaTreeDevice_h
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 #include "Common/chsCudaCommon.cuh"
 
 #include <cuda_runtime.h>

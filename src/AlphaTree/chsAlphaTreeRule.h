@@ -1,8 +1,8 @@
-// The alpha-tree's checks that both backends make (include/chsAlphaTree.h states the definition).
+// The alpha-tree's checks that both backends make (include/chs/AlphaTree.h states the definition).
 #ifndef chsAlphaTreeRule_h
 #define chsAlphaTreeRule_h
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 #include "SingleLinkage/chsSingleLinkageRule.h"
 
 #include <limits>
@@ -30,7 +30,7 @@ SlotIdsMessage(const sl::ImageGraph & graph)
          std::to_string(graph.Pixels() * graph.slots) + " edge slots; their sum must stay below 2^32 - 1";
 }
 
-/** The image graph of the tree, after the size checks that both backends make (include/chsAlphaTree.h): at most
+/** The image graph of the tree, after the size checks that both backends make (include/chs/AlphaTree.h): at most
  * `maximumPixels` (the CUDA backend: MaximumDendrogramVertices for 32-bit node ids; the CPU reference has no limit of
  * its own), and edge slots below 2^(64 - code bits), the edge indices that the weight codes leave in a 64-bit key
  * (sl::WeightCodeBits: 2^56 for 8-bit integer scalar pixels, 2^48 for 16-bit ones, 2^33 for float weights; the CPU

@@ -2,7 +2,7 @@
 #ifndef chsCudaCommon_cuh
 #define chsCudaCommon_cuh
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
-// The host array cache of include/chsHostCache.h, and the page population it uses for new arrays.
-#include "chsHostCache.h"
+// The host array cache of include/chs/HostCache.h, and the page population it uses for new arrays.
+#include "chs/HostCache.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-// The CPU references' progress callback, one per thread (include/chsExecution.h, src/Common/chsProgress.h).
+// The CPU references' progress callback, one per thread (include/chs/Execution.h, src/Common/chsProgress.h).
 #include "chsProgress.h"
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-// Progress of the CPU references (include/chsExecution.h, CpuProgressScope): what the reference code calls.
+// Progress of the CPU references (include/chs/Execution.h, CpuProgressScope): what the reference code calls.
 #ifndef chsProgress_h
 #define chsProgress_h
 

@@ -37,7 +37,7 @@
 #ifndef chsConnectedComponents_cuh
 #define chsConnectedComponents_cuh
 
-#include "chsConnectedComponents.h"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "Common/chsCudaCommon.cuh"
 #include "chsConnectedComponentsBoundaryMerge.cuh"
 #include "chsConnectedComponentsCommon.cuh"

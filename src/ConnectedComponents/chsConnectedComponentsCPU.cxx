@@ -1,7 +1,7 @@
 // Sequential reference for connected-components labeling: the definition the CUDA backend must reproduce.
 // A raster-order union-find whose root is always the smallest index of its set, so that numbering the roots in
 // raster order numbers the objects by their first voxel, as ITK's ConnectedComponentImageFilter does.
-#include "chsConnectedComponents.h"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "Common/chsProgress.h"
 
 #include <string>
@@ -203,7 +203,11 @@ LabelConnectedComponentsCPU(const TPixel *                       input,
     uint64_t *,                                                                                                        \
     const Grid &,                                                                                                      \
     const ConnectedComponentParameters &,                                                                              \
-    ConnectedComponentStatistics *)
+    ConnectedComponentStatistics *);                                                                                   \
+  CHS_INSTANTIATE_ENTRY_LABEL_CONNECTED_COMPONENTS(TPixel, uint8_t);                                                   \
+  CHS_INSTANTIATE_ENTRY_LABEL_CONNECTED_COMPONENTS(TPixel, uint16_t);                                                  \
+  CHS_INSTANTIATE_ENTRY_LABEL_CONNECTED_COMPONENTS(TPixel, uint32_t);                                                  \
+  CHS_INSTANTIATE_ENTRY_LABEL_CONNECTED_COMPONENTS(TPixel, uint64_t)
 
 CHS_INSTANTIATE_CC_CPU(uint8_t);
 CHS_INSTANTIATE_CC_CPU(int8_t);

@@ -3,6 +3,7 @@
 // instantiations the generated units chsConnectedComponents_uint*_t.cu compile; declared extern here, so that this
 // unit compiles no kernel.
 #include "ConnectedComponents/chsConnectedComponents.cuh"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
 
 #define CHS_CC_LABELS(MACRO, TPixel)                                                                                   \
   MACRO(TPixel, uint8_t);                                                                                              \

@@ -6,7 +6,7 @@
 #ifndef chsConnectedComponentsStages_cuh
 #define chsConnectedComponentsStages_cuh
 
-#include "chsConnectedComponents.h"
+#include "chs/ConnectedComponents.h"
 #include "Common/chsCudaCommon.cuh"
 #include "chsConnectedComponentsCommon.cuh"
 

@@ -1,6 +1,6 @@
 // CUDA Image Foresting Transform by seed competition (Goncalves et al., "cudaIFT: 180x Faster Image Foresting
 // Transform for Waterpixel Estimation using CUDA"), in 2D and 3D, with the exact tie rule of
-// include/chsForestingTransform.h: the host-side driver. Stages: src/ForestingTransform/chsForestingTransformRelax.cuh
+// include/chs/ForestingTransform.h: the host-side driver. Stages: src/ForestingTransform/chsForestingTransformRelax.cuh
 // (initialisation and the relaxation rounds of the keys), src/ForestingTransform/chsForestingTransformForest.cuh
 // (predecessors, costs and labels from the keys).
 //
@@ -12,7 +12,7 @@
 #define chsForestingTransform_cuh
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsForestingTransform.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
 #include "chsForestingTransformDevice.h"
 #include "chsForestingTransformForest.cuh"
 #include "chsForestingTransformRelax.cuh"

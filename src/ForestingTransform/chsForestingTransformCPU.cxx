@@ -1,8 +1,8 @@
-// The sequential reference of the Image Foresting Transform (include/chsForestingTransform.h): Dijkstra's
+// The sequential reference of the Image Foresting Transform (include/chs/ForestingTransform.h): Dijkstra's
 // algorithm on the keys (V, D) with a binary heap. Every offer is larger than the key that makes it, so a pixel's
 // key is final when it leaves the heap, and so are the keys of all its candidate predecessors (they are smaller):
 // the predecessor and the label are chosen right then.
-#include "chsForestingTransform.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
 #include "Common/chsProgress.h"
 #include "chsForestingTransformRule.h"
 
@@ -237,7 +237,8 @@ CHS_INSTANTIATE_MASKED_IFT_CPU(uint32_t);
     const ForestingTransformParameters &,                                                                              \
     TLabel *,                                                                                                          \
     typename ForestingCost<TWeight>::Type *,                                                                           \
-    int64_t *)
+    int64_t *);                                                                                                        \
+  CHS_INSTANTIATE_ENTRY_IMAGE_FORESTING_TRANSFORM(TWeight, TLabel)
 #define CHS_INSTANTIATE_IFT_CPU_LABELS(TWeight)                                                                        \
   CHS_INSTANTIATE_IFT_CPU(TWeight, uint8_t);                                                                           \
   CHS_INSTANTIATE_IFT_CPU(TWeight, uint16_t);                                                                          \

@@ -5,7 +5,7 @@
 #define chsForestingTransformDevice_h
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsForestingTransform.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
 
 namespace chs
 {

@@ -1,11 +1,11 @@
 // The Image Foresting Transform's definition in the few functions both backends call (include/
-// chsForestingTransform.h states it): the arc weight (as its order-preserving code, Common/chsOrderedCode.h) and
+// chs/ForestingTransform.h states it): the arc weight (as its order-preserving code, Common/chsOrderedCode.h) and
 // the offer a pixel makes to its neighbour. Compiled by nvcc for the CUDA backend and by the host compiler for the CPU
 // reference, so the two cannot drift apart.
 #ifndef chsForestingTransformRule_h
 #define chsForestingTransformRule_h
 
-#include "chsForestingTransform.h"
+#include "chs/ForestingTransform.h"
 #include "Common/chsHostDevice.h"
 #include "Common/chsOrderedCode.h"
 

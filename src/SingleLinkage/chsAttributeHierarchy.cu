@@ -1,4 +1,4 @@
-// The CUDA backend of the hierarchies by attribute (include/chsAttributeHierarchy.h).
+// The CUDA backend of the hierarchies by attribute (include/chs/AttributeHierarchy.h).
 // Single-linkage trees of images are deep (a 2048^2 relief's has a path of 600,000 nodes), so no pass walks the tree
 // level by level or leaf to root:
 // - Children: every non-root node takes a slot of its parent (atomics), then each pair is put in id order.
@@ -21,6 +21,7 @@
 // - The new weights, the sort by (weight, rank) (CUB radix sort of the weights' ordered codes), then PANDORA and the
 //   download as for any dendrogram (FinishOnDevice).
 #include "Common/chsCudaCommon.cuh"
+#include "SingleLinkage/chsAttributeHierarchyBackends.h"
 #include "Common/chsDeviceHelpers.cuh"
 #include "SingleLinkage/chsAttributeHierarchyCheck.h"
 #include "SingleLinkage/chsSingleLinkageDevice.h"
@@ -950,7 +951,7 @@ Run(const DendrogramInputT<TNode> &  in,
   catch (const std::logic_error &)
   {
     throw std::invalid_argument("the input is not a dendrogram: its parents, children, weights or end vertices "
-                                "break the invariants of include/chsSingleLinkage.h");
+                                "break the invariants of include/chs/SingleLinkage.h");
   }
   if (context.progress)
     context.progress(0.1f);

@@ -1,7 +1,8 @@
-// The sequential reference of the hierarchies by attribute (include/chsAttributeHierarchy.h): the attributes in one
+// The sequential reference of the hierarchies by attribute (include/chs/AttributeHierarchy.h): the attributes in one
 // pass over the internal nodes in id order (children before parents), the dynamics in one pass from the root down,
 // the new tree-edge weights, then the single-linkage dendrogram of the reweighted tree (the graph entry's Kruskal).
-#include "chsAttributeHierarchy.h"
+#include "SingleLinkage/chsAttributeHierarchyBackends.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "SingleLinkage/chsAttributeHierarchyCheck.h"
 
 #include <algorithm>
@@ -162,7 +163,7 @@ Reweighted(const DendrogramInputT<TNode> &  in,
 
 template <typename TNode>
 void
-DendrogramAttributeCPU(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values)
+DendrogramAttribute(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values)
 {
   ah::CheckInput(in, "a dendrogram attribute");
   ah::CheckDendrogramCPU(in);
@@ -233,12 +234,14 @@ FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
 }
 
 #define CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(TNode)                                                                 \
-  template CudaHierarchicalSegmentation_EXPORT void DendrogramAttributeCPU<TNode>(                                     \
+  template CudaHierarchicalSegmentation_EXPORT void DendrogramAttribute<TNode>(                                        \
     const DendrogramInputT<TNode> &, RegionAttribute, double *);                                                       \
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult WatershedHierarchyCPU<TNode>(                       \
     const DendrogramInputT<TNode> &, RegionAttribute, const DendrogramArraysT<TNode> &);                               \
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult FilterRegionsCPU<TNode>(                            \
-    const DendrogramInputT<TNode> &, RegionAttribute, double, const DendrogramArraysT<TNode> &);
+    const DendrogramInputT<TNode> &, RegionAttribute, double, const DendrogramArraysT<TNode> &);                       \
+  CHS_INSTANTIATE_ENTRY_WATERSHED_HIERARCHY(TNode);                                                                    \
+  CHS_INSTANTIATE_ENTRY_FILTER_REGIONS(TNode);
 CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(uint32_t)
 CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(uint64_t)
 #undef CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU

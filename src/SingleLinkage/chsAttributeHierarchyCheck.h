@@ -1,10 +1,10 @@
-// Internal: the argument checks that both backends of the hierarchies by attribute (include/chsAttributeHierarchy.h)
+// Internal: the argument checks that both backends of the hierarchies by attribute (include/chs/AttributeHierarchy.h)
 // make before writing anything, and the CPU reference's check that its input is a dendrogram (the CUDA backend runs
 // the same checks on the device, CheckDendrogramOnDevice).
 #ifndef chsAttributeHierarchyCheck_h
 #define chsAttributeHierarchyCheck_h
 
-#include "chsAttributeHierarchy.h"
+#include "chs/AttributeHierarchy.h"
 
 #include <cmath>
 #include <stdexcept>

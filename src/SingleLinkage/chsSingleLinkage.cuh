@@ -5,7 +5,7 @@
 #define chsSingleLinkage_cuh
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsSingleLinkage.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "chsSingleLinkageDevice.h"
 #include "chsSingleLinkageBoruvka.cuh"
 #include "chsSingleLinkageTileBoruvka.cuh"

@@ -1,8 +1,8 @@
-// The sequential reference of the single-linkage dendrogram (include/chsSingleLinkage.h): Kruskal over the edges
+// The sequential reference of the single-linkage dendrogram (include/chs/SingleLinkage.h): Kruskal over the edges
 // sorted by (weight, edge index), with the bottom-up union-find dendrogram (PANDORA's algorithm 2) run in the same
 // pass: each edge that joins two clusters is the next tree edge, and becomes the parent of both clusters' current
 // top nodes.
-#include "chsSingleLinkage.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "Common/chsProgress.h"
 #include "chsSingleLinkageRule.h"
 #include "chsSingleLinkageCPU.h"
@@ -291,7 +291,9 @@ GraphSingleLinkageCPU(const uint32_t *                 u,
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T, uint32_t>(                 \
     const T *, const Grid &, const ImageGraphParameters &, const DendrogramArrays &);                                  \
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult ImageSingleLinkageCPU<T, uint64_t>(                 \
-    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArraysT<uint64_t> &);
+    const T *, const Grid &, const ImageGraphParameters &, const DendrogramArraysT<uint64_t> &);                       \
+  CHS_INSTANTIATE_ENTRY_IMAGE_SINGLE_LINKAGE(T, uint32_t);                                                             \
+  CHS_INSTANTIATE_ENTRY_IMAGE_SINGLE_LINKAGE(T, uint64_t);
 CHS_INSTANTIATE_IMAGE(uint8_t)
 CHS_INSTANTIATE_IMAGE(int8_t)
 CHS_INSTANTIATE_IMAGE(uint16_t)
@@ -314,7 +316,8 @@ CHS_INSTANTIATE_KRUSKAL(float)
 
 #define CHS_INSTANTIATE_GRAPH(T, TNode)                                                                                \
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult GraphSingleLinkageCPU<T, TNode>(                    \
-    const uint32_t *, const uint32_t *, const T *, uint64_t, uint64_t, bool, const DendrogramArraysT<TNode> &);
+    const uint32_t *, const uint32_t *, const T *, uint64_t, uint64_t, bool, const DendrogramArraysT<TNode> &);        \
+  CHS_INSTANTIATE_ENTRY_GRAPH_SINGLE_LINKAGE(T, TNode);
 CHS_INSTANTIATE_GRAPH(float, uint32_t)
 CHS_INSTANTIATE_GRAPH(float, uint64_t)
 CHS_INSTANTIATE_GRAPH(double, uint32_t)

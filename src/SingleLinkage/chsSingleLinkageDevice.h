@@ -5,7 +5,7 @@
 #define chsSingleLinkageDevice_h
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsSingleLinkage.h"
+#include "chs/SingleLinkage.h"
 
 #include <cuda_runtime.h>
 

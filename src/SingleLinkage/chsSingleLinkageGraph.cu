@@ -2,6 +2,7 @@
 // src/SingleLinkage/chsSingleLinkagePandora.cuh), the sorts, the download, and the graph entry (edge arrays:
 // validation, the sort by (weight, index), the tree check or Boruvka's minimum spanning tree, then PANDORA).
 #include "Common/chsDeviceHelpers.cuh"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "chsSingleLinkage.cuh"
 #include "chsSingleLinkagePandora.cuh"
 

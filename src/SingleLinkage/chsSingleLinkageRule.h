@@ -1,10 +1,10 @@
-// The single-linkage definition in the few functions both backends call (include/chsSingleLinkage.h states it):
+// The single-linkage definition in the few functions both backends call (include/chs/SingleLinkage.h states it):
 // the image graph's edge slots, the edge weight and its order-preserving code. Compiled by nvcc for the CUDA
 // backend and by the host compiler (without contraction) for the CPU reference, so the two cannot drift apart.
 #ifndef chsSingleLinkageRule_h
 #define chsSingleLinkageRule_h
 
-#include "chsSingleLinkage.h"
+#include "chs/SingleLinkage.h"
 #include "Common/chsHostDevice.h"
 #include "Common/chsOrderedCode.h"
 #include "Common/chsRoundedFloat.h"

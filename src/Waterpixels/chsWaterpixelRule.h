@@ -1,4 +1,4 @@
-// The waterpixels' border image in the functions both backends call (include/chsWaterpixels.h states the
+// The waterpixels' border image in the functions both backends call (include/chs/Waterpixels.h states the
 // definition). Every float operation is an explicitly rounded one (the _rn intrinsics on the device, plain operations
 // on the host, where this file's users are compiled without contraction), in a fixed order, so that the CUDA and the
 // CPU border images are identical bit for bit.
@@ -7,7 +7,7 @@
 
 #include "Common/chsHostDevice.h"
 #include "Common/chsRoundedFloat.h"
-#include "chsWaterpixels.h"
+#include "chs/Waterpixels.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,8 @@
-// CUDA waterpixels (include/chsWaterpixels.h): the input's range (for the automatic compactness) and NaN check,
+// CUDA waterpixels (include/chs/Waterpixels.h): the input's range (for the automatic compactness) and NaN check,
 // the border image B = |grad I| + k E and the seeds on the GPU, then the CUDA Image Foresting Transform on the
 // device (ift::TransformOnDevice), with the float operations of src/Waterpixels/chsWaterpixelRule.h.
 #include "Common/chsCudaCommon.cuh"
+#include "Waterpixels/chsWaterpixelsBackends.h"
 #include "ForestingTransform/chsForestingTransformDevice.h"
 #include "ForestingTransform/chsForestingTransformRule.h"
 #include "chsWaterpixelRule.h"

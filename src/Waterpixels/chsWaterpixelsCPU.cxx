@@ -1,9 +1,9 @@
-// The sequential reference of the waterpixels (include/chsWaterpixels.h): the border image and the seeds by the
+// The sequential reference of the waterpixels (include/chs/Waterpixels.h): the border image and the seeds by the
 // shared rule (src/Waterpixels/chsWaterpixelRule.h), then the CPU Image Foresting Transform. Compiled without
 // floating-point contraction (src/CMakeLists.txt), so that its float operations are the CUDA backend's.
-#include "chsWaterpixels.h"
+#include "Waterpixels/chsWaterpixelsBackends.h"
 #include "Common/chsProgress.h"
-#include "chsForestingTransform.h"
+#include "ForestingTransform/chsForestingTransformBackends.h"
 #include "ForestingTransform/chsForestingTransformRule.h"
 #include "chsWaterpixelRule.h"
 
@@ -119,7 +119,8 @@ WaterpixelsCPU(const TPixel *               image,
 
 #define CHS_INSTANTIATE_WP_CPU(TPixel, TLabel)                                                                         \
   template CudaHierarchicalSegmentation_EXPORT WaterpixelResult WaterpixelsCPU<TPixel, TLabel>(                        \
-    const TPixel *, const Grid &, const WaterpixelParameters &, TLabel *, float *)
+    const TPixel *, const Grid &, const WaterpixelParameters &, TLabel *, float *);                                    \
+  CHS_INSTANTIATE_ENTRY_WATERPIXELS(TPixel, TLabel)
 #define CHS_INSTANTIATE_WP_CPU_LABELS(TPixel)                                                                          \
   CHS_INSTANTIATE_WP_CPU(TPixel, uint8_t);                                                                             \
   CHS_INSTANTIATE_WP_CPU(TPixel, uint16_t);                                                                            \

@@ -2,9 +2,10 @@
 // pixels in place (src/Watershed/chsWatershedRule.h), the device pipeline of the code's width
 // (src/Watershed/chsWatershed.cuh), and the download of the labels.
 #include "Common/chsDeviceHelpers.cuh"
+#include "Watershed/chsWatershedBackends.h"
 #include "ForestingTransform/chsForestingTransformDevice.h"
-#include "chsConnectedComponents.h"
-#include "chsHostCache.h"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
+#include "chs/HostCache.h"
 #include "chsWatershedDevice.h"
 #include "chsWatershedNumbering.cuh"
 #include "chsWatershedRule.h"
@@ -327,7 +328,7 @@ MinimaKernel(const U * h, const B * basin, const uint32_t * lowest, uint8_t * mi
     minimum[i] = uint32_t(h[i]) == lowest[basin[i]];
 }
 
-/** The markers of the watershed without a marker image (include/chsWatershed.h): the regional minima of the h-minima
+/** The markers of the watershed without a marker image (include/chs/Watershed.h): the regional minima of the h-minima
  * transform H of the codes, one marker per connected component inside the mask, into `markers`. Returns their count. */
 template <typename T, typename TLabel, typename P>
 uint64_t

@@ -16,7 +16,7 @@
 #define chsWatershed_cuh
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsWatershed.h"
+#include "chs/Watershed.h"
 #include "chsWatershedDevice.h"
 #include "chsWatershedInit.cuh"
 #include "chsWatershedNumbering.cuh"

@@ -1,9 +1,9 @@
-// The sequential reference of the watershed and the waterfall (include/chsWatershed.h states the definition):
+// The sequential reference of the watershed and the waterfall (include/chs/Watershed.h states the definition):
 // lowest neighbours, a breadth-first search of the plateau distances from the pixels that descend, pointers,
 // union-find of the minimal plateaux, numbering by first pixel; the waterfall by lowest passes and union-find of the
 // regions. It works on the pixel values themselves, not on the CUDA backend's codes.
-#include "chsWatershed.h"
-#include "chsConnectedComponents.h"
+#include "Watershed/chsWatershedBackends.h"
+#include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "chsWatershedRule.h"
 #include "Common/chsProgress.h"
 #include "ForestingTransform/chsForestingTransformRule.h"
@@ -478,12 +478,15 @@ MarkerWatershedCPU(const T *                         image,
 
 #define CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, L)                                                                     \
   template CudaHierarchicalSegmentation_EXPORT MarkerWatershedResult MarkerWatershedCPU<T, L>(                         \
-    const T *, const L *, const uint8_t *, const Grid &, const MarkerWatershedParameters &, L *)
+    const T *, const L *, const uint8_t *, const Grid &, const MarkerWatershedParameters &, L *);                      \
+  CHS_INSTANTIATE_ENTRY_MARKER_WATERSHED(T, L)
 #define CHS_INSTANTIATE_WATERSHED_CPU(T, L)                                                                            \
   template CudaHierarchicalSegmentation_EXPORT WatershedResult WatershedCPU<T, L>(                                     \
     const T *, const Grid &, const WatershedParameters &, L *);                                                        \
   template CudaHierarchicalSegmentation_EXPORT WaterfallResult WaterfallCPU<T, L>(                                     \
-    const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &)
+    const T *, const Grid &, const WaterfallParameters &, const WaterfallLevelSink<L> &);                              \
+  CHS_INSTANTIATE_ENTRY_WATERSHED(T, L);                                                                               \
+  CHS_INSTANTIATE_ENTRY_WATERFALL(T, L)
 #define CHS_INSTANTIATE_WATERSHED_CPU_LABELS(T)                                                                        \
   CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint8_t);                                                                    \
   CHS_INSTANTIATE_MARKER_WATERSHED_CPU(T, uint16_t);                                                                   \

@@ -5,7 +5,7 @@
 #define chsWatershedDevice_h
 
 #include "Common/chsCudaCommon.cuh"
-#include "chsWatershed.h"
+#include "chs/Watershed.h"
 
 #include <memory>
 

@@ -3,7 +3,7 @@
 #ifndef chsWatershedRule_h
 #define chsWatershedRule_h
 
-#include "chsWatershed.h"
+#include "chs/Watershed.h"
 
 #include <cmath>
 #include <cstdint>
@@ -184,7 +184,7 @@ CheckLabelCapacity(uint64_t count)
                                 std::to_string(uint64_t(TLabel(~TLabel(0)))) + "); use a wider label type");
 }
 
-/** The checks of the watershed from markers that do not read the image (include/chsWatershed.h). */
+/** The checks of the watershed from markers that do not read the image (include/chs/Watershed.h). */
 template <typename T>
 void
 CheckMarkerParameters(const Grid & grid, const MarkerWatershedParameters & p, bool markers)

@@ -1,4 +1,4 @@
-// Oracles for alpha-trees, written from the definition (include/chsAlphaTree.h) without the module's code: the
+// Oracles for alpha-trees, written from the definition (include/chs/AlphaTree.h) without the module's code: the
 // test's own pixel graph and weights, the thresholded connected components by a plain union-find, and the structure
 // every canonical alpha-tree must have.
 #ifndef chsAlphaTreeOracles_h

@@ -8,7 +8,7 @@
 #include "itkRGBPixel.h"
 #include "itkVectorImage.h"
 #include "AlphaTree/chsAlphaTreeOracles.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 #include "Common/chsTestImages.h"
 
 #include <gtest/gtest.h>

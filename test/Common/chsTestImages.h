@@ -5,7 +5,7 @@
 #include "itkImage.h"
 #include "itkImageRegionIterator.h"
 #include "itkImageRegionConstIterator.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <gtest/gtest.h>
 

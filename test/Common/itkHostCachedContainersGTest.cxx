@@ -1,4 +1,4 @@
-// Tests of the host array cache (include/chsHostCache.h) and of the containers that use it
+// Tests of the host array cache (include/chs/HostCache.h) and of the containers that use it
 // (include/itkHostCachedContainers.h): the cache's rules (what is kept, what is taken, the limit), the image
 // container through Image::Allocate, and that the filters whose outputs take stale cached storage still write
 // every element: the cache is filled with garbage arrays of the outputs' types before each run, and the outputs
@@ -7,8 +7,8 @@
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkCudaWatershedImageFilter.h"
 #include "itkHostCachedContainers.h"
-#include "chsExecution.h"
-#include "chsHostCache.h"
+#include "chs/Execution.h"
+#include "chs/HostCache.h"
 #include "Common/chsTestImages.h"
 
 #include <gtest/gtest.h>
@@ -361,7 +361,7 @@ TEST(HostCachedContainers, PinnedOutputsOfCudaUpdatesGpu)
   EXPECT_TRUE(std::equal(cpu->GetBufferPointer(), cpu->GetBufferPointer() + n, unlocked->GetBufferPointer()));
 }
 
-// The staging buffers that copies of pageable host memory go through (src/Common/chsCudaCommon.cu): their shape is
+// The staging buffers that copies of pageable host memory go through (src/Common/chsTransfers.cu): their shape is
 // the default unless a test or benchmark sets another (chs::testing::SetHostStaging); every shape moves the same
 // bytes.
 TEST(HostStaging, ShapesOutOfBoundsAreRefused)

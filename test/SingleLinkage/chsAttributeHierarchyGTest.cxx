@@ -1,11 +1,12 @@
-// Tests of the hierarchies by attribute (include/chsAttributeHierarchy.h): the CPU reference against hand-computed
+// Tests of the hierarchies by attribute (include/chs/AttributeHierarchy.h): the CPU reference against hand-computed
 // hierarchies and identities of the definition (a filter that keeps everything gives the input back, one that keeps
 // nothing gives every weight 0), the CUDA backend against the CPU reference run after run, and bad input. Higra is
 // the independent oracle of python/tests/test_trees.py (same arrays as its watershed hierarchies and filters).
-#include "chsAttributeHierarchy.h"
+#include "SingleLinkage/chsAttributeHierarchyBackends.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "itkCudaDendrogramAttributeFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
-#include "chsAlphaTree.h"
+#include "AlphaTree/chsAlphaTreeBackends.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "itkImage.h"
@@ -124,7 +125,7 @@ std::vector<double>
 Attribute(const TreeT<TNode> & in, RegionAttribute a)
 {
   std::vector<double> values(2 * in.n - 1);
-  chs::DendrogramAttributeCPU(in.In(), a, values.data());
+  chs::DendrogramAttribute(in.In(), a, values.data());
   return values;
 }
 

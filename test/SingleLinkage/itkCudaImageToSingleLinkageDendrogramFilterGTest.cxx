@@ -3,7 +3,7 @@
 // thresholded components that define the alpha-tree), the CUDA backend against the CPU reference on many images,
 // vector pixels, the label-image cut, and bad input; then the ITK-free API's edge keys for images of 2^32 edge slots
 // or more (forced on small images, refused sizes, and one such volume when CHS_LARGE_TESTS is set).
-#include "chsSingleLinkage.h"
+#include "SingleLinkage/chsSingleLinkageBackends.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "itkVectorImage.h"
@@ -479,7 +479,7 @@ TEST(CudaImageToSingleLinkageDendrogramFilter, GpuFailureLeavesNothingAndRunsAga
   }
 }
 
-// The ITK-free API: the edge keys of images of 2^32 edge slots or more (include/chsSingleLinkage.h).
+// The ITK-free API: the edge keys of images of 2^32 edge slots or more (include/chs/SingleLinkage.h).
 namespace
 {
 /** The arrays of one dendrogram of n vertices, as a backend writes them. */

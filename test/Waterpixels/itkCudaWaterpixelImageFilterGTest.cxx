@@ -3,7 +3,7 @@
 // image, the Voronoi cells of the grid seeds; seeds known by construction (a flat image's gradient minimum is the
 // first pixel of each cell).
 #include "itkCudaWaterpixelImageFilter.h"
-#include "chsWaterpixels.h"
+#include "Waterpixels/chsWaterpixelsBackends.h"
 #include "Common/chsTestImages.h"
 
 #include <gtest/gtest.h>
@@ -376,8 +376,8 @@ TEST(CudaWaterpixelImageFilter, InfiniteInputIsRefusedOnBothBackends)
 }
 
 /** A volume above 2^32 voxels (2048 x 2048 x 1025, 8-bit; about 120 GB of device memory on the 64-bit path), when
- * CHS_LARGE_TESTS is set. Its answer follows from the definition (include/chsWaterpixels.h,
- * include/chsForestingTransform.h): grid steps 2048 x 2048 x 205 make five cells, slabs of 205 planes with their seeds
+ * CHS_LARGE_TESTS is set. Its answer follows from the definition (include/chs/Waterpixels.h,
+ * include/chs/ForestingTransform.h): grid steps 2048 x 2048 x 205 make five cells, slabs of 205 planes with their seeds
  * at the planes 102 + 205 k; the input is constant in each slab (50 k), so the gradient is 0 except on the two planes
  * on either side of each step (z = 205 k - 1 and 205 k), where it is 25; with compactness 1 the distance term stays
  * below 1.8. A voxel inside a slab is reached from its own seed by a path that never rises above its own weight, and

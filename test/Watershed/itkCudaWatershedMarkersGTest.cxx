@@ -1,9 +1,10 @@
 // Tests of the watershed from markers, with a mask and with a Level (itk::CudaWatershedImageFilter's flooding mode,
-// include/chsWatershed.h MarkerWatershedCPU): labels against ITK's MorphologicalWatershedFromMarkersImageFilter and
+// include/chs/Watershed.h MarkerWatershedCPU): labels against ITK's MorphologicalWatershedFromMarkersImageFilter and
 // MorphologicalWatershedImageFilter with its Level (oracles independent of the module) on images without ties, basin
 // counts against ITK's on images with plateaux, a rectangular mask against the flood of the cropped image, the CUDA
 // backend against the CPU reference, bad input and re-running after a failure.
 #include "itkCudaWatershedImageFilter.h"
+#include "Watershed/chsWatershedBackends.h"
 #include "Common/chsTestImages.h"
 
 #include "itkMorphologicalWatershedFromMarkersImageFilter.h"

@@ -86,7 +86,7 @@ namespace detail
 /** Page-locks [p, p + bytes) for the CUDA driver (cudaHostRegister, portable), so that copies between it and the
  * device run directly at the link's pinned rate; records it; false where it cannot (no driver, no device) or where
  * the arrays locked so far and this one would exceed GetHostCacheLimit() (the outputs a user keeps stay pageable
- * beyond that). Defined with the CUDA code (src/Common/chsCudaCommon.cu). */
+ * beyond that). Defined with the CUDA code (src/Common/chsHostRegistry.cu). */
 CudaHierarchicalSegmentation_EXPORT bool
 RegisterHostArray(void * p, uint64_t bytes);
 /** Unlocks an array that RegisterHostArray locked at p; does nothing for any other pointer. */

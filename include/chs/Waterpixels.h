@@ -1,8 +1,9 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: Waterpixels (Machairas et al.), ITK-free API.
  *
- *  Two implementations of one definition: WaterpixelsCUDA (src/Waterpixels/chsWaterpixels.cu: the border image and the
- *  seeds on the GPU, then the CUDA Image Foresting Transform) and the sequential reference WaterpixelsCPU
+ *  One operation, Waterpixels, with two implementations of one definition, chosen by the ExecutionContext's backend
+ *  (include/chs/Execution.h): the CUDA backend (src/Waterpixels/chsWaterpixels.cu: the border image and the seeds on
+ *  the GPU, then the CUDA Image Foresting Transform) and the sequential CPU reference
  *  (src/Waterpixels/chsWaterpixelsCPU.cxx). For the same input they return identical labels and border images: every
  *  float operation of the border image is the same correctly rounded operation, in the same order, on both.
  *
@@ -19,12 +20,12 @@
  *    |grad I| (the first in raster order among equal ones). E stays the distance to the grid seeds then: the spatial
  *    regularisation is the regular grid's, as in Machairas et al., whose markers also move to gradient minima.
  *  - Superpixels: the Image Foresting Transform of B from the seeds with w(p, q) = B(q) and its tie rule
- *    (include/chsForestingTransform.h).
+ *    (include/chs/ForestingTransform.h).
  *=========================================================================*/
 #ifndef chsWaterpixels_h
 #define chsWaterpixels_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 
@@ -63,21 +64,13 @@ struct WaterpixelResult
  * input pixel that is NaN or infinite as a float, or more cells than the label type holds. */
 template <typename TPixel, typename TLabel>
 WaterpixelResult
-WaterpixelsCPU(const TPixel *               image,
-               const Grid &                 grid,
-               const WaterpixelParameters & parameters,
-               TLabel *                     labels,
-               float *                      border);
-
-template <typename TPixel, typename TLabel>
-WaterpixelResult
-WaterpixelsCUDA(const TPixel *               image,
-                const Grid &                 grid,
-                const WaterpixelParameters & parameters,
-                TLabel *                     labels,
-                float *                      border,
-                const ExecutionContext &     context,
-                RunInfo *                    info = nullptr);
+Waterpixels(const TPixel *               image,
+            const Grid &                 grid,
+            const WaterpixelParameters & parameters,
+            TLabel *                     labels,
+            float *                      border,
+            const ExecutionContext &     context = ExecutionContext(),
+            RunInfo *                    info    = nullptr);
 
 } // namespace chs
 

@@ -2,13 +2,14 @@
  *  CudaHierarchicalSegmentation: hierarchies by attribute on a single-linkage dendrogram (watershed hierarchies by
  *  area, volume and dynamics; attribute filtering), ITK-free API.
  *
- *  Both operations take a dendrogram as include/chsSingleLinkage.h defines it (the binary partition tree of a
+ *  Both operations take a dendrogram as include/chs/SingleLinkage.h defines it (the binary partition tree of a
  *  graph's minimum spanning tree: leaves 0 .. n-1, the tree edge of rank r is node n + r, parents after children) and
  *  give a new weight to every tree edge; the result is the single-linkage dendrogram of the same minimum spanning tree
  *  with the new weights, edges ordered by (new weight, old rank). Two implementations of one definition: CUDA
  *  (src/SingleLinkage/chsAttributeHierarchy.cu: bottom-up passes in which the second child to finish computes its
  *  parent, pointer jumping for the top-down pass, then the sort and PANDORA of the graph entry) and the sequential CPU
- *  reference (src/SingleLinkage/chsAttributeHierarchyCPU.cxx). For the same input they write identical arrays.
+ *  reference (src/SingleLinkage/chsAttributeHierarchyCPU.cxx), chosen by the ExecutionContext's backend
+ *  (include/chs/Execution.h). For the same input they write identical arrays.
  *
  *  The definitions (docs/single-linkage.md, "Hierarchies by attribute"); alt(x) is the weight of node x (0 for the
  *  leaves), the children of a node are taken in increasing id order:
@@ -33,7 +34,7 @@
 #ifndef chsAttributeHierarchy_h
 #define chsAttributeHierarchy_h
 
-#include "chsSingleLinkage.h"
+#include "chs/SingleLinkage.h"
 
 namespace chs
 {
@@ -76,41 +77,28 @@ using DendrogramInput = DendrogramInputT<uint32_t>;
  * NaN or decreasing weight, an end vertex out of range). */
 template <typename TNode>
 SingleLinkageResult
-WatershedHierarchyCPU(const DendrogramInputT<TNode> &  in,
-                      RegionAttribute                  attribute,
-                      const DendrogramArraysT<TNode> & out);
-
-template <typename TNode>
-SingleLinkageResult
-WatershedHierarchyCUDA(const DendrogramInputT<TNode> &  in,
-                       RegionAttribute                  attribute,
-                       const DendrogramArraysT<TNode> & out,
-                       const ExecutionContext &         context,
-                       RunInfo *                        info = nullptr);
+WatershedHierarchy(const DendrogramInputT<TNode> &  in,
+                   RegionAttribute                  attribute,
+                   const DendrogramArraysT<TNode> & out,
+                   const ExecutionContext &         context = ExecutionContext(),
+                   RunInfo *                        info    = nullptr);
 
 /** The dendrogram `in` with the frontiers of regions whose `attribute` (Area, Volume or Height) is below `threshold`
- * removed (their tree edges weigh 0). Throws as WatershedHierarchyCPU does, and for Dynamics or a NaN threshold. */
+ * removed (their tree edges weigh 0). Throws as WatershedHierarchy does, and for Dynamics or a NaN threshold. */
 template <typename TNode>
 SingleLinkageResult
-FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
-                 RegionAttribute                  attribute,
-                 double                           threshold,
-                 const DendrogramArraysT<TNode> & out);
-
-template <typename TNode>
-SingleLinkageResult
-FilterRegionsCUDA(const DendrogramInputT<TNode> &  in,
-                  RegionAttribute                  attribute,
-                  double                           threshold,
-                  const DendrogramArraysT<TNode> & out,
-                  const ExecutionContext &         context,
-                  RunInfo *                        info = nullptr);
+FilterRegions(const DendrogramInputT<TNode> &  in,
+              RegionAttribute                  attribute,
+              double                           threshold,
+              const DendrogramArraysT<TNode> & out,
+              const ExecutionContext &         context = ExecutionContext(),
+              RunInfo *                        info    = nullptr);
 
 /** The attribute of every node (2n - 1 values) of the dendrogram `in`, as defined above (Dynamics: 0 for the leaves),
  * on the host. For reports and tests. */
 template <typename TNode>
 void
-DendrogramAttributeCPU(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values);
+DendrogramAttribute(const DendrogramInputT<TNode> & in, RegionAttribute attribute, double * values);
 
 } // namespace chs
 

@@ -3,7 +3,7 @@
  *=========================================================================*/
 #include "itkAlphaTree.h"
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,27 +182,31 @@ AlphaTree::ComputeLabels(double alpha, double omega) const
   const double * range       = constrained ? m_ValueRanges->CastToSTLConstContainer().data() : nullptr;
   omega                      = constrained ? omega : std::numeric_limits<double>::infinity();
   labels->resize(m_NumberOfLeaves);
+  chs::ExecutionContext onHost; // the cut of a tree held on the host, on the host
+  onHost.backend = chs::Backend::CPU;
   if (!m_WideNodeIds)
   {
-    chs::AlphaTreeCutCPU(m_Parents->CastToSTLConstContainer().data(),
-                         level,
-                         range,
-                         m_NumberOfLeaves,
-                         m_Parents->size(),
-                         alpha,
-                         omega,
-                         labels->CastToSTLContainer().data());
+    chs::AlphaTreeCut(m_Parents->CastToSTLConstContainer().data(),
+                      level,
+                      range,
+                      m_NumberOfLeaves,
+                      m_Parents->size(),
+                      alpha,
+                      omega,
+                      labels->CastToSTLContainer().data(),
+                      onHost);
     return labels;
   }
   std::vector<uint64_t> wide(m_NumberOfLeaves);
-  const uint64_t        count = chs::AlphaTreeCutCPU(m_WideParents->CastToSTLConstContainer().data(),
-                                              level,
-                                              range,
-                                              m_NumberOfLeaves,
-                                              m_WideParents->size(),
-                                              alpha,
-                                              omega,
-                                              wide.data());
+  const uint64_t        count = chs::AlphaTreeCut(m_WideParents->CastToSTLConstContainer().data(),
+                                           level,
+                                           range,
+                                           m_NumberOfLeaves,
+                                           m_WideParents->size(),
+                                           alpha,
+                                           omega,
+                                           wide.data(),
+                                           onHost);
   if (count > std::numeric_limits<uint32_t>::max())
   {
     itkExceptionMacro(<< "The cut has " << count << " regions; their labels do not fit in 32 bits.");

@@ -1,9 +1,10 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the watershed (PRUF, APRUF, PRW) and the waterfall hierarchy, ITK-free API.
  *
- *  Two implementations of one definition: WatershedCUDA / WaterfallCUDA (src/Watershed/, after
+ *  Three operations, Watershed, MarkerWatershed and Waterfall, each with two implementations of one definition,
+ *  chosen by the ExecutionContext's backend (include/chs/Execution.h): the CUDA backend (src/Watershed/, after
  *  Yeghiazaryan, Gabrielyan and Voiculescu, "Parallel Watershed Partitioning: GPU-Based Hierarchical Image
- *  Segmentation") and the sequential references WatershedCPU / WaterfallCPU (src/Watershed/chsWatershedCPU.cxx).
+ *  Segmentation") and the sequential CPU reference (src/Watershed/chsWatershedCPU.cxx).
  *
  *  The watershed, exactly (docs/watershed.md). Pixels are ordered by raster index (x fastest);
  *  N(p) is the neighbourhood of the connectivity (4/8 in 2D, 6/26 in 3D). A plateau is a connected set of pixels
@@ -39,7 +40,7 @@
 #ifndef chsWatershed_h
 #define chsWatershed_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 #include <functional>
@@ -106,16 +107,12 @@ struct WatershedResult
  * pixel), bad parameters, or more basins than the label type holds, before anything is written. */
 template <typename T, typename TLabel>
 WatershedResult
-WatershedCPU(const T * image, const Grid & grid, const WatershedParameters & parameters, TLabel * labels);
-
-template <typename T, typename TLabel>
-WatershedResult
-WatershedCUDA(const T *                   image,
-              const Grid &                grid,
-              const WatershedParameters & parameters,
-              TLabel *                    labels,
-              const ExecutionContext &    context,
-              RunInfo *                   info = nullptr);
+Watershed(const T *                   image,
+          const Grid &                grid,
+          const WatershedParameters & parameters,
+          TLabel *                    labels,
+          const ExecutionContext &    context = ExecutionContext(),
+          RunInfo *                   info    = nullptr);
 
 /** The watershed from markers (ITK's MorphologicalWatershedFromMarkersImageFilter, and
  * MorphologicalWatershedImageFilter with its Level), by flooding, exactly:
@@ -125,7 +122,7 @@ WatershedCUDA(const T *                   image,
  *   connectivity of the run; each connected component of those minima inside the mask is one marker, labelled 1, 2,
  *   ... in raster order of its first pixel (as ITK and scikit-image number theirs). Minima shallower than `level` are
  *   so merged into deeper ones.
- * - Flooding. The Image Foresting Transform (include/chsForestingTransform.h) of I from the marker pixels inside the
+ * - Flooding. The Image Foresting Transform (include/chs/ForestingTransform.h) of I from the marker pixels inside the
  *   mask, on the graph of the mask's pixels, where a path costs the largest value of I along it, its marker pixel
  *   included (the arc weight max(I(p), I(q)), and a marker pixel's own cost is I(s) instead of 0): every pixel takes
  *   the label of the marker that its optimum path starts from. Ties are broken by the transform's rule: the hop count
@@ -135,7 +132,7 @@ WatershedCUDA(const T *                   image,
  *   flood entered it, where their queues split it in order of arrival.
  * - Pixels outside the mask, and pixels of the mask that no marker reaches, get label 0; marker pixels keep their
  *   label. No marker inside the mask gives label 0 everywhere.
- * This differs from the watershed by steepest descent above (WatershedCPU/WatershedCUDA) on plateaux and at passes;
+ * This differs from the watershed by steepest descent above (chs::Watershed) on plateaux and at passes;
  * both give one region per regional minimum when level is 0 and no markers or mask are given. */
 struct MarkerWatershedParameters
 {
@@ -166,23 +163,14 @@ struct MarkerWatershedResult
  * pixel), a bad level, a level with markers, or more markers than the label type holds, before anything is written. */
 template <typename T, typename TLabel>
 MarkerWatershedResult
-MarkerWatershedCPU(const T *                         image,
-                   const TLabel *                    markers,
-                   const uint8_t *                   mask,
-                   const Grid &                      grid,
-                   const MarkerWatershedParameters & parameters,
-                   TLabel *                          labels);
-
-template <typename T, typename TLabel>
-MarkerWatershedResult
-MarkerWatershedCUDA(const T *                         image,
-                    const TLabel *                    markers,
-                    const uint8_t *                   mask,
-                    const Grid &                      grid,
-                    const MarkerWatershedParameters & parameters,
-                    TLabel *                          labels,
-                    const ExecutionContext &          context,
-                    RunInfo *                         info = nullptr);
+MarkerWatershed(const T *                         image,
+                const TLabel *                    markers,
+                const uint8_t *                   mask,
+                const Grid &                      grid,
+                const MarkerWatershedParameters & parameters,
+                TLabel *                          labels,
+                const ExecutionContext &          context = ExecutionContext(),
+                RunInfo *                         info    = nullptr);
 
 struct WaterfallParameters
 {
@@ -220,19 +208,12 @@ struct WaterfallResult
  * level 0 must have fewer than 2^32 - 1 regions (std::invalid_argument after the watershed otherwise). */
 template <typename T, typename TLabel>
 WaterfallResult
-WaterfallCPU(const T *                          image,
-             const Grid &                       grid,
-             const WaterfallParameters &        parameters,
-             const WaterfallLevelSink<TLabel> & sink);
-
-template <typename T, typename TLabel>
-WaterfallResult
-WaterfallCUDA(const T *                          image,
-              const Grid &                       grid,
-              const WaterfallParameters &        parameters,
-              const WaterfallLevelSink<TLabel> & sink,
-              const ExecutionContext &           context,
-              RunInfo *                          info = nullptr);
+Waterfall(const T *                          image,
+          const Grid &                       grid,
+          const WaterfallParameters &        parameters,
+          const WaterfallLevelSink<TLabel> & sink,
+          const ExecutionContext &           context = ExecutionContext(),
+          RunInfo *                          info    = nullptr);
 
 namespace testing
 {

@@ -1,14 +1,15 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: connected-components labeling, ITK-free API.
  *
- *  Two implementations of one definition: LabelConnectedComponentsCUDA (src/ConnectedComponents/) and the
- *  sequential reference LabelConnectedComponentsCPU (src/ConnectedComponents/chsConnectedComponentsCPU.cxx). For the
- *  same input they return identical label arrays, counts and statistics.
+ *  One operation, LabelConnectedComponents, with two implementations of one definition: the CUDA backend
+ *  (src/ConnectedComponents/) and the sequential CPU reference (src/ConnectedComponents/chsConnectedComponentsCPU.cxx),
+ *  chosen by the ExecutionContext's backend (include/chs/Execution.h). For the same input they return identical label
+ *  arrays, counts and statistics.
  *=========================================================================*/
 #ifndef chsConnectedComponents_h
 #define chsConnectedComponents_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 #include <vector>
@@ -66,23 +67,14 @@ public:
  * raster order of their first voxel (see backgroundLabel for the values). Returns the number of objects. */
 template <typename TPixel, typename TLabel>
 uint64_t
-LabelConnectedComponentsCPU(const TPixel *                       input,
-                            const uint8_t *                      mask,
-                            TLabel *                             labels,
-                            const Grid &                         grid,
-                            const ConnectedComponentParameters & parameters,
-                            ConnectedComponentStatistics *       statistics);
-
-template <typename TPixel, typename TLabel>
-uint64_t
-LabelConnectedComponentsCUDA(const TPixel *                       input,
-                             const uint8_t *                      mask,
-                             TLabel *                             labels,
-                             const Grid &                         grid,
-                             const ConnectedComponentParameters & parameters,
-                             ConnectedComponentStatistics *       statistics,
-                             const ExecutionContext &             context,
-                             RunInfo *                            info = nullptr);
+LabelConnectedComponents(const TPixel *                       input,
+                         const uint8_t *                      mask,
+                         TLabel *                             labels,
+                         const Grid &                         grid,
+                         const ConnectedComponentParameters & parameters,
+                         ConnectedComponentStatistics *       statistics,
+                         const ExecutionContext &             context = ExecutionContext(),
+                         RunInfo *                            info    = nullptr);
 
 /** Maps an object rank k (0-based) to its label value, ITK's rule: count up from 0, skipping the background. */
 inline uint64_t

@@ -1,9 +1,10 @@
 /*=========================================================================
  *  CudaHierarchicalSegmentation: the Image Foresting Transform by seed competition, ITK-free API.
  *
- *  Two implementations of one definition: ImageForestingTransformCUDA (src/ForestingTransform/, block-local
- *  relaxation rounds) and the sequential reference ImageForestingTransformCPU
- *  (src/ForestingTransform/chsForestingTransformCPU.cxx, Dijkstra with a binary heap). For the same input they return
+ *  One operation, ImageForestingTransform, with two implementations of one definition, chosen by the
+ *  ExecutionContext's backend (include/chs/Execution.h): the CUDA backend (src/ForestingTransform/, block-local
+ *  relaxation rounds) and the sequential CPU reference (src/ForestingTransform/chsForestingTransformCPU.cxx, Dijkstra
+ *  with a binary heap). For the same input they return
  *  identical labels, costs and predecessors.
  *
  *  The definition (docs/image-foresting-transform.md):
@@ -24,7 +25,7 @@
 #ifndef chsForestingTransform_h
 #define chsForestingTransform_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 #include <type_traits>
@@ -83,25 +84,15 @@ struct ForestingTransformResult
  * pixel), before anything is written. */
 template <typename TWeight, typename TLabel>
 ForestingTransformResult
-ImageForestingTransformCPU(const TWeight *                         weights,
-                           const TLabel *                          seeds,
-                           const Grid &                            grid,
-                           const ForestingTransformParameters &    parameters,
-                           TLabel *                                labels,
-                           typename ForestingCost<TWeight>::Type * cost,
-                           int64_t *                               predecessor);
-
-template <typename TWeight, typename TLabel>
-ForestingTransformResult
-ImageForestingTransformCUDA(const TWeight *                         weights,
-                            const TLabel *                          seeds,
-                            const Grid &                            grid,
-                            const ForestingTransformParameters &    parameters,
-                            TLabel *                                labels,
-                            typename ForestingCost<TWeight>::Type * cost,
-                            int64_t *                               predecessor,
-                            const ExecutionContext &                context,
-                            RunInfo *                               info = nullptr);
+ImageForestingTransform(const TWeight *                         weights,
+                        const TLabel *                          seeds,
+                        const Grid &                            grid,
+                        const ForestingTransformParameters &    parameters,
+                        TLabel *                                labels,
+                        typename ForestingCost<TWeight>::Type * cost,
+                        int64_t *                               predecessor,
+                        const ExecutionContext &                context = ExecutionContext(),
+                        RunInfo *                               info    = nullptr);
 
 } // namespace chs
 

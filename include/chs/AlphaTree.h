@@ -6,10 +6,11 @@
  *  tile borders with the lock-free CONNECT (v1, v2), and the minimum spanning tree with PANDORA) and the sequential
  *  CPU reference (src/AlphaTree/chsAlphaTreeCPU.cxx: Kruskal over the sorted edges with a union-find, then
  *  canonicalisation, the paper's algorithm 1). For the same input they write identical arrays. The queries that are
- *  per-pixel work, the cut and the saliency map, have both backends too (AlphaTreeCut*, AlphaTreeSaliency*, below).
+ *  per-pixel work, the cut and the saliency maps, have both backends too (AlphaTreeCut, AlphaTreeSaliency,
+ *  AlphaTreeEdgeSaliency, below). Each operation runs the backend its ExecutionContext names (include/chs/Execution.h).
  *
  *  The definition (docs/alpha-tree.md):
- *  - The image graph and its edge weights are those of the single-linkage image graphs (include/chsSingleLinkage.h):
+ *  - The image graph and its edge weights are those of the single-linkage image graphs (include/chs/SingleLinkage.h):
  *    4/8-connectivity in 2D, 6/26 in 3D; |a - b| for scalars, the L1, L2 or L-infinity norm for vectors.
  *  - An alpha-connected component is a set of pixels joined by paths whose edges weigh at most alpha. The tree's
  *    nodes are the distinct alpha-connected components for all alpha; a node's level is the smallest alpha at which
@@ -22,8 +23,8 @@
 #ifndef chsAlphaTree_h
 #define chsAlphaTree_h
 
-#include "chsExecution.h"
-#include "chsSingleLinkage.h"
+#include "chs/Execution.h"
+#include "chs/SingleLinkage.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -115,7 +116,7 @@ struct AlphaTreeResult
  * or edge slots (pixels x 2 in 2D 4-connected, x 4 8-connected, x 3 and x 13 in 3D) beyond the edge indices that the
  * weight codes leave in a 64-bit sort key: 2^56 for 8-bit integer scalars, 2^48 for 16-bit ones, 2^33 for float and
  * vector pixels. From 2^31 pixels on (and with AlphaTreeParameters::forceWideNodeIds) both backends number nodes and
- * pixels in 64 bits, and the tree then needs the allocator's `parent64`. ImageAlphaTreeCUDA refuses the sizes its
+ * pixels in 64 bits, and the tree then needs the allocator's `parent64`. The CUDA backend refuses the sizes its
  * construction cannot number (pixels plus edge slots of 2^32 - 1 or more for v1 and v2; more than 2^31 - 1 pixels
  * for the spanning tree, which numbers edges in the bits the weight codes leave from 2^32 slots on; the
  * level-synchronous one numbers edge slots in 64 bits where 32 do not hold them, and nodes where 32 do not; Auto
@@ -123,19 +124,12 @@ struct AlphaTreeResult
  * throws chs::DeviceMemoryError, before allocating, for a run that does not fit the device's free memory. */
 template <typename TPixel>
 AlphaTreeResult
-ImageAlphaTreeCPU(const TPixel *              pixels,
-                  const Grid &                grid,
-                  const AlphaTreeParameters & parameters,
-                  const AlphaTreeAllocator &  allocate);
-
-template <typename TPixel>
-AlphaTreeResult
-ImageAlphaTreeCUDA(const TPixel *              pixels,
-                   const Grid &                grid,
-                   const AlphaTreeParameters & parameters,
-                   const AlphaTreeAllocator &  allocate,
-                   const ExecutionContext &    context,
-                   RunInfo *                   info = nullptr);
+ImageAlphaTree(const TPixel *              pixels,
+               const Grid &                grid,
+               const AlphaTreeParameters & parameters,
+               const AlphaTreeAllocator &  allocate,
+               const ExecutionContext &    context = ExecutionContext(),
+               RunInfo *                   info    = nullptr);
 
 /** A cut of a tree (the arrays of the definition above: `nodes` parents and levels, the first `leaves` the pixels):
  * each pixel's region is its highest ancestor x with level[x] <= alpha and, when omega is finite, range[x] <= omega
@@ -147,27 +141,16 @@ ImageAlphaTreeCUDA(const TPixel *              pixels,
  * same type) with the same results. */
 template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCPU(const TNode *  parent,
-                const double * level,
-                const double * range,
-                uint64_t       leaves,
-                uint64_t       nodes,
-                double         alpha,
-                double         omega,
-                TNode *        labels);
-
-template <typename TNode>
-CudaHierarchicalSegmentation_EXPORT uint64_t
-AlphaTreeCutCUDA(const TNode *            parent,
-                 const double *           level,
-                 const double *           range,
-                 uint64_t                 leaves,
-                 uint64_t                 nodes,
-                 double                   alpha,
-                 double                   omega,
-                 TNode *                  labels,
-                 const ExecutionContext & context,
-                 RunInfo *                info = nullptr);
+AlphaTreeCut(const TNode *            parent,
+             const double *           level,
+             const double *           range,
+             uint64_t                 leaves,
+             uint64_t                 nodes,
+             double                   alpha,
+             double                   omega,
+             TNode *                  labels,
+             const ExecutionContext & context = ExecutionContext(),
+             RunInfo *                info    = nullptr);
 
 /** The saliency map of a tree (the arrays of the definition above) of an image of pixelSize[0..dimension) pixels, on
  * the interpixel grid of 2 s - 1 samples per axis (x fastest): 0 at the pixels (even coordinates), the level of the
@@ -176,17 +159,13 @@ AlphaTreeCutCUDA(const TNode *            parent,
  * same values. */
 template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCPU(const TNode * parent, const double * level, uint64_t nodes, const Grid & pixels, float * saliency);
-
-template <typename TNode>
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeSaliencyCUDA(const TNode *            parent,
-                      const double *           level,
-                      uint64_t                 nodes,
-                      const Grid &             pixels,
-                      float *                  saliency,
-                      const ExecutionContext & context,
-                      RunInfo *                info = nullptr);
+AlphaTreeSaliency(const TNode *            parent,
+                  const double *           level,
+                  uint64_t                 nodes,
+                  const Grid &             pixels,
+                  float *                  saliency,
+                  const ExecutionContext & context = ExecutionContext(),
+                  RunInfo *                info    = nullptr);
 
 /** The level of the lowest common ancestor of each edge's ends (u[i], v[i] < nodes, i < count) in a tree whose
  * parents come after their children (the alpha-tree, or any dendrogram with its leaves at level 0): the saliency of
@@ -194,25 +173,15 @@ AlphaTreeSaliencyCUDA(const TNode *            parent,
  * for an end out of range. The CUDA backend gives the same values. */
 template <typename TNode>
 CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCPU(const TNode *  parent,
-                         const double * level,
-                         uint64_t       nodes,
-                         const TNode *  u,
-                         const TNode *  v,
-                         uint64_t       count,
-                         double *       saliency);
-
-template <typename TNode>
-CudaHierarchicalSegmentation_EXPORT void
-AlphaTreeEdgeSaliencyCUDA(const TNode *            parent,
-                          const double *           level,
-                          uint64_t                 nodes,
-                          const TNode *            u,
-                          const TNode *            v,
-                          uint64_t                 count,
-                          double *                 saliency,
-                          const ExecutionContext & context,
-                          RunInfo *                info = nullptr);
+AlphaTreeEdgeSaliency(const TNode *            parent,
+                      const double *           level,
+                      uint64_t                 nodes,
+                      const TNode *            u,
+                      const TNode *            v,
+                      uint64_t                 count,
+                      double *                 saliency,
+                      const ExecutionContext & context = ExecutionContext(),
+                      RunInfo *                info    = nullptr);
 
 /** Per node of a tree of the definition above (`nodes` parents, 32- or 64-bit, the first `leaves` the pixels of
  * `components` interleaved values each), the largest difference of values inside the node over the components: the

@@ -27,14 +27,30 @@ struct Grid
   }
 };
 
-/** Where and how a CUDA backend runs. The stream is a cudaStream_t passed as void* so that no CUDA header
- * reaches the ITK-facing headers. */
+/** Which implementation of an operation runs: its CUDA backend, its sequential CPU reference (the same definition,
+ * the same results bit for bit), or Auto: CUDA when a CUDA device is usable (CudaDeviceCount() > 0), else the CPU. */
+enum class Backend : int
+{
+  Auto = 0,
+  CUDA = 1,
+  CPU  = 2
+};
+
+/** The backend's name as the bindings and messages spell it: "auto", "cuda", "cpu". */
+CudaHierarchicalSegmentation_EXPORT const char *
+BackendName(Backend backend);
+
+/** How and where an operation runs: its backend, and for the CUDA backend the device and stream. Every operation of
+ * the API (chs::Watershed, chs::ImageAlphaTree, ...) takes one and runs the backend it names; the stream is a
+ * cudaStream_t passed as void* so that no CUDA header reaches the ITK-facing headers. */
 struct ExecutionContext
 {
-  int    device = 0;
-  void * stream = nullptr;
-  /** Called with a fraction in [0, 1] at the end of each phase (upload, kernels, download). It may throw (RunAborted)
-   * to stop the run there: the backend frees what it holds and the exception reaches its caller. */
+  Backend backend = Backend::Auto;
+  int     device  = 0;
+  void *  stream  = nullptr;
+  /** Called with a fraction in [0, 1] at the end of each phase (CUDA: upload, kernels, download; CPU: each phase of
+   * the reference and about ten times along its loops, see CpuProgressScope). It may throw (RunAborted) to stop the
+   * run there: the backend frees what it holds and the exception reaches its caller. */
   std::function<void(float)> progress;
   /** Host threads for the copies between the caller's memory and the pinned staging buffers that large host
    * transfers go through (an ITK filter passes its MultiThreader's maximum number of threads); 0: the machine's
@@ -42,9 +58,15 @@ struct ExecutionContext
   unsigned hostThreads = 0;
 };
 
-/** What a CUDA run measured: kernel time (device events, from the first kernel to the last; for a run that overlaps
- * its transfers with kernels, testing::SetTransferOverlap, from the end of the upload to the start of the download:
- * the kernels that no transfer hides), and the peak of device memory this run held. */
+/** The backend a run with `context` takes: CUDA or CPU (Auto resolved as Backend says; CUDA stays CUDA, and fails in
+ * the run with the driver's reason where no device is usable). std::invalid_argument for a value outside the enum. */
+CudaHierarchicalSegmentation_EXPORT Backend
+ResolveBackend(const ExecutionContext & context);
+
+/** What a CUDA run measured (all zero for a run on the CPU backend): kernel time (device events, from the first kernel
+ * to the last; for a run that overlaps its transfers with kernels, testing::SetTransferOverlap, from the end of the
+ * upload to the start of the download: the kernels that no transfer hides), and the peak of device memory this run
+ * held. */
 struct RunInfo
 {
   double   kernelMilliseconds = 0.0;
@@ -105,7 +127,7 @@ CudaHierarchicalSegmentation_EXPORT std::string
 
 /** Free and total device memory in bytes, after the device has finished its pending work and its memory pool has
  * handed back the memory it caches. (Runs keep the device memory they free mapped in the pool for the next run, see
- * CHS_POOL_RELEASE_THRESHOLD in the README; this call releases it.) */
+ * CHS_POOL_RELEASE_THRESHOLD in docs/using.md; this call releases it.) */
 CudaHierarchicalSegmentation_EXPORT void
 CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes);
 

@@ -1,5 +1,5 @@
 #include "itkCudaSegmentationBackendEnums.h"
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include "itkOutputWindow.h"
 

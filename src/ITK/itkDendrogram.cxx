@@ -3,7 +3,7 @@
  *=========================================================================*/
 #include "itkDendrogram.h"
 
-#include "chsSingleLinkage.h"
+#include "chs/SingleLinkage.h"
 
 #include <algorithm>
 #include <cmath>

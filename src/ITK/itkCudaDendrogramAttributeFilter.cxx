@@ -3,7 +3,7 @@
  *=========================================================================*/
 #include "itkCudaDendrogramAttributeFilter.h"
 
-#include "chsAlphaTree.h"
+#include "chs/AlphaTree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,17 +93,8 @@ struct Reweight
   {
     const InputIds<TNode>              ids(input);
     const chs::DendrogramInputT<TNode> in = In<TNode>(ids);
-    return watershed ? chs::WatershedHierarchyCUDA(in, attribute, arrays, context, &info)
-                     : chs::FilterRegionsCUDA(in, attribute, threshold, arrays, context, &info);
-  }
-  template <typename TNode>
-  chs::SingleLinkageResult
-  operator()(const chs::DendrogramArraysT<TNode> & arrays) const
-  {
-    const InputIds<TNode>              ids(input);
-    const chs::DendrogramInputT<TNode> in = In<TNode>(ids);
-    return watershed ? chs::WatershedHierarchyCPU(in, attribute, arrays)
-                     : chs::FilterRegionsCPU(in, attribute, threshold, arrays);
+    return watershed ? chs::WatershedHierarchy(in, attribute, arrays, context, &info)
+                     : chs::FilterRegions(in, attribute, threshold, arrays, context, &info);
   }
 };
 
@@ -168,35 +159,16 @@ struct AlphaTreeRun
     // Progress (and abort) from the last step only, so that it rises through the update.
     chs::ExecutionContext quiet = context;
     quiet.progress              = nullptr;
-    chs::AlphaTreeEdgeSaliencyCUDA(work.parent,
-                                   tree->GetLevels()->CastToSTLConstContainer().data(),
-                                   uint64_t(tree->GetNumberOfNodes()),
-                                   work.eu,
-                                   work.ev,
-                                   m,
-                                   work.saliency.data(),
-                                   quiet);
-    chs::GraphSingleLinkageCUDA(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree(), quiet);
-    return chs::FilterRegionsCUDA(work.Input(ids), attribute, threshold, arrays, context, &info);
-  }
-  template <typename TNode>
-  chs::SingleLinkageResult
-  operator()(const chs::DendrogramArraysT<TNode> & arrays) const
-  {
-    const uint64_t n = tree->GetNumberOfLeaves(), m = u.size();
-    Work<TNode>    work(*this, n);
-    {
-      const chs::CpuProgressScope quiet([](float) {});
-      chs::AlphaTreeEdgeSaliencyCPU(work.parent,
-                                    tree->GetLevels()->CastToSTLConstContainer().data(),
-                                    uint64_t(tree->GetNumberOfNodes()),
-                                    work.eu,
-                                    work.ev,
-                                    m,
-                                    work.saliency.data());
-      chs::GraphSingleLinkageCPU(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree());
-    }
-    return chs::FilterRegionsCPU(work.Input(ids), attribute, threshold, arrays);
+    chs::AlphaTreeEdgeSaliency(work.parent,
+                               tree->GetLevels()->CastToSTLConstContainer().data(),
+                               uint64_t(tree->GetNumberOfNodes()),
+                               work.eu,
+                               work.ev,
+                               m,
+                               work.saliency.data(),
+                               quiet);
+    chs::GraphSingleLinkage(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree(), quiet);
+    return chs::FilterRegions(work.Input(ids), attribute, threshold, arrays, context, &info);
   }
 };
 } // namespace

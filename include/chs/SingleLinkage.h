@@ -5,7 +5,8 @@
  *  Two implementations of one definition: the CUDA backend (src/SingleLinkage/: Boruvka minimum spanning
  *  tree with a concurrent union-find, then PANDORA, Sao et al., ICPP 2024) and the sequential CPU reference
  *  (src/SingleLinkage/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's algorithm
- *  2). For the same input they write identical arrays.
+ *  2), chosen by the ExecutionContext's backend (include/chs/Execution.h). For the same input they write identical
+ *  arrays.
  *
  *  The definition (docs/single-linkage.md):
  *  - Edges are ordered by (weight, edge index). The order is total, so the minimum spanning tree and its
@@ -24,7 +25,7 @@
 #ifndef chsSingleLinkage_h
 #define chsSingleLinkage_h
 
-#include "chsExecution.h"
+#include "chs/Execution.h"
 
 #include <cstdint>
 
@@ -94,19 +95,12 @@ constexpr uint64_t MaximumWideDendrogramVertices = (uint64_t(1) << 32) - 1;
  * components. The two widths give the same ids. */
 template <typename TPixel, typename TNode>
 SingleLinkageResult
-ImageSingleLinkageCPU(const TPixel *                   pixels,
-                      const Grid &                     grid,
-                      const ImageGraphParameters &     parameters,
-                      const DendrogramArraysT<TNode> & out);
-
-template <typename TPixel, typename TNode>
-SingleLinkageResult
-ImageSingleLinkageCUDA(const TPixel *                   pixels,
-                       const Grid &                     grid,
-                       const ImageGraphParameters &     parameters,
-                       const DendrogramArraysT<TNode> & out,
-                       const ExecutionContext &         context,
-                       RunInfo *                        info = nullptr);
+ImageSingleLinkage(const TPixel *                   pixels,
+                   const Grid &                     grid,
+                   const ImageGraphParameters &     parameters,
+                   const DendrogramArraysT<TNode> & out,
+                   const ExecutionContext &         context = ExecutionContext(),
+                   RunInfo *                        info    = nullptr);
 
 /** The edges of an image's pixel graph (the definition above), in edge-index order: u[i] < v[i] are the pixels of the
  * i-th existing edge and edge[i] its index pixel * K + slot. Returns the number of edges; with null arrays only counts
@@ -124,25 +118,15 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
  * edges, or a graph that is not connected (a promised tree that is not one). */
 template <typename TWeight, typename TNode>
 SingleLinkageResult
-GraphSingleLinkageCPU(const uint32_t *                 u,
-                      const uint32_t *                 v,
-                      const TWeight *                  w,
-                      uint64_t                         edgeCount,
-                      uint64_t                         vertexCount,
-                      bool                             inputIsTree,
-                      const DendrogramArraysT<TNode> & out);
-
-template <typename TWeight, typename TNode>
-SingleLinkageResult
-GraphSingleLinkageCUDA(const uint32_t *                 u,
-                       const uint32_t *                 v,
-                       const TWeight *                  w,
-                       uint64_t                         edgeCount,
-                       uint64_t                         vertexCount,
-                       bool                             inputIsTree,
-                       const DendrogramArraysT<TNode> & out,
-                       const ExecutionContext &         context,
-                       RunInfo *                        info = nullptr);
+GraphSingleLinkage(const uint32_t *                 u,
+                   const uint32_t *                 v,
+                   const TWeight *                  w,
+                   uint64_t                         edgeCount,
+                   uint64_t                         vertexCount,
+                   bool                             inputIsTree,
+                   const DendrogramArraysT<TNode> & out,
+                   const ExecutionContext &         context = ExecutionContext(),
+                   RunInfo *                        info    = nullptr);
 
 } // namespace chs
 

@@ -1,0 +1,281 @@
+// chseg._chseg: the bindings of AlphaTree (python/src/chsegBindings.h says what they share).
+#include "chsegBindings.h"
+
+#include "chs/AlphaTree.h"
+
+namespace chseg
+{
+namespace
+{
+
+/** Builds the tree; `allocate(nodes)` (Python) returns the (parent, level) arrays to write it to. */
+nb::dict
+AlphaTree(const Array &           image,
+          size_t                  spatial,
+          bool                    fullyConnected,
+          chs::VectorDistance     distance,
+          chs::AlphaTreeAlgorithm algorithm,
+          const nb::callable &    allocate,
+          chs::Backend            backend,
+          int                     device,
+          uintptr_t               stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  CheckHost(context, { &image });
+  const chs::Grid          grid = GridOf(image, spatial);
+  chs::AlphaTreeParameters p;
+  p.graph                           = GraphParametersOf(image, spatial, fullyConnected, distance);
+  p.algorithm                       = algorithm;
+  nb::object              arrays    = nb::none();
+  chs::AlphaTreeAllocator allocator = [&](uint64_t nodes)
+  {
+    nb::gil_scoped_acquire acquire;
+    arrays            = allocate(nodes);
+    Array      parent = nb::cast<Array>(arrays[0]);
+    Array      level  = nb::cast<Array>(arrays[1]);
+    const bool wide   = parent.dtype() == nb::dtype<uint64_t>();
+    if ((!wide && parent.dtype() != nb::dtype<uint32_t>()) || level.dtype() != nb::dtype<double>() ||
+        parent.size() != nodes || level.size() != nodes)
+      throw std::invalid_argument("chseg: the tree allocator must return uint32 or uint64 parents and float64 levels");
+    if (chs::ResolveBackend(context) == chs::Backend::CPU &&
+        (parent.device_type() != nb::device::cpu::value || level.device_type() != nb::device::cpu::value))
+      throw std::invalid_argument("chseg: the cpu backend needs host (NumPy) arrays");
+    chs::AlphaTreeArrays out;
+    if (wide)
+      out.parent64 = Ptr<uint64_t>(parent);
+    else
+      out.parent = Ptr<uint32_t>(parent);
+    out.level = Ptr<double>(level);
+    return out;
+  };
+  chs::AlphaTreeResult r;
+  chs::RunInfo         info;
+  Dispatch(
+    image,
+    "an input",
+    [&](auto pixel)
+    {
+      using T = decltype(pixel);
+      nb::gil_scoped_release release;
+      r = chs::ImageAlphaTree(Ptr<const T>(image), grid, p, allocator, context, &info);
+    },
+    AlphaTreePixels{});
+  nb::dict d  = Info(info);
+  d["nodes"]  = r.nodes;
+  d["arrays"] = arrays;
+  return d;
+}
+
+/** Per node, the largest difference of values inside it (chs::AlphaTreeValueRanges, as
+ * itk::CudaImageToAlphaTreeFilter's ComputeValueRanges): what an alpha-omega cut needs. Host arrays. */
+nb::object
+AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
+{
+  if (parent.device_type() != nb::device::cpu::value || image.device_type() != nb::device::cpu::value)
+    throw std::invalid_argument("chseg: value ranges are computed from host arrays");
+  CheckParents(parent);
+  const size_t        nodes      = parent.size();
+  const unsigned      components = static_cast<unsigned>(pixels ? image.size() / pixels : 1);
+  std::vector<double> range(nodes);
+  Dispatch(
+    image,
+    "an input",
+    [&](auto pixel)
+    {
+      using T = decltype(pixel);
+      nb::gil_scoped_release release;
+      WithParents(parent,
+                  [&](auto * up)
+                  { chs::AlphaTreeValueRanges(up, nodes, Ptr<const T>(image), pixels, components, range.data()); });
+    },
+    AlphaTreePixels{});
+  return ToNumpy(std::move(range), nodes);
+}
+
+/** Leaves under each node (chs::TreeAreas, as itk::AlphaTree::ComputeAreas), alpha-trees and dendrograms. */
+nb::object
+TreeAreas(const Array & parent, uint64_t leaves)
+{
+  if (parent.device_type() != nb::device::cpu::value)
+    throw std::invalid_argument("chseg: node areas are computed from host parents");
+  CheckParents(parent);
+  std::vector<uint64_t> area(parent.size());
+  {
+    nb::gil_scoped_release release;
+    WithParents(parent, [&](auto * up) { chs::TreeAreas(up, parent.size(), leaves, area.data()); });
+  }
+  return ToNumpy(std::move(area), parent.size());
+}
+
+nb::dict
+AlphaTreeCut(const Array &      parent,
+             const Array &      level,
+             const nb::object & rangeObject,
+             uint64_t           leaves,
+             double             alpha,
+             double             omega,
+             const Array &      labels,
+             chs::Backend       backend,
+             int                device,
+             uintptr_t          stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  Array                       range;
+  const double *              rangePointer = OptionalPtr<const double>(rangeObject, range);
+  CheckHost(context, { &parent, &level, &labels, rangePointer ? &range : nullptr });
+  if (!SameIdWidth(labels, parent) || level.dtype() != nb::dtype<double>())
+    throw std::invalid_argument(
+      "chseg: a cut takes uint32 or uint64 parents, float64 levels and labels of the parents' "
+      "type");
+  chs::RunInfo info;
+  uint64_t     regions = 0;
+  {
+    nb::gil_scoped_release release;
+    WithParents(parent,
+                [&](auto * up)
+                {
+                  using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
+                  regions     = chs::AlphaTreeCut(up,
+                                              Ptr<const double>(level),
+                                              rangePointer,
+                                              leaves,
+                                              parent.size(),
+                                              alpha,
+                                              omega,
+                                              Ptr<TNode>(labels),
+                                              context,
+                                              &info);
+                });
+  }
+  nb::dict d = Info(info);
+  d["count"] = regions;
+  return d;
+}
+
+nb::dict
+AlphaTreeSaliency(const Array &                 parent,
+                  const Array &                 level,
+                  const std::vector<uint64_t> & shape,
+                  const Array &                 saliency,
+                  chs::Backend                  backend,
+                  int                           device,
+                  uintptr_t                     stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  CheckHost(context, { &parent, &level, &saliency });
+  const chs::Grid grid = GridOfShape(shape);
+  chs::RunInfo    info;
+  {
+    nb::gil_scoped_release release;
+    WithParents(parent,
+                [&](auto * up) {
+                  chs::AlphaTreeSaliency(
+                    up, Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency), context, &info);
+                });
+  }
+  return Info(info);
+}
+
+/** The edges of an image's pixel graph in edge-index order: NumPy (u, v, edge index). */
+nb::tuple
+ImageGraphEdges(const std::vector<uint64_t> & shape, bool fullyConnected)
+{
+  const chs::Grid       grid  = GridOfShape(shape);
+  const uint64_t        count = chs::ImageGraphEdges(grid, fullyConnected, nullptr, nullptr, nullptr);
+  std::vector<uint32_t> u(count), v(count);
+  std::vector<uint64_t> edge(count);
+  {
+    nb::gil_scoped_release release;
+    chs::ImageGraphEdges(grid, fullyConnected, u.data(), v.data(), edge.data());
+  }
+  return nb::make_tuple(ToNumpy(std::move(u), count), ToNumpy(std::move(v), count), ToNumpy(std::move(edge), count));
+}
+
+nb::dict
+AlphaTreeEdgeSaliency(const Array & parent,
+                      const Array & level,
+                      const Array & u,
+                      const Array & v,
+                      const Array & saliency,
+                      chs::Backend  backend,
+                      int           device,
+                      uintptr_t     stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  CheckHost(context, { &parent, &level, &u, &v, &saliency });
+  if (!SameIdWidth(u, parent) || !SameIdWidth(v, parent) || level.dtype() != nb::dtype<double>() ||
+      saliency.dtype() != nb::dtype<double>() || level.size() != parent.size() || u.size() != v.size() ||
+      saliency.size() != u.size())
+    throw std::invalid_argument("chseg: edge saliency takes uint32 or uint64 parents, float64 levels, ends of the "
+                                "parents' type and a float64 output, the ends and the output of one length");
+  chs::RunInfo info;
+  {
+    nb::gil_scoped_release release;
+    WithParents(parent,
+                [&](auto * up)
+                {
+                  using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
+                  chs::AlphaTreeEdgeSaliency(up,
+                                             Ptr<const double>(level),
+                                             parent.size(),
+                                             Ptr<const TNode>(u),
+                                             Ptr<const TNode>(v),
+                                             u.size(),
+                                             Ptr<double>(saliency),
+                                             context,
+                                             &info);
+                });
+  }
+  return Info(info);
+}
+
+} // namespace
+
+void
+BindAlphaTree(nb::module_ & m)
+{
+  m.def("alpha_tree",
+        &AlphaTree,
+        nb::arg("image"),
+        nb::arg("spatial"),
+        nb::arg("fully_connected"),
+        nb::arg("distance"),
+        nb::arg("algorithm"),
+        nb::arg("allocate"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree_cut",
+        &AlphaTreeCut,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("range").none(),
+        nb::arg("leaves"),
+        nb::arg("alpha"),
+        nb::arg("omega"),
+        nb::arg("labels"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree_saliency",
+        &AlphaTreeSaliency,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("shape"),
+        nb::arg("saliency"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("alpha_tree_edge_saliency",
+        &AlphaTreeEdgeSaliency,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("u"),
+        nb::arg("v"),
+        nb::arg("saliency"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+}
+
+} // namespace chseg

@@ -1,0 +1,193 @@
+// chseg._chseg: the bindings of Watershed (python/src/chsegBindings.h says what they share).
+#include "chsegBindings.h"
+
+#include "chs/Watershed.h"
+
+namespace chseg
+{
+namespace
+{
+
+chs::WatershedParameters
+WatershedParametersOf(bool                    fullyConnected,
+                      chs::WatershedAlgorithm algorithm,
+                      chs::PlateauResolution  plateaus,
+                      unsigned                reductionRate,
+                      bool                    markLines)
+{
+  chs::WatershedParameters p;
+  p.fullyConnected = fullyConnected;
+  p.algorithm      = algorithm;
+  p.plateaus       = plateaus;
+  p.reductionRate  = reductionRate;
+  p.markLines      = markLines;
+  return p;
+}
+
+nb::dict
+Watershed(const Array &           image,
+          const Array &           labels,
+          bool                    fullyConnected,
+          chs::WatershedAlgorithm algorithm,
+          chs::PlateauResolution  plateaus,
+          unsigned                reductionRate,
+          bool                    markLines,
+          chs::Backend            backend,
+          int                     device,
+          uintptr_t               stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  CheckHost(context, { &image, &labels });
+  const chs::Grid                grid = GridOf(labels, labels.ndim());
+  const chs::WatershedParameters p =
+    WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, markLines);
+  chs::WatershedResult r;
+  chs::RunInfo         info;
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        labels,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T = decltype(pixel);
+                          using L = decltype(label);
+                          r       = chs::Watershed(Ptr<const T>(image), grid, p, Ptr<L>(labels), context, &info);
+                        });
+  nb::dict d          = Info(info);
+  d["count"]          = r.basinCount;
+  d["plateau_rounds"] = r.plateauRounds;
+  return d;
+}
+
+/** The watershed by flooding from markers (or from the minima of the h-minima transform of height `level`), inside
+ * the mask when there is one. `markers` has the labels' dtype. */
+nb::dict
+MarkerWatershed(const Array &      image,
+                const nb::object & markersObject,
+                const nb::object & maskObject,
+                const Array &      labels,
+                bool               fullyConnected,
+                double             level,
+                chs::Backend       backend,
+                int                device,
+                uintptr_t          stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  Array                       markers, mask;
+  const auto *                maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  if (!markersObject.is_none())
+    markers = nb::cast<Array>(markersObject);
+  CheckHost(context, { &image, &labels, maskPointer ? &mask : nullptr, markersObject.is_none() ? nullptr : &markers });
+  const chs::Grid                grid = GridOf(labels, labels.ndim());
+  chs::MarkerWatershedParameters p;
+  p.fullyConnected = fullyConnected;
+  p.level          = level;
+  chs::MarkerWatershedResult r;
+  chs::RunInfo               info;
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        labels,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T     = decltype(pixel);
+                          using L     = decltype(label);
+                          const L * m = markersObject.is_none() ? nullptr : Ptr<const L>(markers);
+                          r           = chs::MarkerWatershed(
+                            Ptr<const T>(image), m, maskPointer, grid, p, Ptr<L>(labels), context, &info);
+                        });
+  nb::dict d      = Info(info);
+  d["count"]      = r.markerCount;
+  d["seed_count"] = r.seedCount;
+  return d;
+}
+
+/** The waterfall, kept as a hierarchy: level 0's labels into `level0`, the parent labels of every level returned. */
+nb::dict
+Waterfall(const Array &           image,
+          const Array &           level0,
+          bool                    fullyConnected,
+          chs::WatershedAlgorithm algorithm,
+          chs::PlateauResolution  plateaus,
+          unsigned                reductionRate,
+          unsigned                levels,
+          chs::Backend            backend,
+          int                     device,
+          uintptr_t               stream)
+{
+  const chs::ExecutionContext context = ContextOf(backend, device, stream);
+  CheckHost(context, { &image, &level0 });
+  const chs::Grid          grid = GridOf(level0, level0.ndim());
+  chs::WaterfallParameters p;
+  p.watershed      = WatershedParametersOf(fullyConnected, algorithm, plateaus, reductionRate, false);
+  p.numberOfLevels = levels;
+  chs::WaterfallResult r;
+  chs::RunInfo         info;
+  DispatchPixelAndLabel(image,
+                        "an input",
+                        level0,
+                        AllPixels{},
+                        [&](auto pixel, auto label)
+                        {
+                          using T                               = decltype(pixel);
+                          using L                               = decltype(label);
+                          L * const                        out  = Ptr<L>(level0);
+                          const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L *
+                          { return level == 0 ? out : nullptr; };
+                          r = chs::Waterfall(Ptr<const T>(image), grid, p, sink, context, &info);
+                        });
+  nb::dict d         = Info(info);
+  d["region_counts"] = r.regionCounts;
+  nb::list parents;
+  for (auto & level : r.parents)
+  {
+    const size_t size = level.size();
+    parents.append(ToNumpy(std::move(level), size));
+  }
+  d["parents"] = parents;
+  return d;
+}
+
+} // namespace
+
+void
+BindWatershed(nb::module_ & m)
+{
+  m.def("watershed",
+        &Watershed,
+        nb::arg("image"),
+        nb::arg("labels"),
+        nb::arg("fully_connected"),
+        nb::arg("algorithm"),
+        nb::arg("plateaus"),
+        nb::arg("reduction_rate"),
+        nb::arg("mark_lines"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("marker_watershed",
+        &MarkerWatershed,
+        nb::arg("image"),
+        nb::arg("markers").none(),
+        nb::arg("mask").none(),
+        nb::arg("labels"),
+        nb::arg("fully_connected"),
+        nb::arg("level"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+  m.def("waterfall",
+        &Waterfall,
+        nb::arg("image"),
+        nb::arg("level0"),
+        nb::arg("fully_connected"),
+        nb::arg("algorithm"),
+        nb::arg("plateaus"),
+        nb::arg("reduction_rate"),
+        nb::arg("levels"),
+        nb::arg("backend"),
+        nb::arg("device"),
+        nb::arg("stream"));
+}
+
+} // namespace chseg

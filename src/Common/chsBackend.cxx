@@ -1,0 +1,41 @@
+// The backend choice of every operation (include/chs/Execution.h).
+#include "Common/chsBackend.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace chs
+{
+
+const char *
+BackendName(Backend backend)
+{
+  switch (backend)
+  {
+    case Backend::Auto:
+      return "auto";
+    case Backend::CUDA:
+      return "cuda";
+    case Backend::CPU:
+      return "cpu";
+  }
+  return "unknown";
+}
+
+Backend
+ResolveBackend(const ExecutionContext & context)
+{
+  switch (context.backend)
+  {
+    case Backend::CUDA:
+    case Backend::CPU:
+      return context.backend;
+    case Backend::Auto:
+      return CudaDeviceCount() > 0 ? Backend::CUDA : Backend::CPU;
+  }
+  throw std::invalid_argument("chs: the execution context's backend is " +
+                              std::to_string(static_cast<int>(context.backend)) +
+                              ", not one of Auto (0), CUDA (1), CPU (2)");
+}
+
+} // namespace chs
