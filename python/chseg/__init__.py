@@ -148,8 +148,8 @@ def label(
            [3, 0, 2, 2]], dtype=uint32)
     >>> num
     3
-    >>> chseg.label(image, fully_connected=True, backend="cpu").max()
-    np.uint32(2)
+    >>> int(chseg.label(image, fully_connected=True, backend="cpu").max())
+    3
     """
     run = resolve(backend, device, image, mask)
     a = prepare(run, image, "image")
@@ -445,7 +445,7 @@ def alpha_tree(
     >>> import numpy as np, chseg
     >>> tree = chseg.alpha_tree(np.array([[0, 0, 5], [1, 9, 5]], np.uint8), backend="cpu")
     >>> tree.num_nodes, tree.levels[tree.num_leaves:].tolist()
-    (10, [0.0, 0.0, 1.0, 4.0])
+    (11, [0.0, 0.0, 1.0, 4.0, 5.0])
     >>> tree.cut(1)
     array([[1, 1, 2],
            [1, 3, 2]], dtype=uint32)
@@ -660,9 +660,9 @@ def watershed_hierarchy(
     Examples
     --------
     >>> import numpy as np, chseg
-    >>> relief = np.array([[0, 3, 1, 3, 0, 0]], np.uint8)
-    >>> chseg.watershed_hierarchy(relief, "area", backend="cpu").cut(1)
-    array([[1, 1, 2, 2, 3, 3]], dtype=uint32)
+    >>> image = np.array([[0, 3, 1, 3, 0, 0]], np.uint8)  # edges weigh 3, 2, 2, 3, 0: two minima
+    >>> chseg.watershed_hierarchy(image, "area", backend="cpu").cut(1)
+    array([[1, 1, 1, 1, 2, 2]], dtype=uint32)
     """
     return single_linkage(
         image,
@@ -732,7 +732,7 @@ def ift(
     >>> labels
     array([[1, 1, 1, 2, 2]], dtype=uint8)
     >>> cost
-    array([[1, 1, 5, 1, 1]], dtype=uint32)
+    array([[0, 1, 5, 1, 0]], dtype=uint32)
     """
     run = resolve(backend, device, weights, seeds)
     b = prepare(run, weights, "weights")

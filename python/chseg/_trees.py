@@ -218,7 +218,7 @@ class AlphaTree(_Tree):
         >>> tree.cut(1)
         array([[1, 1, 2, 3]], dtype=uint32)
         >>> tree.cut(4)
-        array([[1, 1, 1, 2]], dtype=uint32)
+        array([[1, 1, 1, 1]], dtype=uint32)
         """
         alpha = float(alpha)
         omega = float(omega)

@@ -234,6 +234,9 @@ AlphaTreeEdgeSaliency(const Array & parent,
 void
 BindAlphaTree(nb::module_ & m)
 {
+  m.def("alpha_tree_ranges", &AlphaTreeRanges, nb::arg("parent"), nb::arg("image"), nb::arg("pixels"));
+  m.def("tree_areas", &TreeAreas, nb::arg("parent"), nb::arg("leaves"));
+  m.def("image_graph_edges", &ImageGraphEdges, nb::arg("shape"), nb::arg("fully_connected"));
   m.def("alpha_tree",
         &AlphaTree,
         nb::arg("image"),
