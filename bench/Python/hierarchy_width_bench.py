@@ -57,9 +57,7 @@ def run(tree, operation, attribute, threshold):
         operation == "filter",
         threshold,
         *out,
-        _chseg.Backend.CUDA,
-        0,
-        stream.ptr,
+        _chseg.ExecutionContext(_chseg.Backend.CUDA, 0, stream.ptr),
     )
     stream.synchronize()
     return info, out

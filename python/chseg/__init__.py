@@ -167,7 +167,7 @@ def label(
         bool(flat_zones),
         int(background),
         bool(statistics),
-        *run.context,
+        run.context,
     )
     out = [run.output(to_caller(run, labels))]
     if return_num:
@@ -297,7 +297,7 @@ def watershed(
             k = k.astype(labels.dtype)
         if m is not None:
             m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
-        r = _chseg.marker_watershed(a, k, m, labels, check_connectivity(fully_connected), float(level), *run.context)
+        r = _chseg.marker_watershed(a, k, m, labels, check_connectivity(fully_connected), float(level), run.context)
         out = run.output(to_caller(run, labels))
         return (out, int(r["count"])) if return_num else out
     r = _chseg.watershed(
@@ -308,7 +308,7 @@ def watershed(
         choice(plateaus, _PLATEAUS, "plateaus"),
         int(reduction_rate),
         bool(watershed_line),
-        *run.context,
+        run.context,
     )
     out = run.output(to_caller(run, labels))
     return (out, int(r["count"])) if return_num else out
@@ -379,7 +379,7 @@ def waterfall(
         choice(plateaus, _PLATEAUS, "plateaus"),
         int(reduction_rate),
         int(levels),
-        *run.context,
+        run.context,
     )
     return WaterfallHierarchy(run, to_caller(run, level0), r["region_counts"], list(r["parents"]))
 
@@ -467,7 +467,7 @@ def alpha_tree(
         choice(distance, _DISTANCES, "distance"),
         choice(algorithm, _ALPHA_ALGORITHMS, "algorithm"),
         allocate,
-        *run.context,
+        run.context,
     )
     parents, levels = r["arrays"]
     return AlphaTree(run, shape, parents, levels, host(a), check_connectivity(fully_connected))
@@ -538,7 +538,7 @@ def single_linkage(
         check_connectivity(fully_connected),
         choice(distance, _DISTANCES, "distance"),
         *out,
-        *run.context,
+        run.context,
     )
     return Dendrogram(run, shape, *(to_caller(run, x) for x in out))
 
@@ -610,7 +610,7 @@ def single_linkage_graph(
     if n < 1:
         raise ValueError("num_vertices must be at least 1")
     out = _dendrogram_arrays(run, n, wide_node_ids)
-    _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, *run.context)
+    _chseg.graph_single_linkage(uu, vv, xp.ascontiguousarray(ww), n, bool(is_tree), *out, run.context)
     return Dendrogram(run, None, *(to_caller(run, x) for x in out))
 
 
@@ -760,7 +760,7 @@ def ift(
         check_connectivity(fully_connected),
         choice(arc_weight, _ARC_WEIGHTS, "arc_weight"),
         0,
-        *run.context,
+        run.context,
     )
     out = [run.output(to_caller(run, labels))]
     if return_cost:
@@ -853,7 +853,7 @@ def waterpixels(
         k,
         bool(gradient_minimum_seeds),
         check_connectivity(fully_connected),
-        *run.context,
+        run.context,
     )
     out = run.output(to_caller(run, labels))
     return (out, to_caller(run, border)) if return_border else out

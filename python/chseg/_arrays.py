@@ -104,9 +104,9 @@ class Run:
     itk_input: Any = None  # the itk.Image the call was given, for the outputs' geometry
 
     @property
-    def context(self) -> tuple:
-        """The extension's execution context arguments: (backend enum, device, stream)."""
-        return choice(self.backend, _chseg.Backend, "backend"), self.device, self.stream
+    def context(self) -> Any:
+        """The extension's execution context of the call: its backend, device and stream."""
+        return _chseg.ExecutionContext(choice(self.backend, _chseg.Backend, "backend"), self.device, self.stream)
 
     @property
     def device_arrays(self) -> bool:

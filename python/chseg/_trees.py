@@ -232,7 +232,7 @@ class AlphaTree(_Tree):
                 ranges = run.array(ranges)
         parents, levels = self._backend_arrays
         labels = run.empty(self.shape, parents.dtype)
-        _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, *run.context)
+        _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.context)
         return run.output(to_caller(run, labels))
 
     def _image_graph(self):
@@ -274,9 +274,9 @@ class AlphaTree(_Tree):
         parents, levels = self._backend_arrays
         saliency = run.empty((int(u.shape[0]),), np.float64)
         ends = (u, v) if parents.dtype == u.dtype else (u.astype(parents.dtype), v.astype(parents.dtype))
-        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, *run.context)
+        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.context)
         out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
-        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, *run.context)
+        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.context)
         out[2][...] = ids[out[2]]  # the image edge index of each tree edge
         tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
         return tree.filter_regions(threshold, attribute)
@@ -293,7 +293,7 @@ class AlphaTree(_Tree):
         run = self._run
         out = run.empty(tuple(2 * s - 1 for s in self.shape), np.float32)
         parents, levels = self._backend_arrays
-        _chseg.alpha_tree_saliency(parents, levels, list(self.shape), out, *run.context)
+        _chseg.alpha_tree_saliency(parents, levels, list(self.shape), out, run.context)
         return to_caller(run, out)
 
 
@@ -397,7 +397,7 @@ class Dendrogram(_Tree):
             bool(filter_regions),
             float(threshold),
             *out,
-            *run.context,
+            run.context,
         )
         return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
 

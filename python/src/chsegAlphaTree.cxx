@@ -10,17 +10,14 @@ namespace
 
 /** Builds the tree; `allocate(nodes)` (Python) returns the (parent, level) arrays to write it to. */
 nb::dict
-AlphaTree(const Array &           image,
-          size_t                  spatial,
-          bool                    fullyConnected,
-          chs::VectorDistance     distance,
-          chs::AlphaTreeAlgorithm algorithm,
-          const nb::callable &    allocate,
-          chs::Backend            backend,
-          int                     device,
-          uintptr_t               stream)
+AlphaTree(const Array &                 image,
+          size_t                        spatial,
+          bool                          fullyConnected,
+          chs::VectorDistance           distance,
+          chs::AlphaTreeAlgorithm       algorithm,
+          const nb::callable &          allocate,
+          const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &image });
   const chs::Grid          grid = GridOf(image, spatial);
   chs::AlphaTreeParameters p;
@@ -108,20 +105,17 @@ TreeAreas(const Array & parent, uint64_t leaves)
 }
 
 nb::dict
-AlphaTreeCut(const Array &      parent,
-             const Array &      level,
-             const nb::object & rangeObject,
-             uint64_t           leaves,
-             double             alpha,
-             double             omega,
-             const Array &      labels,
-             chs::Backend       backend,
-             int                device,
-             uintptr_t          stream)
+AlphaTreeCut(const Array &                 parent,
+             const Array &                 level,
+             const nb::object &            rangeObject,
+             uint64_t                      leaves,
+             double                        alpha,
+             double                        omega,
+             const Array &                 labels,
+             const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
-  Array                       range;
-  const double *              rangePointer = OptionalPtr<const double>(rangeObject, range);
+  Array          range;
+  const double * rangePointer = OptionalPtr<const double>(rangeObject, range);
   CheckHost(context, { &parent, &level, &labels, rangePointer ? &range : nullptr });
   if (!SameIdWidth(labels, parent) || level.dtype() != nb::dtype<double>())
     throw std::invalid_argument(
@@ -157,11 +151,8 @@ AlphaTreeSaliency(const Array &                 parent,
                   const Array &                 level,
                   const std::vector<uint64_t> & shape,
                   const Array &                 saliency,
-                  chs::Backend                  backend,
-                  int                           device,
-                  uintptr_t                     stream)
+                  const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &parent, &level, &saliency });
   const chs::Grid grid = GridOfShape(shape);
   chs::RunInfo    info;
@@ -192,16 +183,13 @@ ImageGraphEdges(const std::vector<uint64_t> & shape, bool fullyConnected)
 }
 
 nb::dict
-AlphaTreeEdgeSaliency(const Array & parent,
-                      const Array & level,
-                      const Array & u,
-                      const Array & v,
-                      const Array & saliency,
-                      chs::Backend  backend,
-                      int           device,
-                      uintptr_t     stream)
+AlphaTreeEdgeSaliency(const Array &                 parent,
+                      const Array &                 level,
+                      const Array &                 u,
+                      const Array &                 v,
+                      const Array &                 saliency,
+                      const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &parent, &level, &u, &v, &saliency });
   if (!SameIdWidth(u, parent) || !SameIdWidth(v, parent) || level.dtype() != nb::dtype<double>() ||
       saliency.dtype() != nb::dtype<double>() || level.size() != parent.size() || u.size() != v.size() ||
@@ -245,9 +233,7 @@ BindAlphaTree(nb::module_ & m)
         nb::arg("distance"),
         nb::arg("algorithm"),
         nb::arg("allocate"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("alpha_tree_cut",
         &AlphaTreeCut,
         nb::arg("parent"),
@@ -257,18 +243,14 @@ BindAlphaTree(nb::module_ & m)
         nb::arg("alpha"),
         nb::arg("omega"),
         nb::arg("labels"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("alpha_tree_saliency",
         &AlphaTreeSaliency,
         nb::arg("parent"),
         nb::arg("level"),
         nb::arg("shape"),
         nb::arg("saliency"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("alpha_tree_edge_saliency",
         &AlphaTreeEdgeSaliency,
         nb::arg("parent"),
@@ -276,9 +258,7 @@ BindAlphaTree(nb::module_ & m)
         nb::arg("u"),
         nb::arg("v"),
         nb::arg("saliency"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
 }
 
 } // namespace chseg

@@ -94,18 +94,6 @@ DispatchPixelAndLabel(const Array & image, const char * what, const Array & labe
     pixels);
 }
 
-/** The execution context of a call: the backend (the Python layer resolves 'auto'), the device and the stream (a
- * cudaStream_t as an integer; 0: the legacy default stream). */
-inline chs::ExecutionContext
-ContextOf(chs::Backend backend, int device, uintptr_t stream)
-{
-  chs::ExecutionContext context;
-  context.backend = backend;
-  context.device  = device;
-  context.stream  = reinterpret_cast<void *>(stream);
-  return context;
-}
-
 /** The CPU backend reads and writes host memory only. */
 inline void
 CheckHost(const chs::ExecutionContext & context, std::initializer_list<const Array *> arrays)

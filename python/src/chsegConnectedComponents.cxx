@@ -9,20 +9,17 @@ namespace
 {
 
 nb::dict
-Label(const Array &      input,
-      const nb::object & maskObject,
-      const Array &      labels,
-      bool               fullyConnected,
-      bool               flatZones,
-      int64_t            background,
-      bool               statistics,
-      chs::Backend       backend,
-      int                device,
-      uintptr_t          stream)
+Label(const Array &                 input,
+      const nb::object &            maskObject,
+      const Array &                 labels,
+      bool                          fullyConnected,
+      bool                          flatZones,
+      int64_t                       background,
+      bool                          statistics,
+      const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
-  Array                       mask;
-  const auto *                maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  Array        mask;
+  const auto * maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
   CheckHost(context, { &input, &labels, maskPointer ? &mask : nullptr });
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ConnectedComponentParameters p;
@@ -76,9 +73,7 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("flat_zones"),
         nb::arg("background"),
         nb::arg("statistics"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
 }
 
 } // namespace chseg

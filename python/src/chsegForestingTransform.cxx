@@ -10,22 +10,19 @@ namespace
 {
 
 nb::dict
-ForestingTransform(const Array &          weights,
-                   const Array &          seeds,
-                   const Array &          labels,
-                   const nb::object &     costObject,
-                   const nb::object &     predecessorObject,
-                   bool                   fullyConnected,
-                   chs::ArcWeightFunction arcWeight,
-                   uint64_t               maximumRounds,
-                   chs::Backend           backend,
-                   int                    device,
-                   uintptr_t              stream)
+ForestingTransform(const Array &                 weights,
+                   const Array &                 seeds,
+                   const Array &                 labels,
+                   const nb::object &            costObject,
+                   const nb::object &            predecessorObject,
+                   bool                          fullyConnected,
+                   chs::ArcWeightFunction        arcWeight,
+                   uint64_t                      maximumRounds,
+                   const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
-  Array                       cost, predecessor;
-  void *                      costPointer        = OptionalPtr<void>(costObject, cost);
-  int64_t *                   predecessorPointer = OptionalPtr<int64_t>(predecessorObject, predecessor);
+  Array     cost, predecessor;
+  void *    costPointer        = OptionalPtr<void>(costObject, cost);
+  int64_t * predecessorPointer = OptionalPtr<int64_t>(predecessorObject, predecessor);
   CheckHost(context,
             { &weights, &seeds, &labels, costPointer ? &cost : nullptr, predecessorPointer ? &predecessor : nullptr });
   if (seeds.dtype() != labels.dtype())
@@ -72,13 +69,10 @@ Waterpixels(const Array &                 image,
             float                         compactness,
             bool                          gradientMinimumSeeds,
             bool                          fullyConnected,
-            chs::Backend                  backend,
-            int                           device,
-            uintptr_t                     stream)
+            const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
-  Array                       border;
-  float *                     borderPointer = OptionalPtr<float>(borderObject, border);
+  Array   border;
+  float * borderPointer = OptionalPtr<float>(borderObject, border);
   CheckHost(context, { &image, &labels, borderPointer ? &border : nullptr });
   const chs::Grid           grid = GridOf(labels, labels.ndim());
   chs::WaterpixelParameters p;
@@ -122,9 +116,7 @@ BindForestingTransform(nb::module_ & m)
         nb::arg("fully_connected"),
         nb::arg("arc_weight"),
         nb::arg("maximum_rounds"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("waterpixels",
         &Waterpixels,
         nb::arg("image"),
@@ -134,9 +126,7 @@ BindForestingTransform(nb::module_ & m)
         nb::arg("compactness"),
         nb::arg("gradient_minimum_seeds"),
         nb::arg("fully_connected"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
 }
 
 } // namespace chseg

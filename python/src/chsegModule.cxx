@@ -10,6 +10,8 @@
 #include "chs/HostCache.h"
 #include "chs/Watershed.h"
 
+#include <new>
+
 namespace chseg
 {
 namespace
@@ -90,6 +92,23 @@ BindEnums(nb::module_ & m)
     .value("AUTO", chs::Backend::Auto)
     .value("CUDA", chs::Backend::CUDA)
     .value("CPU", chs::Backend::CPU);
+  // Every operation's binding takes the call's context, as the entries of include/chs/ do: the backend (the Python
+  // layer resolves 'auto'), the device and the stream (a cudaStream_t as an integer; 0: the legacy default stream).
+  nb::class_<chs::ExecutionContext>(m, "ExecutionContext")
+    .def(
+      "__init__",
+      [](chs::ExecutionContext * context, chs::Backend backend, int device, uintptr_t stream)
+      {
+        new (context) chs::ExecutionContext();
+        context->backend = backend;
+        context->device  = device;
+        context->stream  = reinterpret_cast<void *>(stream);
+      },
+      nb::arg("backend"),
+      nb::arg("device"),
+      nb::arg("stream"))
+    .def_ro("backend", &chs::ExecutionContext::backend)
+    .def_ro("device", &chs::ExecutionContext::device);
   nb::enum_<chs::WatershedAlgorithm>(m, "WatershedAlgorithm")
     .value("PRUF", chs::WatershedAlgorithm::PRUF)
     .value("APRUF", chs::WatershedAlgorithm::APRUF)

@@ -54,20 +54,17 @@ SingleLinkageInfo(const chs::SingleLinkageResult & r, const chs::RunInfo & info)
 }
 
 nb::dict
-ImageSingleLinkage(const Array &       image,
-                   size_t              spatial,
-                   bool                fullyConnected,
-                   chs::VectorDistance distance,
-                   const Array &       parent,
-                   const Array &       weight,
-                   const Array &       edge,
-                   const Array &       u,
-                   const Array &       v,
-                   chs::Backend        backend,
-                   int                 device,
-                   uintptr_t           stream)
+ImageSingleLinkage(const Array &                 image,
+                   size_t                        spatial,
+                   bool                          fullyConnected,
+                   chs::VectorDistance           distance,
+                   const Array &                 parent,
+                   const Array &                 weight,
+                   const Array &                 edge,
+                   const Array &                 u,
+                   const Array &                 v,
+                   const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &image, &parent, &weight, &edge, &u, &v });
   const chs::Grid                 grid = GridOf(image, spatial);
   const chs::ImageGraphParameters p    = GraphParametersOf(image, spatial, fullyConnected, distance);
@@ -95,21 +92,18 @@ ImageSingleLinkage(const Array &       image,
 }
 
 nb::dict
-GraphSingleLinkage(const Array & u,
-                   const Array & v,
-                   const Array & w,
-                   uint64_t      vertices,
-                   bool          inputIsTree,
-                   const Array & parent,
-                   const Array & weight,
-                   const Array & edge,
-                   const Array & outU,
-                   const Array & outV,
-                   chs::Backend  backend,
-                   int           device,
-                   uintptr_t     stream)
+GraphSingleLinkage(const Array &                 u,
+                   const Array &                 v,
+                   const Array &                 w,
+                   uint64_t                      vertices,
+                   bool                          inputIsTree,
+                   const Array &                 parent,
+                   const Array &                 weight,
+                   const Array &                 edge,
+                   const Array &                 outU,
+                   const Array &                 outV,
+                   const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &u, &v, &w, &parent, &weight, &edge, &outU, &outV });
   if (u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() || u.size() != w.size() ||
       v.size() != w.size())
@@ -148,24 +142,21 @@ GraphSingleLinkage(const Array & u,
 /** A hierarchy by attribute of a dendrogram (parent, weight, edge, u, v): the watershed hierarchy (`filter` false) or
  * the attribute filter at `threshold`, written to the out arrays. */
 nb::dict
-AttributeHierarchy(const Array &        parent,
-                   const Array &        weight,
-                   const Array &        edge,
-                   const Array &        u,
-                   const Array &        v,
-                   chs::RegionAttribute attribute,
-                   bool                 filter,
-                   double               threshold,
-                   const Array &        outParent,
-                   const Array &        outWeight,
-                   const Array &        outEdge,
-                   const Array &        outU,
-                   const Array &        outV,
-                   chs::Backend         backend,
-                   int                  device,
-                   uintptr_t            stream)
+AttributeHierarchy(const Array &                 parent,
+                   const Array &                 weight,
+                   const Array &                 edge,
+                   const Array &                 u,
+                   const Array &                 v,
+                   chs::RegionAttribute          attribute,
+                   bool                          filter,
+                   double                        threshold,
+                   const Array &                 outParent,
+                   const Array &                 outWeight,
+                   const Array &                 outEdge,
+                   const Array &                 outU,
+                   const Array &                 outV,
+                   const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &parent, &weight, &edge, &u, &v, &outParent, &outWeight, &outEdge, &outU, &outV });
   const uint64_t n = (parent.size() + 1) / 2; // the backends check that the arrays form a dendrogram
   if (weight.dtype() != nb::dtype<double>() || edge.dtype() != nb::dtype<uint64_t>() || weight.size() + 1 != n ||
@@ -257,9 +248,7 @@ BindSingleLinkage(nb::module_ & m)
         nb::arg("edge"),
         nb::arg("u"),
         nb::arg("v"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("graph_single_linkage",
         &GraphSingleLinkage,
         nb::arg("u"),
@@ -272,9 +261,7 @@ BindSingleLinkage(nb::module_ & m)
         nb::arg("edge"),
         nb::arg("out_u"),
         nb::arg("out_v"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("attribute_hierarchy",
         &AttributeHierarchy,
         nb::arg("parent"),
@@ -290,9 +277,7 @@ BindSingleLinkage(nb::module_ & m)
         nb::arg("out_edge"),
         nb::arg("out_u"),
         nb::arg("out_v"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("dendrogram_attribute",
         &DendrogramAttribute,
         nb::arg("parent"),

@@ -25,18 +25,15 @@ WatershedParametersOf(bool                    fullyConnected,
 }
 
 nb::dict
-Watershed(const Array &           image,
-          const Array &           labels,
-          bool                    fullyConnected,
-          chs::WatershedAlgorithm algorithm,
-          chs::PlateauResolution  plateaus,
-          unsigned                reductionRate,
-          bool                    markLines,
-          chs::Backend            backend,
-          int                     device,
-          uintptr_t               stream)
+Watershed(const Array &                 image,
+          const Array &                 labels,
+          bool                          fullyConnected,
+          chs::WatershedAlgorithm       algorithm,
+          chs::PlateauResolution        plateaus,
+          unsigned                      reductionRate,
+          bool                          markLines,
+          const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &image, &labels });
   const chs::Grid                grid = GridOf(labels, labels.ndim());
   const chs::WatershedParameters p =
@@ -62,19 +59,16 @@ Watershed(const Array &           image,
 /** The watershed by flooding from markers (or from the minima of the h-minima transform of height `level`), inside
  * the mask when there is one. `markers` has the labels' dtype. */
 nb::dict
-MarkerWatershed(const Array &      image,
-                const nb::object & markersObject,
-                const nb::object & maskObject,
-                const Array &      labels,
-                bool               fullyConnected,
-                double             level,
-                chs::Backend       backend,
-                int                device,
-                uintptr_t          stream)
+MarkerWatershed(const Array &                 image,
+                const nb::object &            markersObject,
+                const nb::object &            maskObject,
+                const Array &                 labels,
+                bool                          fullyConnected,
+                double                        level,
+                const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
-  Array                       markers, mask;
-  const auto *                maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  Array        markers, mask;
+  const auto * maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
   if (!markersObject.is_none())
     markers = nb::cast<Array>(markersObject);
   CheckHost(context, { &image, &labels, maskPointer ? &mask : nullptr, markersObject.is_none() ? nullptr : &markers });
@@ -104,18 +98,15 @@ MarkerWatershed(const Array &      image,
 
 /** The waterfall, kept as a hierarchy: level 0's labels into `level0`, the parent labels of every level returned. */
 nb::dict
-Waterfall(const Array &           image,
-          const Array &           level0,
-          bool                    fullyConnected,
-          chs::WatershedAlgorithm algorithm,
-          chs::PlateauResolution  plateaus,
-          unsigned                reductionRate,
-          unsigned                levels,
-          chs::Backend            backend,
-          int                     device,
-          uintptr_t               stream)
+Waterfall(const Array &                 image,
+          const Array &                 level0,
+          bool                          fullyConnected,
+          chs::WatershedAlgorithm       algorithm,
+          chs::PlateauResolution        plateaus,
+          unsigned                      reductionRate,
+          unsigned                      levels,
+          const chs::ExecutionContext & context)
 {
-  const chs::ExecutionContext context = ContextOf(backend, device, stream);
   CheckHost(context, { &image, &level0 });
   const chs::Grid          grid = GridOf(level0, level0.ndim());
   chs::WaterfallParameters p;
@@ -162,9 +153,7 @@ BindWatershed(nb::module_ & m)
         nb::arg("plateaus"),
         nb::arg("reduction_rate"),
         nb::arg("mark_lines"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("marker_watershed",
         &MarkerWatershed,
         nb::arg("image"),
@@ -173,9 +162,7 @@ BindWatershed(nb::module_ & m)
         nb::arg("labels"),
         nb::arg("fully_connected"),
         nb::arg("level"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
   m.def("waterfall",
         &Waterfall,
         nb::arg("image"),
@@ -185,9 +172,7 @@ BindWatershed(nb::module_ & m)
         nb::arg("plateaus"),
         nb::arg("reduction_rate"),
         nb::arg("levels"),
-        nb::arg("backend"),
-        nb::arg("device"),
-        nb::arg("stream"));
+        nb::arg("context"));
 }
 
 } // namespace chseg
