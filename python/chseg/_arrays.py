@@ -176,8 +176,8 @@ def resolve(backend: str, device: Optional[int], *arrays) -> Run:
 
 
 def prepare(run: Run, x: Any, name: str, ndims=(2, 3)):
-    """The array a backend reads: C-contiguous (a copy when the input is not), of the run's kind; for the cpu backend a
-    host copy of device arrays."""
+    """The array a backend reads: C-contiguous and in the machine's byte order (a copy when the input is not), of the
+    run's kind; for the cpu backend a host copy of device arrays. A read-only array is read as it is, without a copy."""
     if x is None:
         return None
     if _is_itk_image(x):
@@ -192,6 +192,8 @@ def prepare(run: Run, x: Any, name: str, ndims=(2, 3)):
             a = cupy.asnumpy(a)
     else:
         a = np.ascontiguousarray(np.asarray(x))
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
         if run.device_arrays:
             a = run.array(a)
     if a.dtype == np.bool_:

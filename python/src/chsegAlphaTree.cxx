@@ -10,7 +10,7 @@ namespace
 
 /** Builds the tree; `allocate(nodes)` (Python) returns the (parent, level) arrays to write it to. */
 nb::dict
-AlphaTree(const Array &                 image,
+AlphaTree(const Input &                 image,
           size_t                        spatial,
           bool                          fullyConnected,
           chs::VectorDistance           distance,
@@ -54,7 +54,7 @@ AlphaTree(const Array &                 image,
     {
       using T = decltype(pixel);
       nb::gil_scoped_release release;
-      r = chs::ImageAlphaTree(Ptr<const T>(image), grid, p, allocator, context, &info);
+      r = chs::ImageAlphaTree(Ptr<T>(image), grid, p, allocator, context, &info);
     },
     AlphaTreePixels{});
   nb::dict d  = Info(info);
@@ -66,7 +66,7 @@ AlphaTree(const Array &                 image,
 /** Per node, the largest difference of values inside it (chs::AlphaTreeValueRanges, as
  * itk::CudaImageToAlphaTreeFilter's ComputeValueRanges): what an alpha-omega cut needs. Host arrays. */
 nb::object
-AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
+AlphaTreeRanges(const Input & parent, const Input & image, size_t pixels)
 {
   if (parent.device_type() != nb::device::cpu::value || image.device_type() != nb::device::cpu::value)
     throw std::invalid_argument("chseg: value ranges are computed from host arrays");
@@ -83,7 +83,7 @@ AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
       nb::gil_scoped_release release;
       WithParents(parent,
                   [&](auto * up)
-                  { chs::AlphaTreeValueRanges(up, nodes, Ptr<const T>(image), pixels, components, range.data()); });
+                  { chs::AlphaTreeValueRanges(up, nodes, Ptr<T>(image), pixels, components, range.data()); });
     },
     AlphaTreePixels{});
   return ToNumpy(std::move(range), nodes);
@@ -91,7 +91,7 @@ AlphaTreeRanges(const Array & parent, const Array & image, size_t pixels)
 
 /** Leaves under each node (chs::TreeAreas, as itk::AlphaTree::ComputeAreas), alpha-trees and dendrograms. */
 nb::object
-TreeAreas(const Array & parent, uint64_t leaves)
+TreeAreas(const Input & parent, uint64_t leaves)
 {
   if (parent.device_type() != nb::device::cpu::value)
     throw std::invalid_argument("chseg: node areas are computed from host parents");
@@ -105,8 +105,8 @@ TreeAreas(const Array & parent, uint64_t leaves)
 }
 
 nb::dict
-AlphaTreeCut(const Array &                 parent,
-             const Array &                 level,
+AlphaTreeCut(const Input &                 parent,
+             const Input &                 level,
              const nb::object &            rangeObject,
              uint64_t                      leaves,
              double                        alpha,
@@ -114,8 +114,8 @@ AlphaTreeCut(const Array &                 parent,
              const Array &                 labels,
              const chs::ExecutionContext & context)
 {
-  Array          range;
-  const double * rangePointer = OptionalPtr<const double>(rangeObject, range);
+  Input          range;
+  const double * rangePointer = OptionalPtr<double>(rangeObject, range);
   CheckHost(context, { &parent, &level, &labels, rangePointer ? &range : nullptr });
   if (!SameIdWidth(labels, parent) || level.dtype() != nb::dtype<double>())
     throw std::invalid_argument(
@@ -130,7 +130,7 @@ AlphaTreeCut(const Array &                 parent,
                 {
                   using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
                   regions     = chs::AlphaTreeCut(up,
-                                              Ptr<const double>(level),
+                                              Ptr<double>(level),
                                               rangePointer,
                                               leaves,
                                               parent.size(),
@@ -147,8 +147,8 @@ AlphaTreeCut(const Array &                 parent,
 }
 
 nb::dict
-AlphaTreeSaliency(const Array &                 parent,
-                  const Array &                 level,
+AlphaTreeSaliency(const Input &                 parent,
+                  const Input &                 level,
                   const std::vector<uint64_t> & shape,
                   const Array &                 saliency,
                   const chs::ExecutionContext & context)
@@ -158,11 +158,10 @@ AlphaTreeSaliency(const Array &                 parent,
   chs::RunInfo    info;
   {
     nb::gil_scoped_release release;
-    WithParents(parent,
-                [&](auto * up) {
-                  chs::AlphaTreeSaliency(
-                    up, Ptr<const double>(level), parent.size(), grid, Ptr<float>(saliency), context, &info);
-                });
+    WithParents(
+      parent,
+      [&](auto * up)
+      { chs::AlphaTreeSaliency(up, Ptr<double>(level), parent.size(), grid, Ptr<float>(saliency), context, &info); });
   }
   return Info(info);
 }
@@ -183,10 +182,10 @@ ImageGraphEdges(const std::vector<uint64_t> & shape, bool fullyConnected)
 }
 
 nb::dict
-AlphaTreeEdgeSaliency(const Array &                 parent,
-                      const Array &                 level,
-                      const Array &                 u,
-                      const Array &                 v,
+AlphaTreeEdgeSaliency(const Input &                 parent,
+                      const Input &                 level,
+                      const Input &                 u,
+                      const Input &                 v,
                       const Array &                 saliency,
                       const chs::ExecutionContext & context)
 {
@@ -204,10 +203,10 @@ AlphaTreeEdgeSaliency(const Array &                 parent,
                 {
                   using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
                   chs::AlphaTreeEdgeSaliency(up,
-                                             Ptr<const double>(level),
+                                             Ptr<double>(level),
                                              parent.size(),
-                                             Ptr<const TNode>(u),
-                                             Ptr<const TNode>(v),
+                                             Ptr<TNode>(u),
+                                             Ptr<TNode>(v),
                                              u.size(),
                                              Ptr<double>(saliency),
                                              context,

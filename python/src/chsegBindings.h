@@ -30,7 +30,11 @@ namespace chseg
 {
 namespace nb = nanobind;
 
+/** An array the backend writes (the outputs the Python layer allocates), and one it only reads (the inputs: read-only
+ * arrays are taken as they are, without a copy, as NumPy gives them for np.load(mmap_mode="r"), np.broadcast_to or
+ * np.asarray of an image). Both C-contiguous, on the host or on a CUDA device. */
 using Array = nb::ndarray<nb::c_contig>;
+using Input = nb::ndarray<nb::ro, nb::c_contig>;
 
 template <typename... Ts>
 struct Types
@@ -54,9 +58,9 @@ DtypeName(nb::dlpack::dtype d)
 }
 
 /** Calls f(T{}) for the type T of the list that is the array's dtype. */
-template <typename F, typename T, typename... Ts>
+template <class A, typename F, typename T, typename... Ts>
 void
-Dispatch(const Array & a, const char * what, F && f, Types<T, Ts...>)
+Dispatch(const A & a, const char * what, F && f, Types<T, Ts...>)
 {
   if (a.dtype() == nb::dtype<T>())
   {
@@ -74,7 +78,7 @@ Dispatch(const Array & a, const char * what, F && f, Types<T, Ts...>)
  * of `labels`. */
 template <typename TPixels, typename F>
 void
-DispatchPixelAndLabel(const Array & image, const char * what, const Array & labels, TPixels pixels, F && f)
+DispatchPixelAndLabel(const Input & image, const char * what, const Array & labels, TPixels pixels, F && f)
 {
   Dispatch(
     image,
@@ -94,20 +98,35 @@ DispatchPixelAndLabel(const Array & image, const char * what, const Array & labe
     pixels);
 }
 
+/** Where an array is, for CheckHost: an input, an output or none (nullptr). */
+struct Placed
+{
+  size_t  size   = 0;
+  int32_t device = nb::device::cpu::value;
+  Placed(std::nullptr_t) {}
+  template <class A>
+  Placed(const A * a)
+    : size(a ? a->size() : 0)
+    , device(a ? a->device_type() : nb::device::cpu::value)
+  {
+  }
+};
+
 /** The CPU backend reads and writes host memory only. */
 inline void
-CheckHost(const chs::ExecutionContext & context, std::initializer_list<const Array *> arrays)
+CheckHost(const chs::ExecutionContext & context, std::initializer_list<Placed> arrays)
 {
   if (chs::ResolveBackend(context) == chs::Backend::CUDA)
     return;
-  for (const Array * a : arrays)
-    if (a && a->size() > 0 && a->device_type() != nb::device::cpu::value)
+  for (const Placed & a : arrays)
+    if (a.size > 0 && a.device != nb::device::cpu::value)
       throw std::invalid_argument("chseg: the cpu backend needs host (NumPy) arrays");
 }
 
 /** The grid of the first `spatial` axes of `a` (NumPy order: z, y, x); later axes are components. */
-inline chs::Grid
-GridOf(const Array & a, size_t spatial)
+template <class A>
+chs::Grid
+GridOf(const A & a, size_t spatial)
 {
   if (spatial < 1 || spatial > 3 || a.ndim() < spatial)
     throw std::invalid_argument("chseg: images have 1 to 3 spatial axes");
@@ -130,16 +149,35 @@ GridOfShape(const std::vector<uint64_t> & shape)
   return g;
 }
 
+/** The elements of an output, and (const) of an input. */
 template <typename T>
 T *
 Ptr(const Array & a)
 {
   return static_cast<T *>(a.data());
 }
+template <typename T>
+const T *
+Ptr(const Input & a)
+{
+  return static_cast<const T *>(a.data());
+}
 
+/** The elements of an optional input (None: null), kept alive by `keep`. */
+template <typename T>
+const T *
+OptionalPtr(const nb::object & o, Input & keep)
+{
+  if (o.is_none())
+    return nullptr;
+  keep = nb::cast<Input>(o);
+  return Ptr<T>(keep);
+}
+
+/** The elements of an optional output (None: null), kept alive by `keep`. */
 template <typename T>
 T *
-OptionalPtr(const nb::object & o, Array & keep)
+OptionalOutput(const nb::object & o, Array & keep)
 {
   if (o.is_none())
     return nullptr;
@@ -150,12 +188,12 @@ OptionalPtr(const nb::object & o, Array & keep)
 /** f(parents) with the parents' pointer of their type: 32-bit or 64-bit node ids. */
 template <class F>
 void
-WithParents(const Array & parent, F && f)
+WithParents(const Input & parent, F && f)
 {
   if (parent.dtype() == nb::dtype<uint32_t>())
-    f(Ptr<const uint32_t>(parent));
+    f(Ptr<uint32_t>(parent));
   else if (parent.dtype() == nb::dtype<uint64_t>())
-    f(Ptr<const uint64_t>(parent));
+    f(Ptr<uint64_t>(parent));
   else
     throw std::invalid_argument("chseg: parents must be a uint32 or uint64 array");
 }
@@ -163,7 +201,7 @@ WithParents(const Array & parent, F && f)
 /** The tree queries on the host index arrays by parent: a parent array the caller changed must still have every
  * parent after its child, inside the array (the root its own parent). */
 inline void
-CheckParents(const Array & parent)
+CheckParents(const Input & parent)
 {
   WithParents(parent,
               [&](auto * up)
@@ -176,8 +214,9 @@ CheckParents(const Array & parent)
 }
 
 /** Whether `a` holds the integers of the parents' node id width (uint32 or uint64). */
-inline bool
-SameIdWidth(const Array & a, const Array & parent)
+template <class A>
+bool
+SameIdWidth(const A & a, const Input & parent)
 {
   return a.dtype() == parent.dtype() && (a.dtype() == nb::dtype<uint32_t>() || a.dtype() == nb::dtype<uint64_t>());
 }
@@ -224,7 +263,7 @@ MaximumOf()
 
 /** The image graph of an image whose axes after the first `spatial` are channels (alpha-trees, single linkage). */
 inline chs::ImageGraphParameters
-GraphParametersOf(const Array & image, size_t spatial, bool fullyConnected, chs::VectorDistance distance)
+GraphParametersOf(const Input & image, size_t spatial, bool fullyConnected, chs::VectorDistance distance)
 {
   chs::ImageGraphParameters g;
   g.fullyConnected = fullyConnected;

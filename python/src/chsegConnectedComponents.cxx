@@ -9,7 +9,7 @@ namespace
 {
 
 nb::dict
-Label(const Array &                 input,
+Label(const Input &                 input,
       const nb::object &            maskObject,
       const Array &                 labels,
       bool                          fullyConnected,
@@ -18,8 +18,8 @@ Label(const Array &                 input,
       bool                          statistics,
       const chs::ExecutionContext & context)
 {
-  Array        mask;
-  const auto * maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  Input        mask;
+  const auto * maskPointer = OptionalPtr<uint8_t>(maskObject, mask);
   CheckHost(context, { &input, &labels, maskPointer ? &mask : nullptr });
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ConnectedComponentParameters p;
@@ -30,24 +30,19 @@ Label(const Array &                 input,
   chs::ConnectedComponentStatistics stats;
   chs::RunInfo                      info;
   uint64_t                          count = 0;
-  DispatchPixelAndLabel(input,
-                        "an input",
-                        labels,
-                        AllPixels{},
-                        [&](auto pixel, auto label)
-                        {
-                          using TPixel   = decltype(pixel);
-                          using TLabel   = decltype(label);
-                          p.maximumLabel = MaximumOf<TLabel>();
-                          count          = chs::LabelConnectedComponents(Ptr<const TPixel>(input),
-                                                                maskPointer,
-                                                                Ptr<TLabel>(labels),
-                                                                grid,
-                                                                p,
-                                                                statistics ? &stats : nullptr,
-                                                                context,
-                                                                &info);
-                        });
+  DispatchPixelAndLabel(
+    input,
+    "an input",
+    labels,
+    AllPixels{},
+    [&](auto pixel, auto label)
+    {
+      using TPixel   = decltype(pixel);
+      using TLabel   = decltype(label);
+      p.maximumLabel = MaximumOf<TLabel>();
+      count          = chs::LabelConnectedComponents(
+        Ptr<TPixel>(input), maskPointer, Ptr<TLabel>(labels), grid, p, statistics ? &stats : nullptr, context, &info);
+    });
   nb::dict d = Info(info);
   d["count"] = count;
   if (statistics)

@@ -10,8 +10,8 @@ namespace
 {
 
 nb::dict
-ForestingTransform(const Array &                 weights,
-                   const Array &                 seeds,
+ForestingTransform(const Input &                 weights,
+                   const Input &                 seeds,
                    const Array &                 labels,
                    const nb::object &            costObject,
                    const nb::object &            predecessorObject,
@@ -21,8 +21,8 @@ ForestingTransform(const Array &                 weights,
                    const chs::ExecutionContext & context)
 {
   Array     cost, predecessor;
-  void *    costPointer        = OptionalPtr<void>(costObject, cost);
-  int64_t * predecessorPointer = OptionalPtr<int64_t>(predecessorObject, predecessor);
+  void *    costPointer        = OptionalOutput<void>(costObject, cost);
+  int64_t * predecessorPointer = OptionalOutput<int64_t>(predecessorObject, predecessor);
   CheckHost(context,
             { &weights, &seeds, &labels, costPointer ? &cost : nullptr, predecessorPointer ? &predecessor : nullptr });
   if (seeds.dtype() != labels.dtype())
@@ -45,8 +45,8 @@ ForestingTransform(const Array &                 weights,
                           if (costPointer && cost.dtype() != nb::dtype<C>())
                             throw std::invalid_argument("chseg: the cost array has the wrong type");
                           using L = decltype(label);
-                          r       = chs::ImageForestingTransform(Ptr<const W>(weights),
-                                                           Ptr<const L>(seeds),
+                          r       = chs::ImageForestingTransform(Ptr<W>(weights),
+                                                           Ptr<L>(seeds),
                                                            grid,
                                                            p,
                                                            Ptr<L>(labels),
@@ -62,7 +62,7 @@ ForestingTransform(const Array &                 weights,
 }
 
 nb::dict
-Waterpixels(const Array &                 image,
+Waterpixels(const Input &                 image,
             const Array &                 labels,
             const nb::object &            borderObject,
             const std::vector<uint64_t> & gridStep,
@@ -72,7 +72,7 @@ Waterpixels(const Array &                 image,
             const chs::ExecutionContext & context)
 {
   Array   border;
-  float * borderPointer = OptionalPtr<float>(borderObject, border);
+  float * borderPointer = OptionalOutput<float>(borderObject, border);
   CheckHost(context, { &image, &labels, borderPointer ? &border : nullptr });
   const chs::Grid           grid = GridOf(labels, labels.ndim());
   chs::WaterpixelParameters p;
@@ -91,8 +91,7 @@ Waterpixels(const Array &                 image,
                         {
                           using T = decltype(pixel);
                           using L = decltype(label);
-                          r       = chs::Waterpixels(
-                            Ptr<const T>(image), grid, p, Ptr<L>(labels), borderPointer, context, &info);
+                          r = chs::Waterpixels(Ptr<T>(image), grid, p, Ptr<L>(labels), borderPointer, context, &info);
                         });
   nb::dict d       = Info(info);
   d["count"]       = r.superpixels;

@@ -54,7 +54,7 @@ SingleLinkageInfo(const chs::SingleLinkageResult & r, const chs::RunInfo & info)
 }
 
 nb::dict
-ImageSingleLinkage(const Array &                 image,
+ImageSingleLinkage(const Input &                 image,
                    size_t                        spatial,
                    bool                          fullyConnected,
                    chs::VectorDistance           distance,
@@ -84,7 +84,7 @@ ImageSingleLinkage(const Array &                 image,
                            [&](const auto & out)
                            {
                              nb::gil_scoped_release release;
-                             r = chs::ImageSingleLinkage(Ptr<const T>(image), grid, p, out, context, &info);
+                             r = chs::ImageSingleLinkage(Ptr<T>(image), grid, p, out, context, &info);
                            });
     },
     NoWidePixels{});
@@ -92,9 +92,9 @@ ImageSingleLinkage(const Array &                 image,
 }
 
 nb::dict
-GraphSingleLinkage(const Array &                 u,
-                   const Array &                 v,
-                   const Array &                 w,
+GraphSingleLinkage(const Input &                 u,
+                   const Input &                 v,
+                   const Input &                 w,
                    uint64_t                      vertices,
                    bool                          inputIsTree,
                    const Array &                 parent,
@@ -116,24 +116,18 @@ GraphSingleLinkage(const Array &                 u,
     [&](auto weightType)
     {
       using T = decltype(weightType);
-      WithDendrogramArrays(parent,
-                           weight,
-                           edge,
-                           outU,
-                           outV,
-                           [&](const auto & out)
-                           {
-                             nb::gil_scoped_release release;
-                             r = chs::GraphSingleLinkage(Ptr<const uint32_t>(u),
-                                                         Ptr<const uint32_t>(v),
-                                                         Ptr<const T>(w),
-                                                         w.size(),
-                                                         vertices,
-                                                         inputIsTree,
-                                                         out,
-                                                         context,
-                                                         &info);
-                           });
+      WithDendrogramArrays(
+        parent,
+        weight,
+        edge,
+        outU,
+        outV,
+        [&](const auto & out)
+        {
+          nb::gil_scoped_release release;
+          r = chs::GraphSingleLinkage(
+            Ptr<uint32_t>(u), Ptr<uint32_t>(v), Ptr<T>(w), w.size(), vertices, inputIsTree, out, context, &info);
+        });
     },
     GraphWeights{});
   return SingleLinkageInfo(r, info);
@@ -142,11 +136,11 @@ GraphSingleLinkage(const Array &                 u,
 /** A hierarchy by attribute of a dendrogram (parent, weight, edge, u, v): the watershed hierarchy (`filter` false) or
  * the attribute filter at `threshold`, written to the out arrays. */
 nb::dict
-AttributeHierarchy(const Array &                 parent,
-                   const Array &                 weight,
-                   const Array &                 edge,
-                   const Array &                 u,
-                   const Array &                 v,
+AttributeHierarchy(const Input &                 parent,
+                   const Input &                 weight,
+                   const Input &                 edge,
+                   const Input &                 u,
+                   const Input &                 v,
                    chs::RegionAttribute          attribute,
                    bool                          filter,
                    double                        threshold,
@@ -180,11 +174,11 @@ AttributeHierarchy(const Array &                 parent,
                            throw std::invalid_argument("chseg: a dendrogram's parents and ends are of one type");
                          chs::DendrogramInputT<Node> in;
                          in.vertices = n;
-                         in.parent   = Ptr<const Node>(parent);
-                         in.weight   = Ptr<const double>(weight);
-                         in.edge     = Ptr<const uint64_t>(edge);
-                         in.u        = Ptr<const Node>(u);
-                         in.v        = Ptr<const Node>(v);
+                         in.parent   = Ptr<Node>(parent);
+                         in.weight   = Ptr<double>(weight);
+                         in.edge     = Ptr<uint64_t>(edge);
+                         in.u        = Ptr<Node>(u);
+                         in.v        = Ptr<Node>(v);
                          nb::gil_scoped_release release;
                          if (filter)
                            r = chs::FilterRegions(in, a, threshold, out, context, &info);
@@ -196,13 +190,13 @@ AttributeHierarchy(const Array &                 parent,
 
 /** The attribute of every node of a dendrogram (host arrays), a NumPy float64 array. */
 nb::object
-DendrogramAttribute(const Array &        parent,
-                    const Array &        weight,
-                    const Array &        u,
-                    const Array &        v,
+DendrogramAttribute(const Input &        parent,
+                    const Input &        weight,
+                    const Input &        u,
+                    const Input &        v,
                     chs::RegionAttribute attribute)
 {
-  for (const Array * a : { &parent, &weight, &u, &v })
+  for (const Input * a : { &parent, &weight, &u, &v })
     if (a->device_type() != nb::device::cpu::value)
       throw std::invalid_argument("chseg: node attributes are computed from host arrays");
   CheckParents(parent);
@@ -218,10 +212,10 @@ DendrogramAttribute(const Array &        parent,
     using Node = decltype(node);
     chs::DendrogramInputT<Node> in;
     in.vertices = n;
-    in.parent   = Ptr<const Node>(parent);
-    in.weight   = Ptr<const double>(weight);
-    in.u        = Ptr<const Node>(u);
-    in.v        = Ptr<const Node>(v);
+    in.parent   = Ptr<Node>(parent);
+    in.weight   = Ptr<double>(weight);
+    in.u        = Ptr<Node>(u);
+    in.v        = Ptr<Node>(v);
     nb::gil_scoped_release release;
     chs::DendrogramAttribute(in, a, values.data());
   };

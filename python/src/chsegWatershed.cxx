@@ -25,7 +25,7 @@ WatershedParametersOf(bool                    fullyConnected,
 }
 
 nb::dict
-Watershed(const Array &                 image,
+Watershed(const Input &                 image,
           const Array &                 labels,
           bool                          fullyConnected,
           chs::WatershedAlgorithm       algorithm,
@@ -48,7 +48,7 @@ Watershed(const Array &                 image,
                         {
                           using T = decltype(pixel);
                           using L = decltype(label);
-                          r       = chs::Watershed(Ptr<const T>(image), grid, p, Ptr<L>(labels), context, &info);
+                          r       = chs::Watershed(Ptr<T>(image), grid, p, Ptr<L>(labels), context, &info);
                         });
   nb::dict d          = Info(info);
   d["count"]          = r.basinCount;
@@ -59,7 +59,7 @@ Watershed(const Array &                 image,
 /** The watershed by flooding from markers (or from the minima of the h-minima transform of height `level`), inside
  * the mask when there is one. `markers` has the labels' dtype. */
 nb::dict
-MarkerWatershed(const Array &                 image,
+MarkerWatershed(const Input &                 image,
                 const nb::object &            markersObject,
                 const nb::object &            maskObject,
                 const Array &                 labels,
@@ -67,10 +67,10 @@ MarkerWatershed(const Array &                 image,
                 double                        level,
                 const chs::ExecutionContext & context)
 {
-  Array        markers, mask;
-  const auto * maskPointer = OptionalPtr<const uint8_t>(maskObject, mask);
+  Input        markers, mask;
+  const auto * maskPointer = OptionalPtr<uint8_t>(maskObject, mask);
   if (!markersObject.is_none())
-    markers = nb::cast<Array>(markersObject);
+    markers = nb::cast<Input>(markersObject);
   CheckHost(context, { &image, &labels, maskPointer ? &mask : nullptr, markersObject.is_none() ? nullptr : &markers });
   const chs::Grid                grid = GridOf(labels, labels.ndim());
   chs::MarkerWatershedParameters p;
@@ -86,9 +86,9 @@ MarkerWatershed(const Array &                 image,
                         {
                           using T     = decltype(pixel);
                           using L     = decltype(label);
-                          const L * m = markersObject.is_none() ? nullptr : Ptr<const L>(markers);
+                          const L * m = markersObject.is_none() ? nullptr : Ptr<L>(markers);
                           r           = chs::MarkerWatershed(
-                            Ptr<const T>(image), m, maskPointer, grid, p, Ptr<L>(labels), context, &info);
+                            Ptr<T>(image), m, maskPointer, grid, p, Ptr<L>(labels), context, &info);
                         });
   nb::dict d      = Info(info);
   d["count"]      = r.markerCount;
@@ -98,7 +98,7 @@ MarkerWatershed(const Array &                 image,
 
 /** The waterfall, kept as a hierarchy: level 0's labels into `level0`, the parent labels of every level returned. */
 nb::dict
-Waterfall(const Array &                 image,
+Waterfall(const Input &                 image,
           const Array &                 level0,
           bool                          fullyConnected,
           chs::WatershedAlgorithm       algorithm,
@@ -125,7 +125,7 @@ Waterfall(const Array &                 image,
                           L * const                        out  = Ptr<L>(level0);
                           const chs::WaterfallLevelSink<L> sink = [out](unsigned level, uint64_t) -> L *
                           { return level == 0 ? out : nullptr; };
-                          r = chs::Waterfall(Ptr<const T>(image), grid, p, sink, context, &info);
+                          r = chs::Waterfall(Ptr<T>(image), grid, p, sink, context, &info);
                         });
   nb::dict d         = Info(info);
   d["region_counts"] = r.regionCounts;

@@ -16,6 +16,76 @@ def test_non_contiguous_and_other_layouts_are_copied():
     assert np.array_equal(chseg.label(image.astype(bool), backend="cpu"), chseg.label(image, backend="cpu"))
 
 
+def _every_function(backend):
+    """Each public function on one input that the test varies (a function of it), returning its arrays."""
+    rng = np.random.default_rng(7)
+    image = (rng.random((13, 17)) * 6).astype(np.uint16)
+    binary = (image > 2).astype(np.uint8)
+    seeds = np.zeros(image.shape, np.uint32)
+    seeds[0, 0], seeds[-1, -1], seeds[6, 8] = 1, 2, 3
+    u, v = np.arange(20, dtype=np.int64), np.arange(1, 21, dtype=np.int64)
+    w = rng.random(20)
+
+    def trees(a):
+        t = chseg.alpha_tree(a, backend=backend)
+        d = chseg.single_linkage(a, backend=backend)
+        return [t.parents, t.levels, d.parents, d.weights, d.edges]
+
+    return {
+        "label": (binary, lambda a: [chseg.label(a, backend=backend)]),
+        "label flat zones": (image, lambda a: [chseg.label(a, flat_zones=True, backend=backend)]),
+        "label mask": (binary, lambda a: [chseg.label(image, mask=a, flat_zones=True, backend=backend)]),
+        "watershed": (image, lambda a: [chseg.watershed(a, backend=backend)]),
+        "watershed markers": (seeds, lambda a: [chseg.watershed(image, a, backend=backend)]),
+        "watershed mask": (binary, lambda a: [chseg.watershed(image, seeds, mask=a, backend=backend)]),
+        "waterfall": (image, lambda a: [chseg.waterfall(a, backend=backend).labels(1)]),
+        "alpha_tree and single_linkage": (image, trees),
+        "single_linkage_graph": (w, lambda a: [chseg.single_linkage_graph(u, v, a, 21, backend=backend).parents]),
+        "single_linkage_graph ends": (u, lambda a: [chseg.single_linkage_graph(a, v, w, 21, backend=backend).weights]),
+        "watershed_hierarchy": (image, lambda a: [chseg.watershed_hierarchy(a, backend=backend).weights]),
+        "ift weights": (image, lambda a: list(chseg.ift(a, seeds, return_cost=True, backend=backend))),
+        "ift seeds": (seeds, lambda a: [chseg.ift(image, a, backend=backend)]),
+        "waterpixels": (image, lambda a: [chseg.waterpixels(a, 4, backend=backend)]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_every_function("cpu")))
+@pytest.mark.parametrize("form", ["read-only", "non-contiguous view", "big-endian", "read-only big-endian view"])
+def test_every_function_reads_any_numpy_input(backend, name, form):
+    """Inputs are read, never written: a read-only array (np.load(mmap_mode="r"), np.broadcast_to, arrays other
+    libraries hand over), a strided view and a big-endian array give what the plain C-contiguous array gives."""
+    x, run = _every_function(backend)[name]
+    expected = run(np.ascontiguousarray(x))
+    if form == "read-only":
+        a = x.copy()
+        a.flags.writeable = False
+    elif form == "non-contiguous view":
+        big = np.zeros((2 * x.shape[0],) + x.shape[1:], x.dtype)
+        big[::2] = x
+        a = big[::2]
+        assert not a.flags.c_contiguous
+    elif form == "big-endian":
+        a = x.astype(x.dtype.newbyteorder(">"))
+    else:
+        big = np.zeros((2 * x.shape[0],) + x.shape[1:], x.dtype.newbyteorder(">"))
+        big[::2] = x
+        a = big[::2]
+        a.flags.writeable = False
+    got = run(a)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert np.array_equal(np.asarray(g), np.asarray(e)), (name, form)
+
+
+def test_read_only_input_is_not_copied():
+    """A read-only C-contiguous input reaches the backend as it is (no copy where none is needed)."""
+    from chseg._arrays import prepare, resolve
+
+    a = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    a.flags.writeable = False
+    assert prepare(resolve("cpu", None, a), a, "image") is a
+
+
 def numpy_outputs(backend):
     """Every NumPy array the functions return, by name."""
     image = (np.random.default_rng(0).random((9, 11)) * 5).astype(np.uint8)
