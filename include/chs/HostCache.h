@@ -4,7 +4,7 @@
  *  Why: a fresh allocation of hundreds of megabytes has no pages yet; the first write maps them one by one, and on
  *  the GPU machine's host (a virtual machine) that ran at 1.8 to 2.7 GB/s: the 285 MB of a 4096^2 image's alpha-tree
  *  took 90 to 180 ms to map, twenty times the tree's kernels, while a copy into mapped memory runs at the host
- *  link's speed (docs/design-notes.md, "Host arrays kept for reuse"). So the tree and image containers of the
+ *  link's speed (docs/design/notes.md, "Host arrays kept for reuse"). So the tree and image containers of the
  *  module (itkHostCachedContainers.h) give their storage to this cache when they are destroyed or re-sized, and
  *  take it back, pages mapped, for the next output of a similar size.
  *

@@ -406,7 +406,8 @@ TileStageAndLoop(const TPixel *          dPixels,
  * (kForceEntry is kept free), and a block's shared memory within the device's limit (1024-pixel tiles are tried
  * before giving up). Tiles of 2048 pixels: on the H200 4.3 ms on the
  * natural 4096^2 image (4096: 5.5, 1024: 6.1 before the last changes) and 7.6 ms on the 256^3 volume, 6-connected
- * (4096: 8.1), three blocks of 60 to 70 KB per SM (docs/alpha-tree.md, "Tile nodes and the shared-memory tail"). */
+ * (4096: 8.1), three blocks of 60 to 70 KB per SM (docs/design/alpha-tree.md, "Tile nodes and the shared-memory tail").
+ */
 template <typename TPixel>
 std::optional<TileGrid>
 ChooseTileGrid(const sl::ImageGraph & g, int device)
