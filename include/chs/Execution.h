@@ -36,10 +36,6 @@ enum class Backend : int
   CPU  = 2
 };
 
-/** The backend's name as the bindings and messages spell it: "auto", "cuda", "cpu". */
-CudaHierarchicalSegmentation_EXPORT const char *
-BackendName(Backend backend);
-
 /** How and where an operation runs: its backend, and for the CUDA backend the device and stream. Every operation of
  * the API (chs::Watershed, chs::ImageAlphaTree, ...) takes one and runs the backend it names; the stream is a
  * cudaStream_t passed as void* so that no CUDA header reaches the ITK-facing headers. */

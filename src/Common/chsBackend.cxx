@@ -7,21 +7,6 @@
 namespace chs
 {
 
-const char *
-BackendName(Backend backend)
-{
-  switch (backend)
-  {
-    case Backend::Auto:
-      return "auto";
-    case Backend::CUDA:
-      return "cuda";
-    case Backend::CPU:
-      return "cpu";
-  }
-  return "unknown";
-}
-
 Backend
 ResolveBackend(const ExecutionContext & context)
 {
