@@ -24,108 +24,92 @@ namespace
 {
 const char * kProgram = "CudaAlphaTreeSegmentation";
 
-const std::string kUsage = std::string(R"(Usage: CudaAlphaTreeSegmentation [options] <input> <output>
+struct Options
+{
+  std::string                        input, output, overlay, mean, saliency;
+  double                             alpha = 0.0, omega = std::numeric_limits<double>::infinity();
+  bool                               fullyConnected = false;
+  itk::CudaAlphaTreeEnums::Algorithm algorithm      = itk::CudaAlphaTreeEnums::Algorithm::Auto;
+  chs_example::CommonOptions         common;
+};
+
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  using Algorithm = itk::CudaAlphaTreeEnums::Algorithm;
+  chs_example::Module m(kProgram,
+                        R"(Usage: CudaAlphaTreeSegmentation [options] <input> <output>
 
 Builds the alpha-tree of a 2D image or 3D volume (any format ITK reads) on the GPU: the hierarchy of its
 alpha-connected components, the regions whose pixels are joined by paths of neighbours that differ by at most
 alpha. Writes the regions at --alpha as unsigned 32-bit labels, 1..N in raster order; with --omega, the largest
 such regions whose values span at most omega (alpha-omega constrained connectivity).
-
-Options:
-  --alpha <a>             largest step inside a region (default 0: the flat zones)
-  --omega <w>             largest range of values inside a region (default: none)
-  --mean <file>           also write the image with every region set to its mean value
-  --saliency <file>       also write the saliency map: the level at which neighbours merge, on the interpixel grid
-                          (2n - 1 samples per axis)
-  --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
-  --algorithm <name>      CUDA construction: auto (default), insert-all, skip-redundant, spanning-tree or
-                          level-synchronous (8/16-bit scalar images)
-  --overlay <file.png>    also write the region borders over the image (the middle slice of a volume)
-)") + chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Alpha-Omega Simplification",
-  "Builds the alpha-tree (quasi-flat zone hierarchy) on the GPU and writes its alpha cut or alpha-omega cut, "
-  "optionally the image with every region set to its mean value, and the saliency map.",
-  R"(  <parameters>
-    <label>Cut</label>
-    <description>Which regions of the alpha-tree are written.</description>
-    <double>
-      <name>alpha</name>
-      <longflag>--alpha</longflag>
-      <label>Alpha</label>
-      <description>Largest difference between neighbours inside a region.</description>
-      <default>0</default>
-      <constraints>
-        <minimum>0</minimum>
-        <maximum>65535</maximum>
-        <step>1</step>
-      </constraints>
-    </double>
-    <double>
-      <name>omega</name>
-      <longflag>--omega</longflag>
-      <label>Omega</label>
-      <description>Largest range of values inside a region (negative: no constraint, the alpha cut).</description>
-      <default>-1</default>
-      <constraints>
-        <minimum>-1</minimum>
-        <maximum>65535</maximum>
-        <step>1</step>
-      </constraints>
-    </double>
-    <boolean>
-      <name>fullyConnected</name>
-      <longflag>--fully-connected</longflag>
-      <label>Fully connected</label>
-      <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
-      <default>false</default>
-    </boolean>
-    <string-enumeration>
-      <name>algorithm</name>
-      <longflag>--algorithm</longflag>
-      <label>GPU construction</label>
-      <description>How the GPU builds the tree (the same tree every time): auto, insert-all (the paper's v1), skip-redundant (v2), spanning-tree or level-synchronous (8-bit and 16-bit scalar images only).</description>
-      <default>auto</default>
-      <element>auto</element>
-      <element>insert-all</element>
-      <element>skip-redundant</element>
-      <element>spanning-tree</element>
-      <element>level-synchronous</element>
-    </string-enumeration>
-  </parameters>
-)" + chs_example::SlicerImageToLabelMap("regions", R"(    <image>
-      <name>meanVolume</name>
-      <longflag>--mean</longflag>
-      <label>Simplified volume</label>
-      <description>Every region set to its mean value.</description>
-      <channel>output</channel>
-    </image>
-    <image>
-      <name>saliencyVolume</name>
-      <longflag>--saliency</longflag>
-      <label>Saliency map</label>
-      <description>The level at which neighbours merge, on the interpixel grid (2n - 1 samples per axis).</description>
-      <channel>output</channel>
-    </image>
-)"));
-
-struct Options
-{
-  std::string                input, output, overlay, mean, saliency;
-  double                     alpha = 0.0, omega = std::numeric_limits<double>::infinity();
-  bool                       fullyConnected = false;
-  std::string                algorithm      = "auto";
-  chs_example::CommonOptions common;
-};
+)",
+                        "CUDA Alpha-Omega Simplification",
+                        "Builds the alpha-tree (quasi-flat zone hierarchy) on the GPU and writes its alpha cut or "
+                        "alpha-omega cut, optionally the image with every region set to its mean value, and the "
+                        "saliency map.");
+  m.Group("Cut", "Which regions of the alpha-tree are written.");
+  m.Add(chs_example::Number("--alpha", "<a>", o.alpha, "largest step inside a region (default 0: the flat zones)")
+          .Slicer("alpha", "Alpha", "Largest difference between neighbours inside a region.")
+          .Range("0", "65535", "1"));
+  chs_example::Parameter omega =
+    chs_example::Number("--omega", "<w>", o.omega, "largest range of values inside a region (default: none)")
+      .Slicer("omega", "Omega", "Largest range of values inside a region (negative: no constraint, the alpha cut).")
+      .Range("-1", "65535", "1")
+      .Default("-1");
+  omega.set = [&o](const std::string & v)
+  {
+    o.omega = chs_example::detail::ParseNumber<double>(v);
+    if (o.omega < 0)
+      o.omega = std::numeric_limits<double>::infinity(); // Slicer's "no constraint"
+  };
+  m.Add(std::move(omega));
+  m.Add(chs_example::Switch("--fully-connected", o.fullyConnected, "8-connectivity in 2D, 26 in 3D (default: 4 / 6)")
+          .Slicer("fullyConnected", "Fully connected", "26-connectivity (8 in 2D) instead of face connectivity."));
+  m.Add(chs_example::Choice("--algorithm",
+                            "<name>",
+                            o.algorithm,
+                            { { "auto", Algorithm::Auto },
+                              { "insert-all", Algorithm::InsertAllEdges },
+                              { "skip-redundant", Algorithm::SkipRedundantEdges },
+                              { "spanning-tree", Algorithm::SpanningTree },
+                              { "level-synchronous", Algorithm::LevelSynchronous } },
+                            "algorithm",
+                            "CUDA construction: auto (default), insert-all, skip-redundant, spanning-tree or "
+                            "level-synchronous (8/16-bit scalar images)")
+          .Slicer("algorithm",
+                  "GPU construction",
+                  "How the GPU builds the tree (the same tree every time): auto, insert-all (the paper's v1), "
+                  "skip-redundant (v2), spanning-tree or level-synchronous (8-bit and 16-bit scalar images only)."));
+  m.Add(chs_example::Path("--overlay",
+                          "<file.png>",
+                          o.overlay,
+                          "also write the region borders over the image (the middle slice of a volume)"));
+  chs_example::AddImageToLabelMap(m, "regions", o.common);
+  m.Add(chs_example::Path("--mean", "<file>", o.mean, "also write the image with every region set to its mean value")
+          .Slicer("meanVolume", "Simplified volume", "Every region set to its mean value.")
+          .As("image", "output"));
+  m.Add(chs_example::Path("--saliency",
+                          "<file>",
+                          o.saliency,
+                          "also write the saliency map: the level at which neighbours merge, on the interpixel grid "
+                          "(2n - 1 samples per axis)")
+          .Slicer("saliencyVolume",
+                  "Saliency map",
+                  "The level at which neighbours merge, on the interpixel grid (2n - 1 samples per axis).")
+          .As("image", "output"));
+  m.AddExecution(o.common);
+  return m;
+}
 
 template <unsigned D>
 void
 Run(const Options & o)
 {
-  using Image     = itk::Image<float, D>;
-  using Labels    = itk::Image<unsigned int, D>;
-  using Algorithm = itk::CudaAlphaTreeEnums::Algorithm;
+  using Image  = itk::Image<float, D>;
+  using Labels = itk::Image<unsigned int, D>;
   chs_example::SlicerProgress progress(kProgram, "Alpha-tree of " + o.input);
   auto                        reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
@@ -134,18 +118,7 @@ Run(const Options & o)
   tree->SetInput(reader->GetOutput());
   tree->SetFullyConnected(o.fullyConnected);
   o.common.Apply(tree.GetPointer());
-  if (o.algorithm == "auto")
-    tree->SetAlgorithm(Algorithm::Auto);
-  else if (o.algorithm == "insert-all")
-    tree->SetAlgorithm(Algorithm::InsertAllEdges);
-  else if (o.algorithm == "skip-redundant")
-    tree->SetAlgorithm(Algorithm::SkipRedundantEdges);
-  else if (o.algorithm == "spanning-tree")
-    tree->SetAlgorithm(Algorithm::SpanningTree);
-  else if (o.algorithm == "level-synchronous")
-    tree->SetAlgorithm(Algorithm::LevelSynchronous);
-  else
-    chs_example::Fail(kProgram, "unknown algorithm '" + o.algorithm + "'");
+  tree->SetAlgorithm(o.algorithm);
   tree->SetComputeValueRanges(!std::isinf(o.omega));
   auto cut = itk::AlphaTreeCutImageFilter<Labels>::New();
   cut->SetInput(tree->GetOutput());
@@ -206,37 +179,7 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional =
-    chs_example::ParseArguments(argc,
-                                argv,
-                                kProgram,
-                                kUsage.c_str(),
-                                kSlicerXml,
-                                o.common,
-                                [&](const std::string & a, const std::function<std::string()> & value)
-                                {
-                                  if (a == "--alpha")
-                                    o.alpha = std::stod(value());
-                                  else if (a == "--omega")
-                                  {
-                                    o.omega = std::stod(value());
-                                    if (o.omega < 0)
-                                      o.omega = std::numeric_limits<double>::infinity(); // Slicer's "no constraint"
-                                  }
-                                  else if (a == "--mean")
-                                    o.mean = value();
-                                  else if (a == "--saliency")
-                                    o.saliency = value();
-                                  else if (a == "--algorithm")
-                                    o.algorithm = value();
-                                  else if (a == "--fully-connected")
-                                    o.fullyConnected = true;
-                                  else if (a == "--overlay")
-                                    o.overlay = value();
-                                  else
-                                    return false;
-                                  return true;
-                                });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   return chs_example::RunOnInputDimension(
     kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

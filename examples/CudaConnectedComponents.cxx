@@ -41,78 +41,51 @@ struct Options
 
 const char * kProgram = "CudaConnectedComponents";
 
-const std::string kUsage = std::string(R"(Usage: CudaConnectedComponents [options] <input> <output>
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  chs_example::Module m(kProgram,
+                        R"(Usage: CudaConnectedComponents [options] <input> <output>
 
 Labels the connected components of a 2D image or 3D volume (any format ITK reads: .nrrd, .nii.gz, .mha, .png,
 .tif, ...) and writes a label image of unsigned 32-bit integers: background 0, objects 1..N in raster order of
 their first voxel, identical to itk::ConnectedComponentImageFilter. Non-zero voxels are foreground.
-
-Options:
-  --fully-connected      8-connectivity in 2D, 26 in 3D (default: 4 / 6, face neighbours only)
-  --flat-zones           label the flat zones (connected regions of equal value) instead of the non-zero voxels
-  --background <value>   output value of background voxels (default 0; objects count up from 0 and skip it)
-  --statistics <file>    write each object's voxel count and bounding box as CSV
-  --demo <folder>        no input: label a generated 512x512 image and 128^3 volume, write them to <folder>
-)") + chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Connected Components",
-  "Labels the connected components of a volume on the GPU (CPU fallback), or its flat zones. The labels are "
-  "identical to ITK's ConnectedComponentImageFilter.",
-  R"(  <parameters>
-    <label>Labeling</label>
-    <description>What is connected.</description>
-    <boolean>
-      <name>fullyConnected</name>
-      <longflag>--fully-connected</longflag>
-      <label>Fully connected</label>
-      <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
-      <default>false</default>
-    </boolean>
-    <boolean>
-      <name>flatZones</name>
-      <longflag>--flat-zones</longflag>
-      <label>Flat zones</label>
-      <description>Label connected regions of equal value instead of non-zero voxels.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
-)" + chs_example::SlicerImageToLabelMap("objects", R"(    <file fileExtensions=".csv">
-      <name>statisticsFile</name>
-      <longflag>--statistics</longflag>
-      <label>Object statistics</label>
-      <description>Each object's voxel count and bounding box as CSV.</description>
-      <channel>output</channel>
-    </file>
-)"));
+)",
+                        "CUDA Connected Components",
+                        "Labels the connected components of a volume on the GPU (CPU fallback), or its flat zones. The "
+                        "labels are identical to ITK's ConnectedComponentImageFilter.");
+  m.Group("Labeling", "What is connected.");
+  m.Add(chs_example::Switch("--fully-connected",
+                            o.fullyConnected,
+                            "8-connectivity in 2D, 26 in 3D (default: 4 / 6, face neighbours only)")
+          .Slicer("fullyConnected", "Fully connected", "26-connectivity (8 in 2D) instead of face connectivity."));
+  m.Add(chs_example::Switch("--flat-zones",
+                            o.flatZones,
+                            "label the flat zones (connected regions of equal value) instead of the non-zero voxels")
+          .Slicer("flatZones", "Flat zones", "Label connected regions of equal value instead of non-zero voxels."));
+  m.Add(chs_example::Number("--background",
+                            "<value>",
+                            o.background,
+                            "output value of background voxels (default 0; objects count up from 0 and skip it)"));
+  m.Add(chs_example::Path("--demo",
+                          "<folder>",
+                          o.demoFolder,
+                          "no input: label a generated 512x512 image and 128^3 volume, write them to <folder>"));
+  chs_example::AddImageToLabelMap(m, "objects", o.common);
+  m.Add(chs_example::Path(
+          "--statistics", "<file>", o.statisticsFile, "write each object's voxel count and bounding box as CSV")
+          .Slicer("statisticsFile", "Object statistics", "Each object's voxel count and bounding box as CSV.")
+          .As("file", "output", " fileExtensions=\".csv\""));
+  m.AddExecution(o.common);
+  return m;
+}
 
 Options
 Parse(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional =
-    chs_example::ParseArguments(argc,
-                                argv,
-                                kProgram,
-                                kUsage.c_str(),
-                                kSlicerXml,
-                                o.common,
-                                [&](const std::string & a, const std::function<std::string()> & value)
-                                {
-                                  if (a == "--fully-connected")
-                                    o.fullyConnected = true;
-                                  else if (a == "--flat-zones")
-                                    o.flatZones = true;
-                                  else if (a == "--background")
-                                    o.background = std::stoll(value());
-                                  else if (a == "--statistics")
-                                    o.statisticsFile = value();
-                                  else if (a == "--demo")
-                                    o.demoFolder = value();
-                                  else
-                                    return false;
-                                  return true;
-                                });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   if (o.demoFolder.empty())
   {
     if (positional.size() != 2)

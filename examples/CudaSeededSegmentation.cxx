@@ -19,64 +19,6 @@ namespace
 {
 const char * kProgram = "CudaSeededSegmentation";
 
-const std::string kUsage = std::string(R"(Usage: CudaSeededSegmentation [options] <weights> <markers> <output>
-
-Grows the labelled markers of <markers> (a label map of the same size: 0 = not a seed) over <weights> (for example a
-gradient magnitude image: non-negative, read as float) by the Image Foresting Transform with the f_max path cost:
-every pixel takes the label of the marker it reaches by the path whose largest arc weight is smallest. Ties are
-broken by one documented rule, so the result is the same on the GPU and the CPU, run after run. Writes the labels
-as unsigned 32-bit integers.
-
-Options:
-  --arc-weight <name>     target (default: w(p,q) = B(q)), maximum (max(B(p), B(q))) or difference (|B(p) - B(q)|)
-  --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
-  --cost <file>           also write the cost map (the optimum path cost of every pixel)
-)") + chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Seeded Segmentation (IFT)",
-  "Grows the labels of a marker label map over a weight image (a gradient magnitude, say) by the Image Foresting "
-  "Transform on the GPU: a seeded watershed with exact, deterministic tie breaking.",
-  R"(  <parameters>
-    <label>Transform</label>
-    <description>The arc weights and the neighbourhood.</description>
-    <string-enumeration>
-      <name>arcWeight</name>
-      <longflag>--arc-weight</longflag>
-      <label>Arc weight</label>
-      <description>target: w(p,q) = B(q); maximum: max(B(p), B(q)); difference: |B(p) - B(q)|.</description>
-      <default>target</default>
-      <element>target</element>
-      <element>maximum</element>
-      <element>difference</element>
-    </string-enumeration>
-    <boolean>
-      <name>fullyConnected</name>
-      <longflag>--fully-connected</longflag>
-      <label>Fully connected</label>
-      <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
-  <parameters>
-    <label>IO</label>
-    <description>Inputs and outputs.</description>
-)" +
-    chs_example::SlicerInputImage("weightVolume",
-                                  "Weight volume",
-                                  "Non-negative arc weights, for example a gradient magnitude.",
-                                  0) +
-    chs_example::SlicerInputImage("markerVolume", "Markers", "Label map of the seeds; 0 is not a seed.", 1, true) +
-    chs_example::SlicerLabelOutputs(2, "labels") + R"(    <image>
-      <name>costVolume</name>
-      <longflag>--cost</longflag>
-      <label>Cost map</label>
-      <description>The optimum path cost of every pixel.</description>
-      <channel>output</channel>
-    </image>
-  </parameters>
-)");
-
 struct Options
 {
   std::string                                 weights, markers, output, cost;
@@ -84,6 +26,49 @@ struct Options
   bool                                        fullyConnected = false;
   chs_example::CommonOptions                  common;
 };
+
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  using ArcWeight = itk::CudaForestingTransformEnums::ArcWeight;
+  chs_example::Module m(kProgram,
+                        R"(Usage: CudaSeededSegmentation [options] <weights> <markers> <output>
+
+Grows the labelled markers of <markers> (a label map of the same size: 0 = not a seed) over <weights> (for example a
+gradient magnitude image: non-negative, read as float) by the Image Foresting Transform with the f_max path cost:
+every pixel takes the label of the marker it reaches by the path whose largest arc weight is smallest. Ties are
+broken by one documented rule, so the result is the same on the GPU and the CPU, run after run. Writes the labels
+as unsigned 32-bit integers.
+)",
+                        "CUDA Seeded Segmentation (IFT)",
+                        "Grows the labels of a marker label map over a weight image (a gradient magnitude, say) by the "
+                        "Image Foresting Transform on the GPU: a seeded watershed with exact, deterministic tie "
+                        "breaking.");
+  m.Group("Transform", "The arc weights and the neighbourhood.");
+  m.Add(chs_example::Choice("--arc-weight",
+                            "<name>",
+                            o.arc,
+                            { { "target", ArcWeight::Target },
+                              { "maximum", ArcWeight::Maximum },
+                              { "difference", ArcWeight::AbsoluteDifference } },
+                            "arc weight",
+                            "target (default: w(p,q) = B(q)), maximum (max(B(p), B(q))) or difference (|B(p) - B(q)|)")
+          .Slicer(
+            "arcWeight", "Arc weight", "target: w(p,q) = B(q); maximum: max(B(p), B(q)); difference: |B(p) - B(q)|."));
+  m.Add(chs_example::Switch("--fully-connected", o.fullyConnected, "8-connectivity in 2D, 26 in 3D (default: 4 / 6)")
+          .Slicer("fullyConnected", "Fully connected", "26-connectivity (8 in 2D) instead of face connectivity."));
+  m.Group("IO", "Inputs and outputs.");
+  m.Add(chs_example::InputImage(
+    0, "weightVolume", "Weight volume", "Non-negative arc weights, for example a gradient magnitude."));
+  m.Add(chs_example::InputImage(1, "markerVolume", "Markers", "Label map of the seeds; 0 is not a seed.", true));
+  chs_example::AddLabelOutputs(m, 2, "labels", o.common);
+  m.Add(chs_example::Path("--cost", "<file>", o.cost, "also write the cost map (the optimum path cost of every pixel)")
+          .Slicer("costVolume", "Cost map", "The optimum path cost of every pixel.")
+          .As("image", "output"));
+  m.AddExecution(o.common);
+  return m;
+}
 
 template <unsigned D>
 void
@@ -130,35 +115,7 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional = chs_example::ParseArguments(
-    argc,
-    argv,
-    kProgram,
-    kUsage.c_str(),
-    kSlicerXml,
-    o.common,
-    [&](const std::string & a, const std::function<std::string()> & value)
-    {
-      if (a == "--arc-weight")
-      {
-        const std::string w = value();
-        if (w == "target")
-          o.arc = itk::CudaForestingTransformEnums::ArcWeight::Target;
-        else if (w == "maximum")
-          o.arc = itk::CudaForestingTransformEnums::ArcWeight::Maximum;
-        else if (w == "difference")
-          o.arc = itk::CudaForestingTransformEnums::ArcWeight::AbsoluteDifference;
-        else
-          chs_example::Fail(kProgram, "unknown arc weight '" + w + "' (target, maximum or difference)");
-      }
-      else if (a == "--fully-connected")
-        o.fullyConnected = true;
-      else if (a == "--cost")
-        o.cost = value();
-      else
-        return false;
-      return true;
-    });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   if (positional.size() != 3)
     chs_example::Fail(kProgram, "expected a weight image, a marker image and an output file");
   o.weights = positional[0];

@@ -60,30 +60,13 @@ const char * kDefaultMri = "/usr/share/doc/insighttoolkit5-examples/examples/Dat
  * and builds a surface for each, which is slow beyond a few thousand. */
 constexpr unsigned long long kMaxSegments = chs_example::kMaxSlicerSegments;
 
-const char * const kUsage = R"(Usage: CudaSegmentationDemo [options] <output folder>
-
-Runs every algorithm of the module on a real T1 MRI volume (Debian's insighttoolkit5-examples: 128x128x62, int16)
-and on a generated CT-like volume (a porous rock as a microCT shows it), on the GPU and on the CPU reference,
-compares the two, and writes the label maps (.nrrd), 3D Slicer segmentations (.seg.nrrd), pictures (.png) and
-the summary table (summary.md, summary.tsv) into the folder.
-
-Options:
-  --mri <file>        the MRI volume (default: KmeansTest_T1UCharRaw.nii.gz of insighttoolkit5-examples);
-                      "none" leaves it out
-  --ct-size <n>       side of the generated CT-like volume (default 256; 0 leaves it out)
-  --backend <name>    auto (default): the GPU when there is one, compared with the CPU reference; cuda: the GPU
-                      or an error; cpu: the CPU reference only
-  --no-reference      with a GPU, do not run the CPU reference (no comparison, no CPU time)
-  --device <n>        CUDA device (default 0)
-)";
-
 struct Options
 {
   std::string folder, mri = kDefaultMri;
-  unsigned    ctSize    = 256;
-  Backend     backend   = Backend::Auto;
-  bool        reference = true;
-  int         device    = 0;
+  unsigned    ctSize      = 256;
+  Backend     backend     = Backend::Auto;
+  bool        noReference = false; // --no-reference: the GPU only
+  int         device      = 0;
 };
 
 /** What the demo does to one volume; sizes in voxels, the filters' sigmas derived from them. */
@@ -133,44 +116,32 @@ Fail(const std::string & message)
 Options
 Parse(int argc, char ** argv)
 {
-  Options                  o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string a     = argv[i];
-    auto              value = [&]() -> std::string
-    {
-      if (i + 1 >= argc)
-        Fail("option " + a + " needs a value");
-      return argv[++i];
-    };
-    try
-    {
-      if (a == "--help" || a == "-h")
-      {
-        std::cout << kUsage;
-        std::exit(0);
-      }
-      else if (a == "--mri")
-        o.mri = value();
-      else if (a == "--ct-size")
-        o.ctSize = unsigned(std::stoul(value()));
-      else if (a == "--backend")
-        o.backend = chs_example::ParseBackend(kProgram, value());
-      else if (a == "--no-reference")
-        o.reference = false;
-      else if (a == "--device")
-        o.device = std::stoi(value());
-      else if (a.size() > 1 && a[0] == '-')
-        Fail("unknown option " + a);
-      else
-        positional.push_back(a);
-    }
-    catch (const std::logic_error &)
-    {
-      Fail("option " + a + " has a value that does not parse");
-    }
-  }
+  Options             o;
+  chs_example::Module m(kProgram, R"(Usage: CudaSegmentationDemo [options] <output folder>
+
+Runs every algorithm of the module on a real T1 MRI volume (Debian's insighttoolkit5-examples: 128x128x62, int16)
+and on a generated CT-like volume (a porous rock as a microCT shows it), on the GPU and on the CPU reference,
+compares the two, and writes the label maps (.nrrd), 3D Slicer segmentations (.seg.nrrd), pictures (.png) and
+the summary table (summary.md, summary.tsv) into the folder.
+)");
+  m.Add(chs_example::Path("--mri",
+                          "<file>",
+                          o.mri,
+                          "the MRI volume (default: KmeansTest_T1UCharRaw.nii.gz of insighttoolkit5-examples); "
+                          "\"none\" leaves it out"));
+  m.Add(chs_example::Number(
+    "--ct-size", "<n>", o.ctSize, "side of the generated CT-like volume (default 256; 0 leaves it out)"));
+  m.Add(chs_example::Choice("--backend",
+                            "<name>",
+                            o.backend,
+                            { { "auto", Backend::Auto }, { "cuda", Backend::CUDA }, { "cpu", Backend::CPU } },
+                            "backend",
+                            "auto (default): the GPU when there is one, compared with the CPU reference; cuda: the "
+                            "GPU or an error; cpu: the CPU reference only"));
+  m.Add(chs_example::Switch(
+    "--no-reference", o.noReference, "with a GPU, do not run the CPU reference (no comparison, no CPU time)"));
+  m.Add(chs_example::Number("--device", "<n>", o.device, "CUDA device (default 0)").Range("0", "63", "1"));
+  const std::vector<std::string> positional = m.Parse(argc, argv);
   if (positional.size() != 1)
     Fail("expected one output folder");
   o.folder = positional[0];
@@ -421,7 +392,7 @@ public:
     m_Gpu = gpu;
     if (m_Gpu)
       std::cout << "GPU: " << chs::CudaDeviceName(o.device)
-                << (o.reference ? "; every result is compared with the CPU reference's" : "") << '\n';
+                << (!o.noReference ? "; every result is compared with the CPU reference's" : "") << '\n';
     else if (o.backend == Backend::CPU)
       std::cout << "CPU reference only (--backend cpu)\n";
     else
@@ -682,17 +653,17 @@ private:
     // before the second update (its host arrays go back to the module's cache, as in a loop over volumes).
     Run  cpu, gpu;
     bool same = true;
-    if (!m_Gpu || m_Options.reference)
+    if (!m_Gpu || !m_Options.noReference)
       r.cpuMs = Time(run, Backend::CPU, cpu);
     if (m_Gpu)
     {
       r.gpuMs      = Time(run, Backend::CUDA, gpu);
-      same         = !m_Options.reference || SameRun(gpu, cpu);
+      same         = m_Options.noReference || SameRun(gpu, cpu);
       gpu          = Run();
       r.gpuAgainMs = Time(run, Backend::CUDA, gpu);
-      same         = same && (!m_Options.reference || SameRun(gpu, cpu));
+      same         = same && (m_Options.noReference || SameRun(gpu, cpu));
     }
-    r.comparison     = !m_Gpu ? "no GPU" : !m_Options.reference ? "not compared" : same ? "identical" : "DIFFERENT";
+    r.comparison     = !m_Gpu ? "no GPU" : m_Options.noReference ? "not compared" : same ? "identical" : "DIFFERENT";
     const Run & kept = m_Gpu ? gpu : cpu;
     r.regions        = kept.regions;
     r.note           = kept.note;

@@ -23,66 +23,6 @@ namespace
 {
 const char * kProgram = "CudaWaterfallSegmentation";
 
-const std::string kUsage =
-  std::string(R"(Usage: CudaWaterfallSegmentation [options] <input> <output>
-
-Computes the waterfall hierarchy of a 2D image or 3D volume (any format ITK reads) on the GPU: level 0 is the
-watershed, and every level joins each region of the level before to its neighbours across its lowest pass, down to
-one region. Writes level --level as unsigned 32-bit labels, 1..N in raster order of their first pixel (the last
-level when the hierarchy has fewer).
-
-Options:
-  --level <k>             the level written to <output> (default 2)
-  --levels <folder>       also write every level k as the label map <folder>/level-<k>.nrrd (made if missing)
-  --number-of-levels <n>  compute at most n levels, the watershed included (default 0: down to one region)
-)") +
-  chs_example::kWatershedUsage +
-  R"(  --overlay <file.png>    also write the borders of the output level over the image (the middle slice of a volume)
-)" +
-  chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Waterfall",
-  "The waterfall hierarchy on the GPU: the watershed, then coarser and coarser partitions, each region a union of "
-  "regions of the level before. Writes one chosen level, and optionally every level as its own label map.",
-  std::string(R"(  <parameters>
-    <label>Waterfall</label>
-    <description>The levels and the watershed they start from.</description>
-    <integer>
-      <name>level</name>
-      <longflag>--level</longflag>
-      <label>Level</label>
-      <description>The level written: 0 is the watershed, higher levels are coarser (the last level when there are fewer).</description>
-      <default>2</default>
-      <constraints>
-        <minimum>0</minimum>
-        <maximum>64</maximum>
-        <step>1</step>
-      </constraints>
-    </integer>
-    <integer>
-      <name>numberOfLevels</name>
-      <longflag>--number-of-levels</longflag>
-      <label>Number of levels</label>
-      <description>Compute at most this many levels, the watershed included; 0: down to one region.</description>
-      <default>0</default>
-      <constraints>
-        <minimum>0</minimum>
-        <maximum>64</maximum>
-        <step>1</step>
-      </constraints>
-    </integer>
-)") +
-    chs_example::kSlicerWatershedParameters + R"(  </parameters>
-)" + chs_example::SlicerImageToLabelMap("regions", R"(    <directory>
-      <name>levelsDirectory</name>
-      <longflag>--levels</longflag>
-      <label>Every level</label>
-      <description>Also write every level k as its own label map, level-k.nrrd, in this folder.</description>
-      <channel>output</channel>
-    </directory>
-)"));
-
 struct Options
 {
   std::string                   input, output, overlay, levels;
@@ -90,6 +30,55 @@ struct Options
   chs_example::WatershedOptions watershed;
   chs_example::CommonOptions    common;
 };
+
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  chs_example::Module m(kProgram,
+                        R"(Usage: CudaWaterfallSegmentation [options] <input> <output>
+
+Computes the waterfall hierarchy of a 2D image or 3D volume (any format ITK reads) on the GPU: level 0 is the
+watershed, and every level joins each region of the level before to its neighbours across its lowest pass, down to
+one region. Writes level --level as unsigned 32-bit labels, 1..N in raster order of their first pixel (the last
+level when the hierarchy has fewer).
+)",
+                        "CUDA Waterfall",
+                        "The waterfall hierarchy on the GPU: the watershed, then coarser and coarser partitions, each "
+                        "region a union of regions of the level before. Writes one chosen level, and optionally every "
+                        "level as its own label map.");
+  m.Group("Waterfall", "The levels and the watershed they start from.");
+  m.Add(chs_example::Number("--level", "<k>", o.level, "the level written to <output> (default 2)")
+          .Slicer("level",
+                  "Level",
+                  "The level written: 0 is the watershed, higher levels are coarser (the last level when there are "
+                  "fewer).")
+          .Range("0", "64", "1"));
+  m.Add(chs_example::Number("--number-of-levels",
+                            "<n>",
+                            o.numberOfLevels,
+                            "compute at most n levels, the watershed included (default 0: down to one region)")
+          .Slicer("numberOfLevels",
+                  "Number of levels",
+                  "Compute at most this many levels, the watershed included; 0: down to one region.")
+          .Range("0", "64", "1"));
+  chs_example::AddWatershedOptions(m, o.watershed);
+  m.Add(chs_example::Path("--overlay",
+                          "<file.png>",
+                          o.overlay,
+                          "also write the borders of the output level over the image (the middle slice of a volume)"));
+  chs_example::AddImageToLabelMap(m, "regions", o.common);
+  m.Add(chs_example::Path("--levels",
+                          "<folder>",
+                          o.levels,
+                          "also write every level k as the label map <folder>/level-<k>.nrrd (made if missing)")
+          .Slicer("levelsDirectory",
+                  "Every level",
+                  "Also write every level k as its own label map, level-k.nrrd, in this folder.")
+          .As("directory", "output"));
+  m.AddExecution(o.common);
+  return m;
+}
 
 template <unsigned D>
 void
@@ -105,7 +94,7 @@ Run(const Options & o)
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
   auto       filter = itk::CudaWaterfallImageFilter<Image, Labels>::New();
   filter->SetInput(relief);
-  chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
+  chs_example::ApplyWatershedOptions(o.watershed, filter.GetPointer());
   filter->SetNumberOfLevels(o.numberOfLevels);
   o.common.Apply(filter.GetPointer());
   progress.Watch(filter, 0.2f, 0.8f);
@@ -147,29 +136,7 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional =
-    chs_example::ParseArguments(argc,
-                                argv,
-                                kProgram,
-                                kUsage.c_str(),
-                                kSlicerXml,
-                                o.common,
-                                [&](const std::string & a, const std::function<std::string()> & value)
-                                {
-                                  if (chs_example::ParseWatershedOption(a, value, o.watershed))
-                                    return true;
-                                  if (a == "--level")
-                                    o.level = unsigned(std::stoul(value()));
-                                  else if (a == "--levels")
-                                    o.levels = value();
-                                  else if (a == "--number-of-levels")
-                                    o.numberOfLevels = unsigned(std::stoul(value()));
-                                  else if (a == "--overlay")
-                                    o.overlay = value();
-                                  else
-                                    return false;
-                                  return true;
-                                });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   return chs_example::RunOnInputDimension(
     kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

@@ -18,63 +18,6 @@ namespace
 {
 const char * kProgram = "CudaWaterpixels";
 
-const std::string kUsage = std::string(R"(Usage: CudaWaterpixels [options] <input> <output>
-
-Waterpixels (Machairas et al.): compact watershed superpixels of a 2D image or supervoxels of a 3D volume (any
-format ITK reads), computed on the GPU by the Image Foresting Transform of |grad I| + k E from one seed per cell of
-a regular grid. Writes the labels as unsigned 32-bit integers, 1..N, one per grid cell in raster order.
-
-Options:
-  --step <s>[,<s>[,<s>]]  cell size (sigma) in pixels, one for all axes or one per axis (default 10)
-  --compactness <k>       weight of the distance to the grid seeds (default: automatic, 0.04 x the input's range)
-  --gradient-minimum      seed each cell at its smallest gradient instead of its centre
-  --fully-connected       8-connectivity in 2D, 26 in 3D (default: 4 / 6)
-  --overlay <file.png>    also write the superpixel borders over the image (the middle slice of a volume)
-)") + chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Waterpixels",
-  "Compact watershed superpixels (supervoxels in 3D) on the GPU: the Image Foresting Transform of the gradient plus "
-  "a distance to a regular grid of seeds.",
-  R"(  <parameters>
-    <label>Waterpixels</label>
-    <description>The grid of cells and how compact the superpixels are.</description>
-    <integer-vector>
-      <name>step</name>
-      <longflag>--step</longflag>
-      <label>Grid step</label>
-      <description>Cell size (sigma) in pixels, one value for all axes or one per axis.</description>
-      <default>10</default>
-    </integer-vector>
-    <double>
-      <name>compactness</name>
-      <longflag>--compactness</longflag>
-      <label>Compactness</label>
-      <description>Weight k of the distance to the grid seeds; negative: automatic (0.04 x the input's range).</description>
-      <default>-1</default>
-      <constraints>
-        <minimum>-1</minimum>
-        <maximum>1000</maximum>
-        <step>0.01</step>
-      </constraints>
-    </double>
-    <boolean>
-      <name>gradientMinimum</name>
-      <longflag>--gradient-minimum</longflag>
-      <label>Seeds at gradient minima</label>
-      <description>Seed each cell at its smallest gradient instead of its centre.</description>
-      <default>false</default>
-    </boolean>
-    <boolean>
-      <name>fullyConnected</name>
-      <longflag>--fully-connected</longflag>
-      <label>Fully connected</label>
-      <description>26-connectivity (8 in 2D) instead of face connectivity.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
-)" + chs_example::SlicerImageToLabelMap("superpixels"));
-
 struct Options
 {
   std::string                     input, output, overlay;
@@ -83,6 +26,50 @@ struct Options
   bool                            gradientMinimum = false, fullyConnected = false;
   chs_example::CommonOptions      common;
 };
+
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  chs_example::Module m(
+    kProgram,
+    R"(Usage: CudaWaterpixels [options] <input> <output>
+
+Waterpixels (Machairas et al.): compact watershed superpixels of a 2D image or supervoxels of a 3D volume (any
+format ITK reads), computed on the GPU by the Image Foresting Transform of |grad I| + k E from one seed per cell of
+a regular grid. Writes the labels as unsigned 32-bit integers, 1..N, one per grid cell in raster order.
+)",
+    "CUDA Waterpixels",
+    "Compact watershed superpixels (supervoxels in 3D) on the GPU: the Image Foresting Transform of "
+    "the gradient plus a distance to a regular grid of seeds.");
+  m.Group("Waterpixels", "The grid of cells and how compact the superpixels are.");
+  m.Add(
+    chs_example::Numbers(
+      "--step", "<s>[,<s>[,<s>]]", o.step, "cell size (sigma) in pixels, one for all axes or one per axis (default 10)")
+      .Slicer("step", "Grid step", "Cell size (sigma) in pixels, one value for all axes or one per axis."));
+  m.Add(chs_example::Number("--compactness",
+                            "<k>",
+                            o.compactness,
+                            "weight of the distance to the grid seeds (default: automatic, 0.04 x the input's range)")
+          .Slicer("compactness",
+                  "Compactness",
+                  "Weight k of the distance to the grid seeds; negative: automatic (0.04 x the input's range).")
+          .Range("-1", "1000", "0.01"));
+  m.Add(chs_example::Switch(
+          "--gradient-minimum", o.gradientMinimum, "seed each cell at its smallest gradient instead of its centre")
+          .Slicer("gradientMinimum",
+                  "Seeds at gradient minima",
+                  "Seed each cell at its smallest gradient instead of its centre."));
+  m.Add(chs_example::Switch("--fully-connected", o.fullyConnected, "8-connectivity in 2D, 26 in 3D (default: 4 / 6)")
+          .Slicer("fullyConnected", "Fully connected", "26-connectivity (8 in 2D) instead of face connectivity."));
+  m.Add(chs_example::Path("--overlay",
+                          "<file.png>",
+                          o.overlay,
+                          "also write the superpixel borders over the image (the middle slice of a volume)"));
+  chs_example::AddImageToLabelMap(m, "superpixels", o.common);
+  m.AddExecution(o.common);
+  return m;
+}
 
 template <unsigned D>
 void
@@ -124,34 +111,7 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional =
-    chs_example::ParseArguments(argc,
-                                argv,
-                                kProgram,
-                                kUsage.c_str(),
-                                kSlicerXml,
-                                o.common,
-                                [&](const std::string & a, const std::function<std::string()> & value)
-                                {
-                                  if (a == "--step")
-                                  {
-                                    o.step.clear();
-                                    std::stringstream s(value());
-                                    for (std::string part; std::getline(s, part, ',');)
-                                      o.step.push_back(std::stoul(part));
-                                  }
-                                  else if (a == "--compactness")
-                                    o.compactness = std::stod(value());
-                                  else if (a == "--gradient-minimum")
-                                    o.gradientMinimum = true;
-                                  else if (a == "--fully-connected")
-                                    o.fullyConnected = true;
-                                  else if (a == "--overlay")
-                                    o.overlay = value();
-                                  else
-                                    return false;
-                                  return true;
-                                });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   return chs_example::RunOnInputDimension(kProgram,
                                           positional,
                                           o.input,

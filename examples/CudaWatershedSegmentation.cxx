@@ -20,70 +20,6 @@ namespace
 {
 const char * kProgram = "CudaWatershedSegmentation";
 
-const std::string kUsage =
-  std::string(R"(Usage: CudaWatershedSegmentation [options] <input> <output>
-
-Computes the watershed of a 2D image or 3D volume (any format ITK reads) on the GPU: every pixel follows its
-steepest descent to a regional minimum, and the pixels that reach the same minimum form a basin. Writes the basins
-as unsigned 32-bit labels, 1..N in raster order of their first pixel.
-
-Options:
-)") +
-  chs_example::kWatershedUsage +
-  R"(  --lines                 set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour
-                          in another basin)
-  --markers <labels>      flood from the non-zero labels of this image instead (ITK's watershed from markers): every
-                          pixel takes the label of the marker whose flood reaches it first as the level rises
-  --mask <image>          label only where this image is non-zero (the rest is 0; floods do not cross it)
-  --level <h>             without --markers: flood from the minima at least h deep (smaller ones merge)
-  --overlay <file.png>    also write the basin borders over the image (the middle slice of a volume)
-)" +
-  chs_example::kCommonUsage;
-
-const std::string kSlicerXml = chs_example::SlicerModuleXml(
-  "CUDA Watershed",
-  "Watershed by steepest descent on the GPU (PRUF, APRUF, PRW): one basin per regional minimum of the image, or of "
-  "its gradient magnitude at a given scale.",
-  std::string(R"(  <parameters>
-    <label>Watershed</label>
-    <description>What is flooded and how.</description>
-)") +
-    chs_example::kSlicerWatershedParameters + R"(    <boolean>
-      <name>lines</name>
-      <longflag>--lines</longflag>
-      <label>Watershed lines</label>
-      <description>Set the pixels on the watershed lines to 0.</description>
-      <default>false</default>
-    </boolean>
-    <image type="label">
-      <name>markers</name>
-      <longflag>--markers</longflag>
-      <label>Markers</label>
-      <channel>input</channel>
-      <description>Optional: flood from the non-zero labels of this label map instead of from every minimum.</description>
-    </image>
-    <image>
-      <name>mask</name>
-      <longflag>--mask</longflag>
-      <label>Mask</label>
-      <channel>input</channel>
-      <description>Optional: label only where this image is non-zero.</description>
-    </image>
-    <double>
-      <name>level</name>
-      <longflag>--level</longflag>
-      <label>Level</label>
-      <description>Without markers: minima shallower than this merge into deeper ones (0: every minimum).</description>
-      <default>0</default>
-      <constraints>
-        <minimum>0</minimum>
-        <maximum>100000</maximum>
-        <step>1</step>
-      </constraints>
-    </double>
-  </parameters>
-)" + chs_example::SlicerImageToLabelMap("basins"));
-
 struct Options
 {
   std::string                   input, output, overlay, markers, mask;
@@ -92,6 +28,55 @@ struct Options
   bool                          lines = false;
   chs_example::CommonOptions    common;
 };
+
+/** The options, declared once: --help, --xml and the parser come from here. */
+chs_example::Module
+Describe(Options & o)
+{
+  chs_example::Module m(kProgram,
+                        R"(Usage: CudaWatershedSegmentation [options] <input> <output>
+
+Computes the watershed of a 2D image or 3D volume (any format ITK reads) on the GPU: every pixel follows its
+steepest descent to a regional minimum, and the pixels that reach the same minimum form a basin. Writes the basins
+as unsigned 32-bit labels, 1..N in raster order of their first pixel.
+)",
+                        "CUDA Watershed",
+                        "Watershed by steepest descent on the GPU (PRUF, APRUF, PRW): one basin per regional minimum "
+                        "of the image, or of its gradient magnitude at a given scale.");
+  m.Group("Watershed", "What is flooded and how.");
+  chs_example::AddWatershedOptions(m, o.watershed);
+  m.Add(chs_example::Switch("--lines",
+                            o.lines,
+                            "set the watershed-line pixels to 0 (pixels with a lower, or equal and earlier, neighbour "
+                            "in another basin)")
+          .Slicer("lines", "Watershed lines", "Set the pixels on the watershed lines to 0."));
+  m.Add(chs_example::Path("--markers",
+                          "<labels>",
+                          o.markers,
+                          "flood from the non-zero labels of this image instead (ITK's watershed from markers): every "
+                          "pixel takes the label of the marker whose flood reaches it first as the level rises")
+          .Slicer("markers",
+                  "Markers",
+                  "Optional: flood from the non-zero labels of this label map instead of from every minimum.")
+          .As("image", "input", " type=\"label\""));
+  m.Add(
+    chs_example::Path(
+      "--mask", "<image>", o.mask, "label only where this image is non-zero (the rest is 0; floods do not cross it)")
+      .Slicer("mask", "Mask", "Optional: label only where this image is non-zero.")
+      .As("image", "input"));
+  m.Add(chs_example::Number(
+          "--level", "<h>", o.level, "without --markers: flood from the minima at least h deep (smaller ones merge)")
+          .Slicer(
+            "level", "Level", "Without markers: minima shallower than this merge into deeper ones (0: every minimum).")
+          .Range("0", "100000", "1"));
+  m.Add(chs_example::Path("--overlay",
+                          "<file.png>",
+                          o.overlay,
+                          "also write the basin borders over the image (the middle slice of a volume)"));
+  chs_example::AddImageToLabelMap(m, "basins", o.common);
+  m.AddExecution(o.common);
+  return m;
+}
 
 template <unsigned D>
 void
@@ -107,7 +92,7 @@ Run(const Options & o)
   const auto relief = chs_example::Relief(reader->GetOutput(), o.watershed.sigma);
   auto       filter = itk::CudaWatershedImageFilter<Image, Labels>::New();
   filter->SetInput(relief);
-  chs_example::ApplyWatershedOptions(kProgram, o.watershed, filter.GetPointer());
+  chs_example::ApplyWatershedOptions(o.watershed, filter.GetPointer());
   filter->SetMarkWatershedLine(o.lines);
   filter->SetLevel(o.level);
   if (!o.markers.empty())
@@ -144,31 +129,7 @@ int
 main(int argc, char ** argv)
 {
   Options                        o;
-  const std::vector<std::string> positional =
-    chs_example::ParseArguments(argc,
-                                argv,
-                                kProgram,
-                                kUsage.c_str(),
-                                kSlicerXml,
-                                o.common,
-                                [&](const std::string & a, const std::function<std::string()> & value)
-                                {
-                                  if (chs_example::ParseWatershedOption(a, value, o.watershed))
-                                    return true;
-                                  if (a == "--lines")
-                                    o.lines = true;
-                                  else if (a == "--markers")
-                                    o.markers = value();
-                                  else if (a == "--mask")
-                                    o.mask = value();
-                                  else if (a == "--level")
-                                    o.level = std::stod(value());
-                                  else if (a == "--overlay")
-                                    o.overlay = value();
-                                  else
-                                    return false;
-                                  return true;
-                                });
+  const std::vector<std::string> positional = Describe(o).Parse(argc, argv);
   return chs_example::RunOnInputDimension(
     kProgram, positional, o.input, o.output, [&](auto dimension) { Run<decltype(dimension)::value>(o); });
 }

@@ -1,5 +1,5 @@
-// Shared by the command-line programs: errors, the command-line parser with the options every program has, the
-// Slicer description of those options, the dimension of an image file.
+// Shared by the command-line programs: errors, output files written whole or not at all, the options every program
+// has (declared in chsExampleOptions.h), the dimension of an image file.
 #ifndef chsExampleCli_h
 #define chsExampleCli_h
 
@@ -95,24 +95,6 @@ Fail(const char * program, const std::string & message)
   std::exit(2);
 }
 
-inline itk::CudaSegmentationBackendEnums::Backend
-ParseBackend(const char * program, const std::string & b)
-{
-  using Backend = itk::CudaSegmentationBackendEnums::Backend;
-  if (b == "auto")
-    return Backend::Auto;
-  if (b == "cuda")
-    return Backend::CUDA;
-  if (b == "cpu")
-    return Backend::CPU;
-  Fail(program, "unknown backend '" + b + "' (auto, cuda or cpu)");
-}
-
-/** Parses the command line. --help and --xml print `usage` and `xml` and exit; the options every program has
- * (--backend, --device, --segmentation, --returnparameterfile) go to `common`; any other option goes to
- * option(name, value), which returns false for an option it does not know (value() takes the option's value);
- * returns the positional arguments. Exits with a message for an unknown option, a missing value or a value that
- * does not parse. */
 /** The options every program has. */
 struct CommonOptions
 {
@@ -137,150 +119,6 @@ const char *
 RanOn(const TFilter * filter)
 {
   return filter->GetLastBackend() == itk::CudaSegmentationBackendEnums::Backend::CUDA ? "CUDA" : "CPU reference";
-}
-
-/** What --help says of the options every program has. */
-constexpr const char * kCommonUsage =
-  R"(  --segmentation <f>      also write the labels as a 3D Slicer segmentation (.seg.nrrd), one segment per label
-  --backend <name>        auto (default: the GPU when there is one), cuda or cpu (the sequential reference)
-  --device <id>           CUDA device (default 0)
-  --returnparameterfile <f>  write the output values (the region count) as 3D Slicer reads them
-  --xml                   print the 3D Slicer command-line module description and exit
-  --help                  this text
-)";
-
-/** The smallest value of each numeric parameter of a module description (`xml`), by its long flag: the
- * <minimum> of its <constraints>. (The <maximum> bounds Slicer's slider, not what the filters accept.) */
-inline std::vector<std::pair<std::string, double>>
-ParameterMinimums(const std::string & xml)
-{
-  std::vector<std::pair<std::string, double>> minimums;
-  auto                                        between = [](const std::string & text,
-                    const std::string & open,
-                    const std::string & close,
-                    size_t              from,
-                    size_t              to) -> std::string
-  {
-    const size_t a = text.find(open, from);
-    if (a == std::string::npos || a >= to)
-      return {};
-    const size_t b = text.find(close, a + open.size());
-    return b == std::string::npos || b > to ? std::string() : text.substr(a + open.size(), b - a - open.size());
-  };
-  for (const char * type : { "integer", "float", "double", "integer-vector", "float-vector", "double-vector" })
-  {
-    const std::string open = std::string("<") + type + ">", close = std::string("</") + type + ">";
-    for (size_t a = xml.find(open); a != std::string::npos; a = xml.find(open, a + 1))
-    {
-      const size_t      b       = xml.find(close, a);
-      const std::string flag    = between(xml, "<longflag>", "</longflag>", a, b);
-      const std::string minimum = between(xml, "<minimum>", "</minimum>", a, b);
-      if (!flag.empty() && !minimum.empty())
-        minimums.emplace_back((flag.rfind("--", 0) == 0 ? "" : "--") + flag, std::stod(minimum));
-    }
-  }
-  return minimums;
-}
-
-/** Exits with a message when a value of `flag` (comma-separated for vectors) is below the description's minimum. */
-inline void
-CheckMinimum(const char *                                        program,
-             const std::vector<std::pair<std::string, double>> & minimums,
-             const std::string &                                 flag,
-             const std::string &                                 value)
-{
-  for (const auto & [name, minimum] : minimums)
-    if (name == flag)
-    {
-      size_t start = 0;
-      for (;;)
-      {
-        const size_t      comma = value.find(',', start);
-        const std::string item  = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        double            v     = 0;
-        try
-        {
-          v = std::stod(item);
-        }
-        catch (const std::logic_error &)
-        {
-          Fail(program, "bad value for " + flag + ": " + value);
-        }
-        if (!(v >= minimum))
-        {
-          std::ostringstream m;
-          m << flag << " " << value << " is out of range: the smallest value is " << minimum;
-          Fail(program, m.str());
-        }
-        if (comma == std::string::npos)
-          break;
-        start = comma + 1;
-      }
-    }
-}
-
-template <class FOption>
-std::vector<std::string>
-ParseArguments(int                 argc,
-               char **             argv,
-               const char *        program,
-               const char *        usage,
-               const std::string & xml,
-               CommonOptions &     common,
-               FOption &&          option)
-{
-  std::vector<std::string> positional;
-  const auto               minimums = ParameterMinimums(xml);
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string a = argv[i];
-    if (i + 1 < argc)
-      CheckMinimum(program, minimums, a, argv[i + 1]);
-    const std::function<std::string()> value = [&]() -> std::string
-    {
-      if (i + 1 >= argc)
-        Fail(program, a + " needs a value");
-      return argv[++i];
-    };
-    try
-    {
-      if (a == "--help" || a == "-h")
-      {
-        std::cout << usage;
-        std::exit(0);
-      }
-      if (a == "--xml")
-      {
-        std::cout << xml;
-        std::exit(0);
-      }
-      if (a == "--backend")
-        common.backend = ParseBackend(program, value());
-      else if (a == "--device")
-        common.device = std::stoi(value());
-      else if (a == "--segmentation")
-      {
-        common.segmentation   = value();
-        const std::string & f = common.segmentation;
-        if (!f.empty() && (f.size() < 9 || f.compare(f.size() - 9, 9, ".seg.nrrd") != 0))
-          Fail(program, "the segmentation file " + f + " must end with .seg.nrrd");
-      }
-      else if (a == "--returnparameterfile")
-        common.returnParameterFile = value();
-      else if (!a.empty() && a[0] == '-')
-      {
-        if (!option(a, value))
-          Fail(program, "unknown option " + a);
-      }
-      else
-        positional.push_back(a);
-    }
-    catch (const std::logic_error &)
-    {
-      Fail(program, "bad value for " + a);
-    }
-  }
-  return positional;
 }
 
 namespace detail

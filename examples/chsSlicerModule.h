@@ -1,11 +1,13 @@
-// What makes the command-line programs 3D Slicer command-line modules (Slicer's Execution Model): the module
-// description printed by --xml, progress reported on stdout in the protocol's <filter-progress> form, and the
+// What makes the command-line programs 3D Slicer command-line modules (Slicer's Execution Model): the parameters
+// every module's description has (its IO group; the description itself comes from the program's option table,
+// chsExampleOptions.h), progress reported on stdout in the protocol's <filter-progress> form, and the
 // outputs Slicer loads: the label map, optionally a segmentation (.seg.nrrd, one segment per label), and the
 // return parameter file with the region count.
 #ifndef chsSlicerModule_h
 #define chsSlicerModule_h
 
 #include "chsExampleCli.h"
+#include "chsExampleOptions.h"
 
 #include "itkCommand.h"
 #include "itkImageFileWriter.h"
@@ -30,107 +32,49 @@
 namespace chs_example
 {
 
-/** The module description: the header every module shares, the program's parameter groups, and the "Execution"
- * group (backend and device). Every group needs a <label> and a <description>. */
-inline std::string
-SlicerModuleXml(const std::string & title, const std::string & description, const std::string & groups)
+/** An input image given by position `index`, a label map when `labelMap`. */
+inline Parameter
+InputImage(int index, std::string name, std::string label, std::string description, bool labelMap = false)
 {
-  return R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Segmentation.GPU Hierarchies</category>
-  <title>)" +
-         title + R"(</title>
-  <description>)" +
-         description + R"(</description>
-  <version>0.1.0</version>
-  <documentation-url>https://github.com/InsightSoftwareConsortium/ITKCudaHierarchicalSegmentation</documentation-url>
-  <license>Apache 2.0</license>
-  <contributor>CudaHierarchicalSegmentation developers</contributor>
-  <acknowledgements>Runs on an NVIDIA GPU through CUDA when there is one, else on the module's CPU reference, which gives the same result.</acknowledgements>
-)" + groups +
-         R"(  <parameters advanced="true">
-    <label>Execution</label>
-    <description>Where the computation runs.</description>
-    <string-enumeration>
-      <name>backend</name>
-      <longflag>--backend</longflag>
-      <label>Backend</label>
-      <description>auto: the GPU when there is one, else the CPU; cuda: the GPU or an error; cpu: the sequential reference.</description>
-      <default>auto</default>
-      <element>auto</element>
-      <element>cuda</element>
-      <element>cpu</element>
-    </string-enumeration>
-    <integer>
-      <name>device</name>
-      <longflag>--device</longflag>
-      <label>CUDA device</label>
-      <description>Index of the CUDA device.</description>
-      <default>0</default>
-      <constraints>
-        <minimum>0</minimum>
-        <maximum>63</maximum>
-        <step>1</step>
-      </constraints>
-    </integer>
-  </parameters>
-</executable>
-)";
+  return Positional(index, "image", "input", labelMap ? " type=\"label\"" : "")
+    .Slicer(std::move(name), std::move(label), std::move(description));
 }
 
-/** An input image parameter given by position. */
-inline std::string
-SlicerInputImage(const std::string & name,
-                 const std::string & label,
-                 const std::string & description,
-                 unsigned            index,
-                 bool                labelMap = false)
+/** The output label map given by position `index`, the optional segmentation file (--segmentation) and the
+ * region count that Slicer reads from the return parameter file. */
+inline void
+AddLabelOutputs(Module & m, int index, const std::string & regions, CommonOptions & common)
 {
-  return std::string("    <image") + (labelMap ? " type=\"label\"" : "") + ">\n      <name>" + name +
-         "</name>\n      <label>" + label + "</label>\n      <description>" + description +
-         "</description>\n      <channel>input</channel>\n      <index>" + std::to_string(index) +
-         "</index>\n    </image>\n";
+  m.Add(Positional(index, "image", "output", " type=\"label\"")
+          .Slicer("outputVolume", "Output label map", "The " + regions + ", labelled 1..N (0 where no region is)."));
+  Parameter segmentation =
+    Path("--segmentation",
+         "<f>",
+         common.segmentation,
+         "also write the labels as a 3D Slicer segmentation (.seg.nrrd), one segment per label")
+      .Slicer("outputSegmentation",
+              "Output segmentation",
+              "Also write the labels as a 3D Slicer segmentation file (.seg.nrrd), one segment per label.")
+      .As("file", "output", " fileExtensions=\".seg.nrrd\"")
+      .Common();
+  segmentation.set = [&common](const std::string & f)
+  {
+    if (!f.empty() && (f.size() < 9 || f.compare(f.size() - 9, 9, ".seg.nrrd") != 0))
+      throw std::domain_error("the segmentation file " + f + " must end with .seg.nrrd");
+    common.segmentation = f;
+  };
+  m.Add(std::move(segmentation));
+  m.Add(Returned("integer", "0").Slicer("regionCount", "Number of " + regions, "How many labels the output has."));
 }
 
-/** The output label map given by position, the optional segmentation file (--segmentation) and the region count
- * that Slicer reads from the return parameter file. */
-inline std::string
-SlicerLabelOutputs(unsigned index, const std::string & regions)
+/** The IO group of a program that reads one image (index 0) and writes a label map (index 1); the program's
+ * other outputs may follow in the group. */
+inline void
+AddImageToLabelMap(Module & m, const std::string & regions, CommonOptions & common)
 {
-  return R"(    <image type="label">
-      <name>outputVolume</name>
-      <label>Output label map</label>
-      <description>The )" +
-         regions + R"(, labelled 1..N (0 where no region is).</description>
-      <channel>output</channel>
-      <index>)" +
-         std::to_string(index) + R"(</index>
-    </image>
-    <file fileExtensions=".seg.nrrd">
-      <name>outputSegmentation</name>
-      <longflag>--segmentation</longflag>
-      <label>Output segmentation</label>
-      <description>Also write the labels as a 3D Slicer segmentation file (.seg.nrrd), one segment per label.</description>
-      <channel>output</channel>
-    </file>
-    <integer>
-      <name>regionCount</name>
-      <label>Number of )" +
-         regions + R"(</label>
-      <description>How many labels the output has.</description>
-      <channel>output</channel>
-      <default>0</default>
-    </integer>
-)";
-}
-
-/** The IO group of a program that reads one image (index 0) and writes a label map (index 1). */
-inline std::string
-SlicerImageToLabelMap(const std::string & regions, const std::string & extraOutputs = "")
-{
-  return "  <parameters>\n    <label>IO</label>\n    <description>Input and outputs.</description>\n" +
-         SlicerInputImage("inputVolume", "Input volume", "The image to segment (2D or 3D, scalar).", 0) +
-         SlicerLabelOutputs(1, regions) + extraOutputs + "  </parameters>\n";
+  m.Group("IO", "Input and outputs.");
+  m.Add(InputImage(0, "inputVolume", "Input volume", "The image to segment (2D or 3D, scalar)."));
+  AddLabelOutputs(m, 1, regions, common);
 }
 
 /** Progress in the Execution Model's form on stdout: <filter-start> when made, <filter-progress> as the watched

@@ -430,6 +430,23 @@ def test_gpu_equals_cpu(module, inputs, gpu, tmp_path):
     assert gpu_segments == cpu_segments and gpu_count == cpu_count
 
 
+def test_help_description_and_parser_agree(module, tmp_path):
+    """The options are declared once (a table per program gives --help, --xml and the parser): every flag of the
+    description is listed by --help, and the parser knows every option --help lists."""
+    m, _ = module
+    usage = subprocess.run([m.path, "--help"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 0
+    listed = dict(re.findall(r"^  (--[a-z-]+)( <)?", usage.stdout, re.M))
+    flags = {p.longflag if p.longflag.startswith("--") else "--" + p.longflag for p in m.parameters() if p.longflag}
+    assert flags and flags <= set(listed), flags - set(listed)
+    for flag, takes_value in listed.items():
+        if flag in ("--help", "--xml"):
+            continue
+        command = [m.path, flag] + (["0"] if takes_value else [])
+        run = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert "unknown option" not in run.stderr and "needs a value" not in run.stderr, (flag, run.stderr)
+
+
 def test_bad_input(module, inputs, tmp_path):
     """A readable message and a non-zero exit, nothing written."""
     m, _ = module
