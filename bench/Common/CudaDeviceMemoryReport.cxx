@@ -5,10 +5,10 @@
 //
 //   CudaDeviceMemoryReport [--csv out.csv] [--side2 2048] [--side3 256]
 #include "AlphaTree/chsAlphaTreeBackends.h"
-#include "SingleLinkage/chsAttributeHierarchyBackends.h"
+#include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
-#include "ForestingTransform/chsForestingTransformBackends.h"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "Waterpixels/chsWaterpixelsBackends.h"
 #include "Watershed/chsWatershedBackends.h"
 

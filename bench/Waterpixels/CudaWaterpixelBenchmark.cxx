@@ -8,7 +8,7 @@
 //                           4096^2 to 2048x2048x1100 or up to N voxels, 64-bit path forced below 2^32)
 //   ...
 #include "Common/chsBenchTiming.h"
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 #include "Waterpixels/chsWaterpixelsBackends.h"
 
 #include <algorithm>

@@ -6,9 +6,9 @@
  *  graph's minimum spanning tree: leaves 0 .. n-1, the tree edge of rank r is node n + r, parents after children) and
  *  give a new weight to every tree edge; the result is the single-linkage dendrogram of the same minimum spanning tree
  *  with the new weights, edges ordered by (new weight, old rank). Two implementations of one definition: CUDA
- *  (src/SingleLinkage/chsAttributeHierarchy.cu: bottom-up passes in which the second child to finish computes its
+ *  (src/AttributeHierarchy/chsAttributeHierarchy.cu: bottom-up passes in which the second child to finish computes its
  *  parent, pointer jumping for the top-down pass, then the sort and PANDORA of the graph entry) and the sequential CPU
- *  reference (src/SingleLinkage/chsAttributeHierarchyCPU.cxx), chosen by the ExecutionContext's backend
+ *  reference (src/AttributeHierarchy/chsAttributeHierarchyCPU.cxx), chosen by the ExecutionContext's backend
  *  (include/chs/Execution.h). For the same input they write identical arrays.
  *
  *  The definitions (docs/single-linkage.md, "Hierarchies by attribute"); alt(x) is the weight of node x (0 for the

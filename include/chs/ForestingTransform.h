@@ -2,10 +2,9 @@
  *  CudaHierarchicalSegmentation: the Image Foresting Transform by seed competition, ITK-free API.
  *
  *  One operation, ImageForestingTransform, with two implementations of one definition, chosen by the
- *  ExecutionContext's backend (include/chs/Execution.h): the CUDA backend (src/ForestingTransform/, block-local
- *  relaxation rounds) and the sequential CPU reference (src/ForestingTransform/chsForestingTransformCPU.cxx, Dijkstra
- *  with a binary heap). For the same input they return
- *  identical labels, costs and predecessors.
+ *  ExecutionContext's backend (include/chs/Execution.h): the CUDA backend (src/Engines/ForestingTransform/, block-local
+ *  relaxation rounds) and the sequential CPU reference (src/Engines/ForestingTransform/chsForestingTransformCPU.cxx,
+ *Dijkstra with a binary heap). For the same input they return identical labels, costs and predecessors.
  *
  *  The definition (docs/image-foresting-transform.md):
  *  - Arc weight w(p, q) from the weight image B: B(q) (Target, the paper's), max(B(p), B(q)) or |B(p) - B(q)|.

@@ -2,11 +2,11 @@
  *  CudaHierarchicalSegmentation: single-linkage dendrograms (minimum spanning tree, then the dendrogram of the
  *  tree), ITK-free API.
  *
- *  Two implementations of one definition: the CUDA backend (src/SingleLinkage/: Boruvka minimum spanning
+ *  Two implementations of one definition: the CUDA backend (src/Engines/SingleLinkage/: Boruvka minimum spanning
  *  tree with a concurrent union-find, then PANDORA, Sao et al., ICPP 2024) and the sequential CPU reference
- *  (src/SingleLinkage/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's algorithm
- *  2), chosen by the ExecutionContext's backend (include/chs/Execution.h). For the same input they write identical
- *  arrays.
+ *  (src/Engines/SingleLinkage/chsSingleLinkageCPU.cxx: Kruskal, then the bottom-up union-find dendrogram, the paper's
+ *algorithm 2), chosen by the ExecutionContext's backend (include/chs/Execution.h). For the same input they write
+ *identical arrays.
  *
  *  The definition (docs/single-linkage.md):
  *  - Edges are ordered by (weight, edge index). The order is total, so the minimum spanning tree and its

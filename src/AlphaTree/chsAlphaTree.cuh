@@ -1,8 +1,8 @@
 // CUDA alpha-tree: the image entry (one translation unit per pixel type, src/AlphaTree/chsAlphaTreeInstantiate.cu.in).
 // The paper's construction: src/AlphaTree/chsAlphaTreeTile.cuh (partial trees per tile in shared memory),
 // src/AlphaTree/chsAlphaTreeBorder.cuh (merges across the tile borders); or the spanning-tree construction: the
-// single-linkage backend's Boruvka minimum spanning tree and PANDORA dendrogram (src/SingleLinkage/), whose binary tree
-// is already sorted by (level, id). Then the canonicalisation shared by all pixel types
+// single-linkage backend's Boruvka minimum spanning tree and PANDORA dendrogram (src/Engines/SingleLinkage/), whose
+// binary tree is already sorted by (level, id). Then the canonicalisation shared by all pixel types
 // (src/AlphaTree/chsAlphaTreeCanonical.cu).
 #ifndef chsAlphaTree_cuh
 #define chsAlphaTree_cuh
@@ -17,7 +17,7 @@
 #include "chsAlphaTreeRule.h"
 #include "Common/chsCudaCommon.cuh"
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkage.cuh"
+#include "Engines/SingleLinkage/chsSingleLinkage.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>

@@ -1,11 +1,11 @@
 // The sequential reference of the alpha-tree (include/chs/AlphaTree.h), the paper's algorithm 1: Kruskal over the
 // edges sorted by (weight, edge index) with a union-find builds the binary partition tree (the single-linkage
-// dendrogram of the image graph, src/SingleLinkage/chsSingleLinkageCPU.cxx), then canonicalisation removes every node
-// whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
+// dendrogram of the image graph, src/Engines/SingleLinkage/chsSingleLinkageCPU.cxx), then canonicalisation removes
+// every node whose parent has the same level, and the nodes are renumbered by (level, smallest pixel).
 #include "AlphaTree/chsAlphaTreeBackends.h"
 #include "Common/chsProgress.h"
 #include "chsAlphaTreeRule.h"
-#include "SingleLinkage/chsSingleLinkageCPU.h"
+#include "Engines/SingleLinkage/chsSingleLinkageCPU.h"
 #include "Common/chsPixelChecks.h"
 
 #include <algorithm>

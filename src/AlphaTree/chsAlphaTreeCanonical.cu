@@ -3,7 +3,7 @@
 #include "chsAlphaTreeCanonicalKernels.cuh"
 #include "chsAlphaTreeDevice.h"
 #include "chsAlphaTreeRule.h"
-#include "SingleLinkage/chsSingleLinkageDevice.h"
+#include "Engines/SingleLinkage/chsSingleLinkageDevice.h"
 
 #include <cub/device/device_radix_sort.cuh>
 

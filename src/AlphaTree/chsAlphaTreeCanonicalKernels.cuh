@@ -28,7 +28,7 @@
 
 #include "chsAlphaTreeConnect.cuh"
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 namespace chs
 {

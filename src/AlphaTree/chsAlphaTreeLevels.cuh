@@ -35,7 +35,7 @@
 #define chsATLevels_cuh
 
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <cooperative_groups.h>
 

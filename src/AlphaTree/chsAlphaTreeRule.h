@@ -3,7 +3,7 @@
 #define chsAlphaTreeRule_h
 
 #include "chs/AlphaTree.h"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <limits>
 #include <stdexcept>

@@ -7,7 +7,7 @@
 #define chsATTile_cuh
 
 #include "chsAlphaTreeConnect.cuh"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 namespace chs
 {

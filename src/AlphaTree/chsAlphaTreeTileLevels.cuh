@@ -38,7 +38,7 @@
 
 #include "chsAlphaTreeLevels.cuh"
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <algorithm>
 #include <cstdint>

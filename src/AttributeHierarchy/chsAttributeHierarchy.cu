@@ -21,12 +21,12 @@
 // - The new weights, the sort by (weight, rank) (CUB radix sort of the weights' ordered codes), then PANDORA and the
 //   download as for any dendrogram (FinishOnDevice).
 #include "Common/chsCudaCommon.cuh"
-#include "SingleLinkage/chsAttributeHierarchyBackends.h"
+#include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsAttributeHierarchyCheck.h"
-#include "SingleLinkage/chsAttributeHierarchyKernels.cuh"
-#include "SingleLinkage/chsSingleLinkageDevice.h"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "AttributeHierarchy/chsAttributeHierarchyCheck.h"
+#include "AttributeHierarchy/chsAttributeHierarchyKernels.cuh"
+#include "Engines/SingleLinkage/chsSingleLinkageDevice.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>

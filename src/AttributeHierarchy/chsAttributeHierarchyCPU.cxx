@@ -1,9 +1,9 @@
 // The sequential reference of the hierarchies by attribute (include/chs/AttributeHierarchy.h): the attributes in one
 // pass over the internal nodes in id order (children before parents), the dynamics in one pass from the root down,
 // the new tree-edge weights, then the single-linkage dendrogram of the reweighted tree (the graph entry's Kruskal).
-#include "SingleLinkage/chsAttributeHierarchyBackends.h"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
-#include "SingleLinkage/chsAttributeHierarchyCheck.h"
+#include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
+#include "AttributeHierarchy/chsAttributeHierarchyCheck.h"
 
 #include <algorithm>
 #include <cmath>

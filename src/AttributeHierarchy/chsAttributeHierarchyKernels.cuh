@@ -1,4 +1,4 @@
-// The hierarchies by attribute's first kernels (src/SingleLinkage/chsAttributeHierarchy.cu, which alone includes
+// The hierarchies by attribute's first kernels (src/AttributeHierarchy/chsAttributeHierarchy.cu, which alone includes
 // it): the tree as the kernels read it, the children, the leaf-to-root pass, the Euler tour's preorder and subtree
 // sizes, and the block sparse table of range minima and maxima. The file's header comment says how they serve.
 #ifndef chsAttributeHierarchyKernels_cuh
@@ -6,7 +6,7 @@
 
 #include "Common/chsCudaCommon.cuh"
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkageRule.h"
+#include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <cstdint>
 #include <limits>

@@ -3,8 +3,8 @@
 // device (ift::TransformOnDevice), with the float operations of src/Waterpixels/chsWaterpixelRule.h.
 #include "Common/chsCudaCommon.cuh"
 #include "Waterpixels/chsWaterpixelsBackends.h"
-#include "ForestingTransform/chsForestingTransformDevice.h"
-#include "ForestingTransform/chsForestingTransformRule.h"
+#include "Engines/ForestingTransform/chsForestingTransformDevice.h"
+#include "Engines/ForestingTransform/chsForestingTransformRule.h"
 #include "chsWaterpixelRule.h"
 
 #include <cuda_runtime.h>

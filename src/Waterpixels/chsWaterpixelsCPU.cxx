@@ -3,8 +3,8 @@
 // floating-point contraction (src/CMakeLists.txt), so that its float operations are the CUDA backend's.
 #include "Waterpixels/chsWaterpixelsBackends.h"
 #include "Common/chsProgress.h"
-#include "ForestingTransform/chsForestingTransformBackends.h"
-#include "ForestingTransform/chsForestingTransformRule.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformRule.h"
 #include "chsWaterpixelRule.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // (src/Watershed/chsWatershed.cuh), and the download of the labels.
 #include "Common/chsDeviceHelpers.cuh"
 #include "Watershed/chsWatershedBackends.h"
-#include "ForestingTransform/chsForestingTransformDevice.h"
+#include "Engines/ForestingTransform/chsForestingTransformDevice.h"
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "chs/HostCache.h"
 #include "chsWatershedDevice.h"

@@ -6,7 +6,7 @@
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "chsWatershedRule.h"
 #include "Common/chsProgress.h"
-#include "ForestingTransform/chsForestingTransformRule.h"
+#include "Engines/ForestingTransform/chsForestingTransformRule.h"
 
 #include <algorithm>
 #include <array>

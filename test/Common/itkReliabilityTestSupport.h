@@ -19,8 +19,8 @@
 #include "Common/chsTestImages.h"
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "AlphaTree/chsAlphaTreeBackends.h"
-#include "ForestingTransform/chsForestingTransformBackends.h"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "Watershed/chsWatershedBackends.h"
 #include <algorithm>
 #include <atomic>

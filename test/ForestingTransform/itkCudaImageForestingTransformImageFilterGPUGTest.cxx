@@ -98,9 +98,10 @@ TEST(CudaImageForestingTransformImageFilter, GPUCheckerboardAndRamp)
 
 TEST(CudaImageForestingTransformImageFilter, GPUSignedWeightsAgreeAndNegativesThrow)
 {
-  // Signed weights run as the unsigned integers of their bits (src/ForestingTransform/chsForestingTransformSigned.cu):
-  // the CPU reference's transform over the whole non-negative range, and the first negative weight (raster order)
-  // named as the CPU reference names it, nothing written, the filter running again after.
+  // Signed weights run as the unsigned integers of their bits
+  // (src/Engines/ForestingTransform/chsForestingTransformSigned.cu): the CPU reference's transform over the whole
+  // non-negative range, and the first negative weight (raster order) named as the CPU reference names it, nothing
+  // written, the filter running again after.
   CHS_REQUIRE_GPU();
   const itk::Size<2> size = { { 45, 37 } };
   unsigned           seed = 700;

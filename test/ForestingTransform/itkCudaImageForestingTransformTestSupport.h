@@ -7,7 +7,7 @@
 #define itkCudaImageForestingTransformTestSupport_h
 
 #include "itkCudaImageForestingTransformImageFilter.h"
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 #include "Common/chsTestImages.h"
 #include <gtest/gtest.h>
 #include <algorithm>

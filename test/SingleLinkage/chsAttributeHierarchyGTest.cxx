@@ -2,8 +2,8 @@
 // hierarchies and identities of the definition (a filter that keeps everything gives the input back, one that keeps
 // nothing gives every weight 0), the CUDA backend against the CPU reference run after run, and bad input. Higra is
 // the independent oracle of python/tests/test_trees.py (same arrays as its watershed hierarchies and filters).
-#include "SingleLinkage/chsAttributeHierarchyBackends.h"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "itkCudaDendrogramAttributeFilter.h"
 #include "itkCudaImageToAlphaTreeFilter.h"
 #include "AlphaTree/chsAlphaTreeBackends.h"

@@ -3,7 +3,7 @@
 // thresholded components that define the alpha-tree), the CUDA backend against the CPU reference on many images,
 // vector pixels, the label-image cut, and bad input; then the ITK-free API's edge keys for images of 2^32 edge slots
 // or more (forced on small images, refused sizes, and one such volume when CHS_LARGE_TESTS is set).
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "itkCudaImageToSingleLinkageDendrogramFilter.h"
 #include "itkDendrogramToLabelImageFilter.h"
 #include "itkVectorImage.h"

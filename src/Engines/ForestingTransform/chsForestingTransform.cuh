@@ -1,8 +1,8 @@
 // CUDA Image Foresting Transform by seed competition (Goncalves et al., "cudaIFT: 180x Faster Image Foresting
 // Transform for Waterpixel Estimation using CUDA"), in 2D and 3D, with the exact tie rule of
-// include/chs/ForestingTransform.h: the host-side driver. Stages: src/ForestingTransform/chsForestingTransformRelax.cuh
-// (initialisation and the relaxation rounds of the keys), src/ForestingTransform/chsForestingTransformForest.cuh
-// (predecessors, costs and labels from the keys).
+// include/chs/ForestingTransform.h: the host-side driver. Stages:
+// src/Engines/ForestingTransform/chsForestingTransformRelax.cuh (initialisation and the relaxation rounds of the keys),
+// src/Engines/ForestingTransform/chsForestingTransformForest.cuh (predecessors, costs and labels from the keys).
 //
 // Where this departs from the paper: the paper's tiles let active pixels conquer their neighbours under locks and
 // run a fixed number of rounds, and its labels in tie zones depend on the thread timing. Here every pixel pulls the
@@ -12,7 +12,7 @@
 #define chsForestingTransform_cuh
 
 #include "Common/chsCudaCommon.cuh"
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 #include "chsForestingTransformDevice.h"
 #include "chsForestingTransformForest.cuh"
 #include "chsForestingTransformRelax.cuh"

@@ -2,7 +2,7 @@
 // algorithm on the keys (V, D) with a binary heap. Every offer is larger than the key that makes it, so a pixel's
 // key is final when it leaves the heap, and so are the keys of all its candidate predecessors (they are smaller):
 // the predecessor and the label are chosen right then.
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 #include "Common/chsProgress.h"
 #include "chsForestingTransformRule.h"
 

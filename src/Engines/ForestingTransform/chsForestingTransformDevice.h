@@ -5,7 +5,7 @@
 #define chsForestingTransformDevice_h
 
 #include "Common/chsCudaCommon.cuh"
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 
 namespace chs
 {

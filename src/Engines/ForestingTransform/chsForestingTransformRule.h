@@ -109,7 +109,7 @@ InvalidWeightError(const Grid & grid, uint64_t index)
 /** The sequential transform with the Target or Maximum arc weight on a graph restricted to the mask (pixels where mask
  * is 0 are left out; they and the pixels that no seed reaches get label 0; seeds outside the mask are ignored), where a
  * seed's trivial path costs its own weight (TransformOptions::seedCostIsWeight). No checks: the
- * caller passes order-preserving codes (src/ForestingTransform/chsForestingTransformCPU.cxx). */
+ * caller passes order-preserving codes (src/Engines/ForestingTransform/chsForestingTransformCPU.cxx). */
 template <typename TWeight, typename TLabel>
 void
 MaskedTransformCPU(const TWeight *                      weights,

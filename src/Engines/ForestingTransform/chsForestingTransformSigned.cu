@@ -2,8 +2,8 @@
 // integers of the same width, a set top bit counted as a negative weight (chsForestingTransform.cuh says why that
 // gives the same transform). Those runs are compiled by the generated units chsForestingTransform_uint*_t.cu and
 // declared extern here, so that this unit compiles no kernel.
-#include "ForestingTransform/chsForestingTransform.cuh"
-#include "ForestingTransform/chsForestingTransformBackends.h"
+#include "Engines/ForestingTransform/chsForestingTransform.cuh"
+#include "Engines/ForestingTransform/chsForestingTransformBackends.h"
 
 #define CHS_IFT_LABELS(MACRO, ...)                                                                                     \
   MACRO(__VA_ARGS__, uint8_t);                                                                                         \

@@ -1,11 +1,11 @@
 // CUDA single-linkage dendrograms: the host-side driver of the minimum spanning tree
-// (src/SingleLinkage/chsSingleLinkageBoruvka.cuh) and the image entry. The graph entry and PANDORA
-// (src/SingleLinkage/chsSingleLinkagePandora.cuh) are in src/SingleLinkage/chsSingleLinkageGraph.cu.
+// (src/Engines/SingleLinkage/chsSingleLinkageBoruvka.cuh) and the image entry. The graph entry and PANDORA
+// (src/Engines/SingleLinkage/chsSingleLinkagePandora.cuh) are in src/Engines/SingleLinkage/chsSingleLinkageGraph.cu.
 #ifndef chsSingleLinkage_cuh
 #define chsSingleLinkage_cuh
 
 #include "Common/chsCudaCommon.cuh"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "chsSingleLinkageDevice.h"
 #include "chsSingleLinkageBoruvka.cuh"
 #include "chsSingleLinkageTileBoruvka.cuh"
@@ -168,8 +168,8 @@ ImageSpanningTreeBytes(const ImageGraph & graph)
 }
 
 /** The minimum spanning tree of an image's pixel graph (n > 1 pixels on the device): Boruvka's rounds (the first
- * ones tile by tile, src/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), then the n - 1 tree keys (weight code <<
- * keys.shift | edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the
+ * ones tile by tile, src/Engines/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), then the n - 1 tree keys (weight code
+ * << keys.shift | edge index) sorted, in `tree` or `spare` (both n - 1 keys), whichever is returned. Shared by the
  * single-linkage and the alpha-tree entries. `codeBits` > 0: the keys are sorted by their weight code alone (of at most
  * codeBits bits), and keys of equal code stay in the order Boruvka found them, which differs from run to run (two radix
  * passes instead of six for 16-bit codes): for the alpha-tree, whose canonical tree does not depend on the order of

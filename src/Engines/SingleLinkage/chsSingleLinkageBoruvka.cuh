@@ -8,8 +8,8 @@
 //   3. the hook trees are compressed (path halving from every root) into each component's new root;
 //   4. the edges inside one component are dropped, the others keep their key and their two components' new roots.
 // For graphs the first round runs on the vertices and the input's edges; images start with rounds inside tiles in
-// shared memory (src/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), which leave each tile's components and the edges
-// between them. Later rounds run on the contracted graph: live edges carry their components, and only the list of
+// shared memory (src/Engines/SingleLinkage/chsSingleLinkageTileBoruvka.cuh), which leave each tile's components and the
+// edges between them. Later rounds run on the contracted graph: live edges carry their components, and only the list of
 // current roots is visited, so a round costs time in the live edges and the components left, not in the vertices. Their
 // kernels read the counts of live edges and roots from the device, so that several rounds are queued between two reads
 // of them. The set of tree edges is the unique minimum spanning tree whatever the order of the atomics, so the result

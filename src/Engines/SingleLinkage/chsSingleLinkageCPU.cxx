@@ -2,7 +2,7 @@
 // sorted by (weight, edge index), with the bottom-up union-find dendrogram (PANDORA's algorithm 2) run in the same
 // pass: each edge that joins two clusters is the next tree edge, and becomes the parent of both clusters' current
 // top nodes.
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "Common/chsProgress.h"
 #include "chsSingleLinkageRule.h"
 #include "chsSingleLinkageCPU.h"

@@ -2,7 +2,7 @@
 #ifndef chsSingleLinkageCPU_h
 #define chsSingleLinkageCPU_h
 
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 
 namespace chs
 {

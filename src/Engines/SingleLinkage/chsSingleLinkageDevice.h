@@ -1,6 +1,7 @@
 // Internal to the .cu files: the pieces of the CUDA single-linkage backend that the image entry (one translation
 // unit per pixel type, the generated chsSingleLinkage_<pixel>.cu) and the graph entry
-// (src/SingleLinkage/chsSingleLinkageGraph.cu) share. Implemented once, in src/SingleLinkage/chsSingleLinkageGraph.cu.
+// (src/Engines/SingleLinkage/chsSingleLinkageGraph.cu) share. Implemented once, in
+// src/Engines/SingleLinkage/chsSingleLinkageGraph.cu.
 #ifndef chsSingleLinkageDevice_h
 #define chsSingleLinkageDevice_h
 

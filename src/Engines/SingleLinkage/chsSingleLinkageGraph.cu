@@ -1,8 +1,8 @@
 // CUDA single-linkage dendrograms: PANDORA's host-side driver (kernels in
-// src/SingleLinkage/chsSingleLinkagePandora.cuh), the sorts, the download, and the graph entry (edge arrays:
+// src/Engines/SingleLinkage/chsSingleLinkagePandora.cuh), the sorts, the download, and the graph entry (edge arrays:
 // validation, the sort by (weight, index), the tree check or Boruvka's minimum spanning tree, then PANDORA).
 #include "Common/chsDeviceHelpers.cuh"
-#include "SingleLinkage/chsSingleLinkageBackends.h"
+#include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "chsSingleLinkage.cuh"
 #include "chsSingleLinkagePandora.cuh"
 

@@ -1,5 +1,5 @@
 // Boruvka's first rounds for image graphs, tile by tile in shared memory (the rounds after them:
-// src/SingleLinkage/chsSingleLinkageBoruvka.cuh).
+// src/Engines/SingleLinkage/chsSingleLinkageBoruvka.cuh).
 //
 // Each block takes one tile (2048 pixels: 64 x 32 in 2D, 16 x 16 x 8 in 3D; 1024 pixels, 16 x 8 x 8, for
 // 26-connected volumes) and runs Boruvka's rounds on its pixels with every edge that touches the tile in view: the
