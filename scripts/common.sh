@@ -29,3 +29,17 @@ chs_default_cuda_archs() {
     if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then export CUDAARCHS=native; else export CUDAARCHS=90; fi
   fi
 }
+
+# A CPython 3.12 (on PATH, or one of pyenv's), printed; chseg's wheel is built by it (an abi3 wheel: every CPython
+# from 3.12). Fails with a message when there is none.
+chs_python312() {
+  local candidate
+  for candidate in python3.12 "$(pyenv root 2>/dev/null || echo ~/.pyenv)"/versions/3.12*/bin/python3.12; do
+    if "$candidate" -c "" 2>/dev/null; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  echo "no CPython 3.12 found (on PATH or in pyenv); set CHS_WHEEL_PYTHON" >&2
+  return 1
+}

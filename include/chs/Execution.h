@@ -112,10 +112,17 @@ private:
   const std::function<void(float)> * m_Previous;
 };
 
-/** Number of usable CUDA devices; 0 without a driver or device (never throws). When there is none and `why`
- * is given, it receives the runtime's explanation. */
+/** Number of usable CUDA devices: those of a compute capability this build has code for (OldestComputeCapability()
+ * and newer); 0 without a driver, without a device, with a driver older than the CUDA runtime the library links, or
+ * with only older GPUs (never throws). When there is none and `why` is given, it receives the reason: the runtime's
+ * message, or which device is too old. */
 CudaHierarchicalSegmentation_EXPORT int
 CudaDeviceCount(std::string * why = nullptr);
+
+/** The oldest compute capability (major * 10 + minor, e.g. 75 for Turing) the library has device code for: the
+ * oldest of nvcc's architectures at its build. A GPU below it cannot run the CUDA backend. */
+CudaHierarchicalSegmentation_EXPORT int
+OldestComputeCapability();
 
 /** Name of a device, for reports. */
 CudaHierarchicalSegmentation_EXPORT std::string
@@ -129,6 +136,12 @@ CudaDeviceMemoryInfo(int device, uint64_t & freeBytes, uint64_t & totalBytes);
 
 namespace testing
 {
+/** Whether a device of `computeCapability` (major * 10 + minor) can run the library's kernels (at least
+ * OldestComputeCapability()); when not and `why` is given, it says so, naming `device`. CudaDeviceCount's check,
+ * testable without such a device. */
+CudaHierarchicalSegmentation_EXPORT bool
+DeviceRunsLibraryCode(int computeCapability, std::string * why = nullptr, int device = 0);
+
 /** Test hook: the n-th device allocation from now (1-based) asks the driver for an impossible size and so
  * really fails; 0 turns it off. Used to test the error path of every filter. */
 CudaHierarchicalSegmentation_EXPORT void

@@ -20,7 +20,9 @@ def device_count() -> int:
     Returns
     -------
     int
-        0 without a driver or a GPU (the cpu backend still runs; ``chseg._chseg.no_device_reason()`` says why).
+        0 without a driver, without a GPU, with a driver older than the CUDA runtime chseg was built with, or with
+        only GPUs older than the oldest architecture chseg has code for (the cpu backend still runs, and
+        ``backend="auto"`` chooses it; :func:`no_device_reason` says why).
 
     Examples
     --------
@@ -29,6 +31,24 @@ def device_count() -> int:
     True
     """
     return _chseg.device_count()
+
+
+def no_device_reason() -> str:
+    """Why no CUDA device is usable, as the CUDA runtime or chseg's check says it.
+
+    Returns
+    -------
+    str
+        ``""`` when :func:`device_count` is positive; else the runtime's message (no driver, a driver older than the
+        runtime, no device) or which device is older than the oldest GPU architecture chseg has code for.
+
+    Examples
+    --------
+    >>> import chseg
+    >>> (chseg.device_count() > 0) == (chseg.no_device_reason() == "")
+    True
+    """
+    return _chseg.no_device_reason()
 
 
 _CACHED_DTYPES = {"uint8", "uint16", "uint32", "uint64", "int64", "float32", "float64"}

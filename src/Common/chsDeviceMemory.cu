@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <string>
 
@@ -76,6 +77,18 @@ DestroyStream(uintptr_t stream)
 } // namespace testing
 
 int
+OldestComputeCapability()
+{
+#ifdef __CUDA_ARCH_LIST__
+  // nvcc's virtual architectures of this translation unit (e.g. 750,800,860,890,900), the core's for every unit.
+  constexpr int architectures[] = { __CUDA_ARCH_LIST__ };
+  return *std::min_element(std::begin(architectures), std::end(architectures)) / 10;
+#else
+  return 0;
+#endif
+}
+
+int
 CudaDeviceCount(std::string * why)
 {
   int         count = 0;
@@ -93,8 +106,42 @@ CudaDeviceCount(std::string * why)
   {
     *why = "the CUDA runtime reports no device";
   }
-  return count;
+  // Devices older than every architecture built cannot run a kernel of the library: not counted (a device's
+  // attributes are read without creating a context on it).
+  int usable = 0;
+  for (int device = 0; device < count; ++device)
+  {
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+    {
+      cudaGetLastError();
+      continue;
+    }
+    if (testing::DeviceRunsLibraryCode(major * 10 + minor, why, device))
+      ++usable;
+  }
+  return usable;
 }
+
+namespace testing
+{
+bool
+DeviceRunsLibraryCode(int computeCapability, std::string * why, int device)
+{
+  const int oldest = OldestComputeCapability();
+  if (computeCapability >= oldest)
+    return true;
+  if (why)
+  {
+    *why = "device " + std::to_string(device) + " has compute capability " + std::to_string(computeCapability / 10) +
+           "." + std::to_string(computeCapability % 10) +
+           ", older than the oldest this build of the library has code for (" + std::to_string(oldest / 10) + "." +
+           std::to_string(oldest % 10) + ")";
+  }
+  return false;
+}
+} // namespace testing
 
 std::string
 CudaDeviceName(int device)

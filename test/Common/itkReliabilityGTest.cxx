@@ -253,3 +253,23 @@ TEST(Reliability, GPUSoakEveryAlgorithm)
     EXPECT_LE(last, 1.1 * first) << w.name;
   }
 }
+
+// A GPU older than every architecture built is not counted as usable, so that Auto runs the CPU reference on it
+// instead of failing at the first kernel; the reason names the device and both capabilities.
+TEST(Reliability, DevicesOlderThanTheBuildAreNotUsable)
+{
+  const int oldest = chs::OldestComputeCapability();
+  ASSERT_GE(oldest, 50) << "the core is compiled by nvcc, which names its architectures";
+  std::string why;
+  EXPECT_TRUE(chs::testing::DeviceRunsLibraryCode(oldest, &why, 0));
+  EXPECT_TRUE(chs::testing::DeviceRunsLibraryCode(oldest + 10, &why, 0));
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_FALSE(chs::testing::DeviceRunsLibraryCode(oldest - 1, &why, 3));
+  const std::string expected = "device 3 has compute capability " + std::to_string((oldest - 1) / 10) + "." +
+                               std::to_string((oldest - 1) % 10) + ", older than the oldest this build";
+  EXPECT_EQ(why.rfind(expected, 0), 0u) << why;
+  // On this machine: every device counted runs the library's code (a GPU run checks it on a real device).
+  std::string reason;
+  const int   count = chs::CudaDeviceCount(&reason);
+  EXPECT_TRUE(count > 0 || !reason.empty());
+}
