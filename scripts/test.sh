@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Checks the style (scripts/lint.sh: seconds), then builds everything and runs all tests: the GoogleTest suites and the command-line programs' tests (against
-# Debian's ITK; test/cli runs them as 3D Slicer modules through ctk-cli and slicerio), the chseg package's tests
-# (`pip install .` into a fresh virtual environment), then the Python tests (the module's wrapping, built beside the
+# Checks the style (scripts/lint.sh: seconds), then builds everything and runs all tests: the GoogleTest suites and
+# the command-line programs' tests (against Debian's ITK; test/cli runs them as 3D Slicer modules through ctk-cli and
+# slicerio), a consumer project against the installed CMake package (scripts/consumer-test.sh), the chseg package's
+# tests (its binary wheel installed into a fresh virtual environment: scripts/chseg-test.sh), then the Python tests (the module's wrapping, built beside the
 # chseg tests against a wrapped ITK 5.2.1 that scripts/build-wrapped-itk.sh builds once into a cache folder, in the
 # background from the start). GPU tests skip without a CUDA device.
 #   CHS_SKIP_PYTHON=1  runs the C++ tests only.
@@ -35,7 +36,8 @@ scripts/build.sh
 export CHS_PREBUILT_CORE="$PWD/build/lib/libCudaHierarchicalSegmentationCore.a"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 scripts/cli-test.sh
-echo "C++ build and tests, command-line tests: $((SECONDS - start)) s" >&2
+scripts/consumer-test.sh
+echo "C++ build and tests, command-line tests, the installed package's consumer: $((SECONDS - start)) s" >&2
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
   wait_for "$itk_pid" "$itk_log" "the wrapped ITK"
   echo "wrapped ITK ready: $(tail -n 1 "$itk_log") ($((SECONDS - start)) s)" >&2
