@@ -3,13 +3,13 @@
 # repository; prints its path. The module then builds against it as an external module (ITKModuleExternal), as it
 # builds against Debian's installed 5.2.1: scripts/itk54-test.sh.
 #   CHS_ITK_SOURCE  ITK's source tarball (default: /work/shared/itk/ITK-5.4.7.tar.xz; the v5.4.7 tag, sha256 checked)
-#   CHS_ITK_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.4.7)
+#   CHS_ITK54_CACHE   cache folder (default ~/.cache/cudahierarchicalsegmentation/itk-5.4.7)
 # Minimal: the modules the module and its tests use (ITKCommon, ITKImageFilterBase; the tests' ITKGoogleTest with
-# Debian's GoogleTest, ITKConnectedComponents and ITKMathematicalMorphology as references) and what they pull in.
+# Debian's GoogleTest; ITKConnectedComponents, ITKMathematicalMorphology and ITKWatersheds as references) and what they pull in.
 set -euo pipefail
 tarball=${CHS_ITK_SOURCE:-/work/shared/itk/ITK-5.4.7.tar.xz}
 sha256=c58904f3392874524b0f9559acc897067316544112879acc22186bb58440aaa4
-cache=${CHS_ITK_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.4.7}
+cache=${CHS_ITK54_CACHE:-$HOME/.cache/cudahierarchicalsegmentation/itk-5.4.7}
 build=$cache/build
 if [ -f "$build/.chs-complete" ]; then echo "$build"; exit 0; fi
 source "$(dirname "$0")/common.sh"
@@ -22,7 +22,7 @@ src=$cache/ITK-5.4.7
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DBUILD_EXAMPLES=OFF \
   -DBUILD_SHARED_LIBS=ON -DITK_BUILD_DEFAULT_MODULES=OFF -DITKGroup_Core=OFF \
   -DModule_ITKCommon=ON -DModule_ITKImageFilterBase=ON -DModule_ITKGoogleTest=ON -DITK_USE_SYSTEM_GOOGLETEST=ON \
-  -DModule_ITKConnectedComponents=ON -DModule_ITKMathematicalMorphology=ON >&2
+  -DModule_ITKConnectedComponents=ON -DModule_ITKMathematicalMorphology=ON -DModule_ITKWatersheds=ON >&2
 cmake --build "$build" -j "$(nproc)" >&2
 touch "$build/.chs-complete"
 echo "$build"
