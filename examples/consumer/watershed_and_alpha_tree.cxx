@@ -31,14 +31,12 @@ main()
 
   // Two cones (the distance to the nearer of two points): two regional minima, so two basins.
   auto watershed = itk::CudaWatershedImageFilter<Image, Labels>::New();
-  watershed->SetInput(MakeImage([](long x, long y) {
-    return float(std::min(std::hypot(x - 16.0, y - 20.0), std::hypot(x - 48.0, y - 40.0)));
-  }));
+  watershed->SetInput(MakeImage(
+    [](long x, long y) { return float(std::min(std::hypot(x - 16.0, y - 20.0), std::hypot(x - 48.0, y - 40.0))); }));
   watershed->SetBackend(Backend::Auto);
   watershed->Update();
   const bool gpu = watershed->GetLastBackend() == Backend::CUDA;
-  std::cout << "watershed: " << watershed->GetObjectCount() << " basins (" << (gpu ? "CUDA" : "CPU reference")
-            << ")\n";
+  std::cout << "watershed: " << watershed->GetObjectCount() << " basins (" << (gpu ? "CUDA" : "CPU reference") << ")\n";
   failures += watershed->GetObjectCount() != 2;
 
   // Four flat quadrants 0, 10 / 20, 30: the alpha-tree's cuts at alpha 0, 10 and 20 have 4, 2 and 1 regions.

@@ -8,10 +8,9 @@ import sys
 import types
 from pathlib import Path
 
+import chseg
 import numpy as np
 import pytest
-
-import chseg
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "slicer_chseg.py"
 
