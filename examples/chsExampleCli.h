@@ -8,9 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>

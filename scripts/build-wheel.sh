@@ -4,7 +4,7 @@
 # linked statically: python/CMakeLists.txt), `auditwheel repair` gives it the manylinux tag of the oldest glibc its
 # symbols allow, and `auditwheel show` prints the verdict. Built by CPython 3.12 or later, the wheel is an abi3 one
 # (every CPython from 3.12); by an older one, a wheel for that version. Prints the wheel's path last.
-#   CHS_WHEEL_PYTHON   the CPython that builds it (default: python3.12)
+#   CHS_WHEEL_PYTHON   the CPython that builds it (default: a CPython 3.12, chs_python312 in common.sh)
 #   CHS_WHEEL_DIR      where the wheel goes (default: dist); the unrepaired one goes to $CHS_WHEEL_DIR/raw
 #   CUDAARCHS          the GPU architectures (default: the module's, machine code for Turing to Hopper and PTX for
 #                      the newest, itk-module-init.cmake; CI sets 90)
@@ -25,11 +25,11 @@ rm -rf "$out/raw"
 mkdir -p "$out/raw"
 core=()
 [ -z "${CHS_PREBUILT_CORE:-}" ] || core=(-C "cmake.define.CHS_PREBUILT_CORE=$CHS_PREBUILT_CORE")
-# A CMake build folder per architecture list (and per Python ABI, which scikit-build-core adds): a cached one keeps
-# the architectures it was configured with.
-export SKBUILD_BUILD_DIR=${SKBUILD_BUILD_DIR:-build-wheel/cmake-${CUDAARCHS:-default}${CHS_PREBUILT_CORE:+-prebuilt}-$("$python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')}
-# pip from a virtual environment of that Python, upgraded (older CPythons ship a pip without --config-settings).
 abi=$("$python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+# A CMake build folder per architecture list and Python version: a cached one keeps the architectures it was
+# configured with.
+export SKBUILD_BUILD_DIR=${SKBUILD_BUILD_DIR:-build-wheel/cmake-${CUDAARCHS:-default}${CHS_PREBUILT_CORE:+-prebuilt}-$abi}
+# pip from a virtual environment of that Python, upgraded (older CPythons ship a pip without --config-settings).
 buildenv=build-wheel/python-$abi
 if [ ! -x "$buildenv/bin/python" ]; then
   "$python" -m venv "$buildenv"
