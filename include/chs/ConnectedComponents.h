@@ -24,7 +24,16 @@ enum class ConnectedComponentMode
   Binary,
   /** Flat zones: every voxel inside the mask belongs to a component; neighbours with equal values (operator==)
    * are connected. */
-  FlatZones
+  FlatZones,
+  /** Multilabel images as cc3d (connected-components-3d) defines them: voxels with a non-zero value (and inside the
+   * mask) are foreground; foreground neighbours with equal values (or values within `delta`) are connected. Zero is
+   * background whatever its neighbours. */
+  NonZeroZones,
+  /** An explicit graph (cc3d.color_connectivity_graph): every voxel inside the mask is active, and the input, of an
+   * integer type, holds for each voxel one bit per backward neighbour of the connectivity (bit o for the o-th
+   * offset, the offsets ordered by dz, dy, dx ascending: 2 or 4 in 2D, 3, 9 or 13 in 3D); a voxel is joined to its
+   * o-th backward neighbour when bit o is set. */
+  Graph
 };
 
 struct ConnectedComponentParameters
@@ -32,6 +41,19 @@ struct ConnectedComponentParameters
   ConnectedComponentMode mode = ConnectedComponentMode::Binary;
   /** false: face neighbours (4 in 2D, 6 in 3D); true: all neighbours (8 in 2D, 26 in 3D). */
   bool fullyConnected = false;
+  /** With fullyConnected false: face and edge neighbours, 18-connectivity in 3D (8 in 2D, where every neighbour
+   * shares an edge). Ignored when fullyConnected is true. */
+  bool edgeConnected = false;
+  /** FlatZones and NonZeroZones: neighbours a and b are connected when |a - b| <= delta instead of a == b. Integers:
+   * the exact difference, and delta rounded down and clamped to the range of the pixel type's width; floating
+   * point: |a - b| evaluated in the pixel type and compared with delta converted to it (cc3d's rule). The relation is
+   * not transitive: a component is every voxel reached by a chain of connected neighbours. 0 (default): equality.
+   * Must be >= 0 (not NaN). */
+  double delta = 0;
+  /** Periodic boundaries on every axis: the image is a torus, and the neighbourhood of a voxel on a face wraps
+   * around to the opposite face (all offsets of the connectivity, diagonals included, each taken modulo the
+   * extent). An axis of extent 1 has no neighbours along it. */
+  bool periodic = false;
   /** Label written to background (and masked-out) voxels. As in ITK, object labels count up from 0 and skip
    * this value, so the default 0 gives objects 1..N. */
   int64_t backgroundLabel = 0;
@@ -44,6 +66,9 @@ struct ConnectedComponentParameters
   bool forceOffsetLabels = false;
   /** Fill ConnectedComponentStatistics. */
   bool computeStatistics = false;
+  /** Internal, left false by callers: the CUDA backend labels signed integer images as the unsigned integers of the
+   * same bits and sets it there, so that differences (delta) are taken as the signed values'. */
+  bool signedBits = false;
 };
 
 /** Per-object statistics, indexed by object rank k = 0..count-1 (raster order of the object's first voxel). */
@@ -53,6 +78,8 @@ struct ConnectedComponentStatistics
   /** Bounding boxes, inclusive, in voxel coordinates of the grid: entry 3*k + d. */
   std::vector<uint32_t> minimum;
   std::vector<uint32_t> maximum;
+  /** Sums of the voxel coordinates (entry 3*k + d), exact in 64 bits: the centroid is sum / voxelCount. */
+  std::vector<uint64_t> coordinateSum;
 };
 
 /** Thrown, before anything is written, when the object count does not fit the label type. */
@@ -75,6 +102,20 @@ LabelConnectedComponents(const TPixel *                       input,
                          ConnectedComponentStatistics *       statistics,
                          const ExecutionContext &             context = ExecutionContext(),
                          RunInfo *                            info    = nullptr);
+
+/** Per-label statistics of a label image, as cc3d.statistics reports them: for every value v = 0..maximumLabel (0,
+ * the background, included), entry v of voxelCount and entries 3*v + d of minimum, maximum and coordinateSum (d: the
+ * grid's axes). A value without voxels has count 0, minimum 0xffffffff and maximum 0. maximumLabel must not exceed
+ * the number of voxels, and no label may exceed maximumLabel: std::invalid_argument otherwise, before anything is
+ * written. */
+template <typename TLabel>
+void
+ComputeLabelStatistics(const TLabel *                 labels,
+                       const Grid &                   grid,
+                       uint64_t                       maximumLabel,
+                       ConnectedComponentStatistics & statistics,
+                       const ExecutionContext &       context = ExecutionContext(),
+                       RunInfo *                      info    = nullptr);
 
 /** Maps an object rank k (0-based) to its label value, ITK's rule: count up from 0, skipping the background. */
 inline uint64_t

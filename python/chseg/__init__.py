@@ -161,12 +161,16 @@ def label(
             raise ValueError(f"mask shape {m.shape} differs from the image's {a.shape}")
         m = (m != 0).view(np.uint8) if m.dtype == np.bool_ else (m != 0).astype(np.uint8)
     labels = run.empty(a.shape, label_dtype(dtype))
+    mode = _chseg.ConnectedComponentMode.FLAT_ZONES if flat_zones else _chseg.ConnectedComponentMode.BINARY
     r = _chseg.label(
         a,
         m,
         labels,
         check_connectivity(fully_connected),
-        bool(flat_zones),
+        False,  # edge_connected
+        mode,
+        0.0,  # delta
+        False,  # periodic
         int(background),
         bool(statistics),
         run.context,

@@ -13,7 +13,10 @@ Label(const Input &                 input,
       const nb::object &            maskObject,
       const Array &                 labels,
       bool                          fullyConnected,
-      bool                          flatZones,
+      bool                          edgeConnected,
+      chs::ConnectedComponentMode   mode,
+      double                        delta,
+      bool                          periodic,
       int64_t                       background,
       bool                          statistics,
       const chs::ExecutionContext & context)
@@ -23,8 +26,11 @@ Label(const Input &                 input,
   CheckHost(context, { &input, &labels, maskPointer ? &mask : nullptr });
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ConnectedComponentParameters p;
-  p.mode              = flatZones ? chs::ConnectedComponentMode::FlatZones : chs::ConnectedComponentMode::Binary;
+  p.mode              = mode;
   p.fullyConnected    = fullyConnected;
+  p.edgeConnected     = edgeConnected;
+  p.delta             = delta;
+  p.periodic          = periodic;
   p.backgroundLabel   = background;
   p.computeStatistics = statistics;
   chs::ConnectedComponentStatistics stats;
@@ -50,7 +56,34 @@ Label(const Input &                 input,
     d["voxel_count"] = ToNumpy(std::move(stats.voxelCount), count);
     d["minimum"]     = ToNumpy(std::move(stats.minimum), count, 3);
     d["maximum"]     = ToNumpy(std::move(stats.maximum), count, 3);
+    d["coordinate_sum"] = ToNumpy(std::move(stats.coordinateSum), count, 3);
   }
+  return d;
+}
+
+nb::dict
+LabelStatistics(const Input & labels, uint64_t maximumLabel, const chs::ExecutionContext & context)
+{
+  CheckHost(context, { &labels });
+  const chs::Grid                   grid = GridOf(labels, labels.ndim());
+  chs::ConnectedComponentStatistics stats;
+  chs::RunInfo                      info;
+  Dispatch(
+    labels,
+    "a label image",
+    [&](auto label)
+    {
+      using TLabel = decltype(label);
+      nb::gil_scoped_release release;
+      chs::ComputeLabelStatistics(Ptr<TLabel>(labels), grid, maximumLabel, stats, context, &info);
+    },
+    Labels{});
+  const size_t count  = static_cast<size_t>(maximumLabel) + 1;
+  nb::dict     d      = Info(info);
+  d["voxel_count"]    = ToNumpy(std::move(stats.voxelCount), count);
+  d["minimum"]        = ToNumpy(std::move(stats.minimum), count, 3);
+  d["maximum"]        = ToNumpy(std::move(stats.maximum), count, 3);
+  d["coordinate_sum"] = ToNumpy(std::move(stats.coordinateSum), count, 3);
   return d;
 }
 
@@ -65,9 +98,17 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("mask").none(),
         nb::arg("labels"),
         nb::arg("fully_connected"),
-        nb::arg("flat_zones"),
+        nb::arg("edge_connected"),
+        nb::arg("mode"),
+        nb::arg("delta"),
+        nb::arg("periodic"),
         nb::arg("background"),
         nb::arg("statistics"),
+        nb::arg("context"));
+  m.def("label_statistics",
+        &LabelStatistics,
+        nb::arg("labels"),
+        nb::arg("maximum_label"),
         nb::arg("context"));
 }
 

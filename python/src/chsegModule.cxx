@@ -109,6 +109,11 @@ BindEnums(nb::module_ & m)
       nb::arg("stream"))
     .def_ro("backend", &chs::ExecutionContext::backend)
     .def_ro("device", &chs::ExecutionContext::device);
+  nb::enum_<chs::ConnectedComponentMode>(m, "ConnectedComponentMode")
+    .value("BINARY", chs::ConnectedComponentMode::Binary)
+    .value("FLAT_ZONES", chs::ConnectedComponentMode::FlatZones)
+    .value("NON_ZERO_ZONES", chs::ConnectedComponentMode::NonZeroZones)
+    .value("GRAPH", chs::ConnectedComponentMode::Graph);
   nb::enum_<chs::WatershedAlgorithm>(m, "WatershedAlgorithm")
     .value("PRUF", chs::WatershedAlgorithm::PRUF)
     .value("APRUF", chs::WatershedAlgorithm::APRUF)

@@ -42,6 +42,7 @@
 #include "chsConnectedComponentsBoundaryMerge.cuh"
 #include "chsConnectedComponentsCommon.cuh"
 #include "chsConnectedComponentsFinalLink.cuh"
+#include "chsConnectedComponentsGeneral.cuh"
 #include "chsConnectedComponentsLocalMerge.cuh"
 #include "chsConnectedComponentsRootNumbering.cuh"
 #include "chsConnectedComponentsRuns.cuh"
@@ -312,7 +313,29 @@ Run(const TPixel *                       input,
   timer.Start();
   const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
   const uint8_t * dm = mask ? dMask.get() : nullptr;
-  if (parameters.mode == ConnectedComponentMode::Binary)
+  if (NeedsGeneralPath(grid, parameters))
+  {
+    GeneralOp<TPixel> op{};
+    op.input   = dInput.get();
+    op.mask    = dm;
+    op.graph   = parameters.mode == ConnectedComponentMode::Graph;
+    op.nonZero = !op.graph && parameters.mode != ConnectedComponentMode::FlatZones;
+    op.binary  = parameters.mode == ConnectedComponentMode::Binary;
+    op.exact   = parameters.delta == 0;
+    op.delta   = DeltaOf<TPixel>(parameters.delta);
+    if constexpr (std::is_integral<TPixel>::value)
+      op.bias = parameters.signedBits ? static_cast<TPixel>(TPixel(1) << (8 * sizeof(TPixel) - 1)) : TPixel(0);
+    LaunchGeneralMerge<TPixel, I>(op, dParent.get(), e, grid, parameters, dChunkCount.get(), device, stream);
+  }
+  else if (parameters.mode == ConnectedComponentMode::NonZeroZones)
+  {
+    const NonZeroFlatOp<TPixel> op{ { dInput.get(), dm } };
+    if (parameters.fullyConnected)
+      LaunchMerge<NonZeroFlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+    else
+      LaunchMerge<NonZeroFlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
+  }
+  else if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
     if (parameters.fullyConnected)
@@ -351,8 +374,9 @@ Label(const TPixel *                       input,
     throw std::invalid_argument("chs: the image has no voxels");
   if (grid.size[0] > 0xffffffffull || grid.size[1] > 0xffffffffull || grid.size[2] > 0xffffffffull)
     throw std::invalid_argument("chs: an image dimension exceeds 2^32 - 1 voxels");
+  CheckModeAndPixel<TPixel>(parameters);
   detail::DeviceScope scope(context.device);
-  if (parameters.mode == ConnectedComponentMode::Binary)
+  if (parameters.mode == ConnectedComponentMode::Binary && !NeedsGeneralPath(grid, parameters))
   {
     // Nodes: 32-bit below 2^31 (labels above the tag bit), 32-bit with offset labels below 2^32 (the voxel indices
     // are 64-bit there), else 64-bit; forceWideIndex and forceOffsetLabels take the wider ones on small images.
@@ -403,9 +427,12 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
     // The kernels compare pixels only with 0 (binary) and with each other for equality (flat zones): for integers
     // of one width both depend on the bits alone, so a signed image is labelled as the unsigned image of the same
     // bits, and the signed types compile no kernels (chsConnectedComponentsSigned.cu).
-    using U = typename std::make_unsigned<TPixel>::type;
+    // Differences (delta) are taken as the signed values' (ConnectedComponentParameters::signedBits).
+    using U                 = typename std::make_unsigned<TPixel>::type;
+    ConnectedComponentParameters p = parameters;
+    p.signedBits                   = true;
     return LabelConnectedComponentsCUDA<U, TLabel>(
-      reinterpret_cast<const U *>(input), mask, labels, grid, parameters, statistics, context, info);
+      reinterpret_cast<const U *>(input), mask, labels, grid, p, statistics, context, info);
   }
   else
     return cc::Label(input, mask, labels, grid, parameters, statistics, context, info);

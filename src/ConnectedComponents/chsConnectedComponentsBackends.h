@@ -7,6 +7,9 @@
 #include "chs/ConnectedComponents.h"
 #include "Common/chsBackend.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace chs
 {
 
@@ -58,6 +61,50 @@ LabelConnectedComponents(const TPixel *                       input,
     ConnectedComponentStatistics *,                                                                                    \
     const ExecutionContext &,                                                                                          \
     RunInfo *)
+
+template <typename TLabel>
+void
+ComputeLabelStatisticsCPU(const TLabel *                 labels,
+                          const Grid &                   grid,
+                          uint64_t                       maximumLabel,
+                          ConnectedComponentStatistics & statistics);
+
+template <typename TLabel>
+void
+ComputeLabelStatisticsCUDA(const TLabel *                 labels,
+                           const Grid &                   grid,
+                           uint64_t                       maximumLabel,
+                           ConnectedComponentStatistics & statistics,
+                           const ExecutionContext &       context,
+                           RunInfo *                      info = nullptr);
+
+/** The one entry of ComputeLabelStatistics. */
+template <typename TLabel>
+void
+ComputeLabelStatistics(const TLabel *                 labels,
+                       const Grid &                   grid,
+                       uint64_t                       maximumLabel,
+                       ConnectedComponentStatistics & statistics,
+                       const ExecutionContext &       context,
+                       RunInfo *                      info)
+{
+  detail::OnBackend(
+    context,
+    info,
+    [&] { ComputeLabelStatisticsCUDA(labels, grid, maximumLabel, statistics, context, info); },
+    [&] { ComputeLabelStatisticsCPU(labels, grid, maximumLabel, statistics); });
+}
+
+/** The checks both backends make first. */
+inline void
+CheckLabelStatisticsArguments(const Grid & grid, uint64_t maximumLabel)
+{
+  if (grid.NumberOfVoxels() == 0)
+    throw std::invalid_argument("chs: the label image has no voxels");
+  if (maximumLabel > grid.NumberOfVoxels())
+    throw std::invalid_argument("chs: label statistics need labels no larger than the number of voxels (" +
+                                std::to_string(grid.NumberOfVoxels()) + "), not " + std::to_string(maximumLabel));
+}
 
 } // namespace chs
 

@@ -3,6 +3,7 @@
 // raster order numbers the objects by their first voxel, as ITK's ConnectedComponentImageFilter does.
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "Common/chsProgress.h"
+#include "chsConnectedComponentsRules.h"
 
 #include <string>
 #include <type_traits>
@@ -43,55 +44,55 @@ Label(const TPixel *                       input,
       ConnectedComponentStatistics *       statistics)
 {
   const uint64_t nx = grid.size[0], ny = grid.size[1], nz = grid.size[2];
-  const uint64_t n      = grid.NumberOfVoxels();
-  const bool     binary = parameters.mode == ConnectedComponentMode::Binary;
-  const I        none   = ~I(0);
-  auto           active = [&](uint64_t i)
+  const uint64_t n       = grid.NumberOfVoxels();
+  const bool     binary  = parameters.mode == ConnectedComponentMode::Binary;
+  const bool     graph   = parameters.mode == ConnectedComponentMode::Graph;
+  const bool     nonZero = !graph && parameters.mode != ConnectedComponentMode::FlatZones;
+  const bool     exact   = parameters.delta == 0;
+  const auto     delta   = cc::DeltaOf<TPixel>(parameters.delta);
+  const I        none    = ~I(0);
+  auto           active  = [&](uint64_t i)
   {
     const bool inside = mask == nullptr || mask[i] != 0;
-    return binary ? inside && input[i] != TPixel(0) : inside;
+    return nonZero ? inside && input[i] != TPixel(0) : inside;
   };
-  // Active voxels i and j are connected when both are foreground (binary) or their values are equal (flat zones).
-  auto connected = [&](uint64_t i, uint64_t j) { return binary || input[i] == input[j]; };
-
-  // Backward neighbours (earlier in raster order) for the connectivity.
-  struct Offset
+  // Active voxels i and j (j the o-th backward neighbour of i) are connected when both are foreground (binary), when
+  // their values are equal (within delta), or (graph) when bit o of i's permissions is set.
+  auto connected = [&](uint64_t i, uint64_t j, int o)
   {
-    int dx, dy, dz;
+    if (graph)
+      return cc::GraphJoins(input[i], o);
+    return binary || (exact ? input[i] == input[j] : cc::WithinDelta(input[i], input[j], delta));
   };
-  std::vector<Offset> offsets;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx)
-      {
-        const int  nonzero  = (dx != 0) + (dy != 0) + (dz != 0);
-        const bool backward = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
-        if (backward && (parameters.fullyConnected ? nonzero >= 1 : nonzero == 1))
-          offsets.push_back({ dx, dy, dz });
-      }
+  const cc::Neighbourhood h = cc::BackwardNeighbourhood(grid, parameters);
 
+  // Every parent is set first: with periodic boundaries a backward offset can wrap to a later voxel.
   std::vector<I>    parent(n);
-  uint64_t          i = 0;
-  detail::CpuPhases progress(2);
+  detail::CpuPhases progress(3);
   progress.Start(0, n);
+  for (uint64_t i = 0; i < n; ++i)
+  {
+    progress.At(i);
+    parent[i] = active(i) ? static_cast<I>(i) : none;
+  }
+  uint64_t i = 0;
+  progress.Start(1, n);
   for (uint64_t z = 0; z < nz; ++z)
     for (uint64_t y = 0; y < ny; ++y)
       for (uint64_t x = 0; x < nx; ++x, ++i)
       {
         progress.At(i);
-        if (!active(i))
-        {
-          parent[i] = none;
+        if (parent[i] == none)
           continue;
-        }
-        parent[i] = static_cast<I>(i);
-        for (const Offset & o : offsets)
+        for (int o = 0; o < h.count; ++o)
         {
-          const int64_t qx = int64_t(x) + o.dx, qy = int64_t(y) + o.dy, qz = int64_t(z) + o.dz;
-          if (qx < 0 || qy < 0 || qz < 0 || qx >= int64_t(nx) || qy >= int64_t(ny))
+          const int64_t qx = cc::NeighbourCoordinate(int64_t(x), h.dx[o], int64_t(nx), parameters.periodic);
+          const int64_t qy = cc::NeighbourCoordinate(int64_t(y), h.dy[o], int64_t(ny), parameters.periodic);
+          const int64_t qz = cc::NeighbourCoordinate(int64_t(z), h.dz[o], int64_t(nz), parameters.periodic);
+          if (qx < 0 || qy < 0 || qz < 0)
             continue;
           const uint64_t j = (uint64_t(qz) * ny + uint64_t(qy)) * nx + uint64_t(qx);
-          if (parent[j] == none || !connected(i, j))
+          if (j == i || parent[j] == none || !connected(i, j, o))
             continue;
           I a = Find<I>(parent, static_cast<I>(i));
           I b = Find<I>(parent, static_cast<I>(j));
@@ -112,11 +113,12 @@ Label(const TPixel *                       input,
     statistics->voxelCount.assign(count, 0);
     statistics->minimum.assign(3 * count, ~uint32_t(0));
     statistics->maximum.assign(3 * count, 0);
+    statistics->coordinateSum.assign(3 * count, 0);
   }
   // Roots come before the rest of their object in raster order, so their label is known when a member needs it.
   uint64_t rank = 0;
   i             = 0;
-  progress.Start(1, n);
+  progress.Start(2, n);
   for (uint64_t z = 0; z < nz; ++z)
     for (uint64_t y = 0; y < ny; ++y)
       for (uint64_t x = 0; x < nx; ++x, ++i)
@@ -148,6 +150,7 @@ Label(const TPixel *                       input,
           {
             statistics->minimum[3 * k + d] = std::min(statistics->minimum[3 * k + d], c[d]);
             statistics->maximum[3 * k + d] = std::max(statistics->maximum[3 * k + d], c[d]);
+            statistics->coordinateSum[3 * k + d] += c[d];
           }
         }
       }
@@ -170,10 +173,58 @@ LabelConnectedComponentsCPU(const TPixel *                       input,
   const uint64_t n = grid.NumberOfVoxels();
   if (n == 0)
     throw std::invalid_argument("chs: the image has no voxels");
+  cc::CheckModeAndPixel<TPixel>(parameters);
   if (n < 0xffffffffull && !parameters.forceWideIndex)
     return Label<TPixel, TLabel, uint32_t>(input, mask, labels, grid, parameters, statistics);
   return Label<TPixel, TLabel, uint64_t>(input, mask, labels, grid, parameters, statistics);
 }
+
+template <typename TLabel>
+void
+ComputeLabelStatisticsCPU(const TLabel *                 labels,
+                          const Grid &                   grid,
+                          uint64_t                       maximumLabel,
+                          ConnectedComponentStatistics & statistics)
+{
+  CheckLabelStatisticsArguments(grid, maximumLabel);
+  const uint64_t n = grid.NumberOfVoxels();
+  for (uint64_t i = 0; i < n; ++i)
+    if (static_cast<uint64_t>(labels[i]) > maximumLabel)
+      throw std::invalid_argument("chs: label " + std::to_string(uint64_t(labels[i])) + " exceeds the maximum label " +
+                                  std::to_string(maximumLabel));
+  const uint64_t               count = maximumLabel + 1;
+  ConnectedComponentStatistics s;
+  s.voxelCount.assign(count, 0);
+  s.minimum.assign(3 * count, ~uint32_t(0));
+  s.maximum.assign(3 * count, 0);
+  s.coordinateSum.assign(3 * count, 0);
+  uint64_t i = 0;
+  for (uint64_t z = 0; z < grid.size[2]; ++z)
+    for (uint64_t y = 0; y < grid.size[1]; ++y)
+      for (uint64_t x = 0; x < grid.size[0]; ++x, ++i)
+      {
+        const uint64_t k = static_cast<uint64_t>(labels[i]);
+        ++s.voxelCount[k];
+        const uint32_t c[3] = { uint32_t(x), uint32_t(y), uint32_t(z) };
+        for (int d = 0; d < 3; ++d)
+        {
+          s.minimum[3 * k + d] = std::min(s.minimum[3 * k + d], c[d]);
+          s.maximum[3 * k + d] = std::max(s.maximum[3 * k + d], c[d]);
+          s.coordinateSum[3 * k + d] += c[d];
+        }
+      }
+  statistics = std::move(s);
+}
+
+#define CHS_INSTANTIATE_LABEL_STATISTICS(TLabel)                                                                       \
+  template CudaHierarchicalSegmentation_EXPORT void ComputeLabelStatisticsCPU<TLabel>(                                 \
+    const TLabel *, const Grid &, uint64_t, ConnectedComponentStatistics &);                                           \
+  template CudaHierarchicalSegmentation_EXPORT void ComputeLabelStatistics<TLabel>(                                    \
+    const TLabel *, const Grid &, uint64_t, ConnectedComponentStatistics &, const ExecutionContext &, RunInfo *)
+CHS_INSTANTIATE_LABEL_STATISTICS(uint8_t);
+CHS_INSTANTIATE_LABEL_STATISTICS(uint16_t);
+CHS_INSTANTIATE_LABEL_STATISTICS(uint32_t);
+CHS_INSTANTIATE_LABEL_STATISTICS(uint64_t);
 
 #define CHS_INSTANTIATE_CC_CPU(TPixel)                                                                                 \
   template CudaHierarchicalSegmentation_EXPORT uint64_t LabelConnectedComponentsCPU<TPixel, uint8_t>(                  \

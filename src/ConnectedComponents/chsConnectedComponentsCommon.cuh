@@ -147,6 +147,19 @@ struct FlatOp
   }
 };
 
+/** NonZeroZones (cc3d's multilabel images): flat zones of the non-zero voxels inside the mask; zero is background. */
+template <typename T>
+struct NonZeroFlatOp : FlatOp<T>
+{
+  using Class = FlatClass<T>;
+  __device__ Class
+  Load(uint64_t i) const
+  {
+    const T v = this->input[i];
+    return Class{ v, uint8_t(v != T(0) && (this->mask == nullptr || this->mask[i] != 0)) };
+  }
+};
+
 /** Start lane of the run that holds `lane` in a row whose run starts are the bits of `starts`. */
 __device__ __forceinline__ int
 RunStart(unsigned starts, int lane)

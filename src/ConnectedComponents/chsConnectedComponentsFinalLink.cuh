@@ -19,7 +19,30 @@ struct StatisticsPointers
   unsigned long long * count   = nullptr;
   unsigned *           minimum = nullptr;
   unsigned *           maximum = nullptr;
+  unsigned long long * sum     = nullptr; // coordinate sums, 3 a label
 };
+
+/** The sum of v over the lanes of `peers` (the calling lane's group of __match_any_sync), exact in 64 bits. Every
+ * lane of the warp calls it, each with its own group. */
+__device__ __forceinline__ unsigned long long
+PeerSum(unsigned peers, unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+  // Halves of 16 bits: 32 lanes of them cannot overflow 32 bits.
+  const unsigned lo = __reduce_add_sync(peers, v & 0xffffu);
+  const unsigned hi = __reduce_add_sync(peers, v >> 16);
+  return (static_cast<unsigned long long>(hi) << 16) + lo;
+#else
+  unsigned long long s = 0;
+  for (int l = 0; l < 32; ++l)
+  {
+    const unsigned w = __shfl_sync(0xffffffffu, v, l);
+    if ((peers >> l) & 1u)
+      s += w;
+  }
+  return s;
+#endif
+}
 
 __device__ __forceinline__ void
 AtomicMinIfSmaller(unsigned * a, unsigned v)
@@ -51,14 +74,22 @@ AccumulateStatistics(TLabel                     label,
   const unsigned long long key = foreground ? k : ~0ull;
   const unsigned           peers = __match_any_sync(0xffffffffu, key);
   const unsigned           lane  = threadIdx.x & 31;
+  const I                  row   = static_cast<I>(i) / nx;
+  const unsigned           x     = foreground ? static_cast<unsigned>(static_cast<I>(i) - row * nx) : 0u;
+  const unsigned           y     = foreground ? static_cast<unsigned>(row % ny) : 0u;
+  const unsigned           z     = foreground ? static_cast<unsigned>(row / ny) : 0u;
+  const unsigned long long sx    = PeerSum(peers, x);
+  const unsigned long long sy    = PeerSum(peers, y);
+  const unsigned long long sz    = PeerSum(peers, z);
   if (!foreground)
     return;
-  const I        row = static_cast<I>(i) / nx;
-  const unsigned x   = static_cast<unsigned>(static_cast<I>(i) - row * nx);
-  const unsigned y   = static_cast<unsigned>(row % ny);
-  const unsigned z   = static_cast<unsigned>(row / ny);
   if ((__ffs(peers) - 1) == int(lane))
+  {
     atomicAdd(stats.count + k, static_cast<unsigned long long>(__popc(peers)));
+    atomicAdd(stats.sum + 3 * k + 0, sx);
+    atomicAdd(stats.sum + 3 * k + 1, sy);
+    atomicAdd(stats.sum + 3 * k + 2, sz);
+  }
   // Only the ends of a run of the same label in one row touch the bounding box.
   const bool first = lane == 0 || !((peers >> (lane - 1)) & 1u) || x == 0;
   const bool last  = lane == 31 || !((peers >> (lane + 1)) & 1u) || x + 1 == nx;

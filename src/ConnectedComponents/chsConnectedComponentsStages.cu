@@ -42,48 +42,6 @@ ReadObjectCount(const I * offsets, const I * counts, uint64_t chunks, uint64_t m
   return count;
 }
 
-/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
-struct StatisticsBuffers
-{
-  detail::DeviceBuffer<unsigned long long> voxels;
-  detail::DeviceBuffer<unsigned>           minimum, maximum;
-  static uint64_t
-  Bytes(uint64_t count)
-  {
-    return count * (sizeof(unsigned long long) + 6 * sizeof(unsigned));
-  }
-  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
-    : voxels(count, stream, &tracker)
-    , minimum(3 * count, stream, &tracker)
-    , maximum(3 * count, stream, &tracker)
-  {
-    if (count == 0)
-      return;
-    CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
-    CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
-  }
-  StatisticsPointers
-  Pointers() const
-  {
-    return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get() };
-  }
-  /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
-  void
-  Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
-  {
-    statistics.voxelCount.resize(count);
-    statistics.minimum.resize(3 * count);
-    statistics.maximum.resize(3 * count);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(
-      statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(
-      statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-    CHS_CUDA_CHECK(cudaMemcpyAsync(
-      statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-  }
-};
-
 /** The end of a run: progress at 1, the run's figures into RunInfo; returns the object count. */
 template <typename I>
 uint64_t

@@ -9,6 +9,7 @@
 #include "chs/ConnectedComponents.h"
 #include "Common/chsCudaCommon.cuh"
 #include "chsConnectedComponentsCommon.cuh"
+#include "chsConnectedComponentsFinalLink.cuh"
 
 #include <memory>
 
@@ -16,6 +17,57 @@ namespace chs
 {
 namespace cc
 {
+
+/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
+struct StatisticsBuffers
+{
+  detail::DeviceBuffer<unsigned long long> voxels;
+  detail::DeviceBuffer<unsigned>           minimum, maximum;
+  detail::DeviceBuffer<unsigned long long> sum; // coordinate sums, 3 a label
+  static uint64_t
+  Bytes(uint64_t count)
+  {
+    return count * (4 * sizeof(unsigned long long) + 6 * sizeof(unsigned));
+  }
+  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
+    : voxels(count, stream, &tracker)
+    , minimum(3 * count, stream, &tracker)
+    , maximum(3 * count, stream, &tracker)
+    , sum(3 * count, stream, &tracker)
+  {
+    if (count == 0)
+      return;
+    CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
+    CHS_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, 3 * count * sizeof(unsigned long long), stream));
+  }
+  StatisticsPointers
+  Pointers() const
+  {
+    return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get(), sum.get() };
+  }
+  /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
+  void
+  Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
+  {
+    statistics.voxelCount.resize(count);
+    statistics.minimum.resize(3 * count);
+    statistics.maximum.resize(3 * count);
+    statistics.coordinateSum.resize(3 * count);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.maximum.data(), maximum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaMemcpyAsync(statistics.coordinateSum.data(),
+                                   sum.get(),
+                                   3 * count * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost,
+                                   stream));
+  }
+};
 
 /** Thrown by the runs path's labelling when the labels do not fit above the node count (32-bit nodes from 2^31 on,
  * LabelBase); the caller runs again with 64-bit nodes. Only an image of more than about 2^31 objects does that. */

@@ -1,0 +1,975 @@
+"""cc3d's API on chseg: ``from chseg import cc3d`` where ``import cc3d`` was.
+
+The functions of connected-components-3d (cc3d 4.1) with their names, parameters, defaults, return types and
+numbering, computed by chseg's connected-components core: on the GPU when there is one (NumPy in, NumPy out; CuPy in,
+CuPy out), on the CPU reference otherwise, with the same result. Every function takes two keyword arguments more,
+``backend`` ('auto', 'cuda' or 'cpu') and ``device``, as the other chseg functions do.
+
+Numbering follows cc3d: components are numbered 1..N in the order of their first voxel in the array's memory order
+(C order for C-contiguous arrays, Fortran order for Fortran-contiguous ones; other arrays are read as a C-ordered
+copy), and the output has the input's memory order. Signed integers are labelled as the unsigned integers of their
+bits, as cc3d does (which matters only with ``delta``). docs/connected-components.md lists where cc3d's results are
+defined by its implementation and how this module matches them, and the one place it does not (cc3d's 2D
+8-connected labelling with ``delta`` joins some vertical neighbours whose values differ by more than delta; this
+module keeps to the documented rule).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterator, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+
+from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
+from ._arrays import Run, host, resolve, to_caller
+from ._cc3d_graphs import (
+    color_graph_permissions,
+    contacts_of,
+    voxel_connectivity_graph_of,
+)
+
+__all__ = [
+    "DimensionError",
+    "DisjointSet",
+    "color_connectivity_graph",
+    "connected_components",
+    "connected_components_stack",
+    "contacts",
+    "dust",
+    "each",
+    "estimate_provisional_labels",
+    "largest_k",
+    "region_graph",
+    "statistics",
+    "voxel_connectivity_graph",
+]
+
+
+class DimensionError(Exception):
+    """The array has a number of axes the function does not take (cc3d's exception of the same name)."""
+
+
+_SUPPORTED = "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64"
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _module(a: Any):
+    if hasattr(a, "__cuda_array_interface__"):
+        import cupy
+
+        return cupy
+    return np
+
+
+def _as_array(data: Any) -> Tuple[Any, bool]:
+    """(the array, whether it came from a torch tensor: cc3d returns torch tensors for them)."""
+    if hasattr(data, "cpu") and hasattr(data, "numpy") and not hasattr(data, "__cuda_array_interface__"):
+        return data.cpu().numpy(), True
+    if hasattr(data, "__cuda_array_interface__"):
+        if hasattr(data, "cpu") and hasattr(data, "numpy"):  # a torch tensor on a device: cc3d reads it on the host
+            return data.cpu().numpy(), True
+        return _module(data).asarray(data), False
+    return np.asarray(data), False
+
+
+def _memory_order(a: Any) -> str:
+    """cc3d's reading of an array: 'F' when Fortran-contiguous (1D arrays are), else 'C'."""
+    return "F" if a.flags.f_contiguous else "C"
+
+
+def _c_view(a: Any, order: str, xp: Any) -> Any:
+    """The array as a C-contiguous array in memory order: the transpose of a Fortran-contiguous one, a C-ordered
+    copy of one that is neither. Its raster order (last axis fastest) is the input's memory order."""
+    if order == "F":
+        return a.T
+    return xp.ascontiguousarray(a)
+
+
+def _unsigned_view(a: Any) -> Any:
+    if a.dtype == np.bool_:
+        return a.view(np.uint8)
+    if a.dtype.kind == "i":
+        return a.view(_UNSIGNED[a.dtype.itemsize])
+    return a
+
+
+def _check_connectivity(dims: int, connectivity: int) -> None:
+    if dims == 2 and connectivity not in (4, 8, 6, 18, 26):
+        raise ValueError(
+            "Only 4, 8, and 6, 18, 26 connectivities are supported for 2D images. Got: " + str(connectivity)
+        )
+    if dims != 2 and connectivity not in (6, 18, 26):
+        raise ValueError("Only 6, 18, and 26 connectivities are supported for 3D images. Got: " + str(connectivity))
+
+
+def _neighbourhood(connectivity: int, spatial: int) -> Tuple[bool, bool]:
+    """(fully_connected, edge_connected) of a cc3d connectivity on `spatial` (2 or 3) grid axes."""
+    if connectivity in (4, 6):
+        return False, False
+    if connectivity == 18 and spatial == 3:
+        return False, True
+    return True, False
+
+
+def _grid_array(c: Any) -> Any:
+    """A C-ordered array of 1 to 3 axes as the 2D or 3D grid the core labels (a 1D array is one row)."""
+    return c.reshape(1, c.shape[0]) if c.ndim == 1 else c
+
+
+def estimate_provisional_labels(data: Any) -> Tuple[int, int, int]:
+    """cc3d's estimate of the provisional labels of a multilabel image, which chooses the default output type.
+
+    Parameters
+    ----------
+    data : array_like
+        Of 1 to 3 axes.
+
+    Returns
+    -------
+    (count, first_foreground_row, last_foreground_row) : tuple of int
+        The number of runs of equal non-zero values along the rows of the array's memory order (its fastest axis),
+        and the first and last rows that hold a non-zero value (-1 when none does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> cc3d.estimate_provisional_labels(np.array([[1, 1, 2, 0], [0, 0, 0, 0]], np.uint8))
+    (2, 0, 0)
+    """
+    data, _ = _as_array(data)
+    xp = _module(data)
+    if data.dtype == np.float16:
+        data = data.view(np.uint16)
+    if data.dtype.kind not in "biuf" or data.dtype.itemsize > 8:
+        raise TypeError(f"Type {data.dtype} is not currently supported. Supported: {_SUPPORTED}")
+    order = _memory_order(data)
+    c = _c_view(data, order, xp)
+    if c.ndim == 0 or c.size == 0:
+        return 0, -1, -1
+    rows = c.reshape(-1, c.shape[-1])
+    nonzero = rows != 0
+    starts = nonzero.copy()
+    starts[:, 1:] &= rows[:, 1:] != rows[:, :-1]
+    per_row = starts.sum(axis=1)
+    count = int(per_row.sum())
+    foreground = xp.flatnonzero(per_row)
+    if foreground.size == 0:
+        return count, -1, -1
+    return count, int(foreground[0]), int(foreground[-1])
+
+
+def _even_ceil(n: int) -> int:
+    return n << 1 if n & 1 else n  # cc3d's rounding, as it is written
+
+
+def _default_out_dtype(
+    data: Any, dims3: Sequence[int], connectivity: int, binary: bool, epl: int, out_dtype: Any
+) -> np.dtype:
+    """cc3d's choice of the output type and its refusals of too narrow ones."""
+    voxels = int(np.prod(dims3))
+    max_labels = min(epl, voxels)
+    if binary:
+        union_find_voxels = _even_ceil(dims3[0]) * _even_ceil(dims3[1]) * _even_ceil(dims3[2])
+        if connectivity in (4, 6):
+            max_labels = min(max_labels, union_find_voxels // 2 + 1)
+        else:
+            max_labels = min(max_labels, union_find_voxels // 8 + 1)
+    if out_dtype is not None:
+        out = np.dtype(out_dtype)
+        if out not in (np.uint16, np.uint32, np.uint64):
+            raise ValueError(f"Explicitly defined out_dtype ({out}) must be one of: np.uint16, np.uint32, np.uint64")
+        if np.iinfo(out).max < max_labels:
+            raise ValueError(
+                f"Explicitly defined out_dtype ({out}) is too small "
+                f"to contain the estimated maximum number of labels ({max_labels})."
+            )
+        return out
+    if max_labels < np.iinfo(np.uint16).max:
+        return np.dtype(np.uint16)
+    if max_labels < np.iinfo(np.uint32).max:
+        return np.dtype(np.uint32)
+    return np.dtype(np.uint64)
+
+
+def _label(
+    run: Run,
+    grid: Any,
+    out: Any,
+    *,
+    mode: Any,
+    connectivity: int,
+    delta: float = 0.0,
+    periodic: bool = False,
+    statistics: bool = False,
+) -> Dict[str, Any]:
+    """Runs the core's labelling of `grid` (C-ordered, 2D or 3D, on the run's side) into `out`."""
+    fully, edge = _neighbourhood(connectivity, grid.ndim)
+    try:
+        return _chseg.label(
+            grid, None, out, fully, edge, mode, float(delta), bool(periodic), 0, bool(statistics), run.context
+        )
+    except ValueError as e:
+        raise ValueError(f"chseg.cc3d: {e}") from None
+
+
+def _to_backend(run: Run, a: Any) -> Any:
+    """An array of the caller's kind on the side the backend reads (a host copy of device arrays for 'cpu')."""
+    if run.on_device and not run.device_arrays:
+        return host(a)
+    return a
+
+
+def connected_components(
+    data: Any,
+    max_labels: int = -1,
+    connectivity: int = 26,
+    return_N: bool = False,
+    delta: Union[int, float] = 0,
+    out_dtype: Any = None,
+    out_file: Any = None,
+    periodic_boundary: bool = False,
+    binary_image: bool = False,
+    *,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Any:
+    """Connected components of a 1D, 2D or 3D image, binary, multilabel or continuous (cc3d.connected_components).
+
+    Parameters
+    ----------
+    data : array_like
+        NumPy or CuPy (a torch tensor is read on the host, as cc3d reads it); bool, integers of 8 to 64 bits,
+        float16 (without delta), float32, float64.
+    max_labels : int, optional
+        Ignored (deprecated in cc3d, which ignores it too).
+    connectivity : int, optional
+        2D: 4 (edges) or 8 (edges and corners); 6 means 4, 18 and 26 mean 8. 3D (and 1D): 6 (faces), 18 (and
+        edges) or 26 (and corners; default).
+    return_N : bool, optional
+        Also return the number of components.
+    delta : int or float, optional
+        Join non-zero neighbours whose values differ by at most delta (default 0: equal values).
+    out_dtype : dtype, optional
+        uint16, uint32 or uint64; by default the narrowest of them that cc3d's estimate of the label count fits.
+    out_file : str or file, optional
+        Write the labels into this file as a memory map (cc3d's memmap, in the output's memory order).
+    periodic_boundary : bool, optional
+        The image wraps around on every axis (connectivities 4, 8 and 6, without delta).
+    binary_image : bool, optional
+        Label the non-zero voxels whatever their values (bool images always are).
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    labels : ndarray
+        Of the input's shape, kind and memory order; 0 for background, components 1..N in the order of their
+        first voxel in memory order.
+    N : int
+        With ``return_N``.
+
+    Raises
+    ------
+    DimensionError
+        Not 1 to 3 axes.
+    ValueError
+        A connectivity the dimension does not take, periodic boundaries with 18/26 or delta, an out_dtype that is
+        not unsigned 16 to 64 bits or too narrow for the estimate.
+    TypeError
+        An unsupported dtype, or float16 with delta.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> image = np.array([[1, 1, 0, 2], [0, 3, 3, 2]], np.uint8)
+    >>> cc3d.connected_components(image, connectivity=4, backend="cpu")
+    array([[1, 1, 0, 2],
+           [0, 3, 3, 2]], dtype=uint16)
+    >>> cc3d.connected_components(image, connectivity=4, delta=1, return_N=True, backend="cpu")[1]
+    2
+    """
+    del max_labels  # deprecated in cc3d and disconnected there
+    data, is_torch = _as_array(data)
+    xp = _module(data)
+    dims = data.ndim
+    if dims not in (1, 2, 3):
+        raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(dims))
+    connectivity = int(connectivity)
+    _check_connectivity(dims, connectivity)
+    if periodic_boundary and connectivity not in (4, 8, 6):
+        raise ValueError(f"periodic_boundary is not yet implemented for {connectivity}-connectivity.")
+    if periodic_boundary and delta != 0:
+        raise ValueError("periodic_boundary is not yet implemented continuous data.")
+    if data.size == 0:
+        out = xp.zeros(data.shape, dtype=out_dtype if out_dtype is not None else data.dtype)
+        return (out, 0) if return_N else out
+
+    order = _memory_order(data)
+    if data.dtype == np.float16:
+        if delta != 0:
+            raise TypeError("float16 is not supported for continuous images (delta != 0).")
+        data = data.view(np.uint16)
+    dtype = data.dtype
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        raise TypeError(f"Type {dtype} is not currently supported. Supported: {_SUPPORTED}")
+    binary = bool(binary_image) or dtype == np.bool_
+    if dtype.kind == "f":
+        delta = float(delta)
+        binary = binary or delta == np.finfo(dtype).max
+    elif dtype != np.bool_:
+        delta = int(delta)
+        binary = binary or delta == np.iinfo(dtype).max
+    if delta < 0:
+        raise ValueError(f"delta must be >= 0, not {delta}")
+
+    # The padded shape cc3d sizes its arrays with (its even_ceil rule) and the memory-order grid.
+    dims3 = list(data.shape) + [1] * (3 - dims) if order == "F" else [1] * (3 - dims) + list(data.shape)
+    c = _unsigned_view(_c_view(data, order, xp))
+    if binary:
+        epl, first_row, last_row = int(data.size), 0, -2  # cc3d does not estimate binary images
+    else:
+        epl, first_row, last_row = estimate_provisional_labels(c)
+    out_type = _default_out_dtype(data, dims3, connectivity, binary, epl, out_dtype)
+    # cc3d labels an image whose only foreground is one row by its runs of equal values, without periodic wrapping.
+    periodic = bool(periodic_boundary) and not (delta == 0 and first_row == last_row and first_row >= 0)
+
+    run = resolve(backend, device, c)
+    grid = _grid_array(_to_backend(run, c))
+    labels = run.empty(grid.shape, out_type)
+    mode = _chseg.ConnectedComponentMode.BINARY if binary else _chseg.ConnectedComponentMode.NON_ZERO_ZONES
+    r = _label(run, grid, labels, mode=mode, connectivity=connectivity, delta=0 if binary else delta, periodic=periodic)
+    n = int(r["count"])
+    out = to_caller(run, labels).reshape(c.shape)
+    if order == "F":
+        out = out.T
+    if out_file is not None:
+        out = _to_memmap(out, out_file, order)
+    if is_torch:
+        import torch
+
+        out = torch.from_numpy(out)
+    return (out, n) if return_N else out
+
+
+def _to_memmap(out: Any, out_file: Any, order: str) -> np.ndarray:
+    a = host(out)
+    if isinstance(out_file, (str, os.PathLike)):
+        with open(out_file, "wb") as f:
+            os.ftruncate(f.fileno(), a.size * a.dtype.itemsize)
+    m = np.memmap(out_file, order="F", dtype=a.dtype, shape=(a.size,))
+    flat = a.reshape(-1, order=order)
+    m[:] = flat
+    return m.reshape(a.shape, order=order)
+
+
+def statistics(
+    out_labels: Any, no_slice_conversion: bool = False, *, backend: str = "auto", device: Optional[int] = None
+) -> Dict[str, Any]:
+    """Voxel counts, bounding boxes and centroids of every label value 0..N of a label image (cc3d.statistics).
+
+    Parameters
+    ----------
+    out_labels : array_like
+        Non-negative integers (or bool), 1 to 3 axes, the largest at most the number of voxels.
+    no_slice_conversion : bool, optional
+        Return the bounding boxes as an (N+1, 2*ndim) array instead of tuples of slices.
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    dict
+        ``voxel_counts`` (N+1,) uint32; ``bounding_boxes``: per label a tuple of slices in NumPy axis order (None for
+        a value that does not occur, as cc3d decides it), or with ``no_slice_conversion`` the array of rows
+        (min0, max0, min1, max1[, min2, max2]) in uint16 (uint32 when an axis exceeds 65535 voxels), where a value
+        that does not occur has the type's maximum as minimum and 0 as maximum; ``centroids`` (N+1, ndim) float64,
+        NaN for a value that does not occur. Arrays are NumPy arrays whatever the input's kind.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> s = cc3d.statistics(np.array([[0, 1, 1], [0, 0, 2]], np.uint8), backend="cpu")
+    >>> s["voxel_counts"]
+    array([3, 2, 1], dtype=uint32)
+    >>> s["bounding_boxes"][1]
+    (slice(0, 1, None), slice(1, 3, None))
+    >>> s["centroids"][2]
+    array([1., 2.])
+    """
+    labels, _ = _as_array(out_labels)
+    xp = _module(labels)
+    while labels.ndim < 2:
+        labels = labels[..., None]
+    if labels.dtype == np.bool_:
+        labels = labels.view(np.uint8)
+    ndim = labels.ndim
+    if ndim > 3:
+        raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(ndim))
+    voxels = int(labels.size)
+    if voxels == 0:
+        return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    if labels.dtype.kind not in "ui":
+        raise TypeError(f"Statistics are computed on integer labels, not {labels.dtype}")
+    top = int(labels.max())
+    if top > voxels:
+        raise ValueError(
+            "Statistics can only be computed on volumes containing labels with values lower than the number of "
+            f"voxels. Max: {top}"
+        )
+    if labels.dtype.kind == "i":
+        low = int(labels.min())
+        if low < 0:
+            raise ValueError(f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}")
+        labels = labels.view(_UNSIGNED[labels.dtype.itemsize])
+    order = "F" if labels.flags.f_contiguous else "C"
+    c = _c_view(labels, order, xp)
+    run = resolve(backend, device, c)
+    try:
+        r = _chseg.label_statistics(_to_backend(run, c), top, run.context)
+    except ValueError as e:
+        raise ValueError(f"chseg.cc3d: {e}") from None
+    # The core's grid axes are the C view's, fastest first; NumPy axis d of the input is grid axis ndim-1-d of a
+    # C-ordered array and grid axis d of a Fortran-ordered one.
+    axes = list(range(ndim)) if order == "F" else [ndim - 1 - d for d in range(ndim)]
+    counts = r["voxel_count"].astype(np.uint32)
+    wide = any(s > np.iinfo(np.uint16).max for s in labels.shape)
+    bbox_type = np.uint32 if wide else np.uint16
+    missing = np.iinfo(bbox_type).max
+    boxes = np.zeros((top + 1, 2 * ndim), dtype=bbox_type)
+    present = r["voxel_count"] > 0
+    centroids = np.full((top + 1, ndim), np.nan)
+    for d, g in enumerate(axes):
+        boxes[:, 2 * d] = np.where(present, r["minimum"][:, g], missing)
+        boxes[:, 2 * d + 1] = np.where(present, r["maximum"][:, g], 0)
+        centroids[present, d] = r["coordinate_sum"][present, g].astype(np.float64) / r["voxel_count"][present]
+    output: Dict[str, Any] = {"voxel_counts": counts, "bounding_boxes": boxes, "centroids": centroids}
+    if no_slice_conversion:
+        return output
+    slices = []
+    for row in boxes:
+        starts, ends = row[0::2], row[1::2]
+        if all(int(s) < voxels for s in starts):
+            slices.append(tuple(slice(int(s), int(e) + 1) for s, e in zip(starts, ends)))
+        else:
+            slices.append(None)
+    output["bounding_boxes"] = slices
+    return output
+
+
+def _sizes_of_labelling(
+    img: Any, connectivity: int, delta: Union[int, float], binary_image: bool, backend: str, device: Optional[int]
+) -> Tuple[Any, int, np.ndarray]:
+    """(labels, N, voxel counts indexed by label 0..N) of one labelling, the counts from the same GPU pass."""
+    labels, n = connected_components(
+        img,
+        connectivity=connectivity,
+        return_N=True,
+        delta=delta,
+        binary_image=binary_image,
+        backend=backend,
+        device=device,
+    )
+    counts = statistics(labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
+    return labels, n, counts
+
+
+def dust(
+    img: Any,
+    threshold: Union[int, float, Tuple[float, float], Sequence[float]],
+    connectivity: int = 26,
+    in_place: bool = False,
+    binary_image: bool = False,
+    precomputed_ccl: bool = False,
+    invert: bool = False,
+    return_N: bool = False,
+    *,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Any:
+    """Remove the components smaller than threshold (cc3d.dust).
+
+    Parameters
+    ----------
+    img : array_like
+        A 2D or 3D image (its components are labelled with ``connectivity``), or a labelling with
+        ``precomputed_ccl``.
+    threshold : number or (lower, upper)
+        A number: remove components of fewer voxels. A pair: remove components whose size is outside [lower, upper).
+    connectivity, binary_image
+        As in :func:`connected_components`.
+    in_place : bool, optional
+        Write into ``img`` (NumPy or CuPy) instead of a copy.
+    precomputed_ccl : bool, optional
+        ``img`` is a labelling already: its values are the components.
+    invert : bool, optional
+        Keep what would be removed and remove the rest.
+    return_N : bool, optional
+        Also return the number of components kept.
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    image : ndarray
+        ``img`` with the removed components set to 0 (cc3d returns the unsigned view of a signed image when nothing
+        is removed; so does this function).
+    N : int
+        With ``return_N``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> img = np.array([[1, 1, 0, 2], [1, 0, 0, 0]], np.uint8)
+    >>> cc3d.dust(img, 2, connectivity=4, backend="cpu")
+    array([[1, 1, 0, 0],
+           [1, 0, 0, 0]], dtype=uint8)
+    """
+    img, _ = _as_array(img)
+    xp = _module(img)
+    orig_dtype = img.dtype
+    img = _unsigned_view(img) if img.dtype != np.bool_ else img
+    if not in_place:
+        img = img.copy(order="K")
+    if precomputed_ccl:
+        cc_labels = img
+        n = int(img.max())
+        sizes = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
+    else:
+        cc_labels, n, sizes = _sizes_of_labelling(img, connectivity, 0, binary_image, backend, device)
+    sizes = np.asarray(sizes)
+    ids = np.arange(1, n + 1)
+    if isinstance(threshold, (tuple, list)):
+        remove = ~((threshold[0] <= sizes[1:]) & (sizes[1:] < threshold[1]))
+    else:
+        remove = sizes[1:] < threshold
+    to_mask = ids[remove]
+    if invert:
+        dust_n = len(to_mask)
+    else:
+        dust_n = n - len(to_mask)
+    if len(to_mask) == 0:
+        if invert:
+            img = xp.zeros(img.shape, dtype=img.dtype, order="F")
+        return (img, dust_n) if return_N else img
+    lookup = np.zeros(n + 1 if len(sizes) < n + 1 else len(sizes), dtype=bool)
+    lookup[to_mask] = True
+    if invert:
+        lookup = ~lookup
+    lut = xp.asarray(lookup)
+    img[lut[cc_labels]] = 0
+    img = img.view(orig_dtype)
+    return (img, dust_n) if return_N else img
+
+
+def largest_k(
+    img: Any,
+    k: int,
+    connectivity: int = 26,
+    delta: Union[int, float] = 0,
+    return_N: bool = False,
+    binary_image: bool = False,
+    precomputed_ccl: bool = False,
+    *,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Any:
+    """The k largest components (cc3d.largest_k), numbered 1..k from the smallest of them to the largest.
+
+    Parameters
+    ----------
+    img : array_like
+        A 2D or 3D image, or a labelling with ``precomputed_ccl``.
+    k : int
+        How many components to keep (>= 0).
+    connectivity, delta, binary_image
+        As in :func:`connected_components`.
+    return_N : bool, optional
+        Also return the number of components returned.
+    precomputed_ccl : bool, optional
+        ``img`` is a labelling already.
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    labels : ndarray
+        k = 1: a bool mask of the largest component. k >= N: the labelling itself. Else the k largest components
+        numbered by increasing size (ties ordered as cc3d orders them, by NumPy's argpartition of the sizes).
+    N : int
+        With ``return_N``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> img = np.array([[1, 1, 0, 2], [1, 0, 3, 3]], np.uint8)
+    >>> cc3d.largest_k(img, 2, connectivity=4, backend="cpu")
+    array([[2, 2, 0, 0],
+           [2, 0, 1, 1]], dtype=uint16)
+    """
+    assert k >= 0
+    img, _ = _as_array(img)
+    xp = _module(img)
+    order = "C" if img.flags.c_contiguous else "F"
+    if k == 0:
+        return xp.zeros(img.shape, dtype=np.uint16, order=order)
+    if precomputed_ccl:
+        cc_labels = xp.array(img, order="F", copy=True)
+        n = int(cc_labels.max())
+        cts = None
+    else:
+        cc_labels, n = connected_components(
+            img,
+            connectivity=connectivity,
+            return_N=True,
+            delta=delta,
+            binary_image=binary_image,
+            backend=backend,
+            device=device,
+        )
+        cts = None
+    if n <= k:
+        return (cc_labels, n) if return_N else cc_labels
+    if cts is None:
+        cts = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
+    if k == 1:
+        cc_out = cc_labels == (int(np.argmax(cts[1:])) + 1)
+        return (cc_out, 1) if return_N else cc_out
+    preserve = np.argpartition(cts[1:], len(cts) - k - 1)[-k:]
+    preserve += 1
+    preserve_list = [int(x) for x in sorted(preserve, key=lambda label: cts[label])]
+    lookup = np.zeros(len(cts), dtype=cc_labels.dtype)
+    for i, label in enumerate(preserve_list):
+        lookup[label] = i + 1
+    cc_order = "C" if cc_labels.flags.c_contiguous else "F"
+    cc_out = xp.asarray(lookup)[cc_labels]
+    cc_out = xp.asarray(cc_out, order=cc_order)
+    return (cc_out, len(preserve_list)) if return_N else cc_out
+
+
+def each(labels: Any, binary: bool = False, in_place: bool = False) -> Any:
+    """Iterate over (label, image of that label alone) for every non-zero label (cc3d.each), by increasing label.
+
+    Parameters
+    ----------
+    labels : array_like
+        A label image.
+    binary : bool, optional
+        Bool images instead of images of the label's value.
+    in_place : bool, optional
+        Yield one read-only array rewritten for each label (faster; keep a copy to hold one).
+
+    Returns
+    -------
+    iterator
+        Of ``(label, image)``, with ``len()``; images of the input's shape and memory order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> [(int(k), im.tolist()) for k, im in cc3d.each(np.array([[0, 3, 3, 5]], np.uint8))]
+    [(3, [[0, 3, 3, 0]]), (5, [[0, 0, 0, 5]])]
+    """
+    arr, _ = _as_array(labels)
+    xp = _module(arr)
+    order = "F" if arr.flags.f_contiguous else "C"
+    dtype = np.dtype(bool) if binary else arr.dtype
+    values = [int(v) for v in host(xp.unique(arr)) if v != 0]
+
+    class _Images:
+        def __len__(self) -> int:
+            return len(values)
+
+        def __iter__(self) -> Iterator[Tuple[int, Any]]:
+            for v in values:
+                img = xp.zeros(arr.shape, dtype=dtype, order=order)
+                where = arr == v
+                img[where] = True if binary else v
+                yield v, img
+
+    class _InPlace(_Images):
+        def __iter__(self) -> Iterator[Tuple[int, Any]]:
+            img = xp.zeros(arr.shape, dtype=dtype, order=order)
+            for v in values:
+                where = arr == v
+                img[where] = True if binary else v
+                if xp is np:
+                    img.setflags(write=False)
+                yield v, img
+                if xp is np:
+                    img.setflags(write=True)
+                img[where] = 0
+
+    return _InPlace() if in_place else _Images()
+
+
+def contacts(
+    labels: Any,
+    connectivity: int = 26,
+    surface_area: bool = True,
+    anisotropy: Union[Tuple[float, float, float], Tuple[float, float]] = (1, 1, 1),
+) -> Dict[Tuple[int, int], float]:
+    """The pairs of touching non-zero labels and their contact (cc3d.contacts).
+
+    Parameters
+    ----------
+    labels : array_like
+        A 2D or 3D label image.
+    connectivity : int, optional
+        (2D) 4 or 8, (2D and 3D) 6, 18 or 26 (default).
+    surface_area : bool, optional
+        The contact's area (faces only, weighted by ``anisotropy``) instead of the number of neighbouring voxel
+        pairs.
+    anisotropy : tuple of float, optional
+        The voxel's extent along each axis (NumPy order).
+
+    Returns
+    -------
+    dict
+        ``{(a, b): contact}`` with a < b. The counts follow cc3d's neighbourhood as it is implemented (see
+        docs/connected-components.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> cc3d.contacts(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4)
+    {(1, 2): 1.0, (1, 3): 2.0, (2, 3): 1.0}
+    """
+    arr, _ = _as_array(labels)
+    arr = host(arr)
+    while arr.ndim < 3:
+        arr = arr[..., None]
+    anisotropy = tuple(anisotropy)
+    while len(anisotropy) < 3:
+        anisotropy = anisotropy + (1,)
+    if connectivity not in (4, 8, 6, 18, 26):
+        raise ValueError(
+            f"Only (2d) 4, 8, (3d) 6, 18, and 26 connectivities are supported. Got: {connectivity}"
+        )
+    if connectivity in (4, 8) and arr.shape[2] != 1:
+        raise RuntimeError("z thickness must be 1 for 2d region graph extraction.")
+    return contacts_of(_unsigned_view(arr), connectivity, bool(surface_area), anisotropy)
+
+
+def region_graph(labels: Any, connectivity: int = 26) -> Set[Tuple[int, int]]:
+    """The pairs (a, b), a < b, of touching non-zero labels (cc3d.region_graph).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> sorted(cc3d.region_graph(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4))
+    [(1, 2), (1, 3), (2, 3)]
+    """
+    return set(contacts(labels, connectivity=connectivity).keys())
+
+
+def voxel_connectivity_graph(data: Any, connectivity: int = 26) -> np.ndarray:
+    """Per voxel, a bit for each direction toward a neighbour of the same value (cc3d.voxel_connectivity_graph).
+
+    Parameters
+    ----------
+    data : array_like
+        1 to 3 axes.
+    connectivity : int, optional
+        2D: 4 or 8 (and 6, 18, 26); 3D: 6, 18 or 26 (default).
+
+    Returns
+    -------
+    ndarray
+        uint8 for 4, 8 and 6, uint32 for 18 and 26, Fortran-ordered, of the input's shape, with cc3d's bit layout
+        (bit 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z, then the edges and corners; x is the first NumPy axis). A bit is
+        set for a direction that leads out of the image, as in cc3d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4).tolist()
+    [[13, 7], [14, 11]]
+    """
+    arr, _ = _as_array(data)
+    arr = host(arr)
+    dims = arr.ndim
+    if dims not in (1, 2, 3):
+        raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(dims))
+    _check_connectivity(dims, connectivity)
+    out_type = np.uint8 if connectivity in (4, 8, 6) else np.uint32
+    if arr.size == 0:
+        return np.zeros((0,), dtype=out_type)
+    if arr.dtype.kind not in "biu" or arr.dtype.itemsize > 8:
+        raise TypeError(f"Type {arr.dtype} not currently supported.")
+    shape = arr.shape
+    while arr.ndim < 3:
+        arr = arr[..., None]
+    graph = voxel_connectivity_graph_of(_unsigned_view(arr), connectivity, out_type)
+    return np.asfortranarray(graph.reshape(shape, order="F"))
+
+
+def color_connectivity_graph(
+    vcg: Any,
+    connectivity: int = 26,
+    return_N: bool = False,
+    *,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Any:
+    """Components of a voxel connectivity graph (cc3d.color_connectivity_graph): every voxel belongs to one.
+
+    A voxel is joined to its neighbour in a direction when its bit for that direction is set (the bits of
+    :func:`voxel_connectivity_graph`; the graph is taken as undirected, as cc3d takes it: each voxel's own bits
+    toward the voxels before it in Fortran order decide).
+
+    Parameters
+    ----------
+    vcg : array_like
+        uint8 (4, 8 and 6-connectivity) or uint32, 2D or 3D.
+    connectivity : int, optional
+        2D: 4 or 8 (6 and 26 accepted as 4 and 8); 3D: 6 or 26 (default; needs uint32).
+    return_N : bool, optional
+        Also return the number of components.
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    labels : ndarray
+        uint32, Fortran-ordered, components 1..N in the order of their first voxel in Fortran order.
+    N : int
+        With ``return_N``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from chseg import cc3d
+    >>> vcg = cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4)
+    >>> cc3d.color_connectivity_graph(vcg, connectivity=4, backend="cpu").tolist()
+    [[1, 2], [3, 2]]
+    """
+    arr, _ = _as_array(vcg)
+    arr = host(arr)
+    dims = arr.ndim
+    if dims not in (2, 3):
+        raise DimensionError("Only 2D, and 3D arrays supported. Got: " + str(dims))
+    if dims == 2 and connectivity not in (4, 8, 6, 26):
+        raise ValueError(f"Only 4 and 8 connectivity is supported for 2D images. Got: {connectivity}")
+    if dims != 2 and connectivity not in (6, 26):
+        raise ValueError(f"Only 6 and 26 connectivity are supported for 3D images. Got: {connectivity}")
+    if arr.dtype not in (np.uint8, np.uint32):
+        raise ValueError(f"Only uint8 and uint32 are supported. Got: {arr.dtype}")
+    if arr.size == 0:
+        return np.zeros([0] * dims, dtype=np.uint32, order="F")
+    shape = arr.shape
+    while arr.ndim < 3:
+        arr = arr[..., None]
+    if connectivity in (18, 26) and arr.shape[2] > 1 and arr.dtype != np.uint32:
+        raise ValueError(f"Only uint32 is supported for 18 and 26 connected. Got: {arr.dtype}")
+    full = connectivity in (8, 26) if arr.shape[2] == 1 else connectivity == 26
+    # The core's graph mode: each voxel's permissions toward its backward neighbours, in the core's grid (the
+    # Fortran order's x fastest), from the vcg's bits.
+    permissions = color_graph_permissions(arr, full)
+    c = np.ascontiguousarray(permissions.transpose(2, 1, 0))
+    run = resolve(backend, device, c)
+    grid = c.reshape(c.shape[1], c.shape[2]) if c.shape[0] == 1 else c
+    labels = run.empty(grid.shape, np.uint32)
+    r = _label(run, grid, labels, mode=_chseg.ConnectedComponentMode.GRAPH, connectivity=26 if full else 6)
+    out = np.asarray(host(labels)).reshape(c.shape).transpose(2, 1, 0)
+    out = np.asfortranarray(out).reshape(shape, order="F")
+    n = int(r["count"])
+    return (out, n) if return_N else out
+
+
+class DisjointSet:
+    """A union-find of hashable values whose root is the smallest of its set (cc3d.DisjointSet)."""
+
+    def __init__(self) -> None:
+        self.data: Dict[Any, Any] = {}
+
+    def makeset(self, x: Any) -> Any:
+        self.data[x] = x
+        return x
+
+    def find(self, x: Any) -> Any:
+        if x not in self.data:
+            return None
+        i = self.data[x]
+        while i != self.data[i]:
+            self.data[i] = self.data[self.data[i]]
+            i = self.data[i]
+        return i
+
+    def union(self, x: Any, y: Any) -> None:
+        i = self.find(x)
+        j = self.find(y)
+        if i is None:
+            i = self.makeset(x)
+        if j is None:
+            j = self.makeset(y)
+        if i < j:
+            self.data[j] = i
+        else:
+            self.data[i] = j
+
+
+def connected_components_stack(
+    stacked_images: Any,
+    connectivity: int = 26,
+    return_N: bool = False,
+    binary_image: bool = False,
+    *,
+    backend: str = "auto",
+    device: Optional[int] = None,
+) -> Any:
+    """Connected components of a volume given as a sequence of 3D blocks along the last axis (z), each labelled on
+    its own and joined across the block faces (cc3d.connected_components_stack).
+
+    cc3d returns a crackle-compressed array; this returns the labels as one NumPy array (the components and their
+    numbering are cc3d's: by first voxel in Fortran order of the whole volume).
+
+    Parameters
+    ----------
+    stacked_images : iterable of array_like
+        3D blocks of one x and y extent, in z order.
+    connectivity : int, optional
+        6 or 26 (default).
+    return_N : bool, optional
+        Also return the number of components.
+    binary_image : bool, optional
+        Label the non-zero voxels whatever their values.
+    backend, device
+        As in :func:`chseg.label`.
+
+    Returns
+    -------
+    labels : ndarray
+        uint32 or uint64 (the narrowest of them that the count fits), Fortran-ordered.
+    N : int
+        With ``return_N``.
+    """
+    blocks = [host(_as_array(b)[0]) for b in stacked_images]
+    if not blocks:
+        raise ValueError("stacked_images is empty")
+    if connectivity not in (6, 26):
+        raise ValueError(f"Only 6 and 26 connectivity are supported. Got: {connectivity}")
+    for b in blocks:
+        if b.ndim != 3 or b.shape[:2] != blocks[0].shape[:2]:
+            raise ValueError("the stacked images must be 3D blocks of one x and y extent")
+    volume = np.asfortranarray(np.concatenate(blocks, axis=2))
+    labels, n = connected_components(
+        volume,
+        connectivity=connectivity,
+        return_N=True,
+        binary_image=binary_image,
+        out_dtype=np.uint32 if volume.size < 2**32 - 1 else np.uint64,
+        backend=backend,
+        device=device,
+    )
+    labels = host(labels)
+    return (labels, n) if return_N else labels
