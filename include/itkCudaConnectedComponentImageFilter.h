@@ -4,6 +4,7 @@
 #ifndef itkCudaConnectedComponentImageFilter_h
 #define itkCudaConnectedComponentImageFilter_h
 
+#include "itkContinuousIndex.h"
 #include "itkImageToImageFilter.h"
 #include "itkCudaSegmentationFilter.h"
 
@@ -21,7 +22,10 @@ namespace itk
  * order of their first pixel, counting up from 0 and skipping BackgroundValue (so 1..N with the default 0).
  *
  * With FlatZones on, every pixel inside the mask belongs to a component and neighbours of equal value are
- * connected: the flat-zone partition that the watershed and alpha-tree filters build on.
+ * connected: the flat-zone partition that the watershed and alpha-tree filters build on. A DistanceThreshold above
+ * 0 joins flat-zone neighbours whose values differ by at most it (ScalarConnectedComponentImageFilter's rule; the
+ * components are then every pixel reached by a chain of such neighbours). PeriodicBoundary wraps the image around
+ * every axis (a torus: periodic simulation volumes, tiled textures).
  *
  * The CUDA backend runs the three kernels of Chen et al. (local union-find merge in shared memory after a
  * row-column coarse labeling, boundary analysis on tile borders only, final link), extended to 8-connectivity in
@@ -80,7 +84,16 @@ public:
   itkGetConstReferenceMacro(FlatZones, bool);
   itkBooleanMacro(FlatZones);
 
-  /** Also compute the voxel count and bounding box of every object. */
+  /** With FlatZones: join neighbours whose values differ by at most this (default 0: equal values); >= 0. */
+  itkSetMacro(DistanceThreshold, double);
+  itkGetConstMacro(DistanceThreshold, double);
+
+  /** Wrap around every axis: pixels on opposite faces are neighbours. */
+  itkSetMacro(PeriodicBoundary, bool);
+  itkGetConstReferenceMacro(PeriodicBoundary, bool);
+  itkBooleanMacro(PeriodicBoundary);
+
+  /** Also compute the voxel count, bounding box and centroid of every object. */
   itkSetMacro(ComputeStatistics, bool);
   itkGetConstReferenceMacro(ComputeStatistics, bool);
   itkBooleanMacro(ComputeStatistics);
@@ -97,6 +110,9 @@ public:
   GetVoxelCount(OutputPixelType label) const;
   RegionType
   GetBoundingBox(OutputPixelType label) const;
+  /** The mean index of the object's pixels (TransformContinuousIndexToPhysicalPoint gives its physical point). */
+  ContinuousIndex<double, ImageDimension>
+  GetCentroid(OutputPixelType label) const;
   /** Voxel counts of all objects in label order (object k has label k+1 with the default background 0). */
   const std::vector<SizeValueType> &
   GetVoxelCounts() const
@@ -120,11 +136,14 @@ private:
   bool            m_FullyConnected{ false };
   bool            m_FlatZones{ false };
   bool            m_ComputeStatistics{ false };
+  bool            m_PeriodicBoundary{ false };
+  double          m_DistanceThreshold{ 0.0 };
   SizeValueType   m_ObjectCount{ 0 };
   OutputPixelType m_BackgroundValue{ NumericTraits<OutputPixelType>::ZeroValue() };
 
-  std::vector<SizeValueType> m_VoxelCounts;
-  std::vector<RegionType>    m_BoundingBoxes;
+  std::vector<SizeValueType>                           m_VoxelCounts;
+  std::vector<RegionType>                              m_BoundingBoxes;
+  std::vector<ContinuousIndex<double, ImageDimension>> m_Centroids;
 };
 
 } // namespace itk

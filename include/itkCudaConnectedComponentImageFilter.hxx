@@ -61,6 +61,12 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   parameters.backgroundLabel   = static_cast<int64_t>(m_BackgroundValue);
   parameters.maximumLabel      = static_cast<uint64_t>(NumericTraits<OutputPixelType>::max());
   parameters.computeStatistics = m_ComputeStatistics;
+  parameters.delta             = m_DistanceThreshold;
+  parameters.periodic          = m_PeriodicBoundary;
+  if (!(m_DistanceThreshold >= 0.0))
+  {
+    itkExceptionMacro(<< "DistanceThreshold must be >= 0, not " << m_DistanceThreshold << '.');
+  }
 
   const BackendEnum backend = this->ResolveBackend();
 
@@ -83,6 +89,7 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
   {
     m_VoxelCounts.assign(statistics.voxelCount.begin(), statistics.voxelCount.end());
     m_BoundingBoxes.resize(count);
+    m_Centroids.resize(count);
     for (uint64_t k = 0; k < count; ++k)
     {
       IndexType start;
@@ -93,6 +100,12 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::Genera
         size[d]  = statistics.maximum[3 * k + d] - statistics.minimum[3 * k + d] + 1;
       }
       m_BoundingBoxes[k] = RegionType(start, size);
+      for (unsigned d = 0; d < ImageDimension; ++d)
+      {
+        m_Centroids[k][d] =
+          static_cast<double>(region.GetIndex(d)) +
+          static_cast<double>(statistics.coordinateSum[3 * k + d]) / static_cast<double>(statistics.voxelCount[k]);
+      }
     }
   }
 }
@@ -132,6 +145,14 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GetBou
 }
 
 template <typename TInputImage, typename TOutputImage, typename TMaskImage>
+auto
+CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::GetCentroid(OutputPixelType label) const
+  -> ContinuousIndex<double, ImageDimension>
+{
+  return m_Centroids[this->ObjectIndex(label)];
+}
+
+template <typename TInputImage, typename TOutputImage, typename TMaskImage>
 void
 CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::PrintSelf(std::ostream & os,
                                                                                     Indent         indent) const
@@ -143,6 +164,8 @@ CudaConnectedComponentImageFilter<TInputImage, TOutputImage, TMaskImage>::PrintS
      << "BackgroundValue: " << static_cast<typename NumericTraits<OutputPixelType>::PrintType>(m_BackgroundValue)
      << std::endl;
   os << indent << "ComputeStatistics: " << m_ComputeStatistics << std::endl;
+  os << indent << "DistanceThreshold: " << m_DistanceThreshold << std::endl;
+  os << indent << "PeriodicBoundary: " << m_PeriodicBoundary << std::endl;
   os << indent << "ObjectCount: " << m_ObjectCount << std::endl;
 }
 

@@ -165,9 +165,7 @@ def contacts_of(
         if any(s.stop <= s.start for s in region):
             continue
         cur = labels[region]
-        nb_region = tuple(
-            slice(s.start + d, s.stop + d) for s, d in zip(region, (dx, dy, dz))
-        )
+        nb_region = tuple(slice(s.start + d, s.stop + d) for s, d in zip(region, (dx, dy, dz)))
         nb = labels[nb_region]
         keep = (cur != 0) & (nb != 0) & (cur != nb)
         if not keep.any():

@@ -148,6 +148,16 @@ def estimate_provisional_labels(data: Any) -> Tuple[int, int, int]:
     c = _c_view(data, order, xp)
     if c.ndim == 0 or c.size == 0:
         return 0, -1, -1
+    return _estimate(_unsigned_view(c), 0)
+
+
+def _estimate(c: Any, limit: int) -> Tuple[int, int, int]:
+    """estimate_provisional_labels of a C-ordered array (unsigned or float), stopping at `limit` (0: none) on the
+    host (the count is exact below the limit)."""
+    if isinstance(c, np.ndarray):
+        count, first, last = _chseg.provisional_label_estimate(c, int(limit))
+        return int(count), int(first), int(last)
+    xp = _module(c)
     rows = c.reshape(-1, c.shape[-1])
     nonzero = rows != 0
     starts = nonzero.copy()
@@ -234,6 +244,7 @@ def connected_components(
     *,
     backend: str = "auto",
     device: Optional[int] = None,
+    _sizes: Optional[list] = None,
 ) -> Any:
     """Connected components of a 1D, 2D or 3D image, binary, multilabel or continuous (cc3d.connected_components).
 
@@ -261,6 +272,8 @@ def connected_components(
         Label the non-zero voxels whatever their values (bool images always are).
     backend, device
         As in :func:`chseg.label`.
+    _sizes : list, optional
+        Internal (dust, largest_k): receives the voxel counts of label values 0..N, from the labelling's own pass.
 
     Returns
     -------
@@ -328,10 +341,17 @@ def connected_components(
     # The padded shape cc3d sizes its arrays with (its even_ceil rule) and the memory-order grid.
     dims3 = list(data.shape) + [1] * (3 - dims) if order == "F" else [1] * (3 - dims) + list(data.shape)
     c = _unsigned_view(_c_view(data, order, xp))
+    voxels = int(data.size)
     if binary:
-        epl, first_row, last_row = int(data.size), 0, -2  # cc3d does not estimate binary images
+        epl, first_row, last_row = voxels, 0, -2  # cc3d does not estimate binary images
+    elif periodic_boundary:
+        epl, first_row, last_row = _estimate(c, 0)  # the foreground rows decide the wrapping (below)
+    elif voxels < 2**16 - 1:
+        epl, first_row, last_row = voxels, 0, -2  # uint16 whatever the estimate
     else:
-        epl, first_row, last_row = estimate_provisional_labels(c)
+        # The type needs the estimate only up to the ranges it is compared with (uint16, and uint32 for volumes of
+        # 2^32 voxels or more): the count stops there.
+        epl, first_row, last_row = _estimate(c, 2**16 if voxels < 2**32 - 1 else 2**32)
     out_type = _default_out_dtype(data, dims3, connectivity, binary, epl, out_dtype)
     # cc3d labels an image whose only foreground is one row by its runs of equal values, without periodic wrapping.
     periodic = bool(periodic_boundary) and not (delta == 0 and first_row == last_row and first_row >= 0)
@@ -340,8 +360,20 @@ def connected_components(
     grid = _grid_array(_to_backend(run, c))
     labels = run.empty(grid.shape, out_type)
     mode = _chseg.ConnectedComponentMode.BINARY if binary else _chseg.ConnectedComponentMode.NON_ZERO_ZONES
-    r = _label(run, grid, labels, mode=mode, connectivity=connectivity, delta=0 if binary else delta, periodic=periodic)
+    r = _label(
+        run,
+        grid,
+        labels,
+        mode=mode,
+        connectivity=connectivity,
+        delta=0 if binary else delta,
+        periodic=periodic,
+        statistics=_sizes is not None,
+    )
     n = int(r["count"])
+    if _sizes is not None:
+        counts = r["voxel_count"]
+        _sizes.append(np.concatenate([[voxels - int(counts.sum())], counts]).astype(np.uint32))
     out = to_caller(run, labels).reshape(c.shape)
     if order == "F":
         out = out.T
@@ -423,7 +455,9 @@ def statistics(
     if labels.dtype.kind == "i":
         low = int(labels.min())
         if low < 0:
-            raise ValueError(f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}")
+            raise ValueError(
+                f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}"
+            )
         labels = labels.view(_UNSIGNED[labels.dtype.itemsize])
     order = "F" if labels.flags.f_contiguous else "C"
     c = _c_view(labels, order, xp)
@@ -464,6 +498,7 @@ def _sizes_of_labelling(
     img: Any, connectivity: int, delta: Union[int, float], binary_image: bool, backend: str, device: Optional[int]
 ) -> Tuple[Any, int, np.ndarray]:
     """(labels, N, voxel counts indexed by label 0..N) of one labelling, the counts from the same GPU pass."""
+    sizes: list = []
     labels, n = connected_components(
         img,
         connectivity=connectivity,
@@ -472,9 +507,9 @@ def _sizes_of_labelling(
         binary_image=binary_image,
         backend=backend,
         device=device,
+        _sizes=sizes,
     )
-    counts = statistics(labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
-    return labels, n, counts
+    return labels, n, sizes[0] if sizes else np.zeros(1, np.uint32)
 
 
 def dust(
@@ -623,16 +658,7 @@ def largest_k(
         n = int(cc_labels.max())
         cts = None
     else:
-        cc_labels, n = connected_components(
-            img,
-            connectivity=connectivity,
-            return_N=True,
-            delta=delta,
-            binary_image=binary_image,
-            backend=backend,
-            device=device,
-        )
-        cts = None
+        cc_labels, n, cts = _sizes_of_labelling(img, connectivity, delta, binary_image, backend, device)
     if n <= k:
         return (cc_labels, n) if return_N else cc_labels
     if cts is None:
@@ -750,9 +776,7 @@ def contacts(
     while len(anisotropy) < 3:
         anisotropy = anisotropy + (1,)
     if connectivity not in (4, 8, 6, 18, 26):
-        raise ValueError(
-            f"Only (2d) 4, 8, (3d) 6, 18, and 26 connectivities are supported. Got: {connectivity}"
-        )
+        raise ValueError(f"Only (2d) 4, 8, (3d) 6, 18, and 26 connectivities are supported. Got: {connectivity}")
     if connectivity in (4, 8) and arr.shape[2] != 1:
         raise RuntimeError("z thickness must be 1 for 2d region graph extraction.")
     return contacts_of(_unsigned_view(arr), connectivity, bool(surface_area), anisotropy)

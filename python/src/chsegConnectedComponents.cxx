@@ -53,9 +53,9 @@ Label(const Input &                 input,
   d["count"] = count;
   if (statistics)
   {
-    d["voxel_count"] = ToNumpy(std::move(stats.voxelCount), count);
-    d["minimum"]     = ToNumpy(std::move(stats.minimum), count, 3);
-    d["maximum"]     = ToNumpy(std::move(stats.maximum), count, 3);
+    d["voxel_count"]    = ToNumpy(std::move(stats.voxelCount), count);
+    d["minimum"]        = ToNumpy(std::move(stats.minimum), count, 3);
+    d["maximum"]        = ToNumpy(std::move(stats.maximum), count, 3);
     d["coordinate_sum"] = ToNumpy(std::move(stats.coordinateSum), count, 3);
   }
   return d;
@@ -87,6 +87,55 @@ LabelStatistics(const Input & labels, uint64_t maximumLabel, const chs::Executio
   return d;
 }
 
+/** cc3d's estimate of a multilabel image's provisional labels, which chooses its default output type: the runs of equal
+ * non-zero values along the rows of the last (fastest) axis, and the first and last rows holding a non-zero value
+ * (-1 when none). With `limit` > 0 the count stops once it reaches the limit (and the rows are then not complete):
+ * the callers that only compare the count with a type's range read no further than they must. */
+template <typename T>
+nb::tuple
+RowRuns(const T * v, uint64_t n, uint64_t width, uint64_t limit)
+{
+  uint64_t count = 0;
+  int64_t  first = -1, last = -1;
+  {
+    nb::gil_scoped_release release;
+    const uint64_t         rows = width ? n / width : 0;
+    for (uint64_t r = 0; r < rows && (limit == 0 || count < limit); ++r)
+    {
+      const T * row  = v + r * width;
+      uint64_t  runs = row[0] != T(0);
+      for (uint64_t x = 1; x < width; ++x)
+        runs += row[x] != T(0) && row[x] != row[x - 1];
+      if (runs)
+      {
+        if (first < 0)
+          first = int64_t(r);
+        last = int64_t(r);
+      }
+      count += runs;
+    }
+  }
+  return nb::make_tuple(count, first, last);
+}
+
+nb::tuple
+ProvisionalLabelEstimate(const Input & values, uint64_t limit)
+{
+  const uint64_t n     = values.size();
+  const uint64_t width = values.ndim() ? values.shape(values.ndim() - 1) : 1;
+  nb::tuple      out;
+  Dispatch(
+    values,
+    "an image",
+    [&](auto v)
+    {
+      using T = decltype(v);
+      out     = RowRuns<T>(Ptr<T>(values), n, width, limit);
+    },
+    Types<uint8_t, uint16_t, uint32_t, uint64_t, float, double>{});
+  return out;
+}
+
 } // namespace
 
 void
@@ -105,11 +154,8 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("background"),
         nb::arg("statistics"),
         nb::arg("context"));
-  m.def("label_statistics",
-        &LabelStatistics,
-        nb::arg("labels"),
-        nb::arg("maximum_label"),
-        nb::arg("context"));
+  m.def("provisional_label_estimate", &ProvisionalLabelEstimate, nb::arg("values"), nb::arg("limit"));
+  m.def("label_statistics", &LabelStatistics, nb::arg("labels"), nb::arg("maximum_label"), nb::arg("context"));
 }
 
 } // namespace chseg

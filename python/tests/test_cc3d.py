@@ -66,8 +66,22 @@ def test_connected_components_every_connectivity_and_order(backend, shape, binar
             assert_same_array(got, expected)
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
-                                   np.float16, np.float32, np.float64])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        np.bool_,
+        np.int8,
+        np.uint16,
+        np.int16,
+        np.uint32,
+        np.int32,
+        np.uint64,
+        np.int64,
+        np.float16,
+        np.float32,
+        np.float64,
+    ],
+)
 def test_connected_components_every_dtype(backend, dtype):
     rng = np.random.default_rng(5)
     image = rng.integers(-2, 3, (15, 12, 6)).astype(dtype)
@@ -125,7 +139,9 @@ def test_connected_components_delta(backend, delta):
     for name, img in orders(volume).items():
         for connectivity in (6, 18, 26):
             expected, n = cc3d.connected_components(img, connectivity=connectivity, delta=delta, return_N=True)
-            got, m = ours.connected_components(img, connectivity=connectivity, delta=delta, return_N=True, backend=backend)
+            got, m = ours.connected_components(
+                img, connectivity=connectivity, delta=delta, return_N=True, backend=backend
+            )
             assert m == n and np.array_equal(got, expected), (name, connectivity)
     plane = rng.integers(0, 12, (23, 19)).astype(np.float32)
     for connectivity in (4, 6):
@@ -164,8 +180,9 @@ def test_periodic_boundary(backend, connectivity):
                     expected, _ = cc3d_binary(img, connectivity=connectivity, periodic_boundary=True)
                 else:
                     expected = cc3d.connected_components(img, connectivity=connectivity, periodic_boundary=True)
-                got = ours.connected_components(img, connectivity=connectivity, periodic_boundary=True,
-                                                binary_image=binary, backend=backend)
+                got = ours.connected_components(
+                    img, connectivity=connectivity, periodic_boundary=True, binary_image=binary, backend=backend
+                )
                 assert_same_array(got, expected)
     # One foreground row: cc3d labels it by its runs, without wrapping; so does chseg.cc3d.
     row = np.zeros((5, 8), np.uint8)
@@ -183,8 +200,9 @@ def test_out_dtype_default_and_explicit(backend, tmp_path):
     for img in (checker, np.zeros((4, 5), np.uint8), np.ones((3, 3, 3), bool)):
         for out_dtype in (None, np.uint32, np.uint64):
             assert_same_array(
-                ours.connected_components(img, connectivity=4 if img.ndim == 2 else 6, out_dtype=out_dtype,
-                                          backend=backend),
+                ours.connected_components(
+                    img, connectivity=4 if img.ndim == 2 else 6, out_dtype=out_dtype, backend=backend
+                ),
                 cc3d.connected_components(img, connectivity=4 if img.ndim == 2 else 6, out_dtype=out_dtype),
             )
     path = tmp_path / "labels.bin"
@@ -259,8 +277,9 @@ def test_dust(backend, invert):
         for threshold in (3, (2, 9), [5, 40], 10**6):
             for connectivity in (6, 26):
                 expected = cc3d.dust(img, threshold, connectivity=connectivity, invert=invert, return_N=True)
-                got = ours.dust(img, threshold, connectivity=connectivity, invert=invert, return_N=True,
-                                backend=backend)
+                got = ours.dust(
+                    img, threshold, connectivity=connectivity, invert=invert, return_N=True, backend=backend
+                )
                 assert got[1] == expected[1]
                 assert_same_array(got[0], expected[0])
     signed = volume.astype(np.int16)
@@ -318,17 +337,21 @@ def test_each():
 def test_contacts_and_region_graph(shape):
     labels = cc3d.connected_components(multilabel(shape, 9, levels=4, density=0.9), connectivity=6)
     for img in orders(labels).values():
-        for connectivity in ([4, 8, 6, 18, 26] if len(shape) == 2 else [6, 18, 26]):
+        for connectivity in [4, 8, 6, 18, 26] if len(shape) == 2 else [6, 18, 26]:
             for surface_area in (True, False):
                 for anisotropy in ((1, 1, 1), (2, 3, 5), (0.5, 1.25, 3.0)):
-                    expected = cc3d.contacts(img, connectivity=connectivity, surface_area=surface_area,
-                                             anisotropy=anisotropy)
-                    got = ours.contacts(img, connectivity=connectivity, surface_area=surface_area,
-                                        anisotropy=anisotropy)
+                    expected = cc3d.contacts(
+                        img, connectivity=connectivity, surface_area=surface_area, anisotropy=anisotropy
+                    )
+                    got = ours.contacts(
+                        img, connectivity=connectivity, surface_area=surface_area, anisotropy=anisotropy
+                    )
                     assert got.keys() == expected.keys()
                     for key, value in expected.items():
                         assert got[key] == pytest.approx(value, rel=1e-6), (key, connectivity, surface_area)
-            assert ours.region_graph(img, connectivity=connectivity) == cc3d.region_graph(img, connectivity=connectivity)
+            assert ours.region_graph(img, connectivity=connectivity) == cc3d.region_graph(
+                img, connectivity=connectivity
+            )
 
 
 @pytest.mark.parametrize("shape", [(30,), (12, 15), (7, 9, 8)])

@@ -428,7 +428,7 @@ LabelConnectedComponentsCUDA(const TPixel *                       input,
     // of one width both depend on the bits alone, so a signed image is labelled as the unsigned image of the same
     // bits, and the signed types compile no kernels (chsConnectedComponentsSigned.cu).
     // Differences (delta) are taken as the signed values' (ConnectedComponentParameters::signedBits).
-    using U                 = typename std::make_unsigned<TPixel>::type;
+    using U                        = typename std::make_unsigned<TPixel>::type;
     ConnectedComponentParameters p = parameters;
     p.signedBits                   = true;
     return LabelConnectedComponentsCUDA<U, TLabel>(

@@ -133,8 +133,8 @@ LaunchGeneralMerge(const GeneralOp<U> &                 op,
   const unsigned blocks = detail::GridStrideBlocks(n, kGeneralThreads, device);
   GeneralInitKernel<U, I><<<blocks, kGeneralThreads, 0, stream>>>(op, parent, n);
   CHS_CUDA_CHECK_LAUNCH("GeneralInitKernel");
-  GeneralMergeKernel<U, I>
-    <<<blocks, kGeneralThreads, 0, stream>>>(op, parent, e, BackwardNeighbourhood(grid, parameters), parameters.periodic);
+  GeneralMergeKernel<U, I><<<blocks, kGeneralThreads, 0, stream>>>(
+    op, parent, e, BackwardNeighbourhood(grid, parameters), parameters.periodic);
   CHS_CUDA_CHECK_LAUNCH("GeneralMergeKernel");
   const uint64_t chunks = (n + kChunk - 1) >> kChunkShift;
   if (chunks > 0x7fffffffull)

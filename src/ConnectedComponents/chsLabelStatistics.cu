@@ -14,12 +14,12 @@ namespace
 
 template <typename TLabel>
 __global__ void
-__launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *      labels,
-                                                          uint64_t            n,
-                                                          unsigned long long  nx,
-                                                          unsigned long long  ny,
-                                                          unsigned long long  maximumLabel,
-                                                          StatisticsPointers  stats,
+__launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *       labels,
+                                                          uint64_t             n,
+                                                          unsigned long long   nx,
+                                                          unsigned long long   ny,
+                                                          unsigned long long   maximumLabel,
+                                                          StatisticsPointers   stats,
                                                           unsigned long long * tooLarge)
 {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
@@ -50,10 +50,10 @@ ComputeLabelStatisticsCUDA(const TLabel *                 labels,
 {
   using detail::DeviceBuffer;
   CheckLabelStatisticsArguments(grid, maximumLabel);
-  const uint64_t      n      = grid.NumberOfVoxels();
-  const uint64_t      count  = maximumLabel + 1;
-  const cudaStream_t  stream = static_cast<cudaStream_t>(context.stream);
-  detail::DeviceScope scope(context.device);
+  const uint64_t        n      = grid.NumberOfVoxels();
+  const uint64_t        count  = maximumLabel + 1;
+  const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
+  detail::DeviceScope   scope(context.device);
   detail::MemoryTracker tracker;
   tracker.what = detail::DescribeRun("label statistics", grid);
   detail::ReserveDeviceMemory(

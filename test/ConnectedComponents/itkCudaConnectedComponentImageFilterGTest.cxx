@@ -1,5 +1,8 @@
 // The filter's CPU reference against ITK and flood fill; statistics; bad input; the factory.
 #include "ConnectedComponents/itkCudaConnectedComponentTestSupport.h"
+#include "itkScalarConnectedComponentImageFilter.h"
+
+#include <random>
 
 TEST(CudaConnectedComponentImageFilter, CPUMatchesITKOnRandomImages2D)
 {
@@ -190,4 +193,94 @@ TEST(CudaConnectedComponentImageFilterFactory, UnchangedITKPipelineGivesTheSameL
   auto       other   = itk::ConnectedComponentImageFilter<itk::Image<float, 2>, itk::Image<unsigned int, 2>>::New();
   EXPECT_EQ(std::string(other->GetNameOfClass()), "ConnectedComponentImageFilter");
   itk::ObjectFactoryBase::UnRegisterFactory(factory);
+}
+
+/** FlatZones with a DistanceThreshold: ITK's ScalarConnectedComponentImageFilter (whose rule it is) gives the same
+ * components, on both backends, in 2D and 3D, both connectivities. */
+template <typename TImage>
+void
+DistanceThresholdSameAsScalarConnectedComponents(const typename TImage::SizeType & size, unsigned seed)
+{
+  using L            = itk::Image<uint32_t, TImage::ImageDimension>;
+  auto         input = MakeImage<TImage>(size);
+  std::mt19937 rng(seed);
+  for (itk::ImageRegionIterator<TImage> it(input, input->GetLargestPossibleRegion()); !it.IsAtEnd(); ++it)
+    it.Set(static_cast<typename TImage::PixelType>(rng() % 12));
+  for (double threshold : { 0.0, 1.0, 3.0 })
+    for (bool full : { false, true })
+    {
+      auto itkFilter = itk::ScalarConnectedComponentImageFilter<TImage, L>::New();
+      itkFilter->SetInput(input);
+      itkFilter->SetDistanceThreshold(static_cast<typename TImage::PixelType>(threshold));
+      itkFilter->SetFullyConnected(full);
+      itkFilter->Update();
+      for (Backend b : { Backend::CPU, Backend::CUDA })
+      {
+        if (b == Backend::CUDA && !HasCudaDevice())
+          continue;
+        auto filter = itk::CudaConnectedComponentImageFilter<TImage, L>::New();
+        filter->SetInput(input);
+        filter->SetFlatZones(true);
+        filter->SetDistanceThreshold(threshold);
+        filter->SetFullyConnected(full);
+        filter->SetBackend(b);
+        filter->Update();
+        // The same partition: ITK numbers the components otherwise (and leaves its object count at 0).
+        const auto *                 a = filter->GetOutput()->GetBufferPointer();
+        const auto *                 e = itkFilter->GetOutput()->GetBufferPointer();
+        std::map<uint32_t, uint32_t> forward, backward;
+        bool                         same = true;
+        const size_t                 n    = input->GetLargestPossibleRegion().GetNumberOfPixels();
+        for (size_t i = 0; i < n && same; ++i)
+          same =
+            forward.emplace(a[i], e[i]).first->second == e[i] && backward.emplace(e[i], a[i]).first->second == a[i];
+        EXPECT_TRUE(same) << "threshold " << threshold << " full " << full << " backend " << int(b);
+        EXPECT_EQ(filter->GetObjectCount(), forward.size());
+      }
+    }
+}
+
+TEST(CudaConnectedComponentImageFilter, DistanceThresholdMatchesScalarConnectedComponents)
+{
+  DistanceThresholdSameAsScalarConnectedComponents<U8_2>(Size<U8_2>({ 61, 47 }), 3);
+  DistanceThresholdSameAsScalarConnectedComponents<itk::Image<short, 3>>(Size<itk::Image<short, 3>>({ 19, 14, 11 }), 4);
+}
+
+TEST(CudaConnectedComponentImageFilter, PeriodicBoundaryAndCentroids)
+{
+  // A stripe across the right edge wraps to the left: one object; its centroid is the mean index of its pixels.
+  using L    = itk::Image<uint32_t, 2>;
+  auto input = MakeImage<U8_2>(Size<U8_2>({ 10, 6 }));
+  input->FillBuffer(0);
+  for (int y = 1; y < 4; ++y)
+  {
+    input->SetPixel({ { 0, y } }, 1);
+    input->SetPixel({ { 9, y } }, 1);
+  }
+  input->SetPixel({ { 5, 5 } }, 1);
+  for (Backend b : { Backend::CPU, Backend::CUDA })
+  {
+    if (b == Backend::CUDA && !HasCudaDevice())
+      continue;
+    auto filter = itk::CudaConnectedComponentImageFilter<U8_2, L>::New();
+    filter->SetInput(input);
+    filter->SetComputeStatistics(true);
+    filter->SetBackend(b);
+    filter->Update();
+    EXPECT_EQ(filter->GetObjectCount(), 3u);
+    filter->PeriodicBoundaryOn();
+    filter->Update();
+    EXPECT_EQ(filter->GetObjectCount(), 2u);
+    EXPECT_EQ(filter->GetOutput()->GetPixel({ { 0, 2 } }), filter->GetOutput()->GetPixel({ { 9, 2 } }));
+    EXPECT_EQ(filter->GetVoxelCount(1), 6u);
+    EXPECT_DOUBLE_EQ(filter->GetCentroid(1)[0], 4.5);
+    EXPECT_DOUBLE_EQ(filter->GetCentroid(1)[1], 2.0);
+    EXPECT_DOUBLE_EQ(filter->GetCentroid(2)[0], 5.0);
+    EXPECT_DOUBLE_EQ(filter->GetCentroid(2)[1], 5.0);
+    filter->SetDistanceThreshold(-1.0);
+    filter->SetFlatZones(true);
+    EXPECT_THROW(filter->Update(), itk::ExceptionObject);
+    filter->SetDistanceThreshold(0.0);
+    EXPECT_NO_THROW(filter->Update()); // it runs again after the refusal
+  }
 }
