@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
+from . import _chseg
 from ._arrays import Run, host, resolve, to_caller
 from ._cc3d_graphs import (
     color_graph_permissions,
@@ -380,13 +380,13 @@ def connected_components(
     if out_file is not None:
         out = _to_memmap(out, out_file, order)
     if is_torch:
-        import torch
+        import torch  # type: ignore[import-not-found]
 
         out = torch.from_numpy(out)
     return (out, n) if return_N else out
 
 
-def _to_memmap(out: Any, out_file: Any, order: str) -> np.ndarray:
+def _to_memmap(out: Any, out_file: Any, order: Any) -> np.ndarray:
     a = host(out)
     if isinstance(out_file, (str, os.PathLike)):
         with open(out_file, "wb") as f:
@@ -483,7 +483,7 @@ def statistics(
     output: Dict[str, Any] = {"voxel_counts": counts, "bounding_boxes": boxes, "centroids": centroids}
     if no_slice_conversion:
         return output
-    slices = []
+    slices: list = []
     for row in boxes:
         starts, ends = row[0::2], row[1::2]
         if all(int(s) < voxels for s in starts):
@@ -772,14 +772,14 @@ def contacts(
     arr = host(arr)
     while arr.ndim < 3:
         arr = arr[..., None]
-    anisotropy = tuple(anisotropy)
-    while len(anisotropy) < 3:
-        anisotropy = anisotropy + (1,)
+    weights = tuple(float(a) for a in anisotropy)
+    while len(weights) < 3:
+        weights = weights + (1.0,)
     if connectivity not in (4, 8, 6, 18, 26):
         raise ValueError(f"Only (2d) 4, 8, (3d) 6, 18, and 26 connectivities are supported. Got: {connectivity}")
     if connectivity in (4, 8) and arr.shape[2] != 1:
         raise RuntimeError("z thickness must be 1 for 2d region graph extraction.")
-    return contacts_of(_unsigned_view(arr), connectivity, bool(surface_area), anisotropy)
+    return contacts_of(_unsigned_view(arr), connectivity, bool(surface_area), weights)
 
 
 def region_graph(labels: Any, connectivity: int = 26) -> Set[Tuple[int, int]]:
