@@ -117,6 +117,33 @@ ComputeLabelStatistics(const TLabel *                 labels,
                        const ExecutionContext &       context = ExecutionContext(),
                        RunInfo *                      info    = nullptr);
 
+/** A per-label table gathered over a label image: out[i] = table[labels[i]] (cc3d's largest_k renumbering, or a
+ * mask with a 0/1 table). Every label must be below tableSize: std::invalid_argument otherwise, before anything is
+ * written. */
+template <typename TLabel, typename TOut>
+void
+MapLabels(const TLabel *           labels,
+          const Grid &             grid,
+          const TOut *             table,
+          uint64_t                 tableSize,
+          TOut *                   out,
+          const ExecutionContext & context = ExecutionContext(),
+          RunInfo *                info    = nullptr);
+
+/** The image where the label's entry of `keep` is non-zero, 0 elsewhere: out[i] = keep[labels[i]] ? image[i] : 0
+ * (cc3d's dust). Every label must be below tableSize: std::invalid_argument otherwise, before anything is written.
+ * `out` may be `image`. */
+template <typename TPixel, typename TLabel>
+void
+KeepLabels(const TPixel *           image,
+           const TLabel *           labels,
+           const Grid &             grid,
+           const uint8_t *          keep,
+           uint64_t                 tableSize,
+           TPixel *                 out,
+           const ExecutionContext & context = ExecutionContext(),
+           RunInfo *                info    = nullptr);
+
 /** Maps an object rank k (0-based) to its label value, ITK's rule: count up from 0, skipping the background. */
 inline uint64_t
 ObjectLabel(uint64_t k, int64_t backgroundLabel)

@@ -397,6 +397,42 @@ def _to_memmap(out: Any, out_file: Any, order: Any) -> np.ndarray:
     return m.reshape(a.shape, order=order)
 
 
+def _same_layout_views(xp: Any, *arrays: Any) -> Optional[list]:
+    """C-ordered views of arrays of one shape and one memory order (the transposes of Fortran-ordered ones), or None
+    when their orders differ or one is not contiguous."""
+    if all(a.flags.c_contiguous for a in arrays):
+        return list(arrays)
+    if all(a.flags.f_contiguous for a in arrays):
+        return [a.T for a in arrays]
+    return None
+
+
+def _map_labels(labels: Any, table: np.ndarray, out: Any, backend: str, device: Optional[int]) -> Any:
+    """out[...] = table[labels] through the core (MapLabels: on the GPU for NumPy arrays too); CuPy gathers itself."""
+    xp = _module(labels)
+    views = _same_layout_views(xp, labels, out) if xp is np else None
+    if views is None:
+        out[...] = xp.asarray(table)[labels]
+        return out
+    run = resolve(backend, device, views[0])
+    grids = [_grid_array(_unsigned_view(v)) for v in views]
+    _chseg.map_labels(grids[0], _unsigned_view(table), grids[1], run.context)
+    return out
+
+
+def _keep_labels(image: Any, labels: Any, keep: np.ndarray, backend: str, device: Optional[int]) -> None:
+    """image[~keep[labels]] = 0 in place, through the core (KeepLabels) for NumPy arrays; CuPy masks itself."""
+    xp = _module(image)
+    kept = image.dtype.kind == "u" or image.dtype in (np.float32, np.float64)
+    views = _same_layout_views(xp, image, labels) if xp is np and kept else None
+    if views is None:
+        image[~xp.asarray(keep.astype(bool))[labels]] = 0
+        return
+    run = resolve(backend, device, views[0])
+    grid_image = _grid_array(views[0])
+    _chseg.keep_labels(grid_image, _grid_array(_unsigned_view(views[1])), keep, grid_image, run.context)
+
+
 def statistics(
     out_labels: Any, no_slice_conversion: bool = False, *, backend: str = "auto", device: Optional[int] = None
 ) -> Dict[str, Any]:
@@ -591,12 +627,12 @@ def dust(
         if invert:
             img = xp.zeros(img.shape, dtype=img.dtype, order="F")
         return (img, dust_n) if return_N else img
-    lookup = np.zeros(n + 1 if len(sizes) < n + 1 else len(sizes), dtype=bool)
-    lookup[to_mask] = True
+    keep = np.ones(max(n + 1, len(sizes)), dtype=np.uint8)
+    keep[to_mask] = 0
     if invert:
-        lookup = ~lookup
-    lut = xp.asarray(lookup)
-    img[lut[cc_labels]] = 0
+        keep = (1 - keep).astype(np.uint8)
+    target = img.view(_UNSIGNED[1]) if img.dtype == np.bool_ else img
+    _keep_labels(target, cc_labels, keep, backend, device)
     img = img.view(orig_dtype)
     return (img, dust_n) if return_N else img
 
@@ -664,7 +700,16 @@ def largest_k(
     if cts is None:
         cts = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
     if k == 1:
-        cc_out = cc_labels == (int(np.argmax(cts[1:])) + 1)
+        largest = int(np.argmax(cts[1:])) + 1
+        if xp is np:
+            mask_table = np.zeros(len(cts), dtype=np.uint8)
+            mask_table[largest] = 1
+            order1 = "F" if cc_labels.flags.f_contiguous and not cc_labels.flags.c_contiguous else "C"
+            cc_out = _map_labels(
+                cc_labels, mask_table, np.empty(cc_labels.shape, np.uint8, order=order1), backend, device
+            ).view(bool)
+        else:
+            cc_out = cc_labels == largest
         return (cc_out, 1) if return_N else cc_out
     preserve = np.argpartition(cts[1:], len(cts) - k - 1)[-k:]
     preserve += 1
@@ -673,8 +718,7 @@ def largest_k(
     for i, label in enumerate(preserve_list):
         lookup[label] = i + 1
     cc_order = "C" if cc_labels.flags.c_contiguous else "F"
-    cc_out = xp.asarray(lookup)[cc_labels]
-    cc_out = xp.asarray(cc_out, order=cc_order)
+    cc_out = _map_labels(cc_labels, lookup, xp.empty(cc_labels.shape, cc_labels.dtype, order=cc_order), backend, device)
     return (cc_out, len(preserve_list)) if return_N else cc_out
 
 
@@ -765,8 +809,8 @@ def contacts(
     --------
     >>> import numpy as np
     >>> from chseg import cc3d
-    >>> cc3d.contacts(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4)
-    {(1, 2): 1.0, (1, 3): 2.0, (2, 3): 1.0}
+    >>> sorted(cc3d.contacts(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4).items())
+    [((1, 2), 1.0), ((1, 3), 2.0), ((2, 3), 1.0)]
     """
     arr, _ = _as_array(labels)
     arr = host(arr)
@@ -817,7 +861,7 @@ def voxel_connectivity_graph(data: Any, connectivity: int = 26) -> np.ndarray:
     >>> import numpy as np
     >>> from chseg import cc3d
     >>> cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4).tolist()
-    [[13, 7], [14, 11]]
+    [[14, 15], [9, 7]]
     """
     arr, _ = _as_array(data)
     arr = host(arr)
@@ -875,7 +919,7 @@ def color_connectivity_graph(
     >>> from chseg import cc3d
     >>> vcg = cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4)
     >>> cc3d.color_connectivity_graph(vcg, connectivity=4, backend="cpu").tolist()
-    [[1, 2], [3, 2]]
+    [[1, 1], [2, 1]]
     """
     arr, _ = _as_array(vcg)
     arr = host(arr)

@@ -136,6 +136,67 @@ ProvisionalLabelEstimate(const Input & values, uint64_t limit)
   return out;
 }
 
+void
+MapLabels(const Input & labels, const Input & table, const Array & out, const chs::ExecutionContext & context)
+{
+  CheckHost(context, { &labels, &table, &out });
+  if (out.dtype() != table.dtype())
+    throw std::invalid_argument("chseg: the output's type differs from the table's");
+  const chs::Grid grid = GridOf(labels, labels.ndim());
+  Dispatch(
+    labels,
+    "a label image",
+    [&](auto label)
+    {
+      using TLabel = decltype(label);
+      Dispatch(
+        table,
+        "a label table",
+        [&](auto entry)
+        {
+          using TOut = decltype(entry);
+          nb::gil_scoped_release release;
+          chs::MapLabels(Ptr<TLabel>(labels), grid, Ptr<TOut>(table), table.size(), Ptr<TOut>(out), context);
+        },
+        Labels{});
+    },
+    Labels{});
+}
+
+void
+KeepLabels(const Input &                 image,
+           const Input &                 labels,
+           const Input &                 keep,
+           const Array &                 out,
+           const chs::ExecutionContext & context)
+{
+  CheckHost(context, { &image, &labels, &keep, &out });
+  if (keep.dtype() != nb::dtype<uint8_t>())
+    throw std::invalid_argument("chseg: the keep table must be uint8");
+  if (out.dtype() != image.dtype())
+    throw std::invalid_argument("chseg: the output's type differs from the image's");
+  const chs::Grid grid = GridOf(labels, labels.ndim());
+  Dispatch(
+    image,
+    "an image",
+    [&](auto pixel)
+    {
+      using TPixel = decltype(pixel);
+      Dispatch(
+        labels,
+        "a label image",
+        [&](auto label)
+        {
+          using TLabel = decltype(label);
+          nb::gil_scoped_release release;
+          chs::KeepLabels(
+            Ptr<TPixel>(image), Ptr<TLabel>(labels), grid, Ptr<uint8_t>(keep), keep.size(), Ptr<TPixel>(out), context);
+        },
+        Labels{});
+    },
+    Types<uint8_t, uint16_t, uint32_t, uint64_t, float, double>{});
+}
+
 } // namespace
 
 void
@@ -153,6 +214,14 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("periodic"),
         nb::arg("background"),
         nb::arg("statistics"),
+        nb::arg("context"));
+  m.def("map_labels", &MapLabels, nb::arg("labels"), nb::arg("table"), nb::arg("out"), nb::arg("context"));
+  m.def("keep_labels",
+        &KeepLabels,
+        nb::arg("image"),
+        nb::arg("labels"),
+        nb::arg("keep"),
+        nb::arg("out"),
         nb::arg("context"));
   m.def("provisional_label_estimate", &ProvisionalLabelEstimate, nb::arg("values"), nb::arg("limit"));
   m.def("label_statistics", &LabelStatistics, nb::arg("labels"), nb::arg("maximum_label"), nb::arg("context"));

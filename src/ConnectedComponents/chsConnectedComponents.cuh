@@ -247,15 +247,16 @@ RunNodes(const TPixel *                       input,
   timer.Start();
   const Extent<I>        e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
   const BinaryOp<TPixel> op{ dInput->get(), mask ? dMask->get() : nullptr };
-  const auto             merge = [&](auto full, auto tile)
+  const bool             full  = FullNeighbourhood(grid, parameters);
+  const auto             merge = [&](auto fullTag, auto tile)
   {
-    LaunchNodeMerge<TPixel, decltype(full)::value, I, V, decltype(tile)>(
+    LaunchNodeMerge<TPixel, decltype(fullTag)::value, I, V, decltype(tile)>(
       op, dSlots.get(), dMasks.get(), e, dChunkCount.get(), words, device, stream);
   };
   if (e.nz == 1)
-    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile2D{}) : merge(std::false_type{}, BinaryTile2D{});
+    full ? merge(std::true_type{}, BinaryTile2D{}) : merge(std::false_type{}, BinaryTile2D{});
   else
-    parameters.fullyConnected ? merge(std::true_type{}, BinaryTile3D{}) : merge(std::false_type{}, BinaryTile3D{});
+    full ? merge(std::true_type{}, BinaryTile3D{}) : merge(std::false_type{}, BinaryTile3D{});
   if (!labelsFirst)
   {
     dInput.reset(); // stream-ordered: the memory is free for the labels once the merge is done
@@ -312,7 +313,8 @@ Run(const TPixel *                       input,
   detail::EventTimer timer(stream);
   timer.Start();
   const Extent<I> e{ static_cast<I>(grid.size[0]), static_cast<I>(grid.size[1]), static_cast<I>(grid.size[2]) };
-  const uint8_t * dm = mask ? dMask.get() : nullptr;
+  const uint8_t * dm   = mask ? dMask.get() : nullptr;
+  const bool      full = FullNeighbourhood(grid, parameters);
   if (NeedsGeneralPath(grid, parameters))
   {
     GeneralOp<TPixel> op{};
@@ -330,7 +332,7 @@ Run(const TPixel *                       input,
   else if (parameters.mode == ConnectedComponentMode::NonZeroZones)
   {
     const NonZeroFlatOp<TPixel> op{ { dInput.get(), dm } };
-    if (parameters.fullyConnected)
+    if (full)
       LaunchMerge<NonZeroFlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
       LaunchMerge<NonZeroFlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
@@ -338,7 +340,7 @@ Run(const TPixel *                       input,
   else if (parameters.mode == ConnectedComponentMode::Binary)
   {
     const BinaryOp<TPixel> op{ dInput.get(), dm };
-    if (parameters.fullyConnected)
+    if (full)
       LaunchMerge<BinaryOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
       LaunchMerge<BinaryOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);
@@ -346,7 +348,7 @@ Run(const TPixel *                       input,
   else
   {
     const FlatOp<TPixel> op{ dInput.get(), dm };
-    if (parameters.fullyConnected)
+    if (full)
       LaunchMerge<FlatOp<TPixel>, true, I>(op, dParent.get(), e, dChunkCount.get(), stream);
     else
       LaunchMerge<FlatOp<TPixel>, false, I>(op, dParent.get(), e, dChunkCount.get(), stream);

@@ -95,6 +95,80 @@ ComputeLabelStatistics(const TLabel *                 labels,
     [&] { ComputeLabelStatisticsCPU(labels, grid, maximumLabel, statistics); });
 }
 
+template <typename TLabel, typename TOut>
+void
+MapLabelsCPU(const TLabel * labels, const Grid & grid, const TOut * table, uint64_t tableSize, TOut * out);
+template <typename TLabel, typename TOut>
+void
+MapLabelsCUDA(const TLabel *           labels,
+              const Grid &             grid,
+              const TOut *             table,
+              uint64_t                 tableSize,
+              TOut *                   out,
+              const ExecutionContext & context,
+              RunInfo *                info);
+template <typename TPixel, typename TLabel>
+void
+KeepLabelsCPU(const TPixel *  image,
+              const TLabel *  labels,
+              const Grid &    grid,
+              const uint8_t * keep,
+              uint64_t        tableSize,
+              TPixel *        out);
+template <typename TPixel, typename TLabel>
+void
+KeepLabelsCUDA(const TPixel *           image,
+               const TLabel *           labels,
+               const Grid &             grid,
+               const uint8_t *          keep,
+               uint64_t                 tableSize,
+               TPixel *                 out,
+               const ExecutionContext & context,
+               RunInfo *                info);
+
+template <typename TLabel, typename TOut>
+void
+MapLabels(const TLabel *           labels,
+          const Grid &             grid,
+          const TOut *             table,
+          uint64_t                 tableSize,
+          TOut *                   out,
+          const ExecutionContext & context,
+          RunInfo *                info)
+{
+  detail::OnBackend(
+    context,
+    info,
+    [&] { MapLabelsCUDA(labels, grid, table, tableSize, out, context, info); },
+    [&] { MapLabelsCPU(labels, grid, table, tableSize, out); });
+}
+
+template <typename TPixel, typename TLabel>
+void
+KeepLabels(const TPixel *           image,
+           const TLabel *           labels,
+           const Grid &             grid,
+           const uint8_t *          keep,
+           uint64_t                 tableSize,
+           TPixel *                 out,
+           const ExecutionContext & context,
+           RunInfo *                info)
+{
+  detail::OnBackend(
+    context,
+    info,
+    [&] { KeepLabelsCUDA(image, labels, grid, keep, tableSize, out, context, info); },
+    [&] { KeepLabelsCPU(image, labels, grid, keep, tableSize, out); });
+}
+
+/** The label beyond a table, as both backends report it. */
+inline std::invalid_argument
+LabelBeyondTable(uint64_t label, uint64_t tableSize)
+{
+  return std::invalid_argument("chs: label " + std::to_string(label) + " is beyond the table of " +
+                               std::to_string(tableSize) + " entries");
+}
+
 /** The checks both backends make first. */
 inline void
 CheckLabelStatisticsArguments(const Grid & grid, uint64_t maximumLabel)

@@ -98,6 +98,14 @@ NeedsGeneralPath(const Grid & grid, const ConnectedComponentParameters & p)
          (p.delta != 0 && p.mode != ConnectedComponentMode::Binary);
 }
 
+/** Whether the tiled merges take the full neighbourhood: full connectivity, or edge connectivity in 2D (where every
+ * neighbour shares an edge). */
+inline bool
+FullNeighbourhood(const Grid & grid, const ConnectedComponentParameters & p)
+{
+  return p.fullyConnected || (p.edgeConnected && grid.size[2] == 1);
+}
+
 /** The connectivity's backward offsets (earlier in raster order without wrapping): 2/4 in 2D, 3/9/13 in 3D. */
 struct Neighbourhood
 {

@@ -335,3 +335,43 @@ TEST(ConnectedComponentRules, LabelStatisticsMatchBruteForce)
     }
   }
 }
+
+TEST(ConnectedComponentRules, LabelMapsGatherTheTable)
+{
+  const chs::Grid       grid{ { 37, 11, 5 } };
+  const uint64_t        n      = grid.NumberOfVoxels();
+  const auto            labels = RandomValues<uint32_t>(n, 3, 1, 9, 0.3);
+  const auto            image  = RandomValues<float>(n, 4, 1, 100, 0.0);
+  std::vector<uint16_t> table(10);
+  std::vector<uint8_t>  keep(10);
+  for (size_t k = 0; k < table.size(); ++k)
+  {
+    table[k] = static_cast<uint16_t>(1000 + 7 * k);
+    keep[k]  = k % 3 != 1;
+  }
+  for (chs::Backend backend : { chs::Backend::CPU, chs::Backend::CUDA })
+  {
+    if (backend == chs::Backend::CUDA && !chs_test::HasCudaDevice())
+      continue;
+    chs::ExecutionContext context;
+    context.backend = backend;
+    std::vector<uint16_t> mapped(n, 0);
+    std::vector<float>    kept(n, -1.0f);
+    chs::MapLabels(labels.data(), grid, table.data(), table.size(), mapped.data(), context);
+    chs::KeepLabels(image.data(), labels.data(), grid, keep.data(), keep.size(), kept.data(), context);
+    for (uint64_t i = 0; i < n; ++i)
+    {
+      ASSERT_EQ(mapped[i], table[labels[i]]) << i;
+      ASSERT_EQ(kept[i], keep[labels[i]] ? image[i] : 0.0f) << i;
+    }
+    // A label beyond the table: refused, nothing written.
+    std::vector<uint16_t> untouched(n, 5);
+    EXPECT_THROW(chs::MapLabels(labels.data(), grid, table.data(), 9, untouched.data(), context),
+                 std::invalid_argument);
+    std::vector<float> alsoUntouched(n, 5.0f);
+    EXPECT_THROW(chs::KeepLabels(image.data(), labels.data(), grid, keep.data(), 9, alsoUntouched.data(), context),
+                 std::invalid_argument);
+    EXPECT_EQ(untouched, std::vector<uint16_t>(n, 5));
+    EXPECT_EQ(alsoUntouched, std::vector<float>(n, 5.0f));
+  }
+}
