@@ -704,10 +704,9 @@ def largest_k(
         if xp is np:
             mask_table = np.zeros(len(cts), dtype=np.uint8)
             mask_table[largest] = 1
-            order1 = "F" if cc_labels.flags.f_contiguous and not cc_labels.flags.c_contiguous else "C"
-            cc_out = _map_labels(
-                cc_labels, mask_table, np.empty(cc_labels.shape, np.uint8, order=order1), backend, device
-            ).view(bool)
+            fortran = cc_labels.flags.f_contiguous and not cc_labels.flags.c_contiguous
+            empty = np.empty(cc_labels.shape, np.uint8, order="F" if fortran else "C")
+            cc_out = _map_labels(cc_labels, mask_table, empty, backend, device).view(bool)
         else:
             cc_out = cc_labels == largest
         return (cc_out, 1) if return_N else cc_out
