@@ -3,7 +3,7 @@ connected_components, dust, largest_k and statistics on binary and multilabel vo
 
 Volumes: "binary", smoothed noise thresholded at its median (large blobs); "multilabel", the same noise quantised
 to 4 levels and masked by the binary blobs, which gives millions of components. cc3d runs single-threaded as it
-ships (it has no parallel mode). Times: medians of --reps runs after one warm-up (cc3d: --peer-reps runs), host clock
+ships (it has no parallel mode). Times: medians of --reps runs after one warm-up (cc3d: --peer-reps runs, no warm-up), host clock
 around the call; every chseg result is checked equal to cc3d's (labels, counts, dtype, statistics).
 Usage: python cc3d_bench.py OUT.json [--sizes 512 1024] [--reps 5] [--peer-reps 1]"""
 
@@ -19,8 +19,8 @@ import numpy as np
 from chseg import cc3d as ours
 
 
-def timed(function, reps):
-    result = function()
+def timed(function, reps, warm_up=True):
+    result = function() if warm_up else None
     times = []
     for _ in range(reps):
         start = time.perf_counter()
@@ -85,7 +85,7 @@ def main():
             }
             for op in args.operations:
                 for connectivity in (6, 26) if op != "statistics" else (26,):
-                    theirs_ms, theirs = timed(lambda: calls[op](cc3d, connectivity), args.peer_reps)
+                    theirs_ms, theirs = timed(lambda: calls[op](cc3d, connectivity), args.peer_reps, warm_up=False)
                     ours_ms, mine = timed(lambda: calls[op](ours, connectivity), args.reps)
                     ok = same(mine, theirs)
                     count = theirs[1] if op == "cc" else int(labels26.max()) if op == "statistics" else None
