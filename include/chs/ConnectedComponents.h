@@ -66,6 +66,8 @@ struct ConnectedComponentParameters
   bool forceOffsetLabels = false;
   /** Fill ConnectedComponentStatistics. */
   bool computeStatistics = false;
+  /** With computeStatistics: only voxelCount (the size filters' need; no boxes or sums to accumulate and move). */
+  bool onlyVoxelCounts = false;
   /** Internal, left false by callers: the CUDA backend labels signed integer images as the unsigned integers of the
    * same bits and sets it there, so that differences (delta) are taken as the signed values'. */
   bool signedBits = false;
@@ -103,16 +105,15 @@ LabelConnectedComponents(const TPixel *                       input,
                          const ExecutionContext &             context = ExecutionContext(),
                          RunInfo *                            info    = nullptr);
 
-/** Per-label statistics of a label image, as cc3d.statistics reports them: for every value v = 0..maximumLabel (0,
- * the background, included), entry v of voxelCount and entries 3*v + d of minimum, maximum and coordinateSum (d: the
- * grid's axes). A value without voxels has count 0, minimum 0xffffffff and maximum 0. maximumLabel must not exceed
- * the number of voxels, and no label may exceed maximumLabel: std::invalid_argument otherwise, before anything is
- * written. */
+/** Per-label statistics of a label image, as cc3d.statistics reports them: for every value v = 0..N, N the largest
+ * label (found by the backend), entry v of voxelCount and entries 3*v + d of minimum, maximum and coordinateSum (d:
+ * the grid's axes). A value without voxels has count 0, minimum 0xffffffff and maximum 0. Returns N, which must not
+ * exceed the number of voxels (cc3d's bound; it bounds the tables' memory): std::invalid_argument otherwise, before
+ * anything is written. */
 template <typename TLabel>
-void
+uint64_t
 ComputeLabelStatistics(const TLabel *                 labels,
                        const Grid &                   grid,
-                       uint64_t                       maximumLabel,
                        ConnectedComponentStatistics & statistics,
                        const ExecutionContext &       context = ExecutionContext(),
                        RunInfo *                      info    = nullptr);

@@ -173,6 +173,7 @@ def label(
         False,  # periodic
         int(background),
         bool(statistics),
+        False,  # only_counts
         run.context,
     )
     out = [run.output(to_caller(run, labels))]

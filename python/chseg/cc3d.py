@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Set, Tuple, Union
 import numpy as np
 
 from . import _chseg
-from ._arrays import Run, host, resolve, to_caller
+from ._arrays import Run, host, host_empty, resolve, to_caller
 from ._cc3d_graphs import (
     color_graph_permissions,
     contacts_of,
@@ -218,7 +218,7 @@ def _label(
     fully, edge = _neighbourhood(connectivity, grid.ndim)
     try:
         return _chseg.label(
-            grid, None, out, fully, edge, mode, float(delta), bool(periodic), 0, bool(statistics), run.context
+            grid, None, out, fully, edge, mode, float(delta), bool(periodic), 0, bool(statistics), True, run.context
         )
     except ValueError as e:
         raise ValueError(f"chseg.cc3d: {e}") from None
@@ -420,17 +420,33 @@ def _map_labels(labels: Any, table: np.ndarray, out: Any, backend: str, device: 
     return out
 
 
-def _keep_labels(image: Any, labels: Any, keep: np.ndarray, backend: str, device: Optional[int]) -> None:
-    """image[~keep[labels]] = 0 in place, through the core (KeepLabels) for NumPy arrays; CuPy masks itself."""
+def _output_like(a: Any, backend: str, device: Optional[int]) -> Any:
+    """An uninitialised array of a's shape, type and memory order: for NumPy from the module's host array cache
+    (pages mapped; page-locked when the GPU runs), else (CuPy, other layouts) a copy of a."""
+    xp = _module(a)
+    if xp is not np or not (a.flags.c_contiguous or a.flags.f_contiguous):
+        return a.copy(order="K")
+    pinned = resolve(backend, device).backend == "cuda"
+    if a.flags.c_contiguous:
+        return host_empty(a.shape, a.dtype, pinned=pinned)
+    return host_empty(a.shape[::-1], a.dtype, pinned=pinned).T
+
+
+def _keep_labels(image: Any, labels: Any, keep: np.ndarray, backend: str, device: Optional[int], out: Any) -> None:
+    """out = image where keep[labels], 0 elsewhere (out may be image): through the core (KeepLabels) for NumPy
+    arrays of one layout, which writes every voxel of out; CuPy (and other layouts) mask a copy themselves."""
     xp = _module(image)
     kept = image.dtype.kind == "u" or image.dtype in (np.float32, np.float64)
-    views = _same_layout_views(xp, image, labels) if xp is np and kept else None
+    views = _same_layout_views(xp, image, labels, out) if xp is np and kept else None
     if views is None:
-        image[~xp.asarray(keep.astype(bool))[labels]] = 0
+        if out is not image:
+            out[...] = image
+        out[~xp.asarray(keep.astype(bool))[labels]] = 0
         return
     run = resolve(backend, device, views[0])
-    grid_image = _grid_array(views[0])
-    _chseg.keep_labels(grid_image, _grid_array(_unsigned_view(views[1])), keep, grid_image, run.context)
+    _chseg.keep_labels(
+        _grid_array(views[0]), _grid_array(_unsigned_view(views[1])), keep, _grid_array(views[2]), run.context
+    )
 
 
 def statistics(
@@ -482,26 +498,26 @@ def statistics(
         return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
     if labels.dtype.kind not in "ui":
         raise TypeError(f"Statistics are computed on integer labels, not {labels.dtype}")
-    top = int(labels.max())
-    if top > voxels:
-        raise ValueError(
-            "Statistics can only be computed on volumes containing labels with values lower than the number of "
-            f"voxels. Max: {top}"
-        )
-    if labels.dtype.kind == "i":
-        low = int(labels.min())
-        if low < 0:
-            raise ValueError(
-                f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}"
-            )
+    signed = labels.dtype.kind == "i"
+    if signed:
         labels = labels.view(_UNSIGNED[labels.dtype.itemsize])
     order = "F" if labels.flags.f_contiguous else "C"
     c = _c_view(labels, order, xp)
     run = resolve(backend, device, c)
     try:
-        r = _chseg.label_statistics(_to_backend(run, c), top, run.context)
-    except ValueError as e:
-        raise ValueError(f"chseg.cc3d: {e}") from None
+        r = _chseg.label_statistics(_to_backend(run, c), run.context)
+    except ValueError:
+        # A label above the voxel count (the core finds the largest label on the device): cc3d's messages.
+        low = int(xp.asarray(out_labels).min()) if signed else 0
+        if low < 0:
+            raise ValueError(
+                f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}"
+            ) from None
+        raise ValueError(
+            "Statistics can only be computed on volumes containing labels with values lower than the number of "
+            f"voxels. Max: {int(labels.max())}"
+        ) from None
+    top = len(r["voxel_count"]) - 1
     # The core's grid axes are the C view's, fastest first; NumPy axis d of the input is grid axis ndim-1-d of a
     # C-ordered array and grid axis d of a Fortran-ordered one.
     axes = list(range(ndim)) if order == "F" else [ndim - 1 - d for d in range(ndim)]
@@ -603,15 +619,13 @@ def dust(
     img, _ = _as_array(img)
     xp = _module(img)
     orig_dtype = img.dtype
-    img = _unsigned_view(img) if img.dtype != np.bool_ else img
-    if not in_place:
-        img = img.copy(order="K")
+    source = _unsigned_view(img) if img.dtype != np.bool_ else img
     if precomputed_ccl:
-        cc_labels = img
-        n = int(img.max())
+        cc_labels = source
         sizes = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
+        n = len(sizes) - 1
     else:
-        cc_labels, n, sizes = _sizes_of_labelling(img, connectivity, 0, binary_image, backend, device)
+        cc_labels, n, sizes = _sizes_of_labelling(source, connectivity, 0, binary_image, backend, device)
     sizes = np.asarray(sizes)
     ids = np.arange(1, n + 1)
     if isinstance(threshold, (tuple, list)):
@@ -619,22 +633,23 @@ def dust(
     else:
         remove = sizes[1:] < threshold
     to_mask = ids[remove]
-    if invert:
-        dust_n = len(to_mask)
-    else:
-        dust_n = n - len(to_mask)
+    dust_n = len(to_mask) if invert else n - len(to_mask)
     if len(to_mask) == 0:
+        # cc3d returns the unsigned view then (and for invert a Fortran-ordered zero image).
         if invert:
-            img = xp.zeros(img.shape, dtype=img.dtype, order="F")
-        return (img, dust_n) if return_N else img
+            out = xp.zeros(source.shape, dtype=source.dtype, order="F")
+        else:
+            out = source if in_place else source.copy(order="K")
+        return (out, dust_n) if return_N else out
     keep = np.ones(max(n + 1, len(sizes)), dtype=np.uint8)
     keep[to_mask] = 0
     if invert:
         keep = (1 - keep).astype(np.uint8)
-    target = img.view(_UNSIGNED[1]) if img.dtype == np.bool_ else img
-    _keep_labels(target, cc_labels, keep, backend, device)
-    img = img.view(orig_dtype)
-    return (img, dust_n) if return_N else img
+    as_bytes = (lambda a: a.view(np.uint8)) if source.dtype == np.bool_ else (lambda a: a)
+    out = source if in_place else _output_like(source, backend, device)
+    _keep_labels(as_bytes(source), cc_labels, keep, backend, device, out=as_bytes(out))
+    out = out.view(orig_dtype)
+    return (out, dust_n) if return_N else out
 
 
 def largest_k(
@@ -691,14 +706,12 @@ def largest_k(
         return xp.zeros(img.shape, dtype=np.uint16, order=order)
     if precomputed_ccl:
         cc_labels = xp.array(img, order="F", copy=True)
-        n = int(cc_labels.max())
-        cts = None
+        cts = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
+        n = len(cts) - 1
     else:
         cc_labels, n, cts = _sizes_of_labelling(img, connectivity, delta, binary_image, backend, device)
     if n <= k:
         return (cc_labels, n) if return_N else cc_labels
-    if cts is None:
-        cts = statistics(cc_labels, no_slice_conversion=True, backend=backend, device=device)["voxel_counts"]
     if k == 1:
         largest = int(np.argmax(cts[1:])) + 1
         if xp is np:

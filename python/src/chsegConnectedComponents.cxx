@@ -19,6 +19,7 @@ Label(const Input &                 input,
       bool                          periodic,
       int64_t                       background,
       bool                          statistics,
+      bool                          onlyCounts,
       const chs::ExecutionContext & context)
 {
   Input        mask;
@@ -33,6 +34,7 @@ Label(const Input &                 input,
   p.periodic          = periodic;
   p.backgroundLabel   = background;
   p.computeStatistics = statistics;
+  p.onlyVoxelCounts   = onlyCounts;
   chs::ConnectedComponentStatistics stats;
   chs::RunInfo                      info;
   uint64_t                          count = 0;
@@ -53,21 +55,25 @@ Label(const Input &                 input,
   d["count"] = count;
   if (statistics)
   {
-    d["voxel_count"]    = ToNumpy(std::move(stats.voxelCount), count);
-    d["minimum"]        = ToNumpy(std::move(stats.minimum), count, 3);
-    d["maximum"]        = ToNumpy(std::move(stats.maximum), count, 3);
-    d["coordinate_sum"] = ToNumpy(std::move(stats.coordinateSum), count, 3);
+    d["voxel_count"] = ToNumpy(std::move(stats.voxelCount), count);
+    if (!onlyCounts)
+    {
+      d["minimum"]        = ToNumpy(std::move(stats.minimum), count, 3);
+      d["maximum"]        = ToNumpy(std::move(stats.maximum), count, 3);
+      d["coordinate_sum"] = ToNumpy(std::move(stats.coordinateSum), count, 3);
+    }
   }
   return d;
 }
 
 nb::dict
-LabelStatistics(const Input & labels, uint64_t maximumLabel, const chs::ExecutionContext & context)
+LabelStatistics(const Input & labels, const chs::ExecutionContext & context)
 {
   CheckHost(context, { &labels });
   const chs::Grid                   grid = GridOf(labels, labels.ndim());
   chs::ConnectedComponentStatistics stats;
   chs::RunInfo                      info;
+  uint64_t                          largest = 0;
   Dispatch(
     labels,
     "a label image",
@@ -75,10 +81,10 @@ LabelStatistics(const Input & labels, uint64_t maximumLabel, const chs::Executio
     {
       using TLabel = decltype(label);
       nb::gil_scoped_release release;
-      chs::ComputeLabelStatistics(Ptr<TLabel>(labels), grid, maximumLabel, stats, context, &info);
+      largest = chs::ComputeLabelStatistics(Ptr<TLabel>(labels), grid, stats, context, &info);
     },
     Labels{});
-  const size_t count  = static_cast<size_t>(maximumLabel) + 1;
+  const size_t count  = static_cast<size_t>(largest) + 1;
   nb::dict     d      = Info(info);
   d["voxel_count"]    = ToNumpy(std::move(stats.voxelCount), count);
   d["minimum"]        = ToNumpy(std::move(stats.minimum), count, 3);
@@ -214,6 +220,7 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("periodic"),
         nb::arg("background"),
         nb::arg("statistics"),
+        nb::arg("only_counts"),
         nb::arg("context"));
   m.def("map_labels", &MapLabels, nb::arg("labels"), nb::arg("table"), nb::arg("out"), nb::arg("context"));
   m.def("keep_labels",
@@ -224,7 +231,7 @@ BindConnectedComponents(nb::module_ & m)
         nb::arg("out"),
         nb::arg("context"));
   m.def("provisional_label_estimate", &ProvisionalLabelEstimate, nb::arg("values"), nb::arg("limit"));
-  m.def("label_statistics", &LabelStatistics, nb::arg("labels"), nb::arg("maximum_label"), nb::arg("context"));
+  m.def("label_statistics", &LabelStatistics, nb::arg("labels"), nb::arg("context"));
 }
 
 } // namespace chseg

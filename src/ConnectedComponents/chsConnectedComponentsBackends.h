@@ -63,36 +63,31 @@ LabelConnectedComponents(const TPixel *                       input,
     RunInfo *)
 
 template <typename TLabel>
-void
-ComputeLabelStatisticsCPU(const TLabel *                 labels,
-                          const Grid &                   grid,
-                          uint64_t                       maximumLabel,
-                          ConnectedComponentStatistics & statistics);
+uint64_t
+ComputeLabelStatisticsCPU(const TLabel * labels, const Grid & grid, ConnectedComponentStatistics & statistics);
 
 template <typename TLabel>
-void
+uint64_t
 ComputeLabelStatisticsCUDA(const TLabel *                 labels,
                            const Grid &                   grid,
-                           uint64_t                       maximumLabel,
                            ConnectedComponentStatistics & statistics,
                            const ExecutionContext &       context,
                            RunInfo *                      info = nullptr);
 
 /** The one entry of ComputeLabelStatistics. */
 template <typename TLabel>
-void
+uint64_t
 ComputeLabelStatistics(const TLabel *                 labels,
                        const Grid &                   grid,
-                       uint64_t                       maximumLabel,
                        ConnectedComponentStatistics & statistics,
                        const ExecutionContext &       context,
                        RunInfo *                      info)
 {
-  detail::OnBackend(
+  return detail::OnBackend(
     context,
     info,
-    [&] { ComputeLabelStatisticsCUDA(labels, grid, maximumLabel, statistics, context, info); },
-    [&] { ComputeLabelStatisticsCPU(labels, grid, maximumLabel, statistics); });
+    [&] { return ComputeLabelStatisticsCUDA(labels, grid, statistics, context, info); },
+    [&] { return ComputeLabelStatisticsCPU(labels, grid, statistics); });
 }
 
 template <typename TLabel, typename TOut>
@@ -169,15 +164,13 @@ LabelBeyondTable(uint64_t label, uint64_t tableSize)
                                std::to_string(tableSize) + " entries");
 }
 
-/** The checks both backends make first. */
+/** The check both backends make of the largest label before they allocate its tables. */
 inline void
-CheckLabelStatisticsArguments(const Grid & grid, uint64_t maximumLabel)
+CheckLargestLabel(const Grid & grid, uint64_t largest)
 {
-  if (grid.NumberOfVoxels() == 0)
-    throw std::invalid_argument("chs: the label image has no voxels");
-  if (maximumLabel > grid.NumberOfVoxels())
+  if (largest > grid.NumberOfVoxels())
     throw std::invalid_argument("chs: label statistics need labels no larger than the number of voxels (" +
-                                std::to_string(grid.NumberOfVoxels()) + "), not " + std::to_string(maximumLabel));
+                                std::to_string(grid.NumberOfVoxels()) + "); the largest is " + std::to_string(largest));
 }
 
 } // namespace chs

@@ -108,12 +108,14 @@ Label(const TPixel *                       input,
     throw LabelOverflowError(count, parameters.maximumLabel);
 
   const bool wantStats = parameters.computeStatistics && statistics != nullptr;
+  const bool boxes     = wantStats && !parameters.onlyVoxelCounts;
   if (wantStats)
   {
+    const uint64_t perAxis = boxes ? 3 * count : 0;
     statistics->voxelCount.assign(count, 0);
-    statistics->minimum.assign(3 * count, ~uint32_t(0));
-    statistics->maximum.assign(3 * count, 0);
-    statistics->coordinateSum.assign(3 * count, 0);
+    statistics->minimum.assign(perAxis, ~uint32_t(0));
+    statistics->maximum.assign(perAxis, 0);
+    statistics->coordinateSum.assign(perAxis, 0);
   }
   // Roots come before the rest of their object in raster order, so their label is known when a member needs it.
   uint64_t rank = 0;
@@ -143,8 +145,9 @@ Label(const TPixel *                       input,
           k                = (parameters.backgroundLabel >= 0 && l > uint64_t(parameters.backgroundLabel)) ? l - 1 : l;
         }
         if (wantStats)
-        {
           ++statistics->voxelCount[k];
+        if (boxes)
+        {
           const uint32_t c[3] = { uint32_t(x), uint32_t(y), uint32_t(z) };
           for (int d = 0; d < 3; ++d)
           {
@@ -180,19 +183,17 @@ LabelConnectedComponentsCPU(const TPixel *                       input,
 }
 
 template <typename TLabel>
-void
-ComputeLabelStatisticsCPU(const TLabel *                 labels,
-                          const Grid &                   grid,
-                          uint64_t                       maximumLabel,
-                          ConnectedComponentStatistics & statistics)
+uint64_t
+ComputeLabelStatisticsCPU(const TLabel * labels, const Grid & grid, ConnectedComponentStatistics & statistics)
 {
-  CheckLabelStatisticsArguments(grid, maximumLabel);
   const uint64_t n = grid.NumberOfVoxels();
+  if (n == 0)
+    throw std::invalid_argument("chs: the label image has no voxels");
+  uint64_t largest = 0;
   for (uint64_t i = 0; i < n; ++i)
-    if (static_cast<uint64_t>(labels[i]) > maximumLabel)
-      throw std::invalid_argument("chs: label " + std::to_string(uint64_t(labels[i])) + " exceeds the maximum label " +
-                                  std::to_string(maximumLabel));
-  const uint64_t               count = maximumLabel + 1;
+    largest = std::max<uint64_t>(largest, static_cast<uint64_t>(labels[i]));
+  CheckLargestLabel(grid, largest);
+  const uint64_t               count = largest + 1;
   ConnectedComponentStatistics s;
   s.voxelCount.assign(count, 0);
   s.minimum.assign(3 * count, ~uint32_t(0));
@@ -214,13 +215,14 @@ ComputeLabelStatisticsCPU(const TLabel *                 labels,
         }
       }
   statistics = std::move(s);
+  return largest;
 }
 
 #define CHS_INSTANTIATE_LABEL_STATISTICS(TLabel)                                                                       \
-  template CudaHierarchicalSegmentation_EXPORT void ComputeLabelStatisticsCPU<TLabel>(                                 \
-    const TLabel *, const Grid &, uint64_t, ConnectedComponentStatistics &);                                           \
-  template CudaHierarchicalSegmentation_EXPORT void ComputeLabelStatistics<TLabel>(                                    \
-    const TLabel *, const Grid &, uint64_t, ConnectedComponentStatistics &, const ExecutionContext &, RunInfo *)
+  template CudaHierarchicalSegmentation_EXPORT uint64_t ComputeLabelStatisticsCPU<TLabel>(                             \
+    const TLabel *, const Grid &, ConnectedComponentStatistics &);                                                     \
+  template CudaHierarchicalSegmentation_EXPORT uint64_t ComputeLabelStatistics<TLabel>(                                \
+    const TLabel *, const Grid &, ConnectedComponentStatistics &, const ExecutionContext &, RunInfo *)
 CHS_INSTANTIATE_LABEL_STATISTICS(uint8_t);
 CHS_INSTANTIATE_LABEL_STATISTICS(uint16_t);
 CHS_INSTANTIATE_LABEL_STATISTICS(uint32_t);

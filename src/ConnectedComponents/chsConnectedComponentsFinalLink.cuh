@@ -74,13 +74,19 @@ AccumulateStatistics(TLabel                     label,
   const unsigned long long key = foreground ? k : ~0ull;
   const unsigned           peers = __match_any_sync(0xffffffffu, key);
   const unsigned           lane  = threadIdx.x & 31;
-  const I                  row   = static_cast<I>(i) / nx;
-  const unsigned           x     = foreground ? static_cast<unsigned>(static_cast<I>(i) - row * nx) : 0u;
-  const unsigned           y     = foreground ? static_cast<unsigned>(row % ny) : 0u;
-  const unsigned           z     = foreground ? static_cast<unsigned>(row / ny) : 0u;
-  const unsigned long long sx    = PeerSum(peers, x);
-  const unsigned long long sy    = PeerSum(peers, y);
-  const unsigned long long sz    = PeerSum(peers, z);
+  if (stats.minimum == nullptr) // the voxel counts alone (uniform across the warp)
+  {
+    if (foreground && (__ffs(peers) - 1) == int(lane))
+      atomicAdd(stats.count + k, static_cast<unsigned long long>(__popc(peers)));
+    return;
+  }
+  const I                  row = static_cast<I>(i) / nx;
+  const unsigned           x   = foreground ? static_cast<unsigned>(static_cast<I>(i) - row * nx) : 0u;
+  const unsigned           y   = foreground ? static_cast<unsigned>(row % ny) : 0u;
+  const unsigned           z   = foreground ? static_cast<unsigned>(row / ny) : 0u;
+  const unsigned long long sx  = PeerSum(peers, x);
+  const unsigned long long sy  = PeerSum(peers, y);
+  const unsigned long long sz  = PeerSum(peers, z);
   if (!foreground)
     return;
   if ((__ffs(peers) - 1) == int(lane))

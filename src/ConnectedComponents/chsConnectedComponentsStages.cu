@@ -113,8 +113,8 @@ LabelNodes(const MergedRun<I> &                       run,
     slots, half, base, run.chunkOffset, words, parameters.backgroundLabel);
   CHS_CUDA_CHECK_LAUNCH("NodeRootLabelKernel");
   if (wantStats)
-    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
-  StatisticsBuffers stats(wantStats ? count : 0, stream, tracker);
+    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count, parameters.onlyVoxelCounts), device);
+  StatisticsBuffers stats(wantStats ? count : 0, stream, tracker, parameters.onlyVoxelCounts);
   const uint64_t segments = uint64_t(grid.size[1]) * grid.size[2] * ((grid.size[0] + 32 * kTileX - 1) / (32 * kTileX));
   const unsigned blocks   = detail::GridStrideBlocks(segments * 32, kFinalizeThreads, device); // a warp a segment
   const I *      lastOffset = run.chunkOffset + chunks - 1;
@@ -205,8 +205,8 @@ LabelVoxels(const MergedRun<I> & run, I * dParent, TLabel * dLabels, void * free
   CHS_CUDA_CHECK_LAUNCH("RootLabelKernel");
 
   if (wantStats)
-    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count), device);
-  StatisticsBuffers        statsBuffers(wantStats ? count : 0, stream, tracker);
+    detail::ReserveDeviceMemory(tracker, StatisticsBuffers::Bytes(count, parameters.onlyVoxelCounts), device);
+  StatisticsBuffers        statsBuffers(wantStats ? count : 0, stream, tracker, parameters.onlyVoxelCounts);
   const StatisticsPointers sp       = wantStats ? statsBuffers.Pointers() : StatisticsPointers{};
   const unsigned           blocks   = detail::GridStrideBlocks(n, kFinalizeThreads, device);
   const auto               finalize = [&](auto stats)

@@ -18,26 +18,31 @@ namespace chs
 namespace cc
 {
 
-/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation. */
+/** Device arrays of the per-label statistics (empty without them), cleared for the accumulation; with `countsOnly`
+ * the voxel counts alone (ConnectedComponentParameters::onlyVoxelCounts). */
 struct StatisticsBuffers
 {
+  bool                                     countsOnly;
   detail::DeviceBuffer<unsigned long long> voxels;
   detail::DeviceBuffer<unsigned>           minimum, maximum;
   detail::DeviceBuffer<unsigned long long> sum; // coordinate sums, 3 a label
   static uint64_t
-  Bytes(uint64_t count)
+  Bytes(uint64_t count, bool countsOnly = false)
   {
-    return count * (4 * sizeof(unsigned long long) + 6 * sizeof(unsigned));
+    return count * (countsOnly ? sizeof(unsigned long long) : 4 * sizeof(unsigned long long) + 6 * sizeof(unsigned));
   }
-  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker)
-    : voxels(count, stream, &tracker)
-    , minimum(3 * count, stream, &tracker)
-    , maximum(3 * count, stream, &tracker)
-    , sum(3 * count, stream, &tracker)
+  StatisticsBuffers(uint64_t count, cudaStream_t stream, detail::MemoryTracker & tracker, bool onlyCounts = false)
+    : countsOnly(onlyCounts)
+    , voxels(count, stream, &tracker)
+    , minimum(onlyCounts ? 0 : 3 * count, stream, &tracker)
+    , maximum(onlyCounts ? 0 : 3 * count, stream, &tracker)
+    , sum(onlyCounts ? 0 : 3 * count, stream, &tracker)
   {
     if (count == 0)
       return;
     CHS_CUDA_CHECK(cudaMemsetAsync(voxels.get(), 0, count * sizeof(unsigned long long), stream));
+    if (countsOnly)
+      return;
     CHS_CUDA_CHECK(cudaMemsetAsync(minimum.get(), 0xff, 3 * count * sizeof(unsigned), stream));
     CHS_CUDA_CHECK(cudaMemsetAsync(maximum.get(), 0, 3 * count * sizeof(unsigned), stream));
     CHS_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, 3 * count * sizeof(unsigned long long), stream));
@@ -45,6 +50,8 @@ struct StatisticsBuffers
   StatisticsPointers
   Pointers() const
   {
+    if (countsOnly)
+      return StatisticsPointers{ voxels.get(), nullptr, nullptr, nullptr };
     return StatisticsPointers{ voxels.get(), minimum.get(), maximum.get(), sum.get() };
   }
   /** Queues the copies into `statistics` (complete after the next synchronisation of the stream). */
@@ -52,11 +59,18 @@ struct StatisticsBuffers
   Download(ConnectedComponentStatistics & statistics, uint64_t count, cudaStream_t stream) const
   {
     statistics.voxelCount.resize(count);
+    CHS_CUDA_CHECK(cudaMemcpyAsync(
+      statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
+    if (countsOnly)
+    {
+      statistics.minimum.clear();
+      statistics.maximum.clear();
+      statistics.coordinateSum.clear();
+      return;
+    }
     statistics.minimum.resize(3 * count);
     statistics.maximum.resize(3 * count);
     statistics.coordinateSum.resize(3 * count);
-    CHS_CUDA_CHECK(cudaMemcpyAsync(
-      statistics.voxelCount.data(), voxels.get(), count * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaMemcpyAsync(
       statistics.minimum.data(), minimum.get(), 3 * count * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     CHS_CUDA_CHECK(cudaMemcpyAsync(

@@ -5,6 +5,8 @@
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
 #include "chsConnectedComponentsStages.cuh"
 
+#include <cub/device/device_reduce.cuh>
+
 namespace chs
 {
 namespace cc
@@ -14,13 +16,11 @@ namespace
 
 template <typename TLabel>
 __global__ void
-__launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *       labels,
-                                                          uint64_t             n,
-                                                          unsigned long long   nx,
-                                                          unsigned long long   ny,
-                                                          unsigned long long   maximumLabel,
-                                                          StatisticsPointers   stats,
-                                                          unsigned long long * tooLarge)
+__launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *     labels,
+                                                          uint64_t           n,
+                                                          unsigned long long nx,
+                                                          unsigned long long ny,
+                                                          StatisticsPointers stats)
 {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   // The loop bound is uniform per block, so whole warps take part in AccumulateStatistics' warp primitives.
@@ -29,10 +29,7 @@ __launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *       l
     const uint64_t i     = base + threadIdx.x;
     const bool     valid = i < n;
     const TLabel   label = valid ? labels[i] : TLabel(0);
-    const bool     fits  = static_cast<unsigned long long>(label) <= maximumLabel;
-    if (valid && !fits)
-      atomicMax(tooLarge, static_cast<unsigned long long>(label));
-    AccumulateStatistics<unsigned long long, TLabel>(label, valid && fits, i, nx, ny, -1, stats);
+    AccumulateStatistics<unsigned long long, TLabel>(label, valid, i, nx, ny, -1, stats);
   }
 }
 
@@ -40,42 +37,47 @@ __launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *       l
 } // namespace cc
 
 template <typename TLabel>
-void
+uint64_t
 ComputeLabelStatisticsCUDA(const TLabel *                 labels,
                            const Grid &                   grid,
-                           uint64_t                       maximumLabel,
                            ConnectedComponentStatistics & statistics,
                            const ExecutionContext &       context,
                            RunInfo *                      info)
 {
   using detail::DeviceBuffer;
-  CheckLabelStatisticsArguments(grid, maximumLabel);
-  const uint64_t        n      = grid.NumberOfVoxels();
-  const uint64_t        count  = maximumLabel + 1;
+  const uint64_t n = grid.NumberOfVoxels();
+  if (n == 0)
+    throw std::invalid_argument("chs: the label image has no voxels");
   const cudaStream_t    stream = static_cast<cudaStream_t>(context.stream);
   detail::DeviceScope   scope(context.device);
   detail::MemoryTracker tracker;
   tracker.what = detail::DescribeRun("label statistics", grid);
-  detail::ReserveDeviceMemory(
-    tracker, n * sizeof(TLabel) + cc::StatisticsBuffers::Bytes(count) + sizeof(unsigned long long), context.device);
-  DeviceBuffer<TLabel>             dLabels(n, stream, &tracker);
-  DeviceBuffer<unsigned long long> dTooLarge(1, stream, &tracker);
-  cc::StatisticsBuffers            stats(count, stream, tracker);
+  // The labels and the reduction first; the tables, sized by the largest label, after it.
+  size_t reduceBytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, reduceBytes, labels, static_cast<TLabel *>(nullptr), n, stream));
+  detail::ReserveDeviceMemory(tracker, n * sizeof(TLabel) + reduceBytes + sizeof(TLabel), context.device);
+  DeviceBuffer<TLabel> dLabels(n, stream, &tracker);
+  DeviceBuffer<TLabel> dLargest(1, stream, &tracker);
   detail::CopyToDevice(dLabels.get(), labels, n * sizeof(TLabel), stream, context);
-  CHS_CUDA_CHECK(cudaMemsetAsync(dTooLarge.get(), 0, sizeof(unsigned long long), stream));
   detail::EventTimer timer(stream);
   timer.Start();
-  const unsigned blocks = detail::GridStrideBlocks(n, cc::kFinalizeThreads, context.device);
-  cc::LabelStatisticsKernel<TLabel><<<blocks, cc::kFinalizeThreads, 0, stream>>>(
-    dLabels.get(), n, grid.size[0], grid.size[1], maximumLabel, stats.Pointers(), dTooLarge.get());
+  {
+    DeviceBuffer<uint8_t> temp(reduceBytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceReduce::Max(temp.get(), reduceBytes, dLabels.get(), dLargest.get(), n, stream));
+  }
+  TLabel largestLabel = 0;
+  CHS_CUDA_CHECK(cudaMemcpyAsync(&largestLabel, dLargest.get(), sizeof(TLabel), cudaMemcpyDeviceToHost, stream));
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const uint64_t largest = static_cast<uint64_t>(largestLabel);
+  CheckLargestLabel(grid, largest);
+  const uint64_t count = largest + 1;
+  detail::ReserveDeviceMemory(tracker, cc::StatisticsBuffers::Bytes(count), context.device);
+  cc::StatisticsBuffers stats(count, stream, tracker);
+  const unsigned        blocks = detail::GridStrideBlocks(n, cc::kFinalizeThreads, context.device);
+  cc::LabelStatisticsKernel<TLabel>
+    <<<blocks, cc::kFinalizeThreads, 0, stream>>>(dLabels.get(), n, grid.size[0], grid.size[1], stats.Pointers());
   CHS_CUDA_CHECK_LAUNCH("LabelStatisticsKernel");
   timer.Stop();
-  unsigned long long tooLarge = 0;
-  CHS_CUDA_CHECK(cudaMemcpyAsync(&tooLarge, dTooLarge.get(), sizeof(tooLarge), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (tooLarge != 0)
-    throw std::invalid_argument("chs: label " + std::to_string(tooLarge) + " exceeds the maximum label " +
-                                std::to_string(maximumLabel));
   ConnectedComponentStatistics s;
   stats.Download(s, count, stream);
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -86,11 +88,12 @@ ComputeLabelStatisticsCUDA(const TLabel *                 labels,
     info->peakDeviceBytes     = tracker.peak;
     info->reservedDeviceBytes = tracker.reserved;
   }
+  return largest;
 }
 
 #define CHS_INSTANTIATE_LABEL_STATISTICS_CUDA(TLabel)                                                                  \
-  template CudaHierarchicalSegmentation_EXPORT void ComputeLabelStatisticsCUDA<TLabel>(                                \
-    const TLabel *, const Grid &, uint64_t, ConnectedComponentStatistics &, const ExecutionContext &, RunInfo *)
+  template CudaHierarchicalSegmentation_EXPORT uint64_t ComputeLabelStatisticsCUDA<TLabel>(                            \
+    const TLabel *, const Grid &, ConnectedComponentStatistics &, const ExecutionContext &, RunInfo *)
 CHS_INSTANTIATE_LABEL_STATISTICS_CUDA(uint8_t);
 CHS_INSTANTIATE_LABEL_STATISTICS_CUDA(uint16_t);
 CHS_INSTANTIATE_LABEL_STATISTICS_CUDA(uint32_t);
