@@ -3,8 +3,9 @@ connected_components, dust, largest_k and statistics on binary and multilabel vo
 
 Volumes: "binary", smoothed noise thresholded at its median (large blobs); "multilabel", the same noise quantised
 to 4 levels and masked by the binary blobs, which gives millions of components. cc3d runs single-threaded as it
-ships (it has no parallel mode). Times: medians of --reps runs after one warm-up (cc3d: --peer-reps runs, no warm-up), host clock
-around the call; every chseg result is checked equal to cc3d's (labels, counts, dtype, statistics).
+ships (it has no parallel mode). Times: medians of --reps runs after one warm-up (cc3d: --peer-reps runs, no
+warm-up), host clock around the call; every chseg result is checked equal to cc3d's (labels, counts, dtype,
+statistics).
 Usage: python cc3d_bench.py OUT.json [--sizes 512 1024] [--reps 5] [--peer-reps 1]"""
 
 import argparse
