@@ -485,7 +485,6 @@ def statistics(
     array([1., 2.])
     """
     labels, _ = _as_array(out_labels)
-    xp = _module(labels)
     while labels.ndim < 2:
         labels = labels[..., None]
     if labels.dtype == np.bool_:
@@ -493,11 +492,21 @@ def statistics(
     ndim = labels.ndim
     if ndim > 3:
         raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(ndim))
-    voxels = int(labels.size)
-    if voxels == 0:
+    if labels.size == 0:
         return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    counts, minimum, maximum, sums = statistics_arrays(labels, backend, device)
+    return statistics_output(counts, minimum, maximum, sums, labels.shape, no_slice_conversion)
+
+
+def statistics_arrays(labels: Any, backend: str = "auto", device: Optional[int] = None) -> Tuple[np.ndarray, ...]:
+    """(voxel counts, inclusive minima, inclusive maxima, coordinate sums) of every label value 0..N of a non-empty
+    2D or 3D integer label image, rows by value and columns in NumPy axis order, from the core's one pass
+    (ComputeLabelStatistics); cc3d's refusals of negative labels and of labels above the voxel count."""
+    xp = _module(labels)
+    ndim = labels.ndim
     if labels.dtype.kind not in "ui":
         raise TypeError(f"Statistics are computed on integer labels, not {labels.dtype}")
+    original = labels
     signed = labels.dtype.kind == "i"
     if signed:
         labels = labels.view(_UNSIGNED[labels.dtype.itemsize])
@@ -508,7 +517,7 @@ def statistics(
         r = _chseg.label_statistics(_to_backend(run, c), run.context)
     except ValueError:
         # A label above the voxel count (the core finds the largest label on the device): cc3d's messages.
-        low = int(xp.asarray(out_labels).min()) if signed else 0
+        low = int(original.min()) if signed else 0
         if low < 0:
             raise ValueError(
                 f"Statistics can only be computed on volumes containing labels with values >= 0. Min: {low}"
@@ -517,22 +526,40 @@ def statistics(
             "Statistics can only be computed on volumes containing labels with values lower than the number of "
             f"voxels. Max: {int(labels.max())}"
         ) from None
-    top = len(r["voxel_count"]) - 1
     # The core's grid axes are the C view's, fastest first; NumPy axis d of the input is grid axis ndim-1-d of a
     # C-ordered array and grid axis d of a Fortran-ordered one.
     axes = list(range(ndim)) if order == "F" else [ndim - 1 - d for d in range(ndim)]
-    counts = r["voxel_count"].astype(np.uint32)
-    wide = any(s > np.iinfo(np.uint16).max for s in labels.shape)
+    return r["voxel_count"], r["minimum"][:, axes], r["maximum"][:, axes], r["coordinate_sum"][:, axes]
+
+
+def statistics_output(
+    counts: np.ndarray,
+    minimum: np.ndarray,
+    maximum: np.ndarray,
+    sums: np.ndarray,
+    shape: Sequence[int],
+    no_slice_conversion: bool,
+) -> Dict[str, Any]:
+    """cc3d.statistics' dict from per-label voxel counts, inclusive minima and maxima and coordinate sums (rows:
+    label values 0..N; columns: NumPy axes) of an image of `shape` (chseg.dask.statistics sums them over chunks)."""
+    ndim = len(shape)
+    voxels = int(np.prod(shape))
+    top = len(counts) - 1
+    wide = any(s > np.iinfo(np.uint16).max for s in shape)
     bbox_type = np.uint32 if wide else np.uint16
     missing = np.iinfo(bbox_type).max
     boxes = np.zeros((top + 1, 2 * ndim), dtype=bbox_type)
-    present = r["voxel_count"] > 0
+    present = counts > 0
     centroids = np.full((top + 1, ndim), np.nan)
-    for d, g in enumerate(axes):
-        boxes[:, 2 * d] = np.where(present, r["minimum"][:, g], missing)
-        boxes[:, 2 * d + 1] = np.where(present, r["maximum"][:, g], 0)
-        centroids[present, d] = r["coordinate_sum"][present, g].astype(np.float64) / r["voxel_count"][present]
-    output: Dict[str, Any] = {"voxel_counts": counts, "bounding_boxes": boxes, "centroids": centroids}
+    for d in range(ndim):
+        boxes[:, 2 * d] = np.where(present, minimum[:, d], missing)
+        boxes[:, 2 * d + 1] = np.where(present, maximum[:, d], 0)
+        centroids[present, d] = sums[present, d].astype(np.float64) / counts[present]
+    output: Dict[str, Any] = {
+        "voxel_counts": counts.astype(np.uint32),
+        "bounding_boxes": boxes,
+        "centroids": centroids,
+    }
     if no_slice_conversion:
         return output
     slices: list = []

@@ -48,7 +48,7 @@ from ._dask_chunks import (
     _to_numpy,
 )
 
-__all__ = ["alpha_cut", "label", "single_linkage_tree", "to_zarr", "watershed"]
+__all__ = ["alpha_cut", "dust", "label", "single_linkage_tree", "statistics", "to_zarr", "watershed"]
 
 
 def _global_index(local_flat, shape_local, start, shape):
@@ -515,6 +515,82 @@ def _index_plane(parts, grid_index, axis, i, side, shape, starts):
 
 
 _PARTIALS = itertools.count()
+
+
+def dust(
+    array: Any,
+    threshold: Any,
+    connectivity: int = 26,
+    binary_image: bool = False,
+    invert: bool = False,
+    return_N: bool = False,
+    backend: str = "auto",
+) -> Any:
+    """cc3d's dust over chunks (:func:`chseg.cc3d.dust`): the components smaller than ``threshold`` set to 0.
+
+    The components are the whole volume's (:func:`label`'s, exact for any chunking): cc3d's multilabel components
+    (equal non-zero neighbours) or, with ``binary_image`` (bool arrays always), the non-zero voxels'. Their sizes are
+    summed over the chunks when this function is called; the result is computed when the returned array is.
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        NumPy or CuPy chunks.
+    threshold : number or (lower, upper)
+        A number: remove components of fewer voxels. A pair: remove those whose size is outside [lower, upper).
+    connectivity : int, optional
+        4 or 8 in 2D, 6 or 26 (default) in 3D.
+    binary_image, invert, return_N
+        As for :func:`chseg.cc3d.dust`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy, of the input's type and chunks (with ``return_N``, also the number of components kept).
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, chseg.dask
+    >>> image = da.from_array(np.array([[1, 1, 0, 2], [1, 0, 0, 0]], np.uint8), chunks=(1, 2))
+    >>> chseg.dask.dust(image, 2, connectivity=4, backend="cpu").compute()
+    array([[1, 1, 0, 0],
+           [1, 0, 0, 0]], dtype=uint8)
+    """
+    from ._dask_cc3d import dust as run
+
+    return run(label, array, threshold, connectivity, binary_image, invert, return_N, backend)
+
+
+def statistics(array: Any, no_slice_conversion: bool = False, backend: str = "auto") -> dict:
+    """cc3d's statistics of a label image over chunks (:func:`chseg.cc3d.statistics`): voxel counts, bounding boxes
+    and centroids of every label value 0..N, summed over the chunks (exact: integer counts and coordinate sums).
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        Non-negative integer labels (e.g. :func:`label`'s), NumPy or CuPy chunks.
+    no_slice_conversion : bool, optional
+        Bounding boxes as an array instead of tuples of slices.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each chunk runs.
+
+    Returns
+    -------
+    dict
+        As :func:`chseg.cc3d.statistics` returns it for the whole volume.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, chseg.dask
+    >>> labels = da.from_array(np.array([[0, 1, 1], [0, 0, 2]], np.uint8), chunks=(1, 2))
+    >>> chseg.dask.statistics(labels, backend="cpu")["voxel_counts"]
+    array([3, 2, 1], dtype=uint32)
+    """
+    from ._dask_cc3d import statistics as run
+
+    return run(array, no_slice_conversion, backend)
 
 
 def to_zarr(array: Any, path: Any, overwrite: bool = False, **kwargs: Any) -> None:

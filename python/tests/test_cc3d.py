@@ -418,3 +418,36 @@ def test_same_labels_as_chseg_label(backend):
     a = ours.connected_components(volume, connectivity=26, backend=backend)
     b = chseg.label(volume, fully_connected=True, backend=backend)
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("chunks", [(5, 4, 3), (14, 12, 10), (3, 12, 10)])
+def test_dask_dust_and_statistics_equal_the_whole_volumes(chunks):
+    da = pytest.importorskip("dask.array")
+    import chseg.dask
+
+    volume = multilabel((14, 12, 10), 29, levels=3, density=0.5)
+    lazy = da.from_array(volume, chunks=chunks)
+    for connectivity in (6, 26):
+        for binary in (False, True):
+            for threshold, invert in ((4, False), ((2, 9), True)):
+                expected, n = cc3d.dust(
+                    volume, threshold, connectivity=connectivity, binary_image=binary, invert=invert, return_N=True
+                )
+                got, m = chseg.dask.dust(
+                    lazy,
+                    threshold,
+                    connectivity=connectivity,
+                    binary_image=binary,
+                    invert=invert,
+                    return_N=True,
+                    backend="cpu",
+                )
+                assert m == n and np.array_equal(got.compute(), expected), (connectivity, binary, threshold)
+    labels = cc3d.connected_components(volume, connectivity=6)
+    for no_slices in (False, True):
+        assert_same_statistics(
+            chseg.dask.statistics(da.from_array(labels, chunks=chunks), no_slice_conversion=no_slices, backend="cpu"),
+            cc3d.statistics(labels, no_slice_conversion=no_slices),
+        )
+    with pytest.raises(ValueError):
+        chseg.dask.dust(lazy, 3, connectivity=18, backend="cpu")
