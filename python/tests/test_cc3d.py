@@ -6,7 +6,7 @@ import chseg
 import numpy as np
 import pytest
 from chseg import cc3d as ours
-from conftest import raster_numbered, same_partition
+from conftest import needs_cupy, raster_numbered, same_partition
 
 cc3d = pytest.importorskip("cc3d")
 
@@ -451,3 +451,25 @@ def test_dask_dust_and_statistics_equal_the_whole_volumes(chunks):
         )
     with pytest.raises(ValueError):
         chseg.dask.dust(lazy, 3, connectivity=18, backend="cpu")
+
+
+@needs_cupy
+def test_cupy_in_cupy_out():
+    import cupy
+
+    volume = multilabel((20, 18, 16), 37, levels=3, density=0.55)
+    on_gpu = cupy.asarray(volume)
+    labels, n = ours.connected_components(on_gpu, connectivity=26, return_N=True)
+    expected, m = cc3d.connected_components(volume, connectivity=26, return_N=True)
+    assert isinstance(labels, cupy.ndarray) and n == m
+    assert labels.dtype == expected.dtype and np.array_equal(labels.get(), expected)
+    fortran = cupy.asfortranarray(on_gpu)
+    assert np.array_equal(
+        ours.connected_components(fortran, connectivity=6).get(),
+        cc3d.connected_components(np.asfortranarray(volume), connectivity=6),
+    )
+    assert_same_statistics(ours.statistics(cupy.asarray(expected)), cc3d.statistics(expected))
+    dusted = ours.dust(on_gpu, 5, connectivity=26)
+    assert isinstance(dusted, cupy.ndarray) and np.array_equal(dusted.get(), cc3d.dust(volume, 5, connectivity=26))
+    kept = ours.largest_k(on_gpu, 3, connectivity=26)
+    assert isinstance(kept, cupy.ndarray) and np.array_equal(kept.get(), cc3d.largest_k(volume, 3, connectivity=26))
