@@ -17,16 +17,33 @@ module keeps to the documented rule).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _chseg
-from ._arrays import Run, host, host_empty, resolve, to_caller
+from ._arrays import host, host_empty, resolve, to_caller
+from ._cc3d_common import (
+    _SUPPORTED,
+    _UNSIGNED,
+    DimensionError,
+    _as_array,
+    _c_view,
+    _check_connectivity,
+    _grid_array,
+    _label,
+    _memory_order,
+    _module,
+    _to_backend,
+    _unsigned_view,
+)
 from ._cc3d_graphs import (
-    color_graph_permissions,
-    contacts_of,
-    voxel_connectivity_graph_of,
+    DisjointSet,
+    color_connectivity_graph,
+    contacts,
+    each,
+    region_graph,
+    voxel_connectivity_graph,
 )
 
 __all__ = [
@@ -44,77 +61,6 @@ __all__ = [
     "statistics",
     "voxel_connectivity_graph",
 ]
-
-
-class DimensionError(Exception):
-    """The array has a number of axes the function does not take (cc3d's exception of the same name)."""
-
-
-_SUPPORTED = "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64"
-_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _module(a: Any):
-    if hasattr(a, "__cuda_array_interface__"):
-        import cupy
-
-        return cupy
-    return np
-
-
-def _as_array(data: Any) -> Tuple[Any, bool]:
-    """(the array, whether it came from a torch tensor: cc3d returns torch tensors for them)."""
-    if hasattr(data, "cpu") and hasattr(data, "numpy") and not hasattr(data, "__cuda_array_interface__"):
-        return data.cpu().numpy(), True
-    if hasattr(data, "__cuda_array_interface__"):
-        if hasattr(data, "cpu") and hasattr(data, "numpy"):  # a torch tensor on a device: cc3d reads it on the host
-            return data.cpu().numpy(), True
-        return _module(data).asarray(data), False
-    return np.asarray(data), False
-
-
-def _memory_order(a: Any) -> str:
-    """cc3d's reading of an array: 'F' when Fortran-contiguous (1D arrays are), else 'C'."""
-    return "F" if a.flags.f_contiguous else "C"
-
-
-def _c_view(a: Any, order: str, xp: Any) -> Any:
-    """The array as a C-contiguous array in memory order: the transpose of a Fortran-contiguous one, a C-ordered
-    copy of one that is neither. Its raster order (last axis fastest) is the input's memory order."""
-    if order == "F":
-        return a.T
-    return xp.ascontiguousarray(a)
-
-
-def _unsigned_view(a: Any) -> Any:
-    if a.dtype == np.bool_:
-        return a.view(np.uint8)
-    if a.dtype.kind == "i":
-        return a.view(_UNSIGNED[a.dtype.itemsize])
-    return a
-
-
-def _check_connectivity(dims: int, connectivity: int) -> None:
-    if dims == 2 and connectivity not in (4, 8, 6, 18, 26):
-        raise ValueError(
-            "Only 4, 8, and 6, 18, 26 connectivities are supported for 2D images. Got: " + str(connectivity)
-        )
-    if dims != 2 and connectivity not in (6, 18, 26):
-        raise ValueError("Only 6, 18, and 26 connectivities are supported for 3D images. Got: " + str(connectivity))
-
-
-def _neighbourhood(connectivity: int, spatial: int) -> Tuple[bool, bool]:
-    """(fully_connected, edge_connected) of a cc3d connectivity on `spatial` (2 or 3) grid axes."""
-    if connectivity in (4, 6):
-        return False, False
-    if connectivity == 18 and spatial == 3:
-        return False, True
-    return True, False
-
-
-def _grid_array(c: Any) -> Any:
-    """A C-ordered array of 1 to 3 axes as the 2D or 3D grid the core labels (a 1D array is one row)."""
-    return c.reshape(1, c.shape[0]) if c.ndim == 1 else c
 
 
 def estimate_provisional_labels(data: Any) -> Tuple[int, int, int]:
@@ -201,34 +147,6 @@ def _default_out_dtype(
     if max_labels < np.iinfo(np.uint32).max:
         return np.dtype(np.uint32)
     return np.dtype(np.uint64)
-
-
-def _label(
-    run: Run,
-    grid: Any,
-    out: Any,
-    *,
-    mode: Any,
-    connectivity: int,
-    delta: float = 0.0,
-    periodic: bool = False,
-    statistics: bool = False,
-) -> Dict[str, Any]:
-    """Runs the core's labelling of `grid` (C-ordered, 2D or 3D, on the run's side) into `out`."""
-    fully, edge = _neighbourhood(connectivity, grid.ndim)
-    try:
-        return _chseg.label(
-            grid, None, out, fully, edge, mode, float(delta), bool(periodic), 0, bool(statistics), True, run.context
-        )
-    except ValueError as e:
-        raise ValueError(f"chseg.cc3d: {e}") from None
-
-
-def _to_backend(run: Run, a: Any) -> Any:
-    """An array of the caller's kind on the side the backend reads (a host copy of device arrays for 'cpu')."""
-    if run.on_device and not run.device_arrays:
-        return host(a)
-    return a
 
 
 def connected_components(
@@ -759,270 +677,6 @@ def largest_k(
     cc_order = "C" if cc_labels.flags.c_contiguous else "F"
     cc_out = _map_labels(cc_labels, lookup, xp.empty(cc_labels.shape, cc_labels.dtype, order=cc_order), backend, device)
     return (cc_out, len(preserve_list)) if return_N else cc_out
-
-
-def each(labels: Any, binary: bool = False, in_place: bool = False) -> Any:
-    """Iterate over (label, image of that label alone) for every non-zero label (cc3d.each), by increasing label.
-
-    Parameters
-    ----------
-    labels : array_like
-        A label image.
-    binary : bool, optional
-        Bool images instead of images of the label's value.
-    in_place : bool, optional
-        Yield one read-only array rewritten for each label (faster; keep a copy to hold one).
-
-    Returns
-    -------
-    iterator
-        Of ``(label, image)``, with ``len()``; images of the input's shape and memory order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from chseg import cc3d
-    >>> [(int(k), im.tolist()) for k, im in cc3d.each(np.array([[0, 3, 3, 5]], np.uint8))]
-    [(3, [[0, 3, 3, 0]]), (5, [[0, 0, 0, 5]])]
-    """
-    arr, _ = _as_array(labels)
-    xp = _module(arr)
-    order = "F" if arr.flags.f_contiguous else "C"
-    dtype = np.dtype(bool) if binary else arr.dtype
-    values = [int(v) for v in host(xp.unique(arr)) if v != 0]
-
-    class _Images:
-        def __len__(self) -> int:
-            return len(values)
-
-        def __iter__(self) -> Iterator[Tuple[int, Any]]:
-            for v in values:
-                img = xp.zeros(arr.shape, dtype=dtype, order=order)
-                where = arr == v
-                img[where] = True if binary else v
-                yield v, img
-
-    class _InPlace(_Images):
-        def __iter__(self) -> Iterator[Tuple[int, Any]]:
-            img = xp.zeros(arr.shape, dtype=dtype, order=order)
-            for v in values:
-                where = arr == v
-                img[where] = True if binary else v
-                if xp is np:
-                    img.setflags(write=False)
-                yield v, img
-                if xp is np:
-                    img.setflags(write=True)
-                img[where] = 0
-
-    return _InPlace() if in_place else _Images()
-
-
-def contacts(
-    labels: Any,
-    connectivity: int = 26,
-    surface_area: bool = True,
-    anisotropy: Union[Tuple[float, float, float], Tuple[float, float]] = (1, 1, 1),
-) -> Dict[Tuple[int, int], float]:
-    """The pairs of touching non-zero labels and their contact (cc3d.contacts).
-
-    Parameters
-    ----------
-    labels : array_like
-        A 2D or 3D label image.
-    connectivity : int, optional
-        (2D) 4 or 8, (2D and 3D) 6, 18 or 26 (default).
-    surface_area : bool, optional
-        The contact's area (faces only, weighted by ``anisotropy``) instead of the number of neighbouring voxel
-        pairs.
-    anisotropy : tuple of float, optional
-        The voxel's extent along each axis (NumPy order).
-
-    Returns
-    -------
-    dict
-        ``{(a, b): contact}`` with a < b. The counts follow cc3d's neighbourhood as it is implemented (see
-        docs/connected-components.md).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from chseg import cc3d
-    >>> sorted(cc3d.contacts(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4).items())
-    [((1, 2), 1.0), ((1, 3), 2.0), ((2, 3), 1.0)]
-    """
-    arr, _ = _as_array(labels)
-    arr = host(arr)
-    while arr.ndim < 3:
-        arr = arr[..., None]
-    weights = tuple(float(a) for a in anisotropy)
-    while len(weights) < 3:
-        weights = weights + (1.0,)
-    if connectivity not in (4, 8, 6, 18, 26):
-        raise ValueError(f"Only (2d) 4, 8, (3d) 6, 18, and 26 connectivities are supported. Got: {connectivity}")
-    if connectivity in (4, 8) and arr.shape[2] != 1:
-        raise RuntimeError("z thickness must be 1 for 2d region graph extraction.")
-    return contacts_of(_unsigned_view(arr), connectivity, bool(surface_area), weights)
-
-
-def region_graph(labels: Any, connectivity: int = 26) -> Set[Tuple[int, int]]:
-    """The pairs (a, b), a < b, of touching non-zero labels (cc3d.region_graph).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from chseg import cc3d
-    >>> sorted(cc3d.region_graph(np.array([[1, 1, 2], [3, 3, 2]], np.uint8), connectivity=4))
-    [(1, 2), (1, 3), (2, 3)]
-    """
-    return set(contacts(labels, connectivity=connectivity).keys())
-
-
-def voxel_connectivity_graph(data: Any, connectivity: int = 26) -> np.ndarray:
-    """Per voxel, a bit for each direction toward a neighbour of the same value (cc3d.voxel_connectivity_graph).
-
-    Parameters
-    ----------
-    data : array_like
-        1 to 3 axes.
-    connectivity : int, optional
-        2D: 4 or 8 (and 6, 18, 26); 3D: 6, 18 or 26 (default).
-
-    Returns
-    -------
-    ndarray
-        uint8 for 4, 8 and 6, uint32 for 18 and 26, Fortran-ordered, of the input's shape, with cc3d's bit layout
-        (bit 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z, then the edges and corners; x is the first NumPy axis). A bit is
-        set for a direction that leads out of the image, as in cc3d.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from chseg import cc3d
-    >>> cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4).tolist()
-    [[14, 15], [9, 7]]
-    """
-    arr, _ = _as_array(data)
-    arr = host(arr)
-    dims = arr.ndim
-    if dims not in (1, 2, 3):
-        raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(dims))
-    _check_connectivity(dims, connectivity)
-    out_type = np.uint8 if connectivity in (4, 8, 6) else np.uint32
-    if arr.size == 0:
-        return np.zeros((0,), dtype=out_type)
-    if arr.dtype.kind not in "biu" or arr.dtype.itemsize > 8:
-        raise TypeError(f"Type {arr.dtype} not currently supported.")
-    shape = arr.shape
-    while arr.ndim < 3:
-        arr = arr[..., None]
-    graph = voxel_connectivity_graph_of(_unsigned_view(arr), connectivity, out_type)
-    return np.asfortranarray(graph.reshape(shape, order="F"))
-
-
-def color_connectivity_graph(
-    vcg: Any,
-    connectivity: int = 26,
-    return_N: bool = False,
-    *,
-    backend: str = "auto",
-    device: Optional[int] = None,
-) -> Any:
-    """Components of a voxel connectivity graph (cc3d.color_connectivity_graph): every voxel belongs to one.
-
-    A voxel is joined to its neighbour in a direction when its bit for that direction is set (the bits of
-    :func:`voxel_connectivity_graph`; the graph is taken as undirected, as cc3d takes it: each voxel's own bits
-    toward the voxels before it in Fortran order decide).
-
-    Parameters
-    ----------
-    vcg : array_like
-        uint8 (4, 8 and 6-connectivity) or uint32, 2D or 3D.
-    connectivity : int, optional
-        2D: 4 or 8 (6 and 26 accepted as 4 and 8); 3D: 6 or 26 (default; needs uint32).
-    return_N : bool, optional
-        Also return the number of components.
-    backend, device
-        As in :func:`chseg.label`.
-
-    Returns
-    -------
-    labels : ndarray
-        uint32, Fortran-ordered, components 1..N in the order of their first voxel in Fortran order.
-    N : int
-        With ``return_N``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from chseg import cc3d
-    >>> vcg = cc3d.voxel_connectivity_graph(np.array([[1, 1], [2, 1]], np.uint8), connectivity=4)
-    >>> cc3d.color_connectivity_graph(vcg, connectivity=4, backend="cpu").tolist()
-    [[1, 1], [2, 1]]
-    """
-    arr, _ = _as_array(vcg)
-    arr = host(arr)
-    dims = arr.ndim
-    if dims not in (2, 3):
-        raise DimensionError("Only 2D, and 3D arrays supported. Got: " + str(dims))
-    if dims == 2 and connectivity not in (4, 8, 6, 26):
-        raise ValueError(f"Only 4 and 8 connectivity is supported for 2D images. Got: {connectivity}")
-    if dims != 2 and connectivity not in (6, 26):
-        raise ValueError(f"Only 6 and 26 connectivity are supported for 3D images. Got: {connectivity}")
-    if arr.dtype not in (np.uint8, np.uint32):
-        raise ValueError(f"Only uint8 and uint32 are supported. Got: {arr.dtype}")
-    if arr.size == 0:
-        return np.zeros([0] * dims, dtype=np.uint32, order="F")
-    shape = arr.shape
-    while arr.ndim < 3:
-        arr = arr[..., None]
-    if connectivity in (18, 26) and arr.shape[2] > 1 and arr.dtype != np.uint32:
-        raise ValueError(f"Only uint32 is supported for 18 and 26 connected. Got: {arr.dtype}")
-    full = connectivity in (8, 26) if arr.shape[2] == 1 else connectivity == 26
-    # The core's graph mode: each voxel's permissions toward its backward neighbours, in the core's grid (the
-    # Fortran order's x fastest), from the vcg's bits.
-    permissions = color_graph_permissions(arr, full)
-    c = np.ascontiguousarray(permissions.transpose(2, 1, 0))
-    run = resolve(backend, device, c)
-    grid = c.reshape(c.shape[1], c.shape[2]) if c.shape[0] == 1 else c
-    labels = run.empty(grid.shape, np.uint32)
-    r = _label(run, grid, labels, mode=_chseg.ConnectedComponentMode.GRAPH, connectivity=26 if full else 6)
-    out = np.asarray(host(labels)).reshape(c.shape).transpose(2, 1, 0)
-    out = np.asfortranarray(out).reshape(shape, order="F")
-    n = int(r["count"])
-    return (out, n) if return_N else out
-
-
-class DisjointSet:
-    """A union-find of hashable values whose root is the smallest of its set (cc3d.DisjointSet)."""
-
-    def __init__(self) -> None:
-        self.data: Dict[Any, Any] = {}
-
-    def makeset(self, x: Any) -> Any:
-        self.data[x] = x
-        return x
-
-    def find(self, x: Any) -> Any:
-        if x not in self.data:
-            return None
-        i = self.data[x]
-        while i != self.data[i]:
-            self.data[i] = self.data[self.data[i]]
-            i = self.data[i]
-        return i
-
-    def union(self, x: Any, y: Any) -> None:
-        i = self.find(x)
-        j = self.find(y)
-        if i is None:
-            i = self.makeset(x)
-        if j is None:
-            j = self.makeset(y)
-        if i < j:
-            self.data[j] = i
-        else:
-            self.data[i] = j
 
 
 def connected_components_stack(
