@@ -35,6 +35,8 @@ struct Options
   std::string                input, output, statisticsFile, demoFolder;
   bool                       fullyConnected = false;
   bool                       flatZones      = false;
+  bool                       periodic       = false;
+  double                     distance       = 0;
   long long                  background     = 0;
   chs_example::CommonOptions common;
 };
@@ -64,6 +66,16 @@ their first voxel, identical to itk::ConnectedComponentImageFilter. Non-zero vox
                             o.flatZones,
                             "label the flat zones (connected regions of equal value) instead of the non-zero voxels")
           .Slicer("flatZones", "Flat zones", "Label connected regions of equal value instead of non-zero voxels."));
+  m.Add(chs_example::Number("--distance-threshold",
+                            "<d>",
+                            o.distance,
+                            "with --flat-zones: join neighbours whose values differ by at most d (default 0: equal)")
+          .Slicer("distanceThreshold",
+                  "Distance threshold",
+                  "With flat zones: join neighbours whose values differ by at most this (0: equal values).")
+          .Range("0", "1000000000", "1"));
+  m.Add(chs_example::Switch("--periodic", o.periodic, "the image wraps around on every axis (a torus)")
+          .Slicer("periodicBoundary", "Periodic boundary", "The image wraps around on every axis (a torus)."));
   m.Add(chs_example::Number("--background",
                             "<value>",
                             o.background,
@@ -119,6 +131,8 @@ LabelAndWrite(const TImage *                image,
   filter->SetInput(image);
   filter->SetFullyConnected(o.fullyConnected);
   filter->SetFlatZones(o.flatZones);
+  filter->SetDistanceThreshold(o.distance);
+  filter->SetPeriodicBoundary(o.periodic);
   filter->SetBackgroundValue(static_cast<LabelType>(o.background));
   o.common.Apply(filter.GetPointer());
   if (progress)
