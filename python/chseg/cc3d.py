@@ -120,9 +120,7 @@ def _even_ceil(n: int) -> int:
     return n << 1 if n & 1 else n  # cc3d's rounding, as it is written
 
 
-def _default_out_dtype(
-    data: Any, dims3: Sequence[int], connectivity: int, binary: bool, epl: int, out_dtype: Any
-) -> np.dtype:
+def _default_out_dtype(dims3: Sequence[int], connectivity: int, binary: bool, epl: int, out_dtype: Any) -> np.dtype:
     """cc3d's choice of the output type and its refusals of too narrow ones."""
     voxels = int(np.prod(dims3))
     max_labels = min(epl, voxels)
@@ -270,7 +268,7 @@ def connected_components(
         # The type needs the estimate only up to the ranges it is compared with (uint16, and uint32 for volumes of
         # 2^32 voxels or more): the count stops there.
         epl, first_row, last_row = _estimate(c, 2**16 if voxels < 2**32 - 1 else 2**32)
-    out_type = _default_out_dtype(data, dims3, connectivity, binary, epl, out_dtype)
+    out_type = _default_out_dtype(dims3, connectivity, binary, epl, out_dtype)
     # cc3d labels an image whose only foreground is one row by its runs of equal values, without periodic wrapping.
     periodic = bool(periodic_boundary) and not (delta == 0 and first_row == last_row and first_row >= 0)
 
@@ -315,7 +313,7 @@ def _to_memmap(out: Any, out_file: Any, order: Any) -> np.ndarray:
     return m.reshape(a.shape, order=order)
 
 
-def _same_layout_views(xp: Any, *arrays: Any) -> Optional[list]:
+def _same_layout_views(*arrays: Any) -> Optional[list]:
     """C-ordered views of arrays of one shape and one memory order (the transposes of Fortran-ordered ones), or None
     when their orders differ or one is not contiguous."""
     if all(a.flags.c_contiguous for a in arrays):
@@ -328,7 +326,7 @@ def _same_layout_views(xp: Any, *arrays: Any) -> Optional[list]:
 def _map_labels(labels: Any, table: np.ndarray, out: Any, backend: str, device: Optional[int]) -> Any:
     """out[...] = table[labels] through the core (MapLabels: on the GPU for NumPy arrays too); CuPy gathers itself."""
     xp = _module(labels)
-    views = _same_layout_views(xp, labels, out) if xp is np else None
+    views = _same_layout_views(labels, out) if xp is np else None
     if views is None:
         out[...] = xp.asarray(table)[labels]
         return out
@@ -355,7 +353,7 @@ def _keep_labels(image: Any, labels: Any, keep: np.ndarray, backend: str, device
     arrays of one layout, which writes every voxel of out; CuPy (and other layouts) mask a copy themselves."""
     xp = _module(image)
     kept = image.dtype.kind == "u" or image.dtype in (np.float32, np.float64)
-    views = _same_layout_views(xp, image, labels, out) if xp is np and kept else None
+    views = _same_layout_views(image, labels, out) if xp is np and kept else None
     if views is None:
         if out is not image:
             out[...] = image
