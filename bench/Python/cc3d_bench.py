@@ -6,7 +6,8 @@ to 4 levels and masked by the binary blobs, which gives millions of components. 
 ships (it has no parallel mode). Times: medians of --reps runs after one warm-up (cc3d: --peer-reps runs, no
 warm-up), host clock around the call; every chseg result is checked equal to cc3d's (labels, counts, dtype,
 statistics).
-Usage: python cc3d_bench.py OUT.json [--sizes 512 1024] [--reps 5] [--peer-reps 1]"""
+Usage: python cc3d_bench.py OUT.json [--sizes 512 1024] [--reps 5] [--peer-reps 1] [--operations cc dust largest_k
+statistics] [--volumes binary multilabel]"""
 
 import argparse
 import json
@@ -72,12 +73,16 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--peer-reps", type=int, default=1)
     parser.add_argument("--operations", nargs="+", default=["cc", "dust", "largest_k", "statistics"])
+    parser.add_argument("--volumes", nargs="+", default=["binary", "multilabel"])
     args = parser.parse_args()
     rows = []
     for n in args.sizes:
         binary, multilabel = volumes(n)
         for kind, image in (("binary", binary), ("multilabel", multilabel)):
-            labels26 = cc3d.connected_components(image, connectivity=26)
+            if kind not in args.volumes:
+                continue
+            # statistics' input: cc3d's 26-connected labels (made only when statistics are measured).
+            labels26 = cc3d.connected_components(image, connectivity=26) if "statistics" in args.operations else None
             calls = {
                 "cc": lambda f, c: f.connected_components(image, connectivity=c, return_N=True),
                 "dust": lambda f, c: f.dust(image, 100, connectivity=c),

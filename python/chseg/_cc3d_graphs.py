@@ -15,7 +15,15 @@ import numpy as np
 
 from . import _chseg
 from ._arrays import host, resolve
-from ._cc3d_common import DimensionError, _as_array, _check_connectivity, _label, _module, _unsigned_view
+from ._cc3d_common import (
+    DimensionError,
+    _as_array,
+    _check_connectivity,
+    _label,
+    _module,
+    _to_backend,
+    _unsigned_view,
+)
 
 # (dx, dy, dz, bit of the voxel toward the neighbour, bit of the neighbour toward the voxel): cc3d's 32-bit layout
 # (bit 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z, 6-17 the edges, 18-25 the corners).
@@ -52,19 +60,20 @@ def _window(shape: Sequence[int], dx: int, dy: int, dz: int) -> Tuple[Tuple[slic
     return tuple(here), tuple(there)
 
 
-def voxel_connectivity_graph_of(labels: np.ndarray, connectivity: int, out_type) -> np.ndarray:
-    """cc3d's voxel connectivity graph of a 3D [x, y, z] array: every bit set, then, for each pair of neighbours of
-    different values, the bits between them cleared; masked to the connectivity's bits."""
+def voxel_connectivity_graph_of(labels: Any, connectivity: int, out_type) -> Any:
+    """cc3d's voxel connectivity graph of a 3D [x, y, z] array (NumPy or CuPy; the result of the same kind): every
+    bit set, then, for each pair of neighbours of different values, the bits between them cleared; masked to the
+    connectivity's bits."""
+    xp = _module(labels)
     two_d = connectivity in (4, 8)
     pairs = _PAIRS_2D if two_d else _PAIRS_3D
     full = np.uint32(0xFF if two_d else 0x3FFFFFF)
-    graph = np.full(labels.shape, full, dtype=np.uint32)
+    graph = xp.full(labels.shape, full, dtype=np.uint32)
     for dx, dy, dz, bit_here, bit_there in pairs:
         here, there = _window(labels.shape, dx, dy, dz)
         differ = labels[here] != labels[there]
-        graph[here][differ] &= np.uint32(~(1 << bit_here) & 0xFFFFFFFF)
-        view = graph[there]
-        view[differ] &= np.uint32(~(1 << bit_there) & 0xFFFFFFFF)
+        graph[here] &= xp.where(differ, np.uint32(~(1 << bit_here) & 0xFFFFFFFF), np.uint32(0xFFFFFFFF))
+        graph[there] &= xp.where(differ, np.uint32(~(1 << bit_there) & 0xFFFFFFFF), np.uint32(0xFFFFFFFF))
     masks = {4: 0b1111, 8: 0xFF, 6: 0b111111, 18: 0x3FFFF, 26: 0x3FFFFFF}
     graph &= np.uint32(masks[connectivity])
     return graph.astype(out_type)
@@ -74,6 +83,7 @@ def color_graph_permissions(vcg: np.ndarray, full: bool) -> np.ndarray:
     """For cc3d.color_connectivity_graph: per voxel of a 3D [x, y, z] bitfield, bit o set when the voxel is joined to
     its o-th backward neighbour in the order of chseg's core (chsConnectedComponentsRules.h: dz, dy, dx ascending),
     read from the voxel's own bit toward that neighbour, as cc3d reads it."""
+    xp = _module(vcg)
     planar = vcg.shape[2] == 1
     wide = vcg.dtype == np.uint32
     if planar and full:
@@ -87,7 +97,7 @@ def color_graph_permissions(vcg: np.ndarray, full: bool) -> np.ndarray:
     else:
         bits = [5, 3, 1]  # (0,0,-1), (0,-1,0), (-1,0,0)
     v = vcg.astype(np.uint32)
-    out = np.zeros(vcg.shape, dtype=np.uint16)
+    out = xp.zeros(vcg.shape, dtype=np.uint16)
     for o, b in enumerate(bits):
         out |= (((v >> np.uint32(b)) & np.uint32(1)).astype(np.uint16)) << np.uint16(o)
     return out
@@ -153,10 +163,25 @@ def _condition_ranges(cond: dict, shape: Sequence[int]) -> Tuple[slice, ...]:
     return tuple(out)
 
 
+def _pair_counts(low: Any, high: Any) -> List[Tuple[Tuple[int, int], int]]:
+    """The distinct pairs (low[i], high[i]) and how often each occurs, by increasing pair. Labels below 2^32 are
+    packed into one 64-bit key and counted where they are (NumPy or CuPy); wider ones counted on the host."""
+    xp = _module(low)
+    if low.dtype.itemsize < 8 or int(high.max()) <= 0xFFFFFFFF:
+        keys = (low.astype(np.uint64) << np.uint64(32)) | high.astype(np.uint64)
+        unique, counts = xp.unique(keys, return_counts=True)
+        unique, counts = host(unique), host(counts)
+        return [((int(k) >> 32, int(k) & 0xFFFFFFFF), int(c)) for k, c in zip(unique.tolist(), counts.tolist())]
+    pairs = np.stack([host(low).astype(np.uint64), host(high).astype(np.uint64)], axis=1)
+    unique, counts = np.unique(pairs, axis=0, return_counts=True)
+    return [((int(p), int(q)), int(c)) for (p, q), c in zip(unique.tolist(), counts.tolist())]
+
+
 def contacts_of(
     labels: np.ndarray, connectivity: int, surface_area: bool, anisotropy: Sequence[float]
 ) -> Dict[Tuple[int, int], float]:
-    """cc3d.contacts of a 3D [x, y, z] array of unsigned labels."""
+    """cc3d.contacts of a 3D [x, y, z] array of unsigned labels (NumPy, or CuPy: the pairs found on the device)."""
+    xp = _module(labels)
     shape = labels.shape
     wx, wy, wz = (float(a) for a in anisotropy[:3])
     if connectivity in (4, 8):
@@ -174,13 +199,11 @@ def contacts_of(
         nb_region = tuple(slice(s.start + d, s.stop + d) for s, d in zip(region, (dx, dy, dz)))
         nb = labels[nb_region]
         keep = (cur != 0) & (nb != 0) & (cur != nb)
-        if not keep.any():
+        a = cur[keep]
+        if a.size == 0:
             continue
-        a = cur[keep].astype(np.uint64)
-        b = nb[keep].astype(np.uint64)
-        pairs = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
-        unique, counts = np.unique(pairs, axis=0, return_counts=True)
-        for (p, q), c in zip(unique.tolist(), counts.tolist()):
+        b = nb[keep]
+        for (p, q), c in _pair_counts(xp.minimum(a, b), xp.maximum(a, b)):
             key = (int(p), int(q))
             totals[key] = totals.get(key, 0.0) + areas[entry] * c
     return {k: float(np.float32(v)) for k, v in totals.items()}
@@ -277,7 +300,6 @@ def contacts(
     [((1, 2), 1.0), ((1, 3), 2.0), ((2, 3), 1.0)]
     """
     arr, _ = _as_array(labels)
-    arr = host(arr)
     while arr.ndim < 3:
         arr = arr[..., None]
     weights = tuple(float(a) for a in anisotropy)
@@ -316,7 +338,8 @@ def voxel_connectivity_graph(data: Any, connectivity: int = 26) -> np.ndarray:
     Returns
     -------
     ndarray
-        uint8 for 4, 8 and 6, uint32 for 18 and 26, Fortran-ordered, of the input's shape, with cc3d's bit layout
+        uint8 for 4, 8 and 6, uint32 for 18 and 26, Fortran-ordered, of the input's shape and kind (CuPy for a
+        CuPy input, computed on its device), with cc3d's bit layout
         (bit 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z, then the edges and corners; x is the first NumPy axis). A bit is
         set for a direction that leads out of the image, as in cc3d.
 
@@ -328,21 +351,21 @@ def voxel_connectivity_graph(data: Any, connectivity: int = 26) -> np.ndarray:
     [[14, 15], [9, 7]]
     """
     arr, _ = _as_array(data)
-    arr = host(arr)
+    xp = _module(arr)
     dims = arr.ndim
     if dims not in (1, 2, 3):
         raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(dims))
     _check_connectivity(dims, connectivity)
     out_type = np.uint8 if connectivity in (4, 8, 6) else np.uint32
     if arr.size == 0:
-        return np.zeros((0,), dtype=out_type)
+        return xp.zeros((0,), dtype=out_type)
     if arr.dtype.kind not in "biu" or arr.dtype.itemsize > 8:
         raise TypeError(f"Type {arr.dtype} not currently supported.")
     shape = arr.shape
     while arr.ndim < 3:
         arr = arr[..., None]
     graph = voxel_connectivity_graph_of(_unsigned_view(arr), connectivity, out_type)
-    return np.asfortranarray(graph.reshape(shape, order="F"))
+    return xp.asfortranarray(graph.reshape(shape, order="F"))
 
 
 def color_connectivity_graph(
@@ -373,7 +396,8 @@ def color_connectivity_graph(
     Returns
     -------
     labels : ndarray
-        uint32, Fortran-ordered, components 1..N in the order of their first voxel in Fortran order.
+        uint32, Fortran-ordered, components 1..N in the order of their first voxel in Fortran order; of the input's
+        kind (NumPy or CuPy).
     N : int
         With ``return_N``.
 
@@ -386,7 +410,7 @@ def color_connectivity_graph(
     [[1, 1], [2, 1]]
     """
     arr, _ = _as_array(vcg)
-    arr = host(arr)
+    xp = _module(arr)
     dims = arr.ndim
     if dims not in (2, 3):
         raise DimensionError("Only 2D, and 3D arrays supported. Got: " + str(dims))
@@ -397,7 +421,7 @@ def color_connectivity_graph(
     if arr.dtype not in (np.uint8, np.uint32):
         raise ValueError(f"Only uint8 and uint32 are supported. Got: {arr.dtype}")
     if arr.size == 0:
-        return np.zeros([0] * dims, dtype=np.uint32, order="F")
+        return xp.zeros([0] * dims, dtype=np.uint32, order="F")
     shape = arr.shape
     while arr.ndim < 3:
         arr = arr[..., None]
@@ -407,13 +431,14 @@ def color_connectivity_graph(
     # The core's graph mode: each voxel's permissions toward its backward neighbours, in the core's grid (the
     # Fortran order's x fastest), from the vcg's bits.
     permissions = color_graph_permissions(arr, full)
-    c = np.ascontiguousarray(permissions.transpose(2, 1, 0))
+    c = xp.ascontiguousarray(permissions.transpose(2, 1, 0))
     run = resolve(backend, device, c)
-    grid = c.reshape(c.shape[1], c.shape[2]) if c.shape[0] == 1 else c
+    grid = _to_backend(run, c)
+    grid = grid.reshape(c.shape[1], c.shape[2]) if c.shape[0] == 1 else grid
     labels = run.empty(grid.shape, np.uint32)
     r = _label(run, grid, labels, mode=_chseg.ConnectedComponentMode.GRAPH, connectivity=26 if full else 6)
-    out = np.asarray(host(labels)).reshape(c.shape).transpose(2, 1, 0)
-    out = np.asfortranarray(out).reshape(shape, order="F")
+    out = xp.asarray(labels).reshape(c.shape).transpose(2, 1, 0)
+    out = xp.asfortranarray(out).reshape(shape, order="F")
     n = int(r["count"])
     return (out, n) if return_N else out
 

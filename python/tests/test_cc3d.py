@@ -473,3 +473,32 @@ def test_cupy_in_cupy_out():
     assert isinstance(dusted, cupy.ndarray) and np.array_equal(dusted.get(), cc3d.dust(volume, 5, connectivity=26))
     kept = ours.largest_k(on_gpu, 3, connectivity=26)
     assert isinstance(kept, cupy.ndarray) and np.array_equal(kept.get(), cc3d.largest_k(volume, 3, connectivity=26))
+
+
+@needs_cupy
+def test_cupy_graphs_stay_on_the_device():
+    """each, voxel_connectivity_graph and color_connectivity_graph of CuPy arrays return CuPy arrays; contacts and
+    region_graph of CuPy arrays (pairs found on the device) equal cc3d's of the same labels; both backends."""
+    import cupy
+
+    volume = multilabel((17, 14, 12), 41, levels=3, density=0.6)
+    on_gpu = cupy.asarray(volume)
+    for connectivity in (6, 18, 26):
+        vcg = ours.voxel_connectivity_graph(on_gpu, connectivity=connectivity)
+        expected = cc3d.voxel_connectivity_graph(volume, connectivity=connectivity)
+        assert isinstance(vcg, cupy.ndarray) and vcg.dtype == expected.dtype and vcg.flags.f_contiguous
+        assert np.array_equal(vcg.get(), expected), connectivity
+        assert ours.contacts(on_gpu, connectivity=connectivity) == cc3d.contacts(volume, connectivity=connectivity)
+        assert ours.region_graph(on_gpu, connectivity) == cc3d.region_graph(volume, connectivity)
+    plane = cupy.asarray(volume[:, :, 3])
+    for connectivity in (4, 8):
+        vcg = ours.voxel_connectivity_graph(plane, connectivity=connectivity)
+        assert np.array_equal(vcg.get(), cc3d.voxel_connectivity_graph(volume[:, :, 3], connectivity=connectivity))
+    wide = cc3d.voxel_connectivity_graph(volume, connectivity=26)
+    expected, m = cc3d.color_connectivity_graph(wide, connectivity=26, return_N=True)
+    for backend in ("cuda", "cpu"):
+        got, n = ours.color_connectivity_graph(cupy.asarray(wide), connectivity=26, return_N=True, backend=backend)
+        assert isinstance(got, cupy.ndarray) and n == m and np.array_equal(got.get(), expected), backend
+    images = list(ours.each(on_gpu, binary=True))
+    assert [k for k, _ in images] == [k for k, _ in cc3d.each(volume, binary=True)]
+    assert all(isinstance(im, cupy.ndarray) and np.array_equal(im.get(), volume == k) for k, im in images)

@@ -305,51 +305,85 @@ TEST(ConnectedComponentRules, BadParametersAreRefused)
   }
 }
 
+namespace
+{
+/** ComputeLabelStatistics on both backends against a brute-force pass; `top` the largest label of `labels`. */
+void
+ExpectBruteForceStatistics(const chs::Grid & grid, const std::vector<uint16_t> & labels, uint64_t top)
+{
+  const uint64_t        n = grid.NumberOfVoxels();
+  std::vector<uint64_t> voxels(top + 1, 0), sums(3 * (top + 1), 0);
+  std::vector<uint32_t> lo(3 * (top + 1), ~0u), hi(3 * (top + 1), 0);
+  for (uint64_t i = 0; i < n; ++i)
+  {
+    const uint64_t k    = labels[i];
+    const uint32_t c[3] = { uint32_t(i % grid.size[0]),
+                            uint32_t(i / grid.size[0] % grid.size[1]),
+                            uint32_t(i / grid.size[0] / grid.size[1]) };
+    ++voxels[k];
+    for (int d = 0; d < 3; ++d)
+    {
+      sums[3 * k + d] += c[d];
+      lo[3 * k + d] = std::min(lo[3 * k + d], c[d]);
+      hi[3 * k + d] = std::max(hi[3 * k + d], c[d]);
+    }
+  }
+  for (chs::Backend backend : { chs::Backend::CPU, chs::Backend::CUDA })
+  {
+    if (backend == chs::Backend::CUDA && !chs_test::HasCudaDevice())
+      continue;
+    chs::ExecutionContext context;
+    context.backend = backend;
+    chs::ConnectedComponentStatistics s;
+    EXPECT_EQ(chs::ComputeLabelStatistics(labels.data(), grid, s, context), top);
+    EXPECT_EQ(s.voxelCount, voxels);
+    EXPECT_EQ(s.coordinateSum, sums);
+    EXPECT_EQ(s.minimum, lo);
+    EXPECT_EQ(s.maximum, hi);
+    // A label above the voxel count: refused, nothing written.
+    auto bad = labels;
+    bad[0]   = static_cast<uint16_t>(std::min<uint64_t>(n + 1, 65535));
+    chs::ConnectedComponentStatistics untouched;
+    untouched.voxelCount = { 42 };
+    if (n + 1 <= 65535)
+      EXPECT_THROW(chs::ComputeLabelStatistics(bad.data(), grid, untouched, context), std::invalid_argument);
+    EXPECT_EQ(untouched.voxelCount, std::vector<uint64_t>{ 42 });
+  }
+}
+} // namespace
+
 TEST(ConnectedComponentRules, LabelStatisticsMatchBruteForce)
 {
   for (const chs::Grid & grid : Grids())
   {
-    const uint64_t n          = grid.NumberOfVoxels();
-    auto           labels     = RandomValues<uint16_t>(n, unsigned(n), 1, 6, 0.2);
-    labels[n / 2]             = 8; // 7 and perhaps some of 1..6 do not occur
-    const uint64_t        top = 8;
-    std::vector<uint64_t> voxels(top + 1, 0), sums(3 * (top + 1), 0);
-    std::vector<uint32_t> lo(3 * (top + 1), ~0u), hi(3 * (top + 1), 0);
+    const uint64_t n      = grid.NumberOfVoxels();
+    auto           labels = RandomValues<uint16_t>(n, unsigned(n), 1, 6, 0.2);
+    labels[n / 2]         = 8; // 7 and perhaps some of 1..6 do not occur
+    ExpectBruteForceStatistics(grid, labels, 8);
+  }
+}
+
+TEST(ConnectedComponentRules, LabelStatisticsOfLongRuns)
+{
+  // Runs of one label over many warps' steps (the CUDA backend gathers a warp's steps of one label), ending anywhere
+  // in a step, across rows, slices and the warps' segments, with scattered single voxels between them; rows longer
+  // than a segment; a label that fills the image.
+  for (const chs::Grid & grid : { chs::Grid{ { 150, 37, 9 } },
+                                  chs::Grid{ { 4099, 3, 1 } },
+                                  chs::Grid{ { 31, 33, 35 } },
+                                  chs::Grid{ { 64, 64, 3 } } })
+  {
+    const uint64_t        n = grid.NumberOfVoxels();
+    std::vector<uint16_t> labels(n), uniform(n, 3);
     for (uint64_t i = 0; i < n; ++i)
     {
-      const uint64_t k    = labels[i];
-      const uint32_t c[3] = { uint32_t(i % grid.size[0]),
-                              uint32_t(i / grid.size[0] % grid.size[1]),
-                              uint32_t(i / grid.size[0] / grid.size[1]) };
-      ++voxels[k];
-      for (int d = 0; d < 3; ++d)
-      {
-        sums[3 * k + d] += c[d];
-        lo[3 * k + d] = std::min(lo[3 * k + d], c[d]);
-        hi[3 * k + d] = std::max(hi[3 * k + d], c[d]);
-      }
+      const uint64_t x = i % grid.size[0], y = i / grid.size[0] % grid.size[1], z = i / grid.size[0] / grid.size[1];
+      labels[i] = static_cast<uint16_t>((x + 5 * y + 11 * z) / 45 % 6);
+      if ((i * 2654435761u) % 97 == 0)
+        labels[i] = 7;
     }
-    for (chs::Backend backend : { chs::Backend::CPU, chs::Backend::CUDA })
-    {
-      if (backend == chs::Backend::CUDA && !chs_test::HasCudaDevice())
-        continue;
-      chs::ExecutionContext context;
-      context.backend = backend;
-      chs::ConnectedComponentStatistics s;
-      EXPECT_EQ(chs::ComputeLabelStatistics(labels.data(), grid, s, context), top);
-      EXPECT_EQ(s.voxelCount, voxels);
-      EXPECT_EQ(s.coordinateSum, sums);
-      EXPECT_EQ(s.minimum, lo);
-      EXPECT_EQ(s.maximum, hi);
-      // A label above the voxel count: refused, nothing written.
-      auto bad = labels;
-      bad[0]   = static_cast<uint16_t>(std::min<uint64_t>(n + 1, 65535));
-      chs::ConnectedComponentStatistics untouched;
-      untouched.voxelCount = { 42 };
-      if (n + 1 <= 65535)
-        EXPECT_THROW(chs::ComputeLabelStatistics(bad.data(), grid, untouched, context), std::invalid_argument);
-      EXPECT_EQ(untouched.voxelCount, std::vector<uint64_t>{ 42 });
-    }
+    ExpectBruteForceStatistics(grid, labels, 7);
+    ExpectBruteForceStatistics(grid, uniform, 3);
   }
 }
 
