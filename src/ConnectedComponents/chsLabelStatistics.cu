@@ -1,6 +1,6 @@
 // Per-label statistics of a label image (include/chs/ConnectedComponents.h, ComputeLabelStatistics), the CUDA
 // backend: one pass over the voxels in raster order that adds each to its label's count, bounding box and coordinate
-// sums: a warp's steps of one label gathered into one update, other steps with the labelling's accumulation
+// sums: the few labels a warp carries in registers over consecutive steps, the others with the labelling's accumulation
 // (AccumulateStatistics: one atomic a warp's group of equal labels). The counts and sums are integers and the
 // extremes order-free, so the result is the CPU reference's exactly.
 #include "ConnectedComponents/chsConnectedComponentsBackends.h"
@@ -16,7 +16,7 @@ namespace
 {
 
 /** Voxels a warp visits in one segment (kSegmentSteps steps of 32 consecutive voxels). */
-constexpr unsigned kSegmentSteps = 64;
+constexpr unsigned kSegmentSteps = 256;
 
 __device__ __forceinline__ unsigned
 WarpMin(unsigned v)
@@ -41,54 +41,76 @@ WarpMax(unsigned v)
 #endif
 }
 
-/** The statistics of one label over consecutive steps in which all 32 voxels of a warp hold it: the sums are the
- * warp's (equal in every lane), the extremes each lane's own until Flush reduces them. */
-struct UniformRun
+__device__ __forceinline__ unsigned long long
+WarpSum(unsigned long long v)
 {
-  unsigned long long key   = ~0ull;
-  unsigned long long count = 0, sx = 0, sy = 0, sz = 0;
+  for (int o = 16; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/** A label a warp carries: the voxels of it that its lanes met over consecutive steps, each lane keeping its own
+ * count, coordinate sums and extremes, added to the label's entries once when the carry ends. */
+struct CarriedLabel
+{
+  unsigned long long key    = ~0ull; // uniform across the warp; ~0 none
+  unsigned           count  = 0;
+  unsigned long long sum[3] = { 0, 0, 0 };
   unsigned           lo[3] = { ~0u, ~0u, ~0u }, hi[3] = { 0, 0, 0 };
 
   __device__ __forceinline__ void
-  Add(unsigned x, unsigned y, unsigned z)
+  Add(const unsigned c[3])
   {
-    count += 32;
-    sx += PeerSum(0xffffffffu, x);
-    sy += PeerSum(0xffffffffu, y);
-    sz += PeerSum(0xffffffffu, z);
-    lo[0] = min(lo[0], x), lo[1] = min(lo[1], y), lo[2] = min(lo[2], z);
-    hi[0] = max(hi[0], x), hi[1] = max(hi[1], y), hi[2] = max(hi[2], z);
-  }
-  /** Every lane calls it (warp reductions); lane 0 adds the run to the label's entries. */
-  __device__ __forceinline__ void
-  Flush(const StatisticsPointers & stats)
-  {
-    if (count == 0) // uniform across the warp
-      return;
-    unsigned mn[3], mx[3];
+    ++count;
     for (int d = 0; d < 3; ++d)
-      mn[d] = WarpMin(lo[d]), mx[d] = WarpMax(hi[d]);
-    if ((threadIdx.x & 31) == 0)
     {
-      atomicAdd(stats.count + key, count);
-      atomicAdd(stats.sum + 3 * key + 0, sx);
-      atomicAdd(stats.sum + 3 * key + 1, sy);
-      atomicAdd(stats.sum + 3 * key + 2, sz);
-      for (int d = 0; d < 3; ++d)
+      sum[d] += c[d];
+      lo[d] = min(lo[d], c[d]);
+      hi[d] = max(hi[d], c[d]);
+    }
+  }
+  /** Every lane calls it (warp reductions); lane 0 adds the carry to the label's entries, then the slot carries
+   * `next`. */
+  __device__ __forceinline__ void
+  Flush(const StatisticsPointers & stats, unsigned long long next)
+  {
+    if (key != ~0ull)
+    {
+      const unsigned long long n = WarpSum(count);
+      if (n)
       {
-        AtomicMinIfSmaller(stats.minimum + 3 * key + d, mn[d]);
-        AtomicMaxIfLarger(stats.maximum + 3 * key + d, mx[d]);
+        unsigned long long s[3];
+        unsigned           mn[3], mx[3];
+        for (int d = 0; d < 3; ++d)
+          s[d] = WarpSum(sum[d]), mn[d] = WarpMin(lo[d]), mx[d] = WarpMax(hi[d]);
+        if ((threadIdx.x & 31) == 0)
+        {
+          atomicAdd(stats.count + key, n);
+          for (int d = 0; d < 3; ++d)
+          {
+            atomicAdd(stats.sum + 3 * key + d, s[d]);
+            AtomicMinIfSmaller(stats.minimum + 3 * key + d, mn[d]);
+            AtomicMaxIfLarger(stats.maximum + 3 * key + d, mx[d]);
+          }
+        }
       }
     }
-    *this = UniformRun();
+    *this = CarriedLabel();
+    key   = next;
   }
 };
 
-/** One warp a segment of kSegmentSteps * 32 consecutive voxels. A step whose 32 voxels hold one label joins the
- * warp's run of that label, added to the label's entries once when the run ends (half of a label image is often
- * one label, the background, whose entries every step would otherwise update: a few atomics on one address for
- * each of millions of warps); other steps are accumulated as the labelling's statistics are (AccumulateStatistics).
- * Integer sums and order-free extremes: the result does not depend on the grouping. */
+/** Labels a warp carries at once. */
+constexpr int kCarried = 4;
+
+/** One warp a segment of kSegmentSteps * 32 consecutive voxels. The warp carries up to kCarried labels: their
+ * voxels are added to the lanes' own registers, and to the labels' entries once when the segment ends or the label
+ * is displaced. The other voxels of a step are added as the labelling adds its statistics (AccumulateStatistics: one
+ * atomic per group of equal labels, the bounding box read before it is updated), and the label of the step's last
+ * voxel, when it is one of them, then displaces the carried label least recently met. Without the carry the
+ * labels that fill most of an image (the background, large objects) had their entries read and updated by almost
+ * every step of every warp: atomics and reads on a few addresses that took most of the pass. Integer sums and
+ * order-free extremes: the result does not depend on the grouping. */
 template <typename TLabel>
 __global__ void
 __launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *     labels,
@@ -104,31 +126,54 @@ __launch_bounds__(kFinalizeThreads) LabelStatisticsKernel(const TLabel *     lab
   // Every bound below is uniform per warp, so whole warps take part in the warp primitives.
   for (uint64_t s = uint64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < segments; s += warps)
   {
-    UniformRun     run;
-    const uint64_t end = min(n, (s + 1) * segment);
-    for (uint64_t base = s * segment; base < end; base += 32)
+    CarriedLabel   carry[kCarried];
+    unsigned       used[kCarried] = {}; // the step that last met each carried label, uniform across the warp
+    const uint64_t end            = min(n, (s + 1) * segment);
+    unsigned       step           = 0;
+    for (uint64_t base = s * segment; base < end; base += 32, ++step)
     {
-      const uint64_t i     = base + lane;
-      const bool     valid = i < end;
-      const TLabel   label = valid ? labels[i] : TLabel(0);
-      const auto     key   = static_cast<unsigned long long>(label);
-      if (__all_sync(0xffffffffu, valid) && __match_any_sync(0xffffffffu, key) == 0xffffffffu)
+      const uint64_t           i       = base + lane;
+      const bool               valid   = i < end;
+      const TLabel             label   = valid ? labels[i] : TLabel(0);
+      const unsigned long long key     = static_cast<unsigned long long>(label);
+      const unsigned long long row     = i / nx;
+      const unsigned           c[3]    = { static_cast<unsigned>(i - row * nx),
+                                           static_cast<unsigned>(row % ny),
+                                           static_cast<unsigned>(row / ny) };
+      bool                     carried = false;
+#pragma unroll
+      for (int k = 0; k < kCarried; ++k)
       {
-        if (key != run.key)
-        {
-          run.Flush(stats);
-          run.key = key;
-        }
-        const unsigned long long row = i / nx;
-        run.Add(static_cast<unsigned>(i - row * nx), static_cast<unsigned>(row % ny), static_cast<unsigned>(row / ny));
+        const bool mine = valid && key == carry[k].key;
+        if (mine)
+          carry[k].Add(c);
+        if (__any_sync(0xffffffffu, mine))
+          used[k] = step + 1;
+        carried = carried || mine;
       }
-      else
+      if (__all_sync(0xffffffffu, carried))
+        continue;
+      AccumulateStatistics<unsigned long long, TLabel>(label, valid && !carried, i, nx, ny, -1, stats);
+      // The step's last voxel's label, when not carried, displaces the least recently met one.
+      if (__shfl_sync(0xffffffffu, static_cast<int>(valid && !carried), 31))
       {
-        run.Flush(stats);
-        AccumulateStatistics<unsigned long long, TLabel>(label, valid, i, nx, ny, -1, stats);
+        const unsigned long long next   = __shfl_sync(0xffffffffu, key, 31);
+        int                      oldest = 0;
+#pragma unroll
+        for (int k = 1; k < kCarried; ++k)
+          oldest = used[k] < used[oldest] ? k : oldest;
+#pragma unroll
+        for (int k = 0; k < kCarried; ++k) // static indices keep the slots in registers
+          if (k == oldest)
+          {
+            carry[k].Flush(stats, next);
+            used[k] = step + 1;
+          }
       }
     }
-    run.Flush(stats);
+#pragma unroll
+    for (int k = 0; k < kCarried; ++k)
+      carry[k].Flush(stats, ~0ull);
   }
 }
 
