@@ -18,25 +18,19 @@ namespace
 /** Voxels a warp visits in one segment (kSegmentSteps steps of 32 consecutive voxels). */
 constexpr unsigned kSegmentSteps = 256;
 
+/** The smallest (Largest false) or largest value of v over the warp's 32 lanes. */
+template <bool Largest>
 __device__ __forceinline__ unsigned
-WarpMin(unsigned v)
+WarpExtreme(unsigned v)
 {
 #if __CUDA_ARCH__ >= 800
-  return __reduce_min_sync(0xffffffffu, v);
+  return Largest ? __reduce_max_sync(0xffffffffu, v) : __reduce_min_sync(0xffffffffu, v);
 #else
   for (int o = 16; o > 0; o /= 2)
-    v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-#endif
-}
-__device__ __forceinline__ unsigned
-WarpMax(unsigned v)
-{
-#if __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(0xffffffffu, v);
-#else
-  for (int o = 16; o > 0; o /= 2)
-    v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  {
+    const unsigned w = __shfl_xor_sync(0xffffffffu, v, o);
+    v                = Largest ? max(v, w) : min(v, w);
+  }
   return v;
 #endif
 }
@@ -82,7 +76,7 @@ struct CarriedLabel
         unsigned long long s[3];
         unsigned           mn[3], mx[3];
         for (int d = 0; d < 3; ++d)
-          s[d] = WarpSum(sum[d]), mn[d] = WarpMin(lo[d]), mx[d] = WarpMax(hi[d]);
+          s[d] = WarpSum(sum[d]), mn[d] = WarpExtreme<false>(lo[d]), mx[d] = WarpExtreme<true>(hi[d]);
         if ((threadIdx.x & 31) == 0)
         {
           atomicAdd(stats.count + key, n);
