@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
-from ._arrays import Run, choice, host, to_caller
+from ._arrays import Run, choice, host, host_empty, to_caller
 
 
 def _first_order_labels(xp, roots):
@@ -238,8 +238,15 @@ class AlphaTree(_Tree):
     def _image_graph(self):
         """The image graph's edges in edge-index order (pixel * K + slot, include/chs/SingleLinkage.h): (u, v, index),
         of the backend's kind."""
-        u, v, ids = _chseg.image_graph_edges(list(self.shape), self._fully_connected)
         run = self._run
+        shape = [int(s) for s in self.shape]
+        count = _chseg.image_graph_edge_count(shape, self._fully_connected)
+        # Host arrays from the module's cache (pages mapped already; page-locked for CUDA runs), filled on the
+        # host's threads.
+        pinned = run.backend == "cuda"
+        u, v = host_empty((count,), np.uint32, pinned), host_empty((count,), np.uint32, pinned)
+        ids = host_empty((count,), np.uint64, pinned)
+        _chseg.image_graph_edges_into(shape, self._fully_connected, u, v, ids)
         if run.device_arrays:
             return run.array(u), run.array(v), run.array(ids)
         return u, v, ids
@@ -277,7 +284,11 @@ class AlphaTree(_Tree):
         _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.context)
         out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
         _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.context)
-        out[2][...] = ids[out[2]]  # the image edge index of each tree edge
+        # The image edge index of each tree edge.
+        if run.device_arrays:
+            out[2][...] = ids[out[2]]
+        else:
+            _chseg.take_edge_ids(ids, out[2])
         tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
         return tree.filter_regions(threshold, attribute)
 

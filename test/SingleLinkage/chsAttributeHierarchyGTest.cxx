@@ -15,8 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace
@@ -572,6 +574,54 @@ TEST(ImageGraphEdges, CountsOrderAndEnds)
     ASSERT_TRUE(it != e.end() && *it == t.edge[r]);
     EXPECT_EQ(u[it - e.begin()], t.u[r]);
     EXPECT_EQ(v[it - e.begin()], t.v[r]);
+  }
+}
+
+/** Grids of many rows, filled by several threads: the list equals the one written pixel by pixel, slot by slot, with
+ * each slot's offset read from its first edge. */
+TEST(ImageGraphEdges, ManyRowsEqualThePixelOrder)
+{
+  for (const auto & [size, full, k] : { std::make_tuple(std::array<int64_t, 3>{ 33, 29, 70 }, false, 3u),
+                                        std::make_tuple(std::array<int64_t, 3>{ 33, 29, 70 }, true, 13u),
+                                        std::make_tuple(std::array<int64_t, 3>{ 301, 2000, 1 }, true, 4u) })
+  {
+    chs::Grid grid;
+    grid.dimension = size[2] > 1 ? 3 : 2;
+    for (int d = 0; d < 3; ++d)
+      grid.size[d] = uint64_t(size[d]);
+    const uint64_t        m = chs::ImageGraphEdges(grid, full, nullptr, nullptr, nullptr);
+    std::vector<uint32_t> u(m), v(m);
+    std::vector<uint64_t> e(m);
+    ASSERT_EQ(chs::ImageGraphEdges(grid, full, u.data(), v.data(), e.data()), m);
+    const auto coordinates = [&](int64_t p) {
+      return std::array<int64_t, 3>{ p % size[0], p / size[0] % size[1], p / size[0] / size[1] };
+    };
+    std::vector<std::array<int64_t, 3>> offset(k);
+    std::vector<bool>                   seen(k, false);
+    for (uint64_t i = 0; i < m; ++i)
+      if (!seen[e[i] % k])
+      {
+        const auto a = coordinates(u[i]), b = coordinates(v[i]);
+        offset[e[i] % k] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] };
+        seen[e[i] % k]   = true;
+      }
+    std::vector<uint32_t> eu, ev;
+    std::vector<uint64_t> ee;
+    for (int64_t p = 0; p < size[0] * size[1] * size[2]; ++p)
+      for (unsigned s = 0; s < k; ++s)
+      {
+        ASSERT_TRUE(seen[s]);
+        const auto    a = coordinates(p);
+        const int64_t x = a[0] + offset[s][0], y = a[1] + offset[s][1], z = a[2] + offset[s][2];
+        if (x < 0 || y < 0 || z < 0 || x >= size[0] || y >= size[1] || z >= size[2])
+          continue;
+        eu.push_back(uint32_t(p));
+        ev.push_back(uint32_t((z * size[1] + y) * size[0] + x));
+        ee.push_back(uint64_t(p) * k + s);
+      }
+    EXPECT_EQ(u, eu);
+    EXPECT_EQ(v, ev);
+    EXPECT_EQ(e, ee);
   }
 }
 } // namespace

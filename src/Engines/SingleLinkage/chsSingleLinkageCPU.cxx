@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace chs
@@ -205,24 +207,57 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
 {
   const sl::ImageGraph graph(grid, fullyConnected);
   sl::CheckImageGraph(grid, ImageGraphParameters{ fullyConnected }, graph, 32);
-  uint64_t count = 0, p = 0;
-  for (int64_t z = 0; z < graph.nz; ++z)
-    for (int64_t y = 0; y < graph.ny; ++y)
-      for (int64_t x = 0; x < graph.nx; ++x, ++p)
-        for (unsigned s = 0; s < graph.slots; ++s)
+  // Rows (y, z) in parallel: each row's edges counted per slot (a slot's valid x form one range), their offsets
+  // summed, then each row written at its offset, pixel by pixel and slot by slot.
+  const int64_t rows = graph.ny * graph.nz;
+  const auto    row  = [&](int64_t r, uint64_t at, bool write)
+  {
+    const int64_t y = r % graph.ny, z = r / graph.ny;
+    int64_t       lo[13], hi[13], step[13];
+    uint64_t      count = 0;
+    for (unsigned s = 0; s < graph.slots; ++s)
+    {
+      const bool inside = y + graph.dy[s] >= 0 && y + graph.dy[s] < graph.ny && z + graph.dz[s] < graph.nz;
+      lo[s]             = inside ? std::max<int64_t>(0, -graph.dx[s]) : 0;
+      hi[s]             = inside ? graph.nx - std::max<int64_t>(0, graph.dx[s]) : 0;
+      step[s]           = (int64_t(graph.dz[s]) * graph.ny + graph.dy[s]) * graph.nx + graph.dx[s];
+      count += uint64_t(std::max<int64_t>(0, hi[s] - lo[s]));
+    }
+    if (!write)
+      return count;
+    uint64_t p = uint64_t(r) * uint64_t(graph.nx);
+    for (int64_t x = 0; x < graph.nx; ++x, ++p)
+      for (unsigned s = 0; s < graph.slots; ++s)
+        if (x >= lo[s] && x < hi[s])
         {
-          const int64_t q = graph.Neighbour(x, y, z, s);
-          if (q < 0)
-            continue;
-          if (u)
-          {
-            u[count]    = uint32_t(p);
-            v[count]    = uint32_t(q);
-            edge[count] = p * graph.slots + s;
-          }
-          ++count;
+          u[at]    = uint32_t(p);
+          v[at]    = uint32_t(int64_t(p) + step[s]);
+          edge[at] = p * graph.slots + s;
+          ++at;
         }
-  return count;
+    return count;
+  };
+  std::vector<uint64_t> offset(size_t(rows) + 1, 0);
+  const unsigned        threads =
+    unsigned(std::max<int64_t>(1, std::min<int64_t>(rows / 64, std::min(16u, std::thread::hardware_concurrency()))));
+  const auto parallel = [&](const std::function<void(int64_t)> & f)
+  {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(
+        [&, t]
+        {
+          for (int64_t r = rows * t / threads; r < rows * (t + 1) / threads; ++r)
+            f(r);
+        });
+    for (auto & t : pool)
+      t.join();
+  };
+  parallel([&](int64_t r) { offset[size_t(r) + 1] = row(r, 0, false); });
+  std::partial_sum(offset.begin(), offset.end(), offset.begin());
+  if (u)
+    parallel([&](int64_t r) { row(r, offset[size_t(r)], true); });
+  return offset.back();
 }
 
 template <typename TWeight, typename TNode>
