@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The style checks, first step of scripts/test.sh (and so of CI) and the pre-commit hook (.pre-commit-config.yaml):
 # clang-format (.clang-format) on the C++ and CUDA sources, ruff (lint and format, pyproject.toml) on the Python
-# files, mypy on the chseg package. The tools are the versions of scripts/lint-requirements.txt, in a virtual
-# environment of their own (build-lint/venv, made once). Takes seconds.
+# files, mypy on the chseg package, and that every reference to a result file resolves (scripts/check-result-links.py).
+# The tools are the versions of scripts/lint-requirements.txt, in a virtual environment of their own (build-lint/venv,
+# made once). Takes seconds.
 #   scripts/lint.sh          checks; exits 1 naming every file that is not formatted or fails a check
 #   scripts/lint.sh --fix    formats the files in place (clang-format, ruff format, ruff's safe fixes), then checks
 set -euo pipefail
@@ -38,5 +39,6 @@ fi
 "$venv/bin/ruff" format --check -q . || { echo "ruff format: the files above are not formatted" >&2; status=1; }
 "$venv/bin/ruff" check -q . || status=1
 "$venv/bin/mypy" || status=1
+python3 scripts/check-result-links.py || status=1
 [ "$status" = 0 ] && echo "lint: ${#cxx[@]} C++/CUDA files formatted; ruff and mypy clean" >&2
 exit "$status"

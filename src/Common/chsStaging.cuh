@@ -315,7 +315,8 @@ CopyStream(int device)
  * count. Chunk k's DMA is issued when all workers are done with it (to the device) or with chunk k - S (to the
  * host), and a slot's event is waited for before it is recorded again. Every way out waits for the workers and the
  * stream, so no copy into or out of a slot outlives the lock. (Whole chunks per worker, chunk k by worker k mod W,
- * moved 6 to 13 GB/s against 30 to 50 with slices on the H100 machine: bench/results/EndToEnd/staging-4ab2268/.) */
+ * moved 6 to 13 GB/s against 30 to 50 with slices on the H100 machine: bench/results/EndToEnd/staging-4ab2268@ba139af.)
+ */
 class StagedTransfer
 {
 public:
