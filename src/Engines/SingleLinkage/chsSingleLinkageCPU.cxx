@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -207,8 +206,8 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
 {
   const sl::ImageGraph graph(grid, fullyConnected);
   sl::CheckImageGraph(grid, ImageGraphParameters{ fullyConnected }, graph, 32);
-  // Rows (y, z) in parallel: each row's edges counted per slot (a slot's valid x form one range), their offsets
-  // summed, then each row written at its offset, pixel by pixel and slot by slot.
+  // Rows (y, z): each row's edges counted per slot (a slot's valid x form one range), their offsets summed, then
+  // each row written at its offset, pixel by pixel and slot by slot.
   const int64_t rows = graph.ny * graph.nz;
   const auto    row  = [&](int64_t r, uint64_t at, bool write)
   {
@@ -237,26 +236,25 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
         }
     return count;
   };
+  // Counting is a few operations a row; the writing is spread over the host's threads.
   std::vector<uint64_t> offset(size_t(rows) + 1, 0);
-  const unsigned        threads =
-    unsigned(std::max<int64_t>(1, std::min<int64_t>(rows / 64, std::min(16u, std::thread::hardware_concurrency()))));
-  const auto parallel = [&](const std::function<void(int64_t)> & f)
+  for (int64_t r = 0; r < rows; ++r)
+    offset[size_t(r) + 1] = offset[size_t(r)] + row(r, 0, false);
+  if (u)
   {
+    const unsigned threads =
+      unsigned(std::max<int64_t>(1, std::min<int64_t>(rows / 64, std::min(16u, std::thread::hardware_concurrency()))));
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t)
       pool.emplace_back(
         [&, t]
         {
           for (int64_t r = rows * t / threads; r < rows * (t + 1) / threads; ++r)
-            f(r);
+            row(r, offset[size_t(r)], true);
         });
     for (auto & t : pool)
       t.join();
-  };
-  parallel([&](int64_t r) { offset[size_t(r) + 1] = row(r, 0, false); });
-  std::partial_sum(offset.begin(), offset.end(), offset.begin());
-  if (u)
-    parallel([&](int64_t r) { row(r, offset[size_t(r)], true); });
+  }
   return offset.back();
 }
 
