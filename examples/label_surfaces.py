@@ -27,7 +27,7 @@ def waterfall_level(volume, sigma, regions):
     gradient = ndi.gaussian_gradient_magnitude(grey, sigma / spacing).astype(np.float32)
     relief = itk.image_from_array(gradient)
     relief.CopyInformation(volume)
-    waterfall = itk.CudaWaterfallImageFilter[type(relief), itk.Image[itk.ULL, 3]].New(Input=relief)
+    waterfall = itk.CudaWaterfallImageFilter[type(relief), itk.Image[itk.UL, 3]].New(Input=relief)
     waterfall.Update()
     levels = waterfall.GetNumberOfComputedLevels()
     k = next(k for k in range(levels) if waterfall.GetRegionCount(k) <= regions)
@@ -137,7 +137,10 @@ def main():
     volume = itk.imread(args.volume, itk.F)
     labels, level, count = waterfall_level(volume, args.sigma, args.regions)
     if args.labels:
-        itk.imwrite(labels, args.labels, compression=True)
+        # pip's itk writes no unsigned long images (its ImageFileWriter is not wrapped for them): the level's few
+        # labels go to the file as unsigned int.
+        as_uint = itk.cast_image_filter(labels, ttype=(type(labels), itk.Image[itk.UI, labels.GetImageDimension()]))
+        itk.imwrite(as_uint, args.labels, compression=True)
     mesh = surfaces(labels)
     writer = vtk.vtkXMLPolyDataWriter()
     writer.SetInputData(mesh)

@@ -37,7 +37,7 @@ def main():
 
     grey = skimage.io.imread(args.input, as_gray=True) if args.input else skimage.data.camera()
     image = itk.image_from_array(np.asarray(grey, dtype=np.float32))
-    waterpixels = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, 2]].New(
+    waterpixels = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, 2]].New(
         image, GridStep=args.step, Compactness=args.compactness
     )
     waterpixels.Update()

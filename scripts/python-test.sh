@@ -1,42 +1,31 @@
 #!/usr/bin/env bash
-# Builds the module's Python wrapping against a wrapped ITK build tree (scripts/build-wrapped-itk.sh, cached) and
-# runs the Python tests in wrapping/test with pytest. Extra arguments go to pytest.
-#   CUDAARCHS as in build.sh; CHS_PYTHON and CHS_ITK_CACHE as in build-wrapped-itk.sh;
-#   CHS_PYTHON_BUILD  the module's wrapping build folder (default build-python)
-#   CHS_PYTHON_TEST=0 builds the wrapping only: no test packages installed, no pytest (scripts/test.sh builds it so
-#                     beside the chseg tests)
-#   CHS_PREBUILT_CORE as in chseg-test.sh: the core that build.sh built, linked instead of compiled again (read when
-#                     the wrapping build folder is configured)
+# The module's ITK Python wrapping as pip users get it: builds the itk-cudahierarchicalsegmentation wheel
+# (scripts/build-itk-wheel.sh, against the ITK 5.4.7 tree of scripts/build-itk-python.sh, cached), installs it into a
+# fresh virtual environment beside itk 5.4.7 from PyPI, as `pip install itk==5.4.7 <wheel>` does, and runs the tests
+# in wrapping/test with pytest against that installation. Extra arguments go to pytest. GPU cases skip without a
+# CUDA device.
+#   CUDAARCHS          as in build.sh (default here: sm_90 only without a GPU)
+#   CHS_PREBUILT_CORE  as in chseg-test.sh: the core that build.sh built, linked instead of compiled again
+#   CHS_ITK_VENV       the environment's folder (default build-itk-wheel/venv; emptied first)
+#   CHS_PYTHON_TEST=0  builds the wheel only (scripts/test.sh builds it beside the chseg tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-python=${CHS_PYTHON:-/usr/bin/python3}
-itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
-itk_source=$(dirname "$itk_build")/InsightToolkit-5.2.1
-build=${CHS_PYTHON_BUILD:-build-python}
-if [ "${CHS_PYTHON_TEST:-1}" != 0 ]; then
-  [ "$python" != /usr/bin/python3 ] || chs_install_missing python3-pytest python3-scipy python3-skimage python3-vtk9 xvfb xauth
-  # Higra (PyPI) is the alpha-tree tests' second oracle; they skip where it cannot be installed.
-  "$python" -c "import higra" 2>/dev/null || "$python" -m pip install -q --user --break-system-packages higra \
-    || echo "higra could not be installed: the alpha-tree comparison with Higra will skip" >&2
-fi
 chs_default_cuda_archs
-if [ ! -f "$build/build.ninja" ]; then
-  # Module tests off: with them ITKModuleExternal asks for ITKTestKernel, most of ITK. The C++ tests are built
-  # against Debian's ITK by build.sh.
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DITK_DIR="$itk_build" -DBUILD_TESTING=OFF \
-    -DITK_USE_SYSTEM_SWIG=ON -DSWIG_EXECUTABLE=/usr/bin/swig -DITK_USE_SYSTEM_CASTXML=ON \
-    -DCASTXML_EXECUTABLE=/usr/bin/castxml -DPython3_EXECUTABLE="$python" \
-    -DPY_SITE_PACKAGES_PATH="lib/python$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')/site-packages" \
-    -DCHS_WRAP_ITK_REFERENCE_SOURCE_DIR="$itk_source" -DCHS_PREBUILT_CORE="${CHS_PREBUILT_CORE:-}"
-fi
-# The wrapping writes its castxml include list into the shared wrapped-ITK tree; when another checkout of the module
-# configured last, that list names the other checkout's headers: configure again so that it names this one's.
-inc="$itk_build/Wrapping/CudaHierarchicalSegmentation.castxml.inc"
-if [ -f "$inc" ] && ! grep -qF -- "-I$PWD/include\"" "$inc"; then
-  cmake "$build" >/dev/null
-fi
-cmake --build "$build" -j "$(nproc)"
-export PYTHONPATH="$itk_build/Wrapping/Generators/Python${PYTHONPATH:+:$PYTHONPATH}"
-export LD_LIBRARY_PATH="$itk_build/lib:$PWD/$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ "${CHS_PYTHON_TEST:-1}" = 0 ] || "$python" -m pytest -q wrapping/test "$@"
+start=$SECONDS
+wheel=$(CHS_ITK_WHEEL_DIR=build-itk-wheel/dist scripts/build-itk-wheel.sh | tail -n 1)
+[ "${CHS_PYTHON_TEST:-1}" != 0 ] || exit 0
+chs_install_missing python3-venv python3-vtk9 xvfb xauth
+venv=${CHS_ITK_VENV:-build-itk-wheel/venv}
+rm -rf "$venv"
+# Debian's Python (3.11, which the abi3 wheel takes), with its system packages visible for VTK (python3-vtk9: the
+# label-surfaces example's test); everything else comes from PyPI into the environment.
+/usr/bin/python3 -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$venv/bin/python" -m pip install -q "itk==5.4.7" "$wheel[test]"
+# Higra is the alpha-tree tests' second oracle; they skip where it cannot be installed.
+"$venv/bin/python" -m pip install -q higra || echo "higra could not be installed: the comparison with Higra will skip" >&2
+echo "itk wheel built and installed beside itk 5.4.7: $((SECONDS - start)) s" >&2
+# From the repository root, with the environment only on PATH: the tests import the installed itk and module.
+env PATH="$PWD/$venv/bin:/usr/bin:/bin" "$venv/bin/python" -m pytest -q -p no:cacheprovider wrapping/test "$@"
+echo "itk wheel built, installed and tested: $((SECONDS - start)) s" >&2

@@ -9,8 +9,9 @@
 #   the demo's waterfall of the MRI volume, surfaces of the   CudaSegmentationDemo (scripts/demo.sh), then
 #   CT-like volume's connected components                    RenderLabelSurfaces (VTK)
 # then stores them as 32-colour palette PNGs (about 530 KB in all).
-#   scripts/readme-pictures.sh     after scripts/build.sh and scripts/python-test.sh (the wrapping); needs NumPy, SciPy,
-#                                  scikit-image, Matplotlib, Pillow and Xvfb (Debian's packages)
+#   scripts/readme-pictures.sh     after scripts/build.sh and scripts/python-test.sh (the itk wheel, installed beside pip's
+#                                  itk in build-itk-wheel/venv); needs NumPy, SciPy, scikit-image, Matplotlib, Pillow
+#                                  and Xvfb (Debian's packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 in=out/pictures
@@ -28,12 +29,11 @@ build/bin/CudaSegmentationDemo "$in/demo" >/dev/null
 cp "$in/demo/mri-t1-waterfall.png" docs/images/demo-mri-waterfall.png
 xvfb-run -a build/bin/RenderLabelSurfaces --size 800x600 "$in/demo/ct-like-connected-components.nrrd" \
   "$in/demo/ct-like-connected-components.vtp" docs/images/demo-ct-surfaces.png
-# The Python examples, with the module's wrapping as scripts/python-test.sh builds and finds it.
-itk_build=$(scripts/build-wrapped-itk.sh | tail -n 1)
-PYTHONPATH="$itk_build/Wrapping/Generators/Python" LD_LIBRARY_PATH="$itk_build/lib:$PWD/${CHS_PYTHON_BUILD:-build-python}/lib" \
-  "$python" examples/alpha_tree_photograph.py docs/images/alpha-tree-photograph.png
-PYTHONPATH="$itk_build/Wrapping/Generators/Python" LD_LIBRARY_PATH="$itk_build/lib:$PWD/${CHS_PYTHON_BUILD:-build-python}/lib" \
-  "$python" examples/single_linkage_points.py docs/images/single-linkage-points.png
+# The Python examples, with pip's itk and the module's wheel as scripts/python-test.sh installs them (Debian's system
+# packages visible: Matplotlib, Pillow).
+itk_python=${CHS_ITK_VENV:-build-itk-wheel/venv}/bin/python
+"$itk_python" examples/alpha_tree_photograph.py docs/images/alpha-tree-photograph.png
+"$itk_python" examples/single_linkage_points.py docs/images/single-linkage-points.png
 # Palette PNGs keep the pictures small.
 "$python" -c "
 import sys

@@ -118,7 +118,7 @@ def test_saliency_equals_higra_on_every_edge(name):
 def test_cut_at_zero_is_the_flat_zones(name):
     image = images()["uint8-few-levels"]
     tree = alpha_tree(image, name)
-    cut = itk.AlphaTreeCutImageFilter[itk.Image[itk.ULL, 2]].New()
+    cut = itk.AlphaTreeCutImageFilter[itk.Image[itk.UL, 2]].New()
     cut.SetInput(tree)
     cut.SetAlpha(0.0)
     cut.SetBackend(backend(name))

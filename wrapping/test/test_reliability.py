@@ -20,7 +20,7 @@ def relief(shape, seed):
 
 def watershed_filter(array):
     image = itk.image_from_array(np.ascontiguousarray(array))
-    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New()
+    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, image.GetImageDimension()]].New()
     f.SetInput(image)
     f.SetBackend(backend("CPU"))
     return f
@@ -28,7 +28,7 @@ def watershed_filter(array):
 
 def waterpixel_filter(array, step):
     image = itk.image_from_array(np.ascontiguousarray(array))
-    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New()
+    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, image.GetImageDimension()]].New()
     f.SetInput(image)
     f.SetGridStep(step)
     f.SetBackend(backend("CPU"))
@@ -80,8 +80,8 @@ def test_one_pixel_along_an_axis(shape):
     image.Allocate()
     itk.array_view_from_image(image)[...] = relief(shape, 3).reshape(itk.array_view_from_image(image).shape)
     for f in (
-        itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New(),
-        itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, len(shape)]].New(),
+        itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, len(shape)]].New(),
+        itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, len(shape)]].New(),
     ):
         f.SetInput(image)
         f.SetBackend(backend("CPU"))
@@ -103,7 +103,7 @@ READ_AND_SEGMENT = """
 import sys
 import itk
 image = itk.imread(sys.argv[1], itk.UC)
-f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New()
+f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, image.GetImageDimension()]].New()
 f.SetInput(image)
 f.SetBackend(itk.CudaSegmentationBackendEnums.Backend_CPU)
 f.Update()

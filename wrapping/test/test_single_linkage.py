@@ -137,7 +137,7 @@ def test_image_dendrogram_cut_is_flat_zones(name):
     image.SetSpacing((0.5, 2.0))
     f = itk.CudaImageToSingleLinkageDendrogramFilter[type(image)].New(image)
     f.SetBackend(backend(name))
-    cut = itk.DendrogramToLabelImageFilter[itk.Image[itk.ULL, 2]].New()
+    cut = itk.DendrogramToLabelImageFilter[itk.Image[itk.UL, 2]].New()
     cut.SetInput(f.GetOutput())
     cut.SetDistance(0.0)
     cut.Update()
@@ -156,7 +156,7 @@ def test_image_dendrogram_cut_is_flat_zones(name):
     cut.SetDistance(3.0)
     cut.Update()
     assert cut.GetObjectCount() == 1
-    again = itk.DendrogramToLabelImageFilter[itk.Image[itk.ULL, 2]].New(Input=f.GetOutput(), Distance=0.0)
+    again = itk.DendrogramToLabelImageFilter[itk.Image[itk.UL, 2]].New(Input=f.GetOutput(), Distance=0.0)
     again.Update()
     assert again.GetObjectCount() == count
 

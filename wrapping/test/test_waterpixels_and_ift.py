@@ -21,7 +21,7 @@ def backend(name):
 
 def has_gpu():
     image = itk.image_from_array(np.zeros((8, 8), np.float32))
-    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, 2]].New(image)
+    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, 2]].New(image)
     f.SetBackend(backend("CUDA"))
     f.SetGridStep(4)
     try:
@@ -35,15 +35,6 @@ GPU = has_gpu()
 BACKENDS = ["CPU", pytest.param("CUDA", marks=pytest.mark.skipif(not GPU, reason="no CUDA device"))]
 
 
-def ull_image(array):
-    """An unsigned long long itk.Image (NumPy's uint64 maps to unsigned long, which this build does not wrap)."""
-    image = itk.Image[itk.ULL, array.ndim].New()
-    image.SetRegions(array.shape[::-1])
-    image.Allocate()
-    itk.array_view_from_image(image)[...] = array
-    return image
-
-
 def smooth(shape, seed, scale):
     rng = np.random.default_rng(seed)
     a = ndi.gaussian_filter(rng.standard_normal(shape), 1.5)
@@ -54,7 +45,7 @@ def smooth(shape, seed, scale):
 
 
 def waterpixels(image, backend_name, step, **settings):
-    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New(image)
+    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, image.GetImageDimension()]].New(image)
     f.SetBackend(backend(backend_name))
     f.SetGridStep(step)
     for name, value in settings.items():
@@ -166,7 +157,7 @@ def ift_oracle(weights, seeds, full):
 
 def ift(weights, seeds, backend_name, full):
     w = itk.image_from_array(weights.astype(np.float32))
-    s = ull_image(seeds)
+    s = itk.image_from_array(seeds.astype(np.uint64))  # unsigned long, the labels' type
     s.CopyInformation(w)
     f = itk.CudaImageForestingTransformImageFilter[type(w), type(s)].New(w)
     f.SetSeedImage(s)
@@ -195,7 +186,7 @@ def test_ift_equals_python_oracle(backend_name, shape, full, levels):
 
 def test_ift_arc_weight_enum_and_bad_input():
     w = itk.image_from_array(np.ones((6, 6), np.float32))
-    s = ull_image(np.zeros((6, 6), np.uint64))
+    s = itk.image_from_array(np.zeros((6, 6), np.uint64))
     f = itk.CudaImageForestingTransformImageFilter[type(w), type(s)].New(w)
     f.SetSeedImage(s)
     f.SetArcWeight(itk.CudaForestingTransformEnums.ArcWeight_Maximum)

@@ -20,7 +20,7 @@ def backend(name):
 
 def watershed(array, backend_name, full=False, lines=False):
     image = itk.image_from_array(np.ascontiguousarray(array))
-    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, image.GetImageDimension()]].New()
+    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, image.GetImageDimension()]].New()
     f.SetInput(image)
     f.SetFullyConnected(full)
     f.SetMarkWatershedLine(lines)
@@ -118,7 +118,7 @@ def test_gpu_equals_cpu(full, lines):
 def test_waterfall_levels_nest(backend_name, full):
     array = relief((90, 110), 8)
     image = itk.image_from_array(array)
-    f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+    f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.UL, 2]].New()
     f.SetInput(image)
     f.SetFullyConnected(full)
     f.SetBackend(backend(backend_name))
@@ -141,7 +141,7 @@ def test_waterfall_hierarchy_without_level_images(backend_name):
     image = itk.image_from_array(array)
 
     def run(produce):
-        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.UL, 2]].New()
         f.SetInput(image)
         f.SetBackend(backend(backend_name))
         f.SetProduceLevelImages(produce)
@@ -174,7 +174,7 @@ def test_signed_short_volume_as_read(backend_name, full):
 
     def waterfall(array):
         image = itk.image_from_array(array)
-        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.ULL, 3]].New()
+        f = itk.CudaWaterfallImageFilter[type(image), itk.Image[itk.UL, 3]].New()
         f.SetInput(image)
         f.SetFullyConnected(full)
         f.SetBackend(backend(backend_name))
@@ -205,9 +205,9 @@ def test_markers_mask_and_level_through_the_wrapping(backend_name):
     markers.flat[np.random.default_rng(4).choice(array.size, 15, replace=False)] = np.arange(1, 16)
     mask = (np.random.default_rng(5).random(array.shape) > 0.15).astype(np.uint8)
     image = itk.image_from_array(array)
-    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+    f = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, 2]].New()
     f.SetInput(image)
-    f.SetMarkerImage(itk.PyBuffer[itk.Image[itk.ULL, 2]].GetImageFromArray(markers))  # uint64 arrays map to UL
+    f.SetMarkerImage(itk.image_from_array(markers))  # NumPy uint64: unsigned long, the labels' type
     f.SetMaskImage(itk.image_from_array(mask))
     f.SetBackend(backend(backend_name))
     f.Update()
@@ -215,7 +215,7 @@ def test_markers_mask_and_level_through_the_wrapping(backend_name):
     assert np.array_equal(itk.array_from_image(f.GetOutput()), expected)
     assert f.GetSeedCount() == int(np.count_nonzero(markers * mask))
 
-    g = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.ULL, 2]].New()
+    g = itk.CudaWatershedImageFilter[type(image), itk.Image[itk.UL, 2]].New()
     g.SetInput(image)
     g.SetLevel(25.0)
     g.SetBackend(backend(backend_name))
