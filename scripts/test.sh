@@ -52,7 +52,7 @@ if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
 fi
 scripts/chseg-test.sh
 echo "C++, command-line and chseg (NumPy/CuPy package) tests: $((SECONDS - start)) s" >&2
-# Against ITK 5.4.7 too (built once into a cache, like the wrapped ITK): the GoogleTest suites and the external
+# Against ITK 5.4.7 too (built once into a cache, as the itk wheel's tree): the GoogleTest suites and the external
 # module's consumer.
 scripts/itk54-test.sh
 if [ "${CHS_SKIP_PYTHON:-0}" != 1 ]; then
