@@ -1,8 +1,9 @@
-"""The stages of AlphaTree.filter_regions on the GPU machine (issue 64): the image graph's edges, the alpha-tree's
-saliency on them, the graph's dendrogram, the image edge ids of its tree edges (timed here as NumPy's gather, the path
-before 4959fcb; the call itself takes them with chseg._chseg.take_edge_ids since), the dendrogram's filter; and the
-image dendrogram's own filter at the same size. Medians of 5 runs after a warm-up, NumPy in and out, relief() of
-hierarchy_bench.py at 2048^2 and 4096^2. Usage: python alpha_filter_stages.py (from the repository root)."""
+"""AlphaTree.filter_regions against the image dendrogram's own filter at the same size (issue 64 asks for at most
+2x), NumPy in and out and, where CuPy is installed, CuPy in and out; Higra's filter_small_nodes_from_tree on its
+quasi-flat zone hierarchy in the same run at the smallest side, where Higra is installed, with the results compared
+array by array. Medians of 5 runs after a warm-up (Higra: one run), area filter at 100, relief() of
+hierarchy_bench.py, 4-connected. Usage: python bench/Python/alpha_filter_bench.py [sides...] (from the repository
+root)."""
 
 import statistics
 import sys
@@ -11,52 +12,59 @@ import time
 sys.path.insert(0, "bench/Python")
 import chseg
 import numpy as np
-from chseg import _chseg
-from chseg._arrays import to_caller
-from chseg._trees import Dendrogram, _dendrogram_arrays
-from hierarchy_bench import relief
+from hierarchy_bench import higra_graph, relief
+
+try:
+    import cupy
+except ImportError:
+    cupy = None
+try:
+    import higra as hg
+except ImportError:
+    hg = None
 
 
-def t(f, reps=5):
+def timed(f, reps=5, sync=lambda: None):
     f()
+    sync()
     ts = []
     for _ in range(reps):
         s = time.perf_counter()
         r = f()
+        sync()
         ts.append((time.perf_counter() - s) * 1e3)
     return statistics.median(ts), r
 
 
-for side in (2048, 4096):
+sides = [int(a) for a in sys.argv[1:]] or [2048, 4096]
+for side in sides:
     image = relief(side)
     alpha = chseg.alpha_tree(image)
-    run = alpha._run
-    full, _ = t(lambda: alpha.filter_regions(100))
-    g, (u, v, ids) = t(lambda: alpha._image_graph())
-    parents, levels = alpha._backend_arrays
-
-    def sal():
-        s = run.empty((int(u.shape[0]),), np.float64)
-        _chseg.alpha_tree_edge_saliency(parents, levels, u, v, s, run.context)
-        return s
-
-    ts, saliency = t(sal)
-
-    def sl():
-        out = _dendrogram_arrays(run, alpha.num_leaves, parents.dtype == np.uint64)
-        r = _chseg.graph_single_linkage(u, v, saliency, alpha.num_leaves, False, *out, run.context)
-        return out, r
-
-    tl, (out, r) = t(sl)
-    tg, _ = t(lambda: ids[out[2]])
-    tree = Dendrogram(run, alpha.shape, *(to_caller(run, x) for x in out))
-    tf, _ = t(lambda: tree.filter_regions(100))
-    den = chseg.single_linkage(image)
-    td, _ = t(lambda: den.filter_regions(100))
-    print(
-        f"{side}^2: AlphaTree.filter_regions {full:.1f} ms = image_graph_edges {g:.1f} + edge saliency {ts:.1f} "
-        f"+ graph_single_linkage {tl:.1f} (kernel {r.get('kernel_ms', 0):.1f}, mst {r.get('mst_ms', 0):.1f}, "
-        f"dendrogram {r.get('dendrogram_ms', 0):.1f}) + ids gather {tg:.1f} + Dendrogram.filter_regions {tf:.1f}; "
-        f"the image dendrogram's own filter {td:.1f} ms; edges {u.shape[0]}",
-        flush=True,
+    dendrogram = chseg.single_linkage(image)
+    ta, ours = timed(lambda: alpha.filter_regions(100))
+    td, _ = timed(lambda: dendrogram.filter_regions(100))
+    line = (
+        f"{side}^2, NumPy: AlphaTree.filter_regions {ta:.1f} ms, the image dendrogram's filter {td:.1f} ms, "
+        f"ratio {ta / td:.2f}"
     )
+    if cupy is not None and chseg.device_count():
+        sync = cupy.cuda.Device().synchronize
+        on_device = cupy.asarray(image)
+        alpha_d, dendrogram_d = chseg.alpha_tree(on_device), chseg.single_linkage(on_device)
+        ta_d, ours_d = timed(lambda: alpha_d.filter_regions(100), sync=sync)
+        td_d, _ = timed(lambda: dendrogram_d.filter_regions(100), sync=sync)
+        same = np.array_equal(cupy.asnumpy(ours_d.parents), ours.parents) and np.array_equal(
+            cupy.asnumpy(ours_d.weights), ours.weights
+        )
+        line += f"; CuPy: {ta_d:.1f} ms, {td_d:.1f} ms, ratio {ta_d / td_d:.2f}, same arrays as NumPy's {same}"
+    if hg is not None and side == min(sides):
+        graph, weights = higra_graph(image)
+        qfz, altitudes = hg.quasi_flat_zone_hierarchy(graph, weights)
+        start = time.perf_counter()
+        peer, peer_altitudes = hg.filter_small_nodes_from_tree(qfz, altitudes.copy(), 100, graph, canonize_tree=False)
+        th = (time.perf_counter() - start) * 1e3
+        same = np.array_equal(ours.parents, peer.parents()) and np.array_equal(
+            ours.weights, peer_altitudes[image.size :]
+        )
+        line += f"; Higra {hg.__version__ if hasattr(hg, '__version__') else ''} {th:.0f} ms, identical {same}"
+    print(line, flush=True)

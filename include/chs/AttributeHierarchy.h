@@ -94,6 +94,28 @@ FilterRegions(const DendrogramInputT<TNode> &  in,
               const ExecutionContext &         context = ExecutionContext(),
               RunInfo *                        info    = nullptr);
 
+/** The attribute filter of an alpha-tree, or of any tree whose parents come after their children and whose leaves
+ * are the pixels of `grid` at level 0 (`nodes` parents and levels; include/chs/AlphaTree.h), as Higra filters a tree
+ * that is not binary (filter_non_relevant_node_from_tree, canonize_tree=False): the single-linkage dendrogram of the
+ * image graph (`fullyConnected`; include/chs/SingleLinkage.h) weighted by the tree's saliency (AlphaTreeEdgeSaliency:
+ * the level of each edge's ends' lowest common ancestor), its tree edges numbered by image edge index, then
+ * FilterRegions of it by `attribute` at `threshold`, written to `out`. One call for the three steps, each as its
+ * entry defines it: on the CUDA backend the image graph, the saliency and the intermediate dendrogram stay on the
+ * device (host or device pointers in and out). Throws std::invalid_argument as those entries do (an image of more
+ * than MaximumDendrogramVertices pixels, or nodes that do not form such a tree). */
+template <typename TNode>
+SingleLinkageResult
+AlphaTreeFilterRegions(const TNode *                    parent,
+                       const double *                   level,
+                       uint64_t                         nodes,
+                       const Grid &                     grid,
+                       bool                             fullyConnected,
+                       RegionAttribute                  attribute,
+                       double                           threshold,
+                       const DendrogramArraysT<TNode> & out,
+                       const ExecutionContext &         context = ExecutionContext(),
+                       RunInfo *                        info    = nullptr);
+
 /** The attribute of every node (2n - 1 values) of the dendrogram `in`, as defined above (Dynamics: 0 for the leaves),
  * on the host. For reports and tests. */
 template <typename TNode>

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from . import _chseg  # type: ignore[attr-defined]  # the compiled extension, no stub
-from ._arrays import Run, choice, host, host_empty, to_caller
+from ._arrays import Run, choice, host, to_caller
 
 
 def _first_order_labels(xp, roots):
@@ -235,22 +235,6 @@ class AlphaTree(_Tree):
         _chseg.alpha_tree_cut(parents, levels, ranges, self.num_leaves, alpha, omega, labels, run.context)
         return run.output(to_caller(run, labels))
 
-    def _image_graph(self):
-        """The image graph's edges in edge-index order (pixel * K + slot, include/chs/SingleLinkage.h): (u, v, index),
-        of the backend's kind."""
-        run = self._run
-        shape = [int(s) for s in self.shape]
-        count = _chseg.image_graph_edge_count(shape, self._fully_connected)
-        # Host arrays from the module's cache (pages mapped already; page-locked for CUDA runs), filled on the
-        # host's threads.
-        pinned = run.backend == "cuda"
-        u, v = host_empty((count,), np.uint32, pinned), host_empty((count,), np.uint32, pinned)
-        ids = host_empty((count,), np.uint64, pinned)
-        _chseg.image_graph_edges_into(shape, self._fully_connected, u, v, ids)
-        if run.device_arrays:
-            return run.array(u), run.array(v), run.array(ids)
-        return u, v, ids
-
     def filter_regions(self, threshold: float, attribute: str = "area") -> "Dendrogram":
         """The tree with the frontiers of regions whose ``attribute`` is below ``threshold`` removed.
 
@@ -276,21 +260,26 @@ class AlphaTree(_Tree):
         ValueError
             For another attribute or a NaN threshold.
         """
+        if attribute not in ("area", "volume", "height"):
+            raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
+        threshold = float(threshold)
+        if math.isnan(threshold):
+            raise ValueError("threshold must be a number, not NaN")
         run = self._run
-        u, v, ids = self._image_graph()
         parents, levels = self._backend_arrays
-        saliency = run.empty((int(u.shape[0]),), np.float64)
-        ends = (u, v) if parents.dtype == u.dtype else (u.astype(parents.dtype), v.astype(parents.dtype))
-        _chseg.alpha_tree_edge_saliency(parents, levels, *ends, saliency, run.context)
         out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
-        _chseg.graph_single_linkage(u, v, saliency, self.num_leaves, False, *out, run.context)
-        # The image edge index of each tree edge.
-        if run.device_arrays:
-            out[2][...] = ids[out[2]]
-        else:
-            _chseg.take_edge_ids(ids, out[2])
-        tree = Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
-        return tree.filter_regions(threshold, attribute)
+        # The image graph, its saliency, their dendrogram and its filter in one call (on the device for CUDA runs).
+        _chseg.alpha_tree_filter(
+            parents,
+            levels,
+            [int(s) for s in self.shape],
+            self._fully_connected,
+            choice(attribute, _chseg.RegionAttribute, "attribute"),
+            threshold,
+            *out,
+            run.context,
+        )
+        return Dendrogram(run, self.shape, *(to_caller(run, x) for x in out))
 
     def saliency(self) -> Any:
         """The saliency map on the interpixel grid.

@@ -3,8 +3,6 @@
 
 #include "chs/AlphaTree.h"
 
-#include <thread>
-
 namespace chseg
 {
 namespace
@@ -168,62 +166,6 @@ AlphaTreeSaliency(const Input &                 parent,
   return Info(info);
 }
 
-/** The number of edges of an image's pixel graph. */
-uint64_t
-ImageGraphEdgeCount(const std::vector<uint64_t> & shape, bool fullyConnected)
-{
-  return chs::ImageGraphEdges(GridOfShape(shape), fullyConnected, nullptr, nullptr, nullptr);
-}
-
-/** The edges of an image's pixel graph in edge-index order, written into host arrays of the count's length: u, v
- * (uint32) and the edge index (uint64). */
-void
-ImageGraphEdgesInto(const std::vector<uint64_t> & shape,
-                    bool                          fullyConnected,
-                    const Array &                 u,
-                    const Array &                 v,
-                    const Array &                 edge)
-{
-  const chs::Grid grid  = GridOfShape(shape);
-  const uint64_t  count = chs::ImageGraphEdges(grid, fullyConnected, nullptr, nullptr, nullptr);
-  if (u.dtype() != nb::dtype<uint32_t>() || v.dtype() != nb::dtype<uint32_t>() ||
-      edge.dtype() != nb::dtype<uint64_t>() || u.size() != count || v.size() != count || edge.size() != count ||
-      u.device_type() != nb::device::cpu::value || v.device_type() != nb::device::cpu::value ||
-      edge.device_type() != nb::device::cpu::value)
-    throw std::invalid_argument("chseg: the image graph's edges go to host arrays of " + std::to_string(count) +
-                                " elements: uint32 u and v, uint64 edge indices");
-  nb::gil_scoped_release release;
-  chs::ImageGraphEdges(grid, fullyConnected, Ptr<uint32_t>(u), Ptr<uint32_t>(v), Ptr<uint64_t>(edge));
-}
-
-/** rank[i] = table[rank[i]] for host uint64 arrays (a dendrogram's input edge ranks to the image edge indices), on
- * the host's threads. */
-void
-TakeEdgeIds(const Input & table, const Array & rank)
-{
-  if (table.dtype() != nb::dtype<uint64_t>() || rank.dtype() != nb::dtype<uint64_t>() ||
-      table.device_type() != nb::device::cpu::value || rank.device_type() != nb::device::cpu::value)
-    throw std::invalid_argument("chseg: edge ids are taken from and into host uint64 arrays");
-  const uint64_t * t = Ptr<uint64_t>(table);
-  uint64_t *       r = Ptr<uint64_t>(rank);
-  const uint64_t   n = rank.size(), m = table.size();
-  for (uint64_t i = 0; i < n; ++i)
-    if (r[i] >= m)
-      throw std::invalid_argument("chseg: edge rank " + std::to_string(r[i]) + " beyond the table");
-  nb::gil_scoped_release   release;
-  const unsigned           threads = unsigned(std::min<uint64_t>(16, std::max<uint64_t>(1, n >> 20)));
-  std::vector<std::thread> pool;
-  for (unsigned k = 0; k < threads; ++k)
-    pool.emplace_back(
-      [=]
-      {
-        for (uint64_t i = n * k / threads; i < n * (k + 1) / threads; ++i)
-          r[i] = t[r[i]];
-      });
-  for (auto & p : pool)
-    p.join();
-}
-
 nb::dict
 AlphaTreeEdgeSaliency(const Input &                 parent,
                       const Input &                 level,
@@ -266,15 +208,6 @@ BindAlphaTree(nb::module_ & m)
 {
   m.def("alpha_tree_ranges", &AlphaTreeRanges, nb::arg("parent"), nb::arg("image"), nb::arg("pixels"));
   m.def("tree_areas", &TreeAreas, nb::arg("parent"), nb::arg("leaves"));
-  m.def("image_graph_edge_count", &ImageGraphEdgeCount, nb::arg("shape"), nb::arg("fully_connected"));
-  m.def("image_graph_edges_into",
-        &ImageGraphEdgesInto,
-        nb::arg("shape"),
-        nb::arg("fully_connected"),
-        nb::arg("u"),
-        nb::arg("v"),
-        nb::arg("edge"));
-  m.def("take_edge_ids", &TakeEdgeIds, nb::arg("table"), nb::arg("rank"));
   m.def("alpha_tree",
         &AlphaTree,
         nb::arg("image"),

@@ -188,6 +188,49 @@ AttributeHierarchy(const Input &                 parent,
   return SingleLinkageInfo(r, info);
 }
 
+/** The attribute filter of an alpha-tree (parents, float64 levels) over an image of `shape`: the single-linkage
+ * dendrogram of its saliency on the image graph, filtered, in one call (chs::AlphaTreeFilterRegions), written to the
+ * out arrays (the tree's id width). */
+nb::dict
+AlphaTreeFilter(const Input &                 parent,
+                const Input &                 level,
+                const std::vector<uint64_t> & shape,
+                bool                          fullyConnected,
+                chs::RegionAttribute          attribute,
+                double                        threshold,
+                const Array &                 outParent,
+                const Array &                 outWeight,
+                const Array &                 outEdge,
+                const Array &                 outU,
+                const Array &                 outV,
+                const chs::ExecutionContext & context)
+{
+  CheckHost(context, { &parent, &level, &outParent, &outWeight, &outEdge, &outU, &outV });
+  CheckParents(parent);
+  const chs::Grid grid = GridOfShape(shape);
+  if (level.dtype() != nb::dtype<double>() || level.size() != parent.size() || outParent.dtype() != parent.dtype() ||
+      outParent.size() != 2 * grid.NumberOfVoxels() - 1)
+    throw std::invalid_argument("chseg: the alpha-tree filter takes uint32 or uint64 parents, float64 levels of the "
+                                "same length, and writes a dendrogram of the image's pixels with the parents' type");
+  const chs::RegionAttribute a = attribute;
+  chs::SingleLinkageResult   r;
+  chs::RunInfo               info;
+  WithDendrogramArrays(
+    outParent,
+    outWeight,
+    outEdge,
+    outU,
+    outV,
+    [&](const auto & out)
+    {
+      using Node = std::remove_cv_t<std::remove_pointer_t<decltype(out.parent)>>;
+      nb::gil_scoped_release release;
+      r = chs::AlphaTreeFilterRegions(
+        Ptr<Node>(parent), Ptr<double>(level), parent.size(), grid, fullyConnected, a, threshold, out, context, &info);
+    });
+  return SingleLinkageInfo(r, info);
+}
+
 /** The attribute of every node of a dendrogram (host arrays), a NumPy float64 array. */
 nb::object
 DendrogramAttribute(const Input &        parent,
@@ -265,6 +308,20 @@ BindSingleLinkage(nb::module_ & m)
         nb::arg("v"),
         nb::arg("attribute"),
         nb::arg("filter"),
+        nb::arg("threshold"),
+        nb::arg("out_parent"),
+        nb::arg("out_weight"),
+        nb::arg("out_edge"),
+        nb::arg("out_u"),
+        nb::arg("out_v"),
+        nb::arg("context"));
+  m.def("alpha_tree_filter",
+        &AlphaTreeFilter,
+        nb::arg("parent"),
+        nb::arg("level"),
+        nb::arg("shape"),
+        nb::arg("fully_connected"),
+        nb::arg("attribute"),
         nb::arg("threshold"),
         nb::arg("out_parent"),
         nb::arg("out_weight"),

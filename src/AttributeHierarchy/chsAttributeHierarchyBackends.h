@@ -88,6 +88,31 @@ FilterRegions(const DendrogramInputT<TNode> &  in,
     const ExecutionContext &,                                                                                          \
     RunInfo *)
 
+template <typename TNode>
+SingleLinkageResult
+AlphaTreeFilterRegionsCPU(const TNode *                    parent,
+                          const double *                   level,
+                          uint64_t                         nodes,
+                          const Grid &                     grid,
+                          bool                             fullyConnected,
+                          RegionAttribute                  attribute,
+                          double                           threshold,
+                          const DendrogramArraysT<TNode> & out,
+                          const ExecutionContext &         context);
+
+template <typename TNode>
+SingleLinkageResult
+AlphaTreeFilterRegionsCUDA(const TNode *                    parent,
+                           const double *                   level,
+                           uint64_t                         nodes,
+                           const Grid &                     grid,
+                           bool                             fullyConnected,
+                           RegionAttribute                  attribute,
+                           double                           threshold,
+                           const DendrogramArraysT<TNode> & out,
+                           const ExecutionContext &         context,
+                           RunInfo *                        info = nullptr);
+
 } // namespace chs
 
 #endif

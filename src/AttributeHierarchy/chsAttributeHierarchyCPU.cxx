@@ -4,6 +4,7 @@
 #include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
 #include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "AttributeHierarchy/chsAttributeHierarchyCheck.h"
+#include "chs/AlphaTree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -233,6 +234,59 @@ FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
   return Reweighted(in, weights, out);
 }
 
+/** The CPU reference of AlphaTreeFilterRegions: the same entries as the CUDA backend's steps, on host arrays, each
+ * on the CPU backend. */
+template <typename TNode>
+SingleLinkageResult
+AlphaTreeFilterRegionsCPU(const TNode *                    parent,
+                          const double *                   level,
+                          uint64_t                         nodes,
+                          const Grid &                     grid,
+                          bool                             fullyConnected,
+                          RegionAttribute                  attribute,
+                          double                           threshold,
+                          const DendrogramArraysT<TNode> & out,
+                          const ExecutionContext &         caller)
+{
+  ExecutionContext context = caller; // every step on the CPU, also when Auto fell back here
+  context.backend          = Backend::CPU;
+  const uint64_t        m  = ImageGraphEdges(grid, fullyConnected, nullptr, nullptr, nullptr);
+  const uint64_t        n  = grid.NumberOfVoxels();
+  std::vector<uint32_t> u(m), v(m);
+  std::vector<uint64_t> ids(m);
+  ImageGraphEdges(grid, fullyConnected, u.data(), v.data(), ids.data());
+  std::vector<double> saliency(m);
+  if constexpr (sizeof(TNode) == sizeof(uint32_t))
+    AlphaTreeEdgeSaliency(parent, level, nodes, u.data(), v.data(), m, saliency.data(), context);
+  else
+  {
+    const std::vector<TNode> wu(u.begin(), u.end()), wv(v.begin(), v.end());
+    AlphaTreeEdgeSaliency(parent, level, nodes, wu.data(), wv.data(), m, saliency.data(), context);
+  }
+  const uint64_t        internal = n > 1 ? n - 1 : 0;
+  std::vector<TNode>    tParent(2 * n - 1), tU(internal), tV(internal);
+  std::vector<double>   tWeight(internal);
+  std::vector<uint64_t> tEdge(internal);
+  GraphSingleLinkage(u.data(),
+                     v.data(),
+                     saliency.data(),
+                     m,
+                     n,
+                     false,
+                     DendrogramArraysT<TNode>{ tParent.data(), tWeight.data(), tEdge.data(), tU.data(), tV.data() },
+                     context);
+  for (uint64_t & e : tEdge)
+    e = ids[e]; // the image edge index of each tree edge
+  DendrogramInputT<TNode> in;
+  in.vertices = n;
+  in.parent   = tParent.data();
+  in.weight   = tWeight.data();
+  in.edge     = tEdge.data();
+  in.u        = tU.data();
+  in.v        = tV.data();
+  return FilterRegions(in, attribute, threshold, out, context);
+}
+
 #define CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(TNode)                                                                 \
   template CudaHierarchicalSegmentation_EXPORT void DendrogramAttribute<TNode>(                                        \
     const DendrogramInputT<TNode> &, RegionAttribute, double *);                                                       \
@@ -240,6 +294,16 @@ FilterRegionsCPU(const DendrogramInputT<TNode> &  in,
     const DendrogramInputT<TNode> &, RegionAttribute, const DendrogramArraysT<TNode> &);                               \
   template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult FilterRegionsCPU<TNode>(                            \
     const DendrogramInputT<TNode> &, RegionAttribute, double, const DendrogramArraysT<TNode> &);                       \
+  template CudaHierarchicalSegmentation_EXPORT SingleLinkageResult AlphaTreeFilterRegionsCPU<TNode>(                   \
+    const TNode *,                                                                                                     \
+    const double *,                                                                                                    \
+    uint64_t,                                                                                                          \
+    const Grid &,                                                                                                      \
+    bool,                                                                                                              \
+    RegionAttribute,                                                                                                   \
+    double,                                                                                                            \
+    const DendrogramArraysT<TNode> &,                                                                                  \
+    const ExecutionContext &);                                                                                         \
   CHS_INSTANTIATE_ENTRY_WATERSHED_HIERARCHY(TNode);                                                                    \
   CHS_INSTANTIATE_ENTRY_FILTER_REGIONS(TNode);
 CHS_INSTANTIATE_ATTRIBUTE_HIERARCHY_CPU(uint32_t)

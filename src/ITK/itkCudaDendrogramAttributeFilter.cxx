@@ -3,8 +3,6 @@
  *=========================================================================*/
 #include "itkCudaDendrogramAttributeFilter.h"
 
-#include "chs/AlphaTree.h"
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -98,55 +96,16 @@ struct Reweight
   }
 };
 
-/** RunDendrogram's functor for an alpha-tree input: the edge saliency of its image graph, the dendrogram of the
- * saliency-weighted graph, the filter of that dendrogram, in either width. */
+/** RunDendrogram's functor for an alpha-tree input: chs::AlphaTreeFilterRegions (the edge saliency of its image
+ * graph, the dendrogram of the saliency-weighted graph, the filter of that dendrogram, in one call), in either width.
+ */
 struct AlphaTreeRun
 {
-  const AlphaTree *     tree;
-  std::vector<uint32_t> u, v; // the image graph's edges
-  std::vector<uint64_t> ids;  // their image edge indices
-  chs::RegionAttribute  attribute;
-  double                threshold;
-
-  /** What one run holds: the tree's parents and the edges' ends in its width, the saliency, the binary partition tree
-   * of the weighted graph. */
-  template <typename TNode>
-  struct Work
-  {
-    std::vector<TNode>    widenedParents, widenedU, widenedV;
-    const TNode *         parent, *eu, *ev;
-    std::vector<double>   saliency, tw;
-    std::vector<TNode>    pu, tu, tv;
-    std::vector<uint64_t> te;
-
-    Work(const AlphaTreeRun & run, uint64_t n)
-      : saliency(run.u.size())
-      , tw(n - 1)
-      , pu(2 * n - 1)
-      , tu(n - 1)
-      , tv(n - 1)
-      , te(n - 1)
-    {
-      const AlphaTree * tree = run.tree;
-      parent                 = tree->HasWideNodeIds()
-                                 ? InWidth(nullptr, &tree->GetWideParents()->CastToSTLConstContainer(), widenedParents)
-                                 : InWidth(&tree->GetParents()->CastToSTLConstContainer(), nullptr, widenedParents);
-      eu                     = InWidth(&run.u, nullptr, widenedU);
-      ev                     = InWidth(&run.v, nullptr, widenedV);
-    }
-    chs::DendrogramArraysT<TNode>
-    Tree()
-    {
-      return { pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
-    }
-    chs::DendrogramInputT<TNode>
-    Input(const std::vector<uint64_t> & ids)
-    {
-      for (uint64_t & e : te)
-        e = ids[e]; // the image edge index of each tree edge
-      return { pu.size() / 2 + 1, pu.data(), tw.data(), te.data(), tu.data(), tv.data() };
-    }
-  };
+  const AlphaTree *    tree;
+  chs::Grid            grid;
+  bool                 fullyConnected;
+  chs::RegionAttribute attribute;
+  double               threshold;
 
   template <typename TNode>
   chs::SingleLinkageResult
@@ -154,21 +113,20 @@ struct AlphaTreeRun
              const chs::ExecutionContext &         context,
              chs::RunInfo &                        info) const
   {
-    const uint64_t n = tree->GetNumberOfLeaves(), m = u.size();
-    Work<TNode>    work(*this, n);
-    // Progress (and abort) from the last step only, so that it rises through the update.
-    chs::ExecutionContext quiet = context;
-    quiet.progress              = nullptr;
-    chs::AlphaTreeEdgeSaliency(work.parent,
-                               tree->GetLevels()->CastToSTLConstContainer().data(),
-                               uint64_t(tree->GetNumberOfNodes()),
-                               work.eu,
-                               work.ev,
-                               m,
-                               work.saliency.data(),
-                               quiet);
-    chs::GraphSingleLinkage(u.data(), v.data(), work.saliency.data(), m, n, false, work.Tree(), quiet);
-    return chs::FilterRegions(work.Input(ids), attribute, threshold, arrays, context, &info);
+    std::vector<TNode> widened;
+    const TNode *      parent = tree->HasWideNodeIds()
+                                  ? InWidth(nullptr, &tree->GetWideParents()->CastToSTLConstContainer(), widened)
+                                  : InWidth(&tree->GetParents()->CastToSTLConstContainer(), nullptr, widened);
+    return chs::AlphaTreeFilterRegions(parent,
+                                       tree->GetLevels()->CastToSTLConstContainer().data(),
+                                       uint64_t(tree->GetNumberOfNodes()),
+                                       grid,
+                                       fullyConnected,
+                                       attribute,
+                                       threshold,
+                                       arrays,
+                                       context,
+                                       &info);
   }
 };
 } // namespace
@@ -286,20 +244,16 @@ CudaDendrogramAttributeFilter::GenerateFromAlphaTree(const AlphaTree * tree)
     output->Initialize();
     itkExceptionMacro(<< "The alpha-tree has no image geometry for its " << n << " leaves.");
   }
-  AlphaTreeRun run{ tree, {}, {}, {}, m_Attribute, m_Threshold };
   try
   {
-    const uint64_t m = chs::ImageGraphEdges(grid, m_FullyConnected, nullptr, nullptr, nullptr);
-    run.u.resize(m);
-    run.v.resize(m);
-    run.ids.resize(m);
-    chs::ImageGraphEdges(grid, m_FullyConnected, run.u.data(), run.v.data(), run.ids.data());
+    chs::ImageGraphEdges(grid, m_FullyConnected, nullptr, nullptr, nullptr); // its checks of the image graph's size
   }
   catch (const std::invalid_argument & e)
   {
     output->Initialize();
     itkExceptionMacro(<< "The alpha-tree's image graph: " << e.what());
   }
+  const AlphaTreeRun run{ tree, grid, m_FullyConnected, m_Attribute, m_Threshold };
   // The dendrogram keeps the alpha-tree's id width (or takes 64-bit ids when WideNodeIds asks).
   this->RunDendrogram(n, run, tree->HasWideNodeIds());
 }

@@ -732,4 +732,69 @@ TEST(CudaDendrogramAttributeFilter, AlphaTreeInput)
     EXPECT_THROW(hierarchy->Update(), itk::ExceptionObject);
   }
 }
+/** chs::AlphaTreeFilterRegions, the one call, equals its steps run one by one on the CPU (the image graph, the
+ * alpha-tree's saliency on it, the dendrogram of that graph, its filter) for a 3D volume, both connectivities and
+ * the three attributes, on both backends and in both id widths. */
+TEST(AttributeHierarchy, AlphaTreeFilterRegionsEqualsItsSteps)
+{
+  using VolumeType              = itk::Image<unsigned char, 3>;
+  auto                   volume = VolumeType::New();
+  VolumeType::RegionType region;
+  region.SetSize({ { 13, 11, 9 } });
+  volume->SetRegions(region);
+  volume->Allocate();
+  std::mt19937                       rng(17);
+  std::uniform_int_distribution<int> value(0, 5); // few grey levels: many ties
+  for (auto * p = volume->GetBufferPointer(); p != volume->GetBufferPointer() + 13 * 11 * 9; ++p)
+    *p = (unsigned char)(value(rng) * 7);
+  chs::Grid grid;
+  grid.dimension   = 3;
+  grid.size[0]     = 13;
+  grid.size[1]     = 11;
+  grid.size[2]     = 9;
+  const uint64_t n = 13 * 11 * 9;
+  for (bool full : { false, true })
+  {
+    auto alpha = itk::CudaImageToAlphaTreeFilter<VolumeType>::New();
+    alpha->SetInput(volume);
+    alpha->SetFullyConnected(full);
+    alpha->SetBackend(Backend::CPU);
+    alpha->Update();
+    const auto &          parents = alpha->GetOutput()->GetParents()->CastToSTLConstContainer();
+    const auto &          levels  = alpha->GetOutput()->GetLevels()->CastToSTLConstContainer();
+    const uint64_t        m       = chs::ImageGraphEdges(grid, full, nullptr, nullptr, nullptr);
+    std::vector<uint32_t> u(m), v(m);
+    std::vector<uint64_t> ids(m);
+    chs::ImageGraphEdges(grid, full, u.data(), v.data(), ids.data());
+    std::vector<double> saliency(m);
+    chs::AlphaTreeEdgeSaliencyCPU(
+      parents.data(), levels.data(), parents.size(), u.data(), v.data(), m, saliency.data());
+    Tree bpt(n);
+    chs::GraphSingleLinkageCPU(u.data(), v.data(), saliency.data(), m, n, false, bpt.Out());
+    for (auto & e : bpt.edge)
+      e = ids[e];
+    const std::vector<uint64_t> wideParents(parents.begin(), parents.end());
+    for (auto [attribute, threshold] : { std::pair{ RegionAttribute::Area, 6.0 },
+                                         std::pair{ RegionAttribute::Volume, 40.0 },
+                                         std::pair{ RegionAttribute::Height, 8.0 } })
+    {
+      const Tree expected = Filter(bpt, attribute, threshold);
+      for (Backend backend : { Backend::CPU, Backend::CUDA })
+      {
+        if (backend == Backend::CUDA && !chs_test::HasCudaDevice())
+          continue;
+        chs::ExecutionContext context;
+        context.backend = backend == Backend::CUDA ? chs::Backend::CUDA : chs::Backend::CPU;
+        Tree got(n);
+        chs::AlphaTreeFilterRegions(
+          parents.data(), levels.data(), parents.size(), grid, full, attribute, threshold, got.Out(), context);
+        EXPECT_TRUE(got == expected) << full << " " << int(attribute) << " " << int(backend);
+        WideTree wide(n);
+        chs::AlphaTreeFilterRegions(
+          wideParents.data(), levels.data(), parents.size(), grid, full, attribute, threshold, wide.Out(), context);
+        EXPECT_TRUE(wide == Widened(expected)) << full << " " << int(attribute) << " " << int(backend);
+      }
+    }
+  }
+}
 } // namespace
