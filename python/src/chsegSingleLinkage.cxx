@@ -206,7 +206,8 @@ AlphaTreeFilter(const Input &                 parent,
                 const chs::ExecutionContext & context)
 {
   CheckHost(context, { &parent, &level, &outParent, &outWeight, &outEdge, &outU, &outV });
-  CheckParents(parent);
+  if (parent.device_type() == nb::device::cpu::value)
+    CheckParents(parent); // a host scan; device parents are the tree's own (the saliency kernel checks the ends)
   const chs::Grid grid = GridOfShape(shape);
   if (level.dtype() != nb::dtype<double>() || level.size() != parent.size() || outParent.dtype() != parent.dtype() ||
       outParent.size() != 2 * grid.NumberOfVoxels() - 1)

@@ -365,3 +365,17 @@ def test_watershed_hierarchy_of_cupy_arrays_stays_on_the_device():
     assert np.array_equal(ours.weights.get(), expected.weights)
     filtered = ours.filter_regions(6)
     assert np.array_equal(filtered.parents.get(), expected.filter_regions(6).parents)
+
+
+@needs_cupy
+def test_alpha_tree_filter_of_cupy_arrays_stays_on_the_device():
+    """AlphaTree.filter_regions of a tree on the device (CuPy in): CuPy arrays out, equal to the CPU reference's."""
+    import cupy
+
+    for shape, full in (((30, 40), False), ((9, 10, 11), True)):
+        image = np.random.default_rng(26).integers(0, 6, shape).astype(np.uint8)
+        expected = chseg.alpha_tree(image, fully_connected=full, backend="cpu").filter_regions(5, "volume")
+        ours = chseg.alpha_tree(cupy.asarray(image), fully_connected=full).filter_regions(5, "volume")
+        assert isinstance(ours.parents, cupy.ndarray) and isinstance(ours.edges, cupy.ndarray)
+        for name in ("parents", "weights", "edges", "u", "v"):
+            assert np.array_equal(getattr(ours, name).get(), getattr(expected, name)), (shape, name)
