@@ -39,11 +39,8 @@ ImageEdgesKernel(sl::ImageGraph   graph,
     int64_t       lo[13], hi[13];
     for (unsigned s = 0; s < graph.slots; ++s)
     {
-      const bool inside = y + graph.dy[s] >= 0 && y + graph.dy[s] < graph.ny && z + graph.dz[s] < graph.nz;
-      lo[s]             = inside ? (graph.dx[s] < 0 ? 1 : 0) : 0;
-      hi[s]             = inside ? graph.nx - (graph.dx[s] > 0 ? 1 : 0) : 0;
-      // The edges of the pixels before x in this row, slot s.
-      at += uint64_t(max(int64_t(0), min(x, hi[s]) - lo[s]));
+      graph.SlotRange(y, z, s, lo[s], hi[s]);
+      at += uint64_t(max(int64_t(0), min(x, hi[s]) - lo[s])); // the edges of the pixels before x in this row, slot s
     }
     for (unsigned s = 0; s < graph.slots; ++s)
       if (x >= lo[s] && x < hi[s])
@@ -96,11 +93,13 @@ AlphaTreeFilterRegionsCUDA(const TNode *                    parent,
   std::vector<uint64_t> offset(size_t(rows) + 1, 0);
   for (int64_t r = 0; r < rows; ++r)
   {
-    const int64_t y = r % graph.ny, z = r / graph.ny;
-    uint64_t      count = 0;
+    uint64_t count = 0;
     for (unsigned s = 0; s < graph.slots; ++s)
-      if (y + graph.dy[s] >= 0 && y + graph.dy[s] < graph.ny && z + graph.dz[s] < graph.nz)
-        count += uint64_t(graph.nx - (graph.dx[s] != 0 ? 1 : 0));
+    {
+      int64_t lo, hi;
+      graph.SlotRange(r % graph.ny, r / graph.ny, s, lo, hi);
+      count += uint64_t(std::max<int64_t>(0, hi - lo));
+    }
     offset[size_t(r) + 1] = offset[size_t(r)] + count;
   }
   if (offset.back() != m)

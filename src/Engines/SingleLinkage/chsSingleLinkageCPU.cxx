@@ -216,10 +216,8 @@ ImageGraphEdges(const Grid & grid, bool fullyConnected, uint32_t * u, uint32_t *
     uint64_t      count = 0;
     for (unsigned s = 0; s < graph.slots; ++s)
     {
-      const bool inside = y + graph.dy[s] >= 0 && y + graph.dy[s] < graph.ny && z + graph.dz[s] < graph.nz;
-      lo[s]             = inside ? std::max<int64_t>(0, -graph.dx[s]) : 0;
-      hi[s]             = inside ? graph.nx - std::max<int64_t>(0, graph.dx[s]) : 0;
-      step[s]           = (int64_t(graph.dz[s]) * graph.ny + graph.dy[s]) * graph.nx + graph.dx[s];
+      graph.SlotRange(y, z, s, lo[s], hi[s]);
+      step[s] = (int64_t(graph.dz[s]) * graph.ny + graph.dy[s]) * graph.nx + graph.dx[s];
       count += uint64_t(std::max<int64_t>(0, hi[s] - lo[s]));
     }
     if (!write)

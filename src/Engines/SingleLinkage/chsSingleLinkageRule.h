@@ -74,6 +74,15 @@ struct ImageGraph
       return -1;
     return (pz * ny + py) * nx + px;
   }
+  /** The pixels x in [lo, hi) of row (y, z) whose slot s is an edge (an empty range when the slot leaves the image
+   * through y or z). The image graph's edges in edge-index order (ImageGraphEdges) are counted and placed by it. */
+  CHS_HOST_DEVICE void
+  SlotRange(int64_t y, int64_t z, unsigned s, int64_t & lo, int64_t & hi) const
+  {
+    const bool inside = y + dy[s] >= 0 && y + dy[s] < ny && z + dz[s] < nz;
+    lo                = inside && dx[s] < 0 ? 1 : 0;
+    hi                = inside ? nx - (dx[s] > 0 ? 1 : 0) : 0;
+  }
   /** The end vertices of edge index e (which must lie inside the image), 32- or 64-bit. */
   template <typename TVertex>
   CHS_HOST_DEVICE void
