@@ -32,6 +32,17 @@ def _dendrogram_arrays(run: Run, n: int, wide_node_ids: bool = False):
     )
 
 
+def _filter_threshold(threshold, attribute: str) -> float:
+    """The checked arguments of an attribute filter: its threshold as a float (ValueError for NaN or an attribute other
+    than area, volume or height)."""
+    if attribute not in ("area", "volume", "height"):
+        raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
+    threshold = float(threshold)
+    if math.isnan(threshold):
+        raise ValueError("threshold must be a number, not NaN")
+    return threshold
+
+
 def _highest_kept_ancestor(xp, parent, kept):
     """For every node, its highest ancestor reached through kept nodes only (pointer jumping): `kept[x]` says whether
     node x joins its children; along a path to the root the kept nodes must come first (levels never fall)."""
@@ -260,11 +271,7 @@ class AlphaTree(_Tree):
         ValueError
             For another attribute or a NaN threshold.
         """
-        if attribute not in ("area", "volume", "height"):
-            raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
-        threshold = float(threshold)
-        if math.isnan(threshold):
-            raise ValueError("threshold must be a number, not NaN")
+        threshold = _filter_threshold(threshold, attribute)
         run = self._run
         parents, levels = self._backend_arrays
         out = _dendrogram_arrays(run, self.num_leaves, parents.dtype == np.uint64)
@@ -450,11 +457,7 @@ class Dendrogram(_Tree):
         ValueError
             For another attribute or a NaN threshold.
         """
-        if attribute not in ("area", "volume", "height"):
-            raise ValueError(f"attribute must be 'area', 'volume' or 'height', not {attribute!r}")
-        threshold = float(threshold)
-        if math.isnan(threshold):
-            raise ValueError("threshold must be a number, not NaN")
+        threshold = _filter_threshold(threshold, attribute)
         return self._reweighted(attribute, True, threshold)
 
     def attribute(self, name: str) -> np.ndarray:

@@ -166,41 +166,6 @@ AlphaTreeSaliency(const Input &                 parent,
   return Info(info);
 }
 
-nb::dict
-AlphaTreeEdgeSaliency(const Input &                 parent,
-                      const Input &                 level,
-                      const Input &                 u,
-                      const Input &                 v,
-                      const Array &                 saliency,
-                      const chs::ExecutionContext & context)
-{
-  CheckHost(context, { &parent, &level, &u, &v, &saliency });
-  if (!SameIdWidth(u, parent) || !SameIdWidth(v, parent) || level.dtype() != nb::dtype<double>() ||
-      saliency.dtype() != nb::dtype<double>() || level.size() != parent.size() || u.size() != v.size() ||
-      saliency.size() != u.size())
-    throw std::invalid_argument("chseg: edge saliency takes uint32 or uint64 parents, float64 levels, ends of the "
-                                "parents' type and a float64 output, the ends and the output of one length");
-  chs::RunInfo info;
-  {
-    nb::gil_scoped_release release;
-    WithParents(parent,
-                [&](auto * up)
-                {
-                  using TNode = std::remove_const_t<std::remove_pointer_t<decltype(up)>>;
-                  chs::AlphaTreeEdgeSaliency(up,
-                                             Ptr<double>(level),
-                                             parent.size(),
-                                             Ptr<TNode>(u),
-                                             Ptr<TNode>(v),
-                                             u.size(),
-                                             Ptr<double>(saliency),
-                                             context,
-                                             &info);
-                });
-  }
-  return Info(info);
-}
-
 } // namespace
 
 void
@@ -232,14 +197,6 @@ BindAlphaTree(nb::module_ & m)
         nb::arg("parent"),
         nb::arg("level"),
         nb::arg("shape"),
-        nb::arg("saliency"),
-        nb::arg("context"));
-  m.def("alpha_tree_edge_saliency",
-        &AlphaTreeEdgeSaliency,
-        nb::arg("parent"),
-        nb::arg("level"),
-        nb::arg("u"),
-        nb::arg("v"),
         nb::arg("saliency"),
         nb::arg("context"));
 }
