@@ -14,8 +14,12 @@
  *  The definitions (docs/single-linkage.md, "Hierarchies by attribute"); alt(x) is the weight of node x (0 for the
  *  leaves), the children of a node are taken in increasing id order:
  *  - area(x): number of leaves under x.
- *  - volume(x) = (sum of the children's volumes) + area(x) * (alt(parent(x)) - alt(x)); 0 for the leaves, and the
- *    root's own term is 0. In double, in that order (exact while the values are integers below 2^53).
+ *  - volume(x) = the double nearest (ties to even) to the exact sum of the terms area(y) * (alt(parent(y)) - alt(y))
+ *    over the internal nodes y of x's subtree, x included (the root's own term is 0); 0 for the leaves. Every volume
+ *    is exact before it is rounded once, so no order of additions enters the definition (both backends sum in a
+ *    fixed point of 2^q, 2^q the lowest set bit over the weights, in 128 or 256 bits: src/AttributeHierarchy/
+ *    chsExactVolume.h). Weights spanning more than 2^222 units of 2^q (doubles only: float32 weights below 2^73 never
+ *    do) are first rounded to multiples of 2^(T - 222), |weight| < 2^T. Whole-number weights give the integers.
  *  - depth(x) of an internal node: the lowest weight of an internal node under x (alt(x) when both children are
  *    leaves); its deepest child: the internal child of smaller depth, the smaller id on ties.
  *  - height(x) = alt(parent(x)) - depth(x) for internal nodes (the root: alt(root) - depth(root)); 0 for the leaves.
@@ -29,7 +33,10 @@
  *    when both children have A >= t, and gets 0 otherwise (the frontier between a region smaller than t and its
  *    neighbour is removed; regions of the result are regions of the input or unions of adjacent ones).
  *  These equal Higra's watershed_hierarchy_by_area / _volume / _dynamics and filter_non_relevant_node_from_tree (with
- *  canonize_tree=False) on the same graph (python/tests/test_trees.py compares them array by array).
+ *  canonize_tree=False) on the same graph (python/tests/test_trees.py compares them array by array); for weights that
+ *  are not whole numbers Higra sums the volumes in double from the leaves up, within a relative (2h + 3) 2^-53 of the
+ *  exact volume that this definition rounds once, h the height of the node's subtree (the tests check that bound,
+ *  and the hierarchies against Higra's watershed_hierarchy_by_attribute given volumes summed in Python's fractions).
  *=========================================================================*/
 #ifndef chsAttributeHierarchy_h
 #define chsAttributeHierarchy_h

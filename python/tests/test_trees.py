@@ -1,6 +1,10 @@
 """chseg.alpha_tree and the single-linkage dendrograms against Higra's quasi-flat zone hierarchy and canonical binary
 partition tree on the same graphs, and against SciPy's single linkage."""
 
+import itertools
+import math
+from fractions import Fraction
+
 import chseg
 import higra as hg
 import numpy as np
@@ -265,17 +269,102 @@ def test_watershed_hierarchy_of_a_smooth_relief_is_higras(backend):
         assert np.array_equal(ours.weights, altitudes[image.size :]), attribute
 
 
-def test_watershed_hierarchy_by_volume_of_float_weights_is_higras(backend):
-    """Weights that are not whole numbers: the volumes are summed in the definition's order, as Higra sums them."""
+def exact_volumes(parents, weights):
+    """The volume as include/chs/AttributeHierarchy.h defines it, in Python's fractions: each node's sum of the terms
+    area(y) * (alt(parent(y)) - alt(y)) over its subtree, exact, then rounded once (float() of a Fraction is correctly
+    rounded); weights spanning more than 222 bits first rounded to multiples of 2^(T - 222), ties to even."""
+    n = len(weights) + 1
+    alt = [Fraction(0)] * n + [Fraction(float(w)) for w in weights]
+    nonzero = [Fraction(float(w)) for w in weights if w != 0]
+    if nonzero:
+
+        def low_bit(f):
+            num = abs(f.numerator)
+            return (num & -num).bit_length() - 1 - (f.denominator.bit_length() - 1)
+
+        low = min(low_bit(f) for f in nonzero)
+        top = max(math.frexp(abs(float(w)))[1] for w in (weights[0], weights[-1]))  # |w| < 2^top
+        if top - low > 222:
+            unit = Fraction(2) ** (top - 222)
+            alt = alt[:n] + [round(a / unit) * unit for a in alt[n:]]
+    area = [1] * n + [0] * (n - 1)
+    volume = [Fraction(0)] * (2 * n - 1)
+    for x in range(2 * n - 1):
+        if x >= n:
+            volume[x] += area[x] * (alt[parents[x]] - alt[x])
+        if x != parents[x]:
+            area[parents[x]] += area[x]
+            if x >= n:
+                volume[parents[x]] += volume[x]
+    return np.array([float(v) for v in volume])
+
+
+def spread_weights(count, span, seed):
+    """Weights that are not whole numbers, spread over `span` binary orders of magnitude (up to 2^6)."""
+    rng = np.random.default_rng(seed)
+    return (rng.random(count) + 0.1) * 2.0 ** rng.integers(-span, 7, count).astype(np.float64)
+
+
+def float_volume_inputs(backend):
+    """(dendrogram, Higra graph, edge weights) of a float32 relief (128-bit fixed point), a graph whose weights span
+    120 bits (256 bits) and one whose weights span 400 (rounded to 2^(T - 222) first)."""
     image = (np.random.default_rng(26).random((27, 33)) * 7).astype(np.float32)
     graph, _ = module_order_graph(image, False)
     p, q = graph.edge_list()
     flat = image.ravel()
     weights = np.abs(flat[p] - flat[q]).astype(np.float64)  # |a - b| in float32, as the module computes it
-    ours = chseg.watershed_hierarchy(image, "volume", backend=backend)
-    tree, altitudes = hg.watershed_hierarchy_by_volume(graph, weights, canonize_tree=False)
-    assert np.array_equal(ours.parents, tree.parents())
-    assert np.array_equal(ours.weights, altitudes[image.size :])
+    yield chseg.single_linkage(image, backend=backend), graph, weights
+    for span, seed in ((120, 28), (400, 29)):
+        u, v = neighbour_pairs((19, 23), True)
+        weights = spread_weights(len(u), span, seed)
+        graph = hg.UndirectedGraph(19 * 23)
+        graph.add_edges(u, v)
+        yield chseg.single_linkage_graph(u, v, weights, 19 * 23, backend=backend), graph, weights
+
+
+def test_float_volumes_are_exact_sums_rounded_once(backend):
+    """The definition against Python's fractions: node volumes, the watershed hierarchy by volume (Higra's
+    watershed_hierarchy_by_attribute given the exact volumes) and the volume filter, array by array."""
+
+    def exact(tree, altitudes):
+        return exact_volumes(tree.parents(), altitudes[tree.num_leaves() :])
+
+    for dendrogram, graph, weights in float_volume_inputs(backend):
+        expected = exact_volumes(dendrogram.parents, dendrogram.weights)
+        assert np.array_equal(dendrogram.attribute("volume"), expected)
+        tree, altitudes = hg.watershed_hierarchy_by_attribute(graph, weights, exact, canonize_tree=False)
+        ours = dendrogram.watershed_hierarchy("volume")
+        assert np.array_equal(ours.parents, tree.parents())
+        assert np.array_equal(ours.weights, altitudes[tree.num_leaves() :])
+        bpt, bpt_altitudes = hg.bpt_canonical(graph, weights)
+        threshold = np.median(expected[len(dendrogram.weights) + 1 :])
+
+        def non_relevant(t, a):
+            return hg.accumulate_parallel(t, exact(t, a), hg.Accumulators.min) < threshold
+
+        tree, altitudes = hg.filter_non_relevant_node_from_tree(
+            bpt, bpt_altitudes.copy(), non_relevant, graph, canonize_tree=False
+        )
+        ours = dendrogram.filter_regions(threshold, "volume")
+        assert np.array_equal(ours.parents, tree.parents())
+        assert np.array_equal(ours.weights, altitudes[tree.num_leaves() :])
+
+
+def test_float_volumes_are_within_the_bound_of_higras_sums():
+    """Higra sums the volumes in double from the leaves up: within (2h + 3) units of 2^-53 of the exact volume, h the
+    height of the node's subtree, so within (2h + 4) of ours; equal where every sum is exact (integer weights, the
+    tests above). Not for weights spanning more than 222 bits, rounded first (the third input)."""
+    differ = 0
+    for dendrogram, graph, weights in itertools.islice(float_volume_inputs("cpu"), 2):
+        tree, altitudes = hg.bpt_canonical(graph, weights)
+        assert np.array_equal(dendrogram.parents, tree.parents())
+        ours, theirs = dendrogram.attribute("volume"), hg.attribute_volume(tree, altitudes)
+        height = np.zeros(tree.num_vertices(), np.int64)
+        for x in range(tree.num_leaves(), tree.num_vertices()):
+            height[x] = 1 + max(height[c] for c in tree.children(x))
+        assert np.all(np.abs(ours - theirs) <= (2 * height + 4) * 2.0**-53 * ours)
+        differ += int(np.count_nonzero(ours != theirs))
+    assert differ > 0  # the inputs tell the two orders of summation apart
 
 
 @pytest.mark.parametrize("shape, fully_connected, levels", HIERARCHY_CASES)

@@ -9,10 +9,10 @@
 // - Node ids of TNode (32-bit up to 2^31 - 1 leaves, 64-bit up to 2^32 - 1): the parents, children, preorder, sizes,
 //   deepest children and chains; the ends and ranks of the tree edges stay 32-bit (64-bit input ends are narrowed on
 //   the device, an end out of range kept out of range for the dendrogram check).
-// - area = (size + 1) / 2 (a full binary tree); volume = a prefix sum over the preorder of area(y) * (alt(parent(y)) -
-//   alt(y)), exact when the weights are whole numbers and n * (max - min) <= 2^53 (every partial sum is then an exact
-//   double, in any order); otherwise the sequential order of the definition is kept by a leaf-to-root walk (the
-//   second child to finish computes its parent), whose span is the tree's depth.
+// - area = (size + 1) / 2 (a full binary tree); volume = a difference of prefix sums over the preorder of the terms
+//   area(y) * (alt(parent(y)) - alt(y)): in double when the weights are whole numbers and n * (max - min) <= 2^53
+//   (every partial sum is then an exact double, in any order), otherwise in the exact fixed point of
+//   src/AttributeHierarchy/chsExactVolume.h (128 or 256 bits), each volume rounded once.
 // - depth = a range minimum of the internal nodes' altitudes, and the corrected attribute of a node at its parent's
 //   level = a range maximum of the attribute over the internal nodes below it not at their parent's level (the
 //   attributes are increasing, so the maximum over all of them is the maximum over the level's own exits): both from
@@ -323,19 +323,26 @@ BuildRange(const double *                                               value,
   return RangeTable<TOp>{ value, prefix, suffix, table, blocks };
 }
 
-/** True when every weight is a whole number of at most 2^52 and n * (max - min) <= 2^53: every volume and every
- * partial sum of volumes is then a whole number that a double holds exactly, whatever the order of the sums. */
-bool
-VolumesAreExact(uint64_t n, const double * weight, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
+/** How the volumes are summed: Exact when every weight is a whole number of at most 2^52 and n * (max - min) <= 2^53
+ * (every volume and every partial sum of volumes is then a whole number that a double holds exactly, whatever the
+ * order of the sums); otherwise in the fixed point of `scale`. */
+struct VolumePlan
+{
+  bool        exact = false;
+  VolumeScale scale;
+};
+
+VolumePlan
+PlanVolumes(uint64_t n, const double * weight, cudaStream_t stream, detail::MemoryTracker & tracker, int device)
 {
   const uint64_t                           internal = n - 1;
-  detail::DeviceBuffer<unsigned long long> flags(3, stream, &tracker);
-  const unsigned long long                 initial[3] = { 0, ~0ull, 0 };
+  detail::DeviceBuffer<unsigned long long> flags(4, stream, &tracker);
+  const unsigned long long                 initial[4] = { 0, ~0ull, 0, ~0ull };
   CHS_CUDA_CHECK(cudaMemcpyAsync(flags.get(), initial, sizeof(initial), cudaMemcpyHostToDevice, stream));
   WeightRangeKernel<<<detail::GridStrideBlocks(internal, kThreads, device), kThreads, 0, stream>>>(
     internal, weight, flags.get());
   CHS_CUDA_CHECK_LAUNCH("WeightRangeKernel");
-  unsigned long long host[3];
+  unsigned long long host[4];
   CHS_CUDA_CHECK(cudaMemcpyAsync(host, flags.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
   CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
   auto decode = [](unsigned long long code)
@@ -345,7 +352,43 @@ VolumesAreExact(uint64_t n, const double * weight, cudaStream_t stream, detail::
     std::memcpy(&d, &bits, sizeof d);
     return d;
   };
-  return host[0] == 0 && double(n) * (decode(host[2]) - decode(host[1])) <= 9007199254740992.0;
+  const double low = decode(host[1]), high = decode(host[2]);
+  VolumePlan   plan;
+  plan.exact = host[0] == 0 && double(n) * (high - low) <= 9007199254740992.0;
+  if (host[3] != ~0ull)
+    plan.scale = ScaleOf(int(host[3]) - kExponentBias, std::max(TopExponent(low), TopExponent(high)));
+  return plan;
+}
+
+/** The volumes in the fixed point of `scale` (Words 64-bit words): the exact terms over the preorder, their prefix
+ * sums in place, each node's difference rounded once. */
+template <unsigned Words, typename TNode>
+void
+FixedVolumes(const DeviceTree<TNode> & t,
+             const TNode *             pre,
+             const TNode *             size,
+             const TNode *             order,
+             int                       q,
+             double *                  volume,
+             cudaStream_t              stream,
+             detail::MemoryTracker &   tracker,
+             int                       device)
+{
+  const uint64_t                     nodes = 2 * t.n - 1;
+  detail::DeviceBuffer<Fixed<Words>> prefix(nodes + 1, stream, &tracker);
+  CHS_CUDA_CHECK(cudaMemsetAsync(prefix.get() + nodes, 0, sizeof(Fixed<Words>), stream));
+  FixedTermKernel<<<detail::GridStrideBlocks(nodes, kThreads, device), kThreads, 0, stream>>>(
+    t, order, size, q, prefix.get());
+  CHS_CUDA_CHECK_LAUNCH("FixedTermKernel");
+  size_t bytes = 0;
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(
+    nullptr, bytes, prefix.get(), prefix.get(), FixedSum(), Fixed<Words>{}, nodes + 1, stream));
+  detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+  CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(
+    temp.get(), bytes, prefix.get(), prefix.get(), FixedSum(), Fixed<Words>{}, nodes + 1, stream));
+  FixedVolumeKernel<<<detail::GridStrideBlocks(t.n - 1, kThreads, device), kThreads, 0, stream>>>(
+    t, pre, size, prefix.get(), q, volume);
+  CHS_CUDA_CHECK_LAUNCH("FixedVolumeKernel");
 }
 
 /** The device bytes of BuildRange over `count` positions. */
@@ -360,7 +403,8 @@ RangeBytes(uint64_t count)
 }
 
 /** A bound on the device bytes NewWeights allocates with node ids of `nodeBytes` and tour words of `tourBytes`: the
- * Euler tour's two arrays while the preorder is ranked; then what the preorder leaves, the volumes' prefix and scan,
+ * Euler tour's two arrays while the preorder is ranked; then what the preorder leaves, the volumes' prefix and scan
+ * (the fixed point's, the wider),
  * the depths' range table, depths, deepest links and tops, and the corrected attribute's range table and values
  * (summed, though not all are held at once). */
 uint64_t
@@ -370,8 +414,9 @@ NewWeightsBytes(uint64_t n, unsigned nodeBytes, unsigned tourBytes)
   const uint64_t tree = internal * (2 * nodeBytes + sizeof(uint32_t)) + nodes * 3 * nodeBytes;
   const uint64_t held = tree + (nodes + 1) * sizeof(double) + internal * 2 * sizeof(double);
   return std::max(tree + visits * 2 * tourBytes,
-                  held + (nodes + 1) * sizeof(double) + detail::ScanScratchBytes(nodes + 1) +
-                    3 * sizeof(unsigned long long) + 2 * RangeBytes(nodes) + internal * 2 * sizeof(double) +
+                  held + (nodes + 1) * sizeof(Fixed<4>) +
+                    detail::ScanScratchBytes(nodes + 1) * (sizeof(Fixed<4>) / sizeof(double)) +
+                    4 * sizeof(unsigned long long) + 2 * RangeBytes(nodes) + internal * 2 * sizeof(double) +
                     internal * 2 * nodeBytes + sizeof(unsigned));
 }
 
@@ -411,37 +456,36 @@ NewWeights(uint64_t                n,
   detail::DeviceBuffer<double> area(internal, stream, &tracker), attributeOf(internal, stream, &tracker);
 
   // Area and volume.
-  double *   value      = area.get();
-  const bool needVolume = attribute == RegionAttribute::Volume;
-  if (needVolume && !VolumesAreExact(n, dWeight, stream, tracker, device))
+  double *         value      = area.get();
+  const bool       needVolume = attribute == RegionAttribute::Volume;
+  const VolumePlan plan       = needVolume ? PlanVolumes(n, dWeight, stream, tracker, device) : VolumePlan();
+  double *         prefix     = nullptr;
+  if (needVolume && plan.exact)
   {
-    // Weights that are not whole numbers: the sums in the definition's order (a leaf-to-root walk).
-    CHS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, internal * sizeof(uint32_t), stream));
-    BottomUpKernel<<<detail::GridStrideBlocks(n, kThreads, device), kThreads, 0, stream>>>(
-      t, count.get(), VolumeStep<TNode>{ t, area.get(), attributeOf.get() });
-    CHS_CUDA_CHECK_LAUNCH("BottomUpKernel<VolumeStep>");
+    // Whole weights: every sum is exact in double; a prefix sum of the terms over the preorder.
+    VolumeTermKernel<<<all, kThreads, 0, stream>>>(t, order.get(), size.get(), values.get());
+    CHS_CUDA_CHECK_LAUNCH("VolumeTermKernel");
+    CHS_CUDA_CHECK(cudaMemsetAsync(values.get() + nodes, 0, sizeof(double), stream));
+    storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(nodes + 1, stream, &tracker));
+    prefix       = storage.back()->get();
+    size_t bytes = 0;
+    CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, values.get(), prefix, nodes + 1, stream));
+    detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
+    CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, values.get(), prefix, nodes + 1, stream));
+  }
+  AreaVolumeKernel<<<blocks, kThreads, 0, stream>>>(
+    t, pre.get(), size.get(), prefix, area.get(), prefix ? attributeOf.get() : nullptr);
+  CHS_CUDA_CHECK_LAUNCH("AreaVolumeKernel");
+  storage.clear();
+  if (needVolume && !plan.exact)
+  {
+    if (plan.scale.words == 2)
+      FixedVolumes<2>(t, pre.get(), size.get(), order.get(), plan.scale.q, attributeOf.get(), stream, tracker, device);
+    else
+      FixedVolumes<4>(t, pre.get(), size.get(), order.get(), plan.scale.q, attributeOf.get(), stream, tracker, device);
+  }
+  if (needVolume)
     value = attributeOf.get();
-  }
-  else
-  {
-    double * prefix = nullptr;
-    if (needVolume)
-    {
-      VolumeTermKernel<<<all, kThreads, 0, stream>>>(t, order.get(), size.get(), values.get());
-      CHS_CUDA_CHECK_LAUNCH("VolumeTermKernel");
-      CHS_CUDA_CHECK(cudaMemsetAsync(values.get() + nodes, 0, sizeof(double), stream));
-      storage.push_back(std::make_unique<detail::DeviceBuffer<double>>(nodes + 1, stream, &tracker));
-      prefix       = storage.back()->get();
-      size_t bytes = 0;
-      CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, values.get(), prefix, nodes + 1, stream));
-      detail::DeviceBuffer<uint8_t> temp(bytes, stream, &tracker);
-      CHS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), bytes, values.get(), prefix, nodes + 1, stream));
-      value = attributeOf.get();
-    }
-    AreaVolumeKernel<<<blocks, kThreads, 0, stream>>>(
-      t, pre.get(), size.get(), prefix, area.get(), needVolume ? attributeOf.get() : nullptr);
-    CHS_CUDA_CHECK_LAUNCH("AreaVolumeKernel");
-  }
 
   // Depth, height and dynamics.
   if (attribute == RegionAttribute::Height || attribute == RegionAttribute::Dynamics)

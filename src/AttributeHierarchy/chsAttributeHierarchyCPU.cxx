@@ -4,6 +4,7 @@
 #include "AttributeHierarchy/chsAttributeHierarchyBackends.h"
 #include "Engines/SingleLinkage/chsSingleLinkageBackends.h"
 #include "AttributeHierarchy/chsAttributeHierarchyCheck.h"
+#include "AttributeHierarchy/chsExactVolume.h"
 #include "chs/AlphaTree.h"
 
 #include <algorithm>
@@ -49,16 +50,12 @@ public:
     return m_Child[2 * k + c];
   }
 
-  /** area, volume, depth and deepest child of every internal node (index x - n). */
+  /** area, depth and deepest child of every internal node (index x - n). */
   void
-  BottomUp(std::vector<double> & area,
-           std::vector<double> & volume,
-           std::vector<double> & depth,
-           std::vector<TNode> &  deepest) const
+  BottomUp(std::vector<double> & area, std::vector<double> & depth, std::vector<TNode> & deepest) const
   {
     const uint64_t internal = m_N - 1;
     area.assign(internal, 0.0);
-    volume.assign(internal, 0.0);
     depth.assign(internal, 0.0);
     deepest.assign(internal, kNone);
     for (uint64_t k = 0; k < internal; ++k)
@@ -66,10 +63,7 @@ public:
       const uint64_t x  = m_N + k;
       const TNode    c0 = Child(k, 0), c1 = Child(k, 1);
       const bool     leaf0 = c0 < m_N, leaf1 = c1 < m_N;
-      area[k]               = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
-      const double children = (leaf0 ? 0.0 : volume[c0 - m_N]) + (leaf1 ? 0.0 : volume[c1 - m_N]);
-      const double own      = area[k] * (ParentAltitude(x) - Altitude(x));
-      volume[k]             = children + own;
+      area[k] = (leaf0 ? 1.0 : area[c0 - m_N]) + (leaf1 ? 1.0 : area[c1 - m_N]);
       if (leaf0 && leaf1)
         depth[k] = Altitude(x);
       else
@@ -81,17 +75,45 @@ public:
     }
   }
 
+  /** The volume of every internal node: its exact sum (the children's plus its own term, from the leaves up) in the
+   * fixed point of src/AttributeHierarchy/chsExactVolume.h, rounded once. */
+  template <unsigned Words>
+  std::vector<double>
+  Volumes(const std::vector<double> & area, int q) const
+  {
+    const uint64_t                internal = m_N - 1;
+    std::vector<ah::Fixed<Words>> sum(internal);
+    std::vector<double>           volume(internal);
+    for (uint64_t k = 0; k < internal; ++k)
+    {
+      const uint64_t   x  = m_N + k;
+      const TNode      c0 = Child(k, 0), c1 = Child(k, 1);
+      ah::Fixed<Words> s =
+        (ah::ToFixed<Words>(ParentAltitude(x), q) - ah::ToFixed<Words>(Altitude(x), q)) * uint64_t(area[k]);
+      if (c0 >= m_N)
+        s = s + sum[c0 - m_N];
+      if (c1 >= m_N)
+        s = s + sum[c1 - m_N];
+      sum[k]    = s;
+      volume[k] = ah::Round(s, q);
+    }
+    return volume;
+  }
+
   /** The attribute of every internal node (index x - n). */
   std::vector<double>
   Attribute(RegionAttribute attribute) const
   {
-    std::vector<double> area, volume, depth;
+    std::vector<double> area, depth;
     std::vector<TNode>  deepest;
-    BottomUp(area, volume, depth, deepest);
+    BottomUp(area, depth, deepest);
     if (attribute == RegionAttribute::Area)
       return area;
     if (attribute == RegionAttribute::Volume)
-      return volume;
+    {
+      const ah::VolumeScale scale = ah::ScaleOfWeights(m_In.weight, m_N - 1);
+      return scale.words == 2 ? Volumes<2>(area, scale.q) : Volumes<4>(area, scale.q);
+    }
     const uint64_t      internal = m_N - 1;
     std::vector<double> height(internal);
     for (uint64_t k = 0; k < internal; ++k)

@@ -1,11 +1,12 @@
 // The hierarchies by attribute's first kernels (src/AttributeHierarchy/chsAttributeHierarchy.cu, which alone includes
-// it): the tree as the kernels read it, the children, the leaf-to-root pass, the Euler tour's preorder and subtree
+// it): the tree as the kernels read it, the children, the Euler tour's preorder and subtree
 // sizes, and the block sparse table of range minima and maxima. The file's header comment says how they serve.
 #ifndef chsAttributeHierarchyKernels_cuh
 #define chsAttributeHierarchyKernels_cuh
 
 #include "Common/chsCudaCommon.cuh"
 #include "Common/chsDeviceHelpers.cuh"
+#include "AttributeHierarchy/chsExactVolume.h"
 #include "Engines/SingleLinkage/chsSingleLinkageRule.h"
 
 #include <cstdint>
@@ -74,51 +75,6 @@ OrderChildrenKernel(uint64_t internal, TNode * child)
     {
       child[2 * k]     = b;
       child[2 * k + 1] = a;
-    }
-  }
-}
-
-/** The sequential definition's order for the volume (non-whole weights): per internal node, from its children in id
- * order, the area and the volume. */
-template <typename TNode>
-struct VolumeStep
-{
-  DeviceTree<TNode> t;
-  double *          area;
-  double *          volume;
-
-  __device__ void
-  operator()(TNode x) const
-  {
-    const uint64_t k  = x - t.n;
-    const TNode    c0 = t.child[2 * k], c1 = t.child[2 * k + 1];
-    const bool     leaf0 = c0 < t.n, leaf1 = c1 < t.n;
-    const double   a  = __dadd_rn(leaf0 ? 1.0 : __ldcg(area + c0 - t.n), leaf1 ? 1.0 : __ldcg(area + c1 - t.n));
-    const double   vc = __dadd_rn(leaf0 ? 0.0 : __ldcg(volume + c0 - t.n), leaf1 ? 0.0 : __ldcg(volume + c1 - t.n));
-    area[k]           = a;
-    volume[k]         = __dadd_rn(vc, __dmul_rn(a, t.ParentAltitude(x) - t.Altitude(x)));
-  }
-};
-
-/** One thread per leaf walks up: the second child to reach a node computes it (its children's values published by
- * the fence before their arrival) and goes on. */
-template <typename TNode, class TStep>
-__global__ void
-BottomUpKernel(DeviceTree<TNode> t, uint32_t * arrived, TStep step)
-{
-  CHS_GRID_STRIDE(i, t.n)
-  {
-    TNode x = t.parent[i];
-    while (true)
-    {
-      __threadfence();
-      if (atomicAdd(arrived + (x - t.n), 1u) == 0)
-        break;
-      __threadfence();
-      step(x);
-      if (x == t.root)
-        break;
-      x = t.parent[x];
     }
   }
 }
@@ -260,27 +216,67 @@ AreaVolumeKernel(DeviceTree<TNode> t,
   }
 }
 
-/** Whole-number weights and their range: flags[0] set for a weight that is not a whole number or beyond 2^52,
- * flags[1] / flags[2] the smallest / largest ordered code. */
+/** Per preorder position: the exact term area(y) * (alt(parent(y)) - alt(y)) of an internal node y in the fixed
+ * point of unit 2^q (src/AttributeHierarchy/chsExactVolume.h), 0 for a leaf. */
+template <typename TNode, unsigned Words>
+__global__ void
+FixedTermKernel(DeviceTree<TNode> t, const TNode * order, const TNode * size, int q, Fixed<Words> * term)
+{
+  CHS_GRID_STRIDE(i, uint64_t(t.root) + 1)
+  {
+    const TNode y = order[i];
+    term[i]       = y < t.n ? Fixed<Words>{}
+                            : (ToFixed<Words>(t.ParentAltitude(y), q) - ToFixed<Words>(t.Altitude(y), q)) *
+                          ((uint64_t(size[y]) + 1) / 2);
+  }
+}
+
+/** volume(x): the exact sum of its subtree's terms (a difference of the terms' prefix sums), rounded once. */
+template <typename TNode, unsigned Words>
+__global__ void
+FixedVolumeKernel(DeviceTree<TNode>    t,
+                  const TNode *        pre,
+                  const TNode *        size,
+                  const Fixed<Words> * prefix,
+                  int                  q,
+                  double *             volume)
+{
+  CHS_GRID_STRIDE(k, t.n - 1)
+  {
+    const uint64_t x = t.n + k;
+    volume[k]        = Round(prefix[uint64_t(pre[x]) + size[x]] - prefix[pre[x]], q);
+  }
+}
+
+/** Whole-number weights, their range and the fixed point's unit: flags[0] set for a weight that is not a whole
+ * number or beyond 2^52, flags[1] / flags[2] the smallest / largest ordered code, flags[3] the lowest set bit's
+ * exponent over the weights plus kExponentBias (~0 when every weight is 0). */
+constexpr int kExponentBias = 4096;
+
 __global__ void
 WeightRangeKernel(uint64_t count, const double * w, unsigned long long * flags)
 {
   // Each thread reduces its weights, then each warp, so that one lane per warp does the atomics.
-  unsigned long long low = ~0ull, high = 0, bad = 0;
+  unsigned long long low = ~0ull, high = 0, bad = 0, lowBit = ~0ull;
   CHS_GRID_STRIDE(k, count)
   {
     const double             v    = w[k];
     const unsigned long long code = sl::OrderedCode(v);
     bad |= v == floor(v) && fabs(v) <= 4503599627370496.0 ? 0ull : 1ull;
-    low  = code < low ? code : low;
-    high = code > high ? code : high;
+    low         = code < low ? code : low;
+    high        = code > high ? code : high;
+    const int e = LowExponent(v);
+    if (e != kNoExponent && static_cast<unsigned long long>(e + kExponentBias) < lowBit)
+      lowBit = static_cast<unsigned long long>(e + kExponentBias);
   }
   for (int o = 16; o > 0; o /= 2)
   {
     const unsigned long long l = __shfl_xor_sync(0xffffffffu, low, o), h = __shfl_xor_sync(0xffffffffu, high, o);
+    const unsigned long long b = __shfl_xor_sync(0xffffffffu, lowBit, o);
     bad |= __shfl_xor_sync(0xffffffffu, bad, o);
-    low  = l < low ? l : low;
-    high = h > high ? h : high;
+    low    = l < low ? l : low;
+    high   = h > high ? h : high;
+    lowBit = b < lowBit ? b : lowBit;
   }
   if ((threadIdx.x & 31) == 0)
   {
@@ -288,6 +284,7 @@ WeightRangeKernel(uint64_t count, const double * w, unsigned long long * flags)
       flags[0] = 1;
     atomicMin(flags + 1, low);
     atomicMax(flags + 2, high);
+    atomicMin(flags + 3, lowBit);
   }
 }
 

@@ -185,6 +185,43 @@ RandomGraph(uint64_t n, int weights, std::mt19937 & rng)
   return g;
 }
 
+/** The volume of weights that are not whole numbers is the exact sum rounded once: weights W * 2^-40 (W below 2^50),
+ * whose volumes summed exactly in 128-bit integers and converted to double (rounded to nearest by the compiler's
+ * conversion) are the oracle. The sums in double from the leaves up (Higra's order) differ somewhere: the test can
+ * tell the two definitions apart. */
+TEST(AttributeHierarchy, VolumeIsTheExactSumRoundedOnce)
+{
+  std::mt19937                            rng(11);
+  std::uniform_int_distribution<uint64_t> draw(0, (uint64_t(1) << 50) - 1);
+  chs_test::Graph                         g = RandomGraph(3000, 1, rng);
+  for (double & w : g.w)
+    w = std::ldexp(double(draw(rng)), -40);
+  const Tree                           t      = FromGraph(g);
+  const std::vector<double>            volume = Attribute(t, RegionAttribute::Volume);
+  const uint64_t                       n      = t.n;
+  std::vector<__int128>                exact(n - 1);
+  std::vector<double>                  area(n - 1), sequential(n - 1);
+  std::vector<uint64_t>                kids(n - 1, 0);
+  std::vector<std::array<uint64_t, 2>> child(n - 1);
+  for (uint64_t x = 0; x + 1 < 2 * n - 1; ++x)
+    child[t.parent[x] - n][kids[t.parent[x] - n]++] = x;
+  auto   alt    = [&](uint64_t x) { return x < n ? 0.0 : t.weight[x - n]; };
+  size_t differ = 0;
+  for (uint64_t k = 0; k + 1 < n; ++k)
+  {
+    const uint64_t x = n + k, a = std::min(child[k][0], child[k][1]), b = std::max(child[k][0], child[k][1]);
+    area[k]          = (a < n ? 1.0 : area[a - n]) + (b < n ? 1.0 : area[b - n]);
+    const auto units = [&](uint64_t y) { return __int128(std::ldexp(alt(y), 40)); };
+    exact[k] =
+      (a < n ? 0 : exact[a - n]) + (b < n ? 0 : exact[b - n]) + __int128(area[k]) * (units(t.parent[x]) - units(x));
+    sequential[k] =
+      ((a < n ? 0.0 : sequential[a - n]) + (b < n ? 0.0 : sequential[b - n])) + area[k] * (alt(t.parent[x]) - alt(x));
+    ASSERT_EQ(volume[x], std::ldexp(double(exact[k]), -40)) << "node " << x;
+    differ += sequential[k] != volume[x];
+  }
+  EXPECT_GT(differ, 0u) << "the input does not tell the exact volumes from the sums in double";
+}
+
 /** Identities: a filter whose threshold every region passes gives the input back; one that no frontier passes gives
  * the input's tree with every weight 0 (the ranks keep their order). */
 TEST(AttributeHierarchy, FiltersThatKeepAllOrNothing)
@@ -288,11 +325,14 @@ Inputs()
   inputs.push_back(ImageDendrogram(300, 200, false, 1, true));
   inputs.push_back(ImageDendrogram(300, 200, true, 2, true));
   inputs.push_back(ImageDendrogram(257, 129, false, 3, false));
-  // Weights that are not whole numbers: the CUDA backend sums the volumes in the definition's order.
+  // Weights that are not whole numbers: volumes in the 128-bit fixed point; weights spanning more than 94 bits (256
+  // bits); weights spanning more than 222 bits (rounded to multiples of 2^(T - 222) first).
+  for (int span : { 0, 120, 400 })
   {
-    chs_test::Graph g = RandomGraph(5000, 40, rng);
+    chs_test::Graph                    g = RandomGraph(5000, 40, rng);
+    std::uniform_int_distribution<int> exponent(-span, 0);
     for (double & w : g.w)
-      w = w / 3.0 + 0.1;
+      w = span ? std::ldexp(w / 3.0 + 0.1, exponent(rng)) : w / 3.0 + 0.1;
     inputs.push_back(FromGraph(g));
   }
   // A deep tree: a ramp's dendrogram is a chain of n - 1 nodes.
