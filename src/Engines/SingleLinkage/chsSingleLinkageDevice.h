@@ -100,8 +100,8 @@ PandoraBytes(uint64_t n, unsigned nodeBytes = sizeof(uint32_t));
 uint64_t
 FinishBytes(uint64_t n, unsigned nodeBytes = sizeof(uint32_t));
 
-/** Copies the dendrogram's device arrays into the caller's (null destinations are skipped; 32-bit end vertices are
- * zero-extended into 64-bit arrays). */
+/** Copies the dendrogram's device arrays into the caller's (null destinations are skipped, and so are the parents
+ * for a null `dParent`; 32-bit end vertices are zero-extended into 64-bit arrays). */
 template <typename TNode>
 void
 DownloadDendrogram(const DendrogramArraysT<TNode> & out,

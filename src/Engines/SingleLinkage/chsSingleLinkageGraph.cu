@@ -11,6 +11,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <future>
 #include <memory>
 #include <type_traits>
 
@@ -411,6 +412,39 @@ CheckDendrogramOnDevice<uint32_t>(uint64_t,
                                   detail::MemoryTracker &,
                                   int);
 
+namespace
+{
+/** A non-blocking stream of its own for a transfer that overlaps the run's kernels, ordered after what `after` has
+ * queued so far; destroyed (after its work) at scope exit. */
+struct OverlapStream
+{
+  cudaStream_t stream = nullptr;
+  OverlapStream(cudaStream_t after, int device)
+  {
+    detail::DeviceScope scope(device);
+    CHS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaEvent_t written = nullptr;
+    CHS_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(written, after);
+    const cudaError_t waited   = recorded == cudaSuccess ? cudaStreamWaitEvent(stream, written, 0) : recorded;
+    cudaEventDestroy(written);
+    if (waited != cudaSuccess)
+    {
+      cudaStreamDestroy(stream);
+      CHS_CUDA_CHECK(waited);
+    }
+  }
+  ~OverlapStream()
+  {
+    cudaStreamSynchronize(stream);
+    cudaStreamDestroy(stream);
+  }
+  OverlapStream(const OverlapStream &) = delete;
+  OverlapStream &
+  operator=(const OverlapStream &) = delete;
+};
+} // namespace
+
 template <typename TNode>
 void
 FinishOnDevice(uint64_t                         n,
@@ -431,12 +465,31 @@ FinishOnDevice(uint64_t                         n,
   detail::EventTimer          dendrogramTimer(stream);
   detail::DeviceBuffer<TNode> dParent(2 * n - 1, stream, &tracker);
   dendrogramTimer.Start();
-  result.contractionLevels = PandoraOnDevice(dU, dV, n, dParent.get(), stream, tracker, context.device);
-  dendrogramTimer.Stop();
-  CheckDendrogramOnDevice(n, dParent.get(), dWeight, dU, dV, stream, tracker, context.device);
+  {
+    // The tree edges' weights, ids and ends are final before PANDORA: another host thread downloads them on a stream
+    // of its own (after the event that marks them written) while PANDORA's kernels run; the parents follow. The
+    // future joins that thread on every way out of this scope, before the caller frees the arrays.
+    OverlapStream     edgeStream(stream, context.device);
+    const uint64_t    edges = n - 1;
+    std::future<void> edgesDown;
+    if (edges)
+      edgesDown =
+        std::async(std::launch::async,
+                   [&]
+                   {
+                     detail::DeviceScope scope(context.device);
+                     DownloadDendrogram(
+                       out, n, static_cast<const TNode *>(nullptr), dWeight, dEdge, dU, dV, edgeStream.stream, context);
+                   });
+    result.contractionLevels = PandoraOnDevice(dU, dV, n, dParent.get(), stream, tracker, context.device);
+    dendrogramTimer.Stop();
+    CheckDendrogramOnDevice(n, dParent.get(), dWeight, dU, dV, stream, tracker, context.device);
+    if (edges)
+      edgesDown.get();
+  }
   if (context.progress)
     context.progress(0.8f);
-  DownloadDendrogram(out, n, dParent.get(), dWeight, dEdge, dU, dV, stream, context);
+  detail::CopyToHost(out.parent, dParent.get(), (2 * n - 1) * sizeof(TNode), stream, context);
   result.mstMilliseconds        = mstTimer.Milliseconds();
   result.dendrogramMilliseconds = dendrogramTimer.Milliseconds();
   if (info)
@@ -493,7 +546,8 @@ DownloadDendrogram(const DendrogramArraysT<TNode> & out,
                    const ExecutionContext &         context)
 {
   const uint64_t edges = n - 1;
-  detail::CopyToHost(out.parent, dParent, (2 * n - 1) * sizeof(TNode), stream, context);
+  if (dParent)
+    detail::CopyToHost(out.parent, dParent, (2 * n - 1) * sizeof(TNode), stream, context);
   if (edges == 0)
     return;
   if (out.weight)
