@@ -68,6 +68,14 @@ AvailableDeviceBytes(int device);
 void
 ReserveDeviceMemory(MemoryTracker & tracker, uint64_t bytes, int device);
 
+/** Copies `bytes` from the device into `host` and waits for them. Up to kReadBackBytes go through a page-locked
+ * buffer of the calling thread that a one-block kernel on `stream` writes, without a copy engine: a small copy
+ * queued behind a large download that overlaps the run's kernels from another stream would wait for all of it. More
+ * bytes, or no such buffer, go by cudaMemcpyAsync. */
+constexpr unsigned kReadBackBytes = 4096;
+void
+ReadBackBytes(void * host, const void * device, uint64_t bytes, cudaStream_t stream);
+
 /** A bound on the scratch memory of a CUB scan, select or reduction over `items` items (CUB's tile states: some
  * 16 bytes a tile of at least 256 items, plus its fixed part). */
 constexpr uint64_t

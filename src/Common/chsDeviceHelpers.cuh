@@ -250,8 +250,7 @@ template <typename T>
 void
 ReadBack(T & host, const T * device, cudaStream_t stream)
 {
-  CHS_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  detail::ReadBackBytes(&host, device, sizeof(T), stream);
 }
 
 /** With TInfinite, NaN and infinities are bad (v - v is NaN for both), else NaN only. */

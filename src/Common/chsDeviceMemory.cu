@@ -1,6 +1,8 @@
 // The CUDA devices (count, name, memory), the errors of CUDA calls, the device scope, and device memory: each run's
 // reservation against what the device has free, the RAII buffers, and their test hooks (include/chs/Execution.h).
 #include "chsCudaCommon.cuh"
+
+#include <cstring>
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -176,6 +178,61 @@ ThrowCudaError(cudaError_t error, const char * call, const char * file, int line
   cudaGetLastError(); // clear a non-sticky error so that the next run starts clean
   throw CudaError(std::string("CUDA error ") + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ") in " +
                   call + " at " + file + ":" + std::to_string(line));
+}
+
+namespace
+{
+__global__ void
+CopyBytesKernel(unsigned char * to, const unsigned char * from, unsigned bytes)
+{
+  for (unsigned i = threadIdx.x; i < bytes; i += blockDim.x)
+    to[i] = from[i];
+}
+
+/** The calling thread's page-locked, mapped read-back buffer (kept for the thread's life; null if it cannot be had). */
+unsigned char *
+ReadBackBuffer()
+{
+  struct Buffer
+  {
+    unsigned char * host  = nullptr;
+    bool            tried = false;
+    ~Buffer()
+    {
+      if (host)
+        cudaFreeHost(host);
+    }
+  };
+  thread_local Buffer buffer;
+  if (!buffer.tried)
+  {
+    buffer.tried = true;
+    void * p     = nullptr;
+    if (cudaHostAlloc(&p, kReadBackBytes, cudaHostAllocPortable | cudaHostAllocMapped) == cudaSuccess)
+      buffer.host = static_cast<unsigned char *>(p);
+    else
+      cudaGetLastError(); // clear it: the memcpy path serves instead
+  }
+  return buffer.host;
+}
+} // namespace
+
+void
+ReadBackBytes(void * host, const void * device, uint64_t bytes, cudaStream_t stream)
+{
+  unsigned char * mapped = bytes <= kReadBackBytes ? ReadBackBuffer() : nullptr;
+  if (!mapped)
+  {
+    CHS_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+    CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  unsigned char * onDevice = nullptr;
+  CHS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void **>(&onDevice), mapped, 0));
+  CopyBytesKernel<<<1, 128, 0, stream>>>(onDevice, static_cast<const unsigned char *>(device), unsigned(bytes));
+  CHS_CUDA_CHECK(cudaGetLastError());
+  CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::memcpy(host, mapped, bytes);
 }
 
 DeviceScope::DeviceScope(int device)

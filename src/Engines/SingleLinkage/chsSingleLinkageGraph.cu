@@ -257,10 +257,8 @@ PandoraOnDevice(const uint32_t *        dU,
       // Read the sizes back: the first level without an edge is the last.
       LevelSize host[kMaximumLevels + 1];
       uint32_t  bad[3];
-      CHS_CUDA_CHECK(
-        cudaMemcpyAsync(host, sizes.get(), (level + 2) * sizeof(LevelSize), cudaMemcpyDeviceToHost, stream));
-      CHS_CUDA_CHECK(cudaMemcpyAsync(bad, broken.get(), sizeof(bad), cudaMemcpyDeviceToHost, stream));
-      CHS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      detail::ReadBackBytes(host, sizes.get(), (level + 2) * sizeof(LevelSize), stream);
+      detail::ReadBackBytes(bad, broken.get(), sizeof(bad), stream);
       if (bad[0])
         throw std::logic_error("PANDORA: level " + std::to_string(bad[0] - 1) + " contracted into " +
                                std::to_string(bad[1]) + " vertices and " + std::to_string(bad[2]) +
