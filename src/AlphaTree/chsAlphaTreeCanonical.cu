@@ -4,12 +4,10 @@
 #include "chsAlphaTreeDevice.h"
 #include "chsAlphaTreeRule.h"
 #include "Engines/SingleLinkage/chsSingleLinkageDevice.h"
-#include "chs/HostCache.h"
 
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
-#include <future>
 #include <stdexcept>
 
 namespace chs
@@ -20,8 +18,6 @@ namespace
 {
 
 constexpr unsigned kThreads = 256;
-/** From this many leaves on, their zero levels are written during the downloads (below it a thread costs more). */
-constexpr uint64_t kOverlapZeroPixels = uint64_t(1) << 20;
 
 __global__ void
 NarrowKernel(const uint64_t * in, uint64_t n, uint32_t * out)
@@ -102,18 +98,6 @@ SortAndWrite(const TNode *                              treeParent,
   timer.Stop();
 
   const AlphaTreeArrays out = Allocated(allocate, total);
-  // The leaves' levels are zeros written by the host's threads; when both downloads go straight to page-locked
-  // arrays (the DMAs need no host thread), those writes run during the downloads instead of before them. The future
-  // joins on every way out.
-  const bool zeroLeaves = out.level && !out.leafLevelsZero;
-  const bool widened    = sizeof(TNode) == 4 && !out.parent; // staged through the host's threads
-  const bool overlap    = zeroLeaves && !widened && pixels >= kOverlapZeroPixels &&
-                       detail::IsRegisteredHostRange(out.level, total * sizeof(double)) &&
-                       (out.parent ? detail::IsRegisteredHostRange(out.parent, total * sizeof(uint32_t))
-                                   : detail::IsRegisteredHostRange(out.parent64, total * sizeof(uint64_t)));
-  std::future<void> zeroing;
-  if (overlap)
-    zeroing = std::async(std::launch::async, [&] { detail::ZeroHost(out.level, pixels * sizeof(double), context); });
   if constexpr (sizeof(TNode) == 4)
   {
     if (out.parent)
@@ -136,13 +120,11 @@ SortAndWrite(const TNode *                              treeParent,
   }
   if (out.level)
   {
-    if (zeroLeaves && !overlap)
+    if (!out.leafLevelsZero)
       detail::ZeroHost(out.level, pixels * sizeof(double), context);
     if (internal)
       detail::CopyToHost(out.level + pixels, outLevel.get(), internal * sizeof(double), stream, context);
   }
-  if (overlap)
-    zeroing.get();
   return total;
 }
 
