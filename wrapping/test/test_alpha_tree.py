@@ -10,10 +10,7 @@ import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
+from conftest import backend, has_gpu
 
 
 def alpha_tree(array, backend_name, full=False, algorithm=None, wide=False):
@@ -27,14 +24,6 @@ def alpha_tree(array, backend_name, full=False, algorithm=None, wide=False):
         f.SetAlgorithm(getattr(itk.CudaAlphaTreeEnums, "Algorithm_" + algorithm))
     f.Update()
     return f.GetOutput()
-
-
-def has_gpu():
-    try:
-        alpha_tree(np.zeros((2, 2), np.uint8), "CUDA")
-        return True
-    except RuntimeError:
-        return False
 
 
 GPU = has_gpu()

@@ -11,26 +11,11 @@ import numpy as np
 import pytest
 import scipy.ndimage as ndi
 import skimage.measure
-
-
-def backend(name):
-    """itk::CudaSegmentationBackendEnums::Backend::<name>, as SWIG names it."""
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
+from conftest import backend, has_gpu
 
 
 def label_type(dimension):
     return itk.Image[itk.UL, dimension]
-
-
-def has_gpu():
-    image = itk.image_from_array(np.zeros((4, 4), np.uint8))
-    f = itk.CudaConnectedComponentImageFilter[type(image), label_type(2)].New(image)
-    f.SetBackend(backend("CUDA"))
-    try:
-        f.Update()
-        return True
-    except RuntimeError:
-        return False
 
 
 GPU = has_gpu()

@@ -13,21 +13,7 @@ import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
-
-
-def has_gpu():
-    f = itk.CudaConnectedComponentImageFilter.New(itk.image_from_array(np.zeros((4, 4), np.uint8)))
-    f.SetBackend(backend("CUDA"))
-    try:
-        f.Update()
-        return True
-    except RuntimeError:
-        return False
-
+from conftest import backend, has_gpu
 
 GPU = has_gpu()
 BACKENDS = ["CPU", pytest.param("CUDA", marks=pytest.mark.skipif(not GPU, reason="no CUDA device"))]

@@ -7,10 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import itk
 import numpy as np
 import pytest
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
+from conftest import backend
 
 
 def relief(shape, seed):

@@ -9,12 +9,9 @@ import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
+from conftest import backend, has_gpu
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
 
 
 def graph_dendrogram(u, v, w, n, backend_name, tree=False):
@@ -30,14 +27,6 @@ def graph_dendrogram(u, v, w, n, backend_name, tree=False):
     f.SetBackend(backend(backend_name))
     f.Update()
     return f.GetOutput()
-
-
-def has_gpu():
-    try:
-        graph_dendrogram([0], [1], [1.0], 2, "CUDA")
-        return True
-    except RuntimeError:
-        return False
 
 
 GPU = has_gpu()

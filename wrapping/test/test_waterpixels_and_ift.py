@@ -13,23 +13,7 @@ import numpy as np
 import pytest
 import scipy.ndimage as ndi
 import skimage.io
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
-
-
-def has_gpu():
-    image = itk.image_from_array(np.zeros((8, 8), np.float32))
-    f = itk.CudaWaterpixelImageFilter[type(image), itk.Image[itk.UL, 2]].New(image)
-    f.SetBackend(backend("CUDA"))
-    f.SetGridStep(4)
-    try:
-        f.Update()
-        return True
-    except RuntimeError:
-        return False
-
+from conftest import backend, has_gpu
 
 GPU = has_gpu()
 BACKENDS = ["CPU", pytest.param("CUDA", marks=pytest.mark.skipif(not GPU, reason="no CUDA device"))]

@@ -10,12 +10,9 @@ import itk
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
+from conftest import backend, has_gpu
 
 skimage_morphology = pytest.importorskip("skimage.morphology")
-
-
-def backend(name):
-    return getattr(itk.CudaSegmentationBackendEnums, "Backend_" + name)
 
 
 def watershed(array, backend_name, full=False, lines=False):
@@ -27,14 +24,6 @@ def watershed(array, backend_name, full=False, lines=False):
     f.SetBackend(backend(backend_name))
     f.Update()
     return itk.array_from_image(f.GetOutput()), f.GetObjectCount()
-
-
-def has_gpu():
-    try:
-        watershed(np.zeros((2, 2), np.float32), "CUDA")
-        return True
-    except RuntimeError:
-        return False
 
 
 GPU = has_gpu()
