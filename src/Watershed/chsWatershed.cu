@@ -503,67 +503,6 @@ namespace ws
 {
 namespace
 {
-/** Whether a run's upload can overlap step I: 32-bit voxel indices, transfers overlapped, raster order. */
-template <typename P>
-bool
-UploadOverlaps(const Grid & grid)
-{
-  return sizeof(P) == 4 && detail::TransferOverlap() &&
-         detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]).cx == 0;
-}
-
-/** Step I and the tile shortcuts on the layers (along the image's last axis) whose codes have arrived, as a Run's
- * staged upload calls it: the work of each prefix runs while the rest is copied. */
-template <typename T, typename P>
-class EarlySteps
-{
-public:
-  EarlySteps(const Grid & grid, bool fullyConnected, int device, cudaStream_t stream)
-    : m_Grid(grid)
-    , m_Full(fullyConnected)
-    , m_Device(device)
-    , m_Stream(stream)
-    , m_ThreeD(grid.dimension == 3)
-    , m_Layers(m_ThreeD ? grid.size[2] : grid.size[1])
-    , m_Layer(m_ThreeD ? grid.size[0] * grid.size[1] : grid.size[0])
-    , m_Tile(ShortcutTileLayers(m_ThreeD ? 2u : 1u))
-  {
-  }
-
-  void
-  operator()(const Run<T, P> & r, uint64_t voxels)
-  {
-    const ArraysT<P> a = r.Buffers();
-    // Step I of a layer reads the layers next to it; the shortcuts of a layer of tiles, step I's pointers there.
-    const uint64_t coded = voxels / m_Layer;
-    const uint64_t ready = coded == m_Layers ? m_Layers : (coded > 0 ? coded - 1 : 0);
-    if (ready > m_Initialized)
-      InitLayers(r.Codes(), m_Grid, m_Full, a, r.FlatCounter(), m_Initialized, ready, m_Device, m_Stream);
-    m_Initialized       = std::max(m_Initialized, ready);
-    const uint64_t done = m_Initialized == m_Layers ? (m_Layers + m_Tile - 1) / m_Tile : m_Initialized / m_Tile;
-    if (done > m_Shortened)
-      ShortcutPaths(a.b1,
-                    a.b1,
-                    uint32_t(m_Grid.size[0]),
-                    uint32_t(m_Grid.size[1]),
-                    m_ThreeD ? uint32_t(m_Grid.size[2]) : 1u,
-                    m_Stream,
-                    uint32_t(m_Shortened),
-                    uint32_t(done - m_Shortened));
-    m_Shortened = std::max(m_Shortened, done);
-  }
-
-private:
-  const Grid &       m_Grid;
-  const bool         m_Full;
-  const int          m_Device;
-  const cudaStream_t m_Stream;
-  const bool         m_ThreeD;
-  const uint64_t     m_Layers, m_Layer; // layers along the last axis, voxels a layer
-  const uint32_t     m_Tile;
-  uint64_t           m_Initialized = 0, m_Shortened = 0; // layers, layers of tiles
-};
-
 /** WatershedCUDA with voxel indices P. */
 template <typename P, typename T, typename TLabel>
 WatershedResult
@@ -578,15 +517,40 @@ WatershedRun(const T *                   image,
   WatershedResult result;
   // The transfers overlap the kernels where the labels go out in voxel indices' width or wider, without lines, in
   // raster order (the numbering by ranges needs it): step I and the tile shortcuts run on the layers that have
-  // arrived while the rest is uploaded (EarlySteps), and the numbering of each range of voxels while the one before
-  // is copied.
+  // arrived while the rest is uploaded, and the numbering of each range of voxels while the one before is copied.
   if constexpr (sizeof(P) == 4 && sizeof(TLabel) >= sizeof(P))
-    if (UploadOverlaps<P>(grid) && !parameters.markLines)
+    if (detail::TransferOverlap() && !parameters.markLines &&
+        detail::ChooseVoxelOrder(grid.size[0], grid.size[1], grid.size[2]).cx == 0)
     {
-      EarlySteps<T, P>                  steps(grid, parameters.fullyConnected, context.device, stream);
-      const typename Run<T, P>::Arrival early = [&](const Run<T, P> & r, uint64_t voxels) { steps(r, voxels); };
-      Run<T, P>                         run(image, grid, context, "watershed", 0, &early);
-      const ArraysT<P>                  a = run.Buffers();
+      const bool                        threeD      = grid.dimension == 3;
+      const uint64_t                    layers      = threeD ? grid.size[2] : grid.size[1];
+      const uint64_t                    layer       = threeD ? grid.size[0] * grid.size[1] : grid.size[0];
+      const uint32_t                    tile        = ShortcutTileLayers(threeD ? 2u : 1u);
+      uint64_t                          initialized = 0, shortened = 0; // layers, layers of tiles
+      const typename Run<T, P>::Arrival early = [&](const Run<T, P> & r, uint64_t voxels)
+      {
+        const ArraysT<P> a = r.Buffers();
+        // Step I of a layer reads the layers next to it; the shortcuts of a layer of tiles, step I's pointers there.
+        const uint64_t coded = voxels / layer;
+        const uint64_t ready = coded == layers ? layers : (coded > 0 ? coded - 1 : 0);
+        if (ready > initialized)
+          InitLayers(
+            r.Codes(), grid, parameters.fullyConnected, a, r.FlatCounter(), initialized, ready, context.device, stream);
+        initialized         = std::max(initialized, ready);
+        const uint64_t done = initialized == layers ? (layers + tile - 1) / tile : initialized / tile;
+        if (done > shortened)
+          ShortcutPaths(a.b1,
+                        a.b1,
+                        uint32_t(grid.size[0]),
+                        uint32_t(grid.size[1]),
+                        threeD ? uint32_t(grid.size[2]) : 1u,
+                        stream,
+                        uint32_t(shortened),
+                        uint32_t(done - shortened));
+        shortened = std::max(shortened, done);
+      };
+      Run<T, P>        run(image, grid, context, "watershed", 0, &early);
+      const ArraysT<P> a = run.Buffers();
       WatershedOnDevice(run.Codes(),
                         grid,
                         parameters,
@@ -676,30 +640,13 @@ WaterfallRun(const T *                          image,
              const ExecutionContext &           context,
              RunInfo *                          info)
 {
-  const auto stream = static_cast<cudaStream_t>(context.stream);
-  // As the watershed's: step I and the tile shortcuts on the layers that have arrived while the rest is uploaded.
-  EarlySteps<T, P>            steps(grid, parameters.watershed.fullyConnected, context.device, stream);
-  typename Run<T, P>::Arrival early;
-  bool                        overlap = false;
-  if constexpr (sizeof(P) == 4)
-  {
-    overlap = UploadOverlaps<P>(grid);
-    early   = [&](const Run<T, P> & r, uint64_t voxels) { steps(r, voxels); };
-  }
-  Run<T, P>        run(image, grid, context, "waterfall", 0, overlap ? &early : nullptr);
+  const auto       stream = static_cast<cudaStream_t>(context.stream);
+  Run<T, P>        run(image, grid, context, "waterfall", 0);
   const ArraysT<P> wide = run.Buffers();
   WaterfallResult  result;
-  uint64_t         rounds  = 0;
-  uint64_t         regions = WatershedOnDevice(run.Codes(),
-                                       grid,
-                                       parameters.watershed,
-                                       wide,
-                                       context.device,
-                                       stream,
-                                       run.tracker,
-                                       rounds,
-                                       overlap ? run.FlatBlocks() : nullptr,
-                                       true);
+  uint64_t         rounds = 0;
+  uint64_t         regions =
+    WatershedOnDevice(run.Codes(), grid, parameters.watershed, wide, context.device, stream, run.tracker, rounds);
   CheckWaterfallRegions(regions);
   CheckLabelCapacity<TLabel>(regions);
   Arrays a{ reinterpret_cast<uint32_t *>(wide.b0),
