@@ -1,0 +1,223 @@
+"""The single-linkage minimum spanning tree of a volume read slab by slab, for volumes larger than one device.
+
+The volume is read in slabs of whole layers along its first (slowest) axis. For each slab in turn:
+
+1. the slab's own minimum spanning tree (``chseg.single_linkage`` of the slab; on the GPU when there is one);
+2. the graph H of that tree, the edges between the previous slab's last layer and this slab's first (weighted as the
+   module weighs image edges), and the *live* edges carried from the slabs before;
+3. H's minimum spanning tree and its dendrogram (``chseg.single_linkage_graph``; edges ordered by (weight, image edge
+   index), as the module orders them, so every tie breaks as in the whole volume's tree);
+4. an edge of that tree is *final* (an edge of the whole volume's tree, written out) unless the two regions it joins
+   in Kruskal's order both hold a voxel of this slab's last layer. Only edges to later slabs can close a cycle through
+   an edge, and they leave from that layer; if one side holds none of its voxels, no later cycle can pass through
+   the edge. The live edges go on to the next slab as edges between one last-layer voxel of each side (same weight,
+   same image edge index): a tree on the last layer's voxels with the same minimax weights between them.
+
+After the last slab every edge is final. Memory: one slab, its tree, and fewer live edges than a layer has voxels;
+the final edges of each slab are handed to the caller as they come (:func:`spanning_tree`). :func:`single_linkage`
+gathers them into the dendrogram that ``chseg.single_linkage`` gives the whole volume, array by array
+(python/tests/test_slabs.py; docs/python-package.md, "Slabs"). The hierarchies of issue 65 (partial
+trees over slabs, their cuts and attributes) are to be built on this pass; they are not here yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator
+
+import numpy as np
+
+import chseg
+
+from ._dask_chunks import _lateral_offsets, _shifted, _to_numpy
+from .dask import _SL_TYPES, _after_offsets, _difference, _global_index
+
+__all__ = ["single_linkage", "spanning_tree"]
+
+
+def _check(volume: Any, slab: Any) -> int:
+    if getattr(volume, "ndim", None) not in (2, 3) or 0 in tuple(volume.shape):
+        raise ValueError(f"volume must be a non-empty 2D or 3D array, not of shape {getattr(volume, 'shape', None)}")
+    if np.dtype(volume.dtype).newbyteorder("=") not in _SL_TYPES:
+        raise ValueError(f"volume must hold 8-, 16-, 32-bit integers, float32 or float64, not {volume.dtype}")
+    if isinstance(slab, (bool, np.bool_)) or not isinstance(slab, (int, np.integer)) or int(slab) < 1:
+        raise ValueError(f"slab must be a whole number of layers, at least 1, not {slab!r}")
+    return int(slab)
+
+
+def _slab_tree(block, start, shape, fully_connected, backend):
+    """The slab's minimum spanning tree in global voxel ids and image edge indices."""
+    dendrogram = chseg.single_linkage(block, fully_connected=fully_connected, backend=backend)
+    slots = len(_after_offsets(len(shape), fully_connected))
+    u = _global_index(_to_numpy(dendrogram.u).astype(np.int64), block.shape, start, shape)
+    v = _global_index(_to_numpy(dendrogram.v).astype(np.int64), block.shape, start, shape)
+    slot = (_to_numpy(dendrogram.edges) % slots).astype(np.int64)
+    return u, v, _to_numpy(dendrogram.weights).astype(np.float64), u * slots + slot
+
+
+def _crossing(low, high, layer, shape, fully_connected):
+    """The edges between layer `layer` (values `low`) and layer `layer` + 1 (values `high`)."""
+    ndim = len(shape)
+    offsets = _after_offsets(ndim, fully_connected)
+    slot_of = {o: s for s, o in enumerate(offsets)}
+    plane = int(np.prod(shape[1:]))
+    index = np.arange(plane, dtype=np.int64).reshape(shape[1:])
+    us, vs, ws, es = [], [], [], []
+    for offset in _lateral_offsets(ndim, 0, fully_connected):
+        src, dst = _shifted(index, offset[1:])
+        p = layer * plane + index[src].ravel()
+        q = (layer + 1) * plane + index[dst].ravel()
+        us.append(p)
+        vs.append(q)
+        ws.append(_difference(low[src].ravel(), high[dst].ravel()))
+        es.append(p * len(offsets) + slot_of[offset])  # the earlier voxel's edge, offset (1, ...) from it
+    return np.concatenate(us), np.concatenate(vs), np.concatenate(ws), np.concatenate(es)
+
+
+def _ends(edge, shape, fully_connected):
+    """The two voxels of image edges: the earlier one and its neighbour at the edge's slot."""
+    offsets = _after_offsets(len(shape), fully_connected)
+    strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(len(shape))], np.int64)
+    step = np.array([int(np.dot(o, strides)) for o in offsets], np.int64)
+    first = edge // len(offsets)
+    return first, first + step[edge % len(offsets)]
+
+
+def _subtree_counts(parents, area, flags):
+    """For every node of a dendrogram (`area`: its leaves under each node), how many flagged leaves lie under it; and
+    the preorder (nodes by position) and each node's position in it."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    nodes = parents.shape[0]
+    root = nodes - 1
+    graph = sparse.csr_matrix(
+        (np.ones(root, np.int8), (parents[:root], np.arange(root, dtype=np.int64))), shape=(nodes, nodes)
+    )
+    order = csgraph.depth_first_order(graph, root, directed=True, return_predecessors=False)
+    position = np.empty(nodes, np.int64)
+    position[order] = np.arange(nodes)
+    leaves = (nodes + 1) // 2
+    flagged = np.zeros(nodes, np.int64)
+    flagged[:leaves] = flags
+    prefix = np.concatenate([[0], np.cumsum(flagged[order])])
+    # a subtree is a range of the preorder, and a full binary tree's subtree of a leaves has 2a - 1 nodes
+    return prefix[position + 2 * area - 1] - prefix[position], order, position
+
+
+def spanning_tree(
+    volume: Any, slab: int, *, fully_connected: bool = False, backend: str = "auto"
+) -> Iterator[Dict[str, Any]]:
+    """The volume's minimum spanning tree (the single-linkage dendrogram's tree edges), slab by slab.
+
+    Parameters
+    ----------
+    volume : array_like, 2D or 3D
+        NumPy, CuPy, a Zarr array or anything sliced along its first axis into such arrays; 8-, 16-, 32-bit
+        integers, float32 or float64; no NaN. One slab of it is read at a time.
+    slab : int
+        Layers of the first axis in each slab (the last slab may have fewer).
+    fully_connected : bool, optional
+        As for :func:`chseg.single_linkage`.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        As for :func:`chseg.single_linkage`.
+
+    Yields
+    ------
+    dict of numpy.ndarray
+        Per slab: ``u``, ``v`` (global raster voxel ids, int64), ``w`` (float64) and ``edge`` (image edge indices,
+        int64) of the tree edges that became final with that slab, sorted by image edge index; ``live``, the number
+        of edges carried to the next slab. Together the slabs' edges are the whole volume's tree.
+
+    Raises
+    ------
+    ValueError
+        For an empty or non-2D/3D volume, another pixel type, or a slab that is not a whole number of at least 1.
+    """
+    slab = _check(volume, slab)
+    shape = tuple(int(s) for s in volume.shape)
+    plane = int(np.prod(shape[1:]))
+    carried = [np.zeros(0, np.int64)] * 2 + [np.zeros(0, np.float64), np.zeros(0, np.int64)]
+    last_layer = None
+    for a in range(0, shape[0], slab):
+        b = min(shape[0], a + slab)
+        block = volume[a:b]
+        start = (a,) + (0,) * (len(shape) - 1)
+        parts = [_slab_tree(block, start, shape, fully_connected, backend), tuple(carried)]
+        if last_layer is not None:
+            parts.append(_crossing(last_layer, _to_numpy(block[0]), a - 1, shape, fully_connected))
+        u, v, w, e = (np.concatenate([p[k] for p in parts]) for k in range(4))
+        order = np.argsort(e, kind="stable")  # by image edge index: ties in weight break as in the whole volume
+        u, v, w, e = u[order], v[order], w[order], e[order]
+        vertices, inverse = np.unique(np.concatenate([u, v]), return_inverse=True)
+        cu, cv = inverse[: u.size], inverse[u.size :]
+        if u.size == 0:  # a one-voxel first slab: no edge yet
+            yield {"u": u[:0], "v": v[:0], "w": w[:0], "edge": e[:0], "live": np.int64(0)}
+            last_layer = _to_numpy(block[-1])
+            continue
+        tree = chseg.single_linkage_graph(cu, cv, w, vertices.size, backend=backend)
+        rank_edge = _to_numpy(tree.edges).astype(np.int64)  # H's input index of each tree edge, by rank
+        n = vertices.size
+        if b == shape[0]:
+            live = np.zeros(n - 1, bool)
+        else:
+            border = (vertices >= (b - 1) * plane) & (vertices < b * plane)
+            parents = _to_numpy(tree.parents).astype(np.int64)
+            area = tree.attribute("area").astype(np.int64)
+            counts, preorder, position = _subtree_counts(parents, area, border)
+            kids = np.argsort(parents[:-1], kind="stable").reshape(-1, 2)  # the two children of node n + r
+            live = (counts[kids[:, 0]] > 0) & (counts[kids[:, 1]] > 0)
+            if live.any():
+                # one last-layer voxel of each side: the first flagged leaf of the side's preorder range
+                flagged = np.flatnonzero(_leaf_flags(preorder, border, n))
+                reps = []
+                for side in (0, 1):
+                    c = kids[live, side]
+                    reps.append(vertices[preorder[flagged[np.searchsorted(flagged, position[c])]]])
+                picked = rank_edge[live]
+                carried = [reps[0], reps[1], w[picked], e[picked]]
+            else:
+                carried = [np.zeros(0, np.int64)] * 2 + [np.zeros(0, np.float64), np.zeros(0, np.int64)]
+        final = np.sort(rank_edge[~live])
+        # the true ends (a carried edge joined one last-layer voxel of each side in H)
+        first, second = _ends(e[final], shape, fully_connected)
+        yield {"u": first, "v": second, "w": w[final], "edge": e[final], "live": np.int64(int(live.sum()))}
+        last_layer = _to_numpy(block[-1])
+
+
+def _leaf_flags(preorder, border, n):
+    """Per preorder position: whether the node there is a flagged leaf."""
+    is_leaf = preorder < n
+    out = np.zeros(preorder.size, bool)
+    out[is_leaf] = border[preorder[is_leaf]]
+    return out
+
+
+def single_linkage(volume: Any, slab: int, *, fully_connected: bool = False, backend: str = "auto") -> Any:
+    """The single-linkage dendrogram of a volume whose tree is computed slab by slab (:func:`spanning_tree`), gathered.
+
+    The same arrays as ``chseg.single_linkage(volume)`` gives, image edge indices included, for volumes whose tree
+    fits the host (24 bytes a voxel) while the volume itself need not fit the device.
+
+    Parameters and errors as for :func:`spanning_tree`.
+
+    Returns
+    -------
+    chseg.Dendrogram
+        NumPy arrays, with the volume's shape.
+    """
+    _check(volume, slab)
+    n = int(np.prod(volume.shape))
+    if n > 2**32 - 1:
+        raise ValueError(f"volume has {n} voxels: a dendrogram gathers at most 2^32 - 1 (spanning_tree streams more)")
+    if n == 1:  # no edge: the one-leaf dendrogram
+        return chseg.single_linkage(volume[:], fully_connected=fully_connected, backend=backend)
+    parts = list(spanning_tree(volume, slab, fully_connected=fully_connected, backend=backend))
+    u, v, w, e = (np.concatenate([p[k] for p in parts]) for k in ("u", "v", "w", "edge"))
+    if e.size != n - 1:
+        raise RuntimeError(f"the slabs gave {e.size} tree edges for {n} voxels (internal error: please report it)")
+    order = np.argsort(e, kind="stable")
+    u, v, w, e = u[order], v[order], w[order], e[order]
+    tree = chseg.single_linkage_graph(u.astype(np.uint32), v.astype(np.uint32), w, n, is_tree=True, backend=backend)
+    edges = e[_to_numpy(tree.edges).astype(np.int64)].astype(np.uint64)
+    shape = tuple(int(s) for s in volume.shape)
+    return chseg.Dendrogram(tree._run, shape, tree.parents, tree.weights, edges, tree.u, tree.v)
