@@ -491,13 +491,20 @@ def single_linkage_tree(array: Any, fully_connected: bool = False, backend: str 
     )
 
 
-def _tree_part(block, start, shape, fully_connected, backend):
+def _block_tree(block, start, shape, fully_connected, backend):
+    """A block's minimum spanning tree (chseg.single_linkage) in the volume's voxel ids and image edge indices:
+    (u, v, w, edge) as NumPy arrays. The block at `start` of a volume of `shape`."""
     dendrogram = chseg.single_linkage(block, fully_connected=fully_connected, backend=backend)
     slots = len(_after_offsets(block.ndim, fully_connected))
     u = _global_index(_to_numpy(dendrogram.u).astype(np.int64), block.shape, start, shape)
     v = _global_index(_to_numpy(dendrogram.v).astype(np.int64), block.shape, start, shape)
     slot = (_to_numpy(dendrogram.edges) % slots).astype(np.int64)
-    return {"u": u, "v": v, "w": _to_numpy(dendrogram.weights), "edge": u * slots + slot, "faces": _layers(block)}
+    return u, v, _to_numpy(dendrogram.weights), u * slots + slot
+
+
+def _tree_part(block, start, shape, fully_connected, backend):
+    u, v, w, edge = _block_tree(block, start, shape, fully_connected, backend)
+    return {"u": u, "v": v, "w": w, "edge": edge, "faces": _layers(block)}
 
 
 def _index_plane(parts, grid_index, axis, i, side, shape, starts):

@@ -29,7 +29,7 @@ import numpy as np
 import chseg
 
 from ._dask_chunks import _lateral_offsets, _shifted, _to_numpy
-from .dask import _SL_TYPES, _after_offsets, _difference, _global_index
+from .dask import _SL_TYPES, _after_offsets, _block_tree, _difference
 
 __all__ = ["single_linkage", "spanning_tree"]
 
@@ -44,14 +44,9 @@ def _check(volume: Any, slab: Any) -> int:
     return int(slab)
 
 
-def _slab_tree(block, start, shape, fully_connected, backend):
-    """The slab's minimum spanning tree in global voxel ids and image edge indices."""
-    dendrogram = chseg.single_linkage(block, fully_connected=fully_connected, backend=backend)
-    slots = len(_after_offsets(len(shape), fully_connected))
-    u = _global_index(_to_numpy(dendrogram.u).astype(np.int64), block.shape, start, shape)
-    v = _global_index(_to_numpy(dendrogram.v).astype(np.int64), block.shape, start, shape)
-    slot = (_to_numpy(dendrogram.edges) % slots).astype(np.int64)
-    return u, v, _to_numpy(dendrogram.weights).astype(np.float64), u * slots + slot
+def _no_edges():
+    """(u, v, w, edge) of no edge."""
+    return [np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64)]
 
 
 def _crossing(low, high, layer, shape, fully_connected):
@@ -136,13 +131,13 @@ def spanning_tree(
     slab = _check(volume, slab)
     shape = tuple(int(s) for s in volume.shape)
     plane = int(np.prod(shape[1:]))
-    carried = [np.zeros(0, np.int64)] * 2 + [np.zeros(0, np.float64), np.zeros(0, np.int64)]
+    carried = _no_edges()
     last_layer = None
     for a in range(0, shape[0], slab):
         b = min(shape[0], a + slab)
         block = volume[a:b]
         start = (a,) + (0,) * (len(shape) - 1)
-        parts = [_slab_tree(block, start, shape, fully_connected, backend), tuple(carried)]
+        parts = [_block_tree(block, start, shape, fully_connected, backend), tuple(carried)]
         if last_layer is not None:
             parts.append(_crossing(last_layer, _to_numpy(block[0]), a - 1, shape, fully_connected))
         u, v, w, e = (np.concatenate([p[k] for p in parts]) for k in range(4))
@@ -176,7 +171,7 @@ def spanning_tree(
                 picked = rank_edge[live]
                 carried = [reps[0], reps[1], w[picked], e[picked]]
             else:
-                carried = [np.zeros(0, np.int64)] * 2 + [np.zeros(0, np.float64), np.zeros(0, np.int64)]
+                carried = _no_edges()
         final = np.sort(rank_edge[~live])
         # the true ends (a carried edge joined one last-layer voxel of each side in H)
         first, second = _ends(e[final], shape, fully_connected)
