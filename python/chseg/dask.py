@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from ._dask_chunks import (
     _to_numpy,
 )
 
-__all__ = ["alpha_cut", "dust", "label", "single_linkage_tree", "statistics", "to_zarr", "watershed"]
+__all__ = ["alpha_cut", "dust", "hierarchy", "label", "single_linkage_tree", "statistics", "to_zarr", "watershed"]
 
 
 def _global_index(local_flat, shape_local, start, shape):
@@ -489,6 +489,45 @@ def single_linkage_tree(array: Any, fully_connected: bool = False, backend: str 
         dendrogram.u,
         dendrogram.v,
     )
+
+
+def hierarchy(
+    array: Any, attribute: Optional[str] = None, fully_connected: bool = False, store: Any = None, backend: str = "auto"
+) -> Any:
+    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area of a 2D or 3D Dask array,
+    by slabs: its chunks along the first axis (the other axes are rechunked whole). Each slab's minimum spanning tree
+    and its partial tree run on the workers (their GPU when they have one), the closures between slabs are tasks in two
+    chains, one each way (chseg.slabs.hierarchy runs the same steps in turn on one machine; docs/python-package.md,
+    "Slabs").
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        8-, 16-, 32-bit integers, float32 or float64 chunks (NumPy or CuPy).
+    attribute : {None, 'area'}, optional
+        None: single linkage; 'area': the watershed hierarchy by area.
+    fully_connected : bool, optional
+        As for :func:`chseg.single_linkage`.
+    store : str or os.PathLike, optional
+        A directory the workers write each slab's edges to (a path they all see), ``hierarchy.json`` last; None: the
+        edges come back to the client.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        Where each slab runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
+
+    Returns
+    -------
+    chseg.slabs.SlabHierarchy
+        ``gather()``: the arrays of ``chseg.single_linkage`` / ``chseg.watershed_hierarchy`` of the whole volume;
+        ``cut(t, out=)``: label volumes written slab by slab.
+
+    Raises
+    ------
+    ValueError
+        For an empty array, another dimension or pixel type, or another attribute.
+    """
+    from ._slab_hierarchy import dask_hierarchy
+
+    return dask_hierarchy(array, attribute, fully_connected, store, backend)
 
 
 def _block_tree(block, start, shape, fully_connected, backend):

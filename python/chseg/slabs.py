@@ -16,8 +16,8 @@ The volume is read in slabs of whole layers along its first (slowest) axis. For 
 After the last slab every edge is final. Memory: one slab, its tree, and fewer live edges than a layer has voxels;
 the final edges of each slab are handed to the caller as they come (:func:`spanning_tree`). :func:`single_linkage`
 gathers them into the dendrogram that ``chseg.single_linkage`` gives the whole volume, array by array
-(python/tests/test_slabs.py; docs/python-package.md, "Slabs"). The hierarchies of issue 65 (partial
-trees over slabs, their cuts and attributes) are to be built on this pass; they are not here yet.
+(python/tests/test_slabs.py; docs/python-package.md, "Slabs"). The hierarchies over slabs (partial trees, cuts
+written slab by slab): :func:`hierarchy` (python/chseg/_slab_hierarchy.py).
 """
 
 from __future__ import annotations
@@ -28,53 +28,17 @@ import numpy as np
 
 import chseg
 
-from ._dask_chunks import _lateral_offsets, _shifted, _to_numpy
-from .dask import _SL_TYPES, _after_offsets, _block_tree, _difference
+from ._dask_chunks import _to_numpy
+from ._slab_common import _check, _crossing, _ends
+from ._slab_hierarchy import SlabHierarchy, hierarchy
+from .dask import _block_tree
 
-__all__ = ["single_linkage", "spanning_tree"]
-
-
-def _check(volume: Any, slab: Any) -> int:
-    if getattr(volume, "ndim", None) not in (2, 3) or 0 in tuple(volume.shape):
-        raise ValueError(f"volume must be a non-empty 2D or 3D array, not of shape {getattr(volume, 'shape', None)}")
-    if np.dtype(volume.dtype).newbyteorder("=") not in _SL_TYPES:
-        raise ValueError(f"volume must hold 8-, 16-, 32-bit integers, float32 or float64, not {volume.dtype}")
-    if isinstance(slab, (bool, np.bool_)) or not isinstance(slab, (int, np.integer)) or int(slab) < 1:
-        raise ValueError(f"slab must be a whole number of layers, at least 1, not {slab!r}")
-    return int(slab)
+__all__ = ["SlabHierarchy", "hierarchy", "single_linkage", "spanning_tree"]
 
 
 def _no_edges():
     """(u, v, w, edge) of no edge."""
     return [np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64)]
-
-
-def _crossing(low, high, layer, shape, fully_connected):
-    """The edges between layer `layer` (values `low`) and layer `layer` + 1 (values `high`)."""
-    ndim = len(shape)
-    offsets = _after_offsets(ndim, fully_connected)
-    slot_of = {o: s for s, o in enumerate(offsets)}
-    plane = int(np.prod(shape[1:]))
-    index = np.arange(plane, dtype=np.int64).reshape(shape[1:])
-    us, vs, ws, es = [], [], [], []
-    for offset in _lateral_offsets(ndim, 0, fully_connected):
-        src, dst = _shifted(index, offset[1:])
-        p = layer * plane + index[src].ravel()
-        q = (layer + 1) * plane + index[dst].ravel()
-        us.append(p)
-        vs.append(q)
-        ws.append(_difference(low[src].ravel(), high[dst].ravel()))
-        es.append(p * len(offsets) + slot_of[offset])  # the earlier voxel's edge, offset (1, ...) from it
-    return np.concatenate(us), np.concatenate(vs), np.concatenate(ws), np.concatenate(es)
-
-
-def _ends(edge, shape, fully_connected):
-    """The two voxels of image edges: the earlier one and its neighbour at the edge's slot."""
-    offsets = _after_offsets(len(shape), fully_connected)
-    strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(len(shape))], np.int64)
-    step = np.array([int(np.dot(o, strides)) for o in offsets], np.int64)
-    first = edge // len(offsets)
-    return first, first + step[edge % len(offsets)]
 
 
 def _subtree_counts(parents, area, flags):

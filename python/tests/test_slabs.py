@@ -65,11 +65,9 @@ def test_parts_are_the_tree_and_carry_less_than_a_layer(backend):
     assert np.array_equal(v[order], chseg._arrays.host(expected.v)[by_edge])
 
 
-def test_a_plateau_winding_through_every_slab(backend):
-    """One flat region (a spiral of 0s in a field of noise) crosses every slab several times: its merges at weight 0
-    break ties by image edge index across slabs."""
-    side = 24
-    image = np.random.default_rng(33).integers(5, 9, (side, side)).astype(np.uint8)
+def spiral(side, seed=33):
+    """One flat region (a spiral of 0s in a field of noise 5..8) that crosses every band of rows several times."""
+    image = np.random.default_rng(seed).integers(5, 9, (side, side)).astype(np.uint8)
     y, x, dy, dx = 0, 0, 0, 1
     top, bottom, left, right = 0, side - 1, 0, side - 1
     while top <= bottom and left <= right:
@@ -89,6 +87,12 @@ def test_a_plateau_winding_through_every_slab(backend):
             if not (top - 2 <= ny <= bottom + 2 and left - 2 <= nx <= right + 2):
                 break
         y, x = ny, nx
+    return image
+
+
+def test_a_plateau_winding_through_every_slab(backend):
+    """The spiral's merges at weight 0 break ties by image edge index across slabs."""
+    image = spiral(24)
     for full in (False, True):
         expected = chseg.single_linkage(image, fully_connected=full, backend=backend)
         for slab in (1, 3, 7):

@@ -1,0 +1,683 @@
+"""Hierarchies of volumes read slab by slab (chseg.slabs.hierarchy): the single-linkage hierarchy and the watershed
+hierarchy by area as each slab's minimum-spanning-tree edges with their hierarchy weights, and cuts of them written
+slab by slab.
+
+The trees. T is the single-linkage dendrogram (binary partition tree) of the whole volume's graph; its internal nodes
+are the minimum spanning tree's edges, keyed by (weight, image edge index). For a set S of vertices of a tree, the
+*closure* of S is every node with a vertex of S below it. It is stored as edges: a node whose two children both hold
+S-vertices becomes an edge between one S-vertex of each side (same key); a node with S-vertices under one child only
+becomes an edge from an S-vertex of that side to a *pseudo-vertex* standing for the other child (a region that never
+reaches S: its area and its corrected attribute ride on the pseudo-vertex). Kruskal's algorithm over those edges
+rebuilds the closure with every node's key, parent and area.
+
+Slabs split the volume along its first axis; L(s) and F(s) are slab s's last and first layers. Two passes:
+- anti-causal (s = last .. 0): R(s) = the closure of F(s) in the tree of R(s + 1) + the edges between L(s) and
+  F(s + 1) + slab s's own minimum spanning tree (chseg.single_linkage of the slab, on the GPU when there is one);
+  R(s) stands for slabs s.. (a tree on F(s)'s voxels and pseudo-vertices);
+- causal (s = 0 .. last): C(s) likewise from C(s - 1), the edges between L(s - 1) and F(s), and slab s; and the
+  *partial tree* of slab s, the tree of C(s - 1) + those edges + slab s + the edges to F(s + 1) + R(s + 1).
+Replacing a part of the volume by its closure keeps every minimax distance between the remaining vertices (cycle
+property) and every node above them with its area (a region that leaves the part's border layer only through its
+parent is a pseudo-vertex of that area), so the partial tree of slab s holds every ancestor of slab s's voxels with the
+area, parent and key it has in T; its minimum spanning tree edges inside slab s or between L(s - 1) and F(s) are the
+ones T has there, and slab s owns them. Each slab's owned edges get their hierarchy weight from its partial tree:
+- single linkage: the edge's weight;
+- watershed by area (include/chs/AttributeHierarchy.h): the smaller corrected area of the node's two children, where
+  the corrected area of a child c of a node x is area(c) when alt(c) != alt(x), else the largest area of a node d
+  under c with alt(d) < alt(x) whose parent has alt(x) (0 for leaves); pseudo-vertices carry the corrected value of
+  the region they stand for, which lies inside one part of the volume.
+The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
+(new weight, weight, image edge index), as chseg's watershed hierarchies order them.
+
+Memory: one slab, its minimum spanning tree, the partial tree's graph (the slab plus the two closures) and the owned
+edges (24 bytes a voxel; to disk with ``store``). The closures hold the border layers' voxels and the nodes above them
+that merge regions: no bound smaller than the nodes above a layer holds for every volume (a region that absorbs many
+small ones on its way up keeps one pseudo-vertex each); ``SlabHierarchy.closure_bytes`` gives the largest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, List, Optional
+
+import numpy as np
+
+import chseg
+
+from ._dask_chunks import _to_numpy
+from ._slab_common import _check, _crossing, _ends
+from .dask import _block_tree
+
+__all__ = ["SlabHierarchy", "hierarchy"]
+
+_SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
+
+
+class _Closure:
+    """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0), with each pseudo-vertex's area and
+    corrected area."""
+
+    def __init__(self, u, v, w, e, pid, parea, pcorr):
+        self.edges = (u, v, w, e)
+        self.pid, self.parea, self.pcorr = pid, parea, pcorr
+
+    @staticmethod
+    def empty():
+        z = np.zeros(0, np.int64)
+        return _Closure(z, z, np.zeros(0), z, z, z, z)
+
+    @staticmethod
+    def pseudo(pid, parea, pcorr):
+        """No edges; pseudo-vertices only."""
+        z = np.zeros(0, np.int64)
+        return _Closure(z, z, np.zeros(0), z, pid, parea, pcorr)
+
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in (*self.edges, self.pid, self.parea, self.pcorr))
+
+
+def _range_max(values, lo, hi):
+    """max(values[lo[i]:hi[i]]) for every i (-1 for an empty range; values >= 0): a segment tree, queries together."""
+    size = 1
+    while size < max(values.size, 1):
+        size *= 2
+    tree = np.full(2 * size, -1, np.int64)
+    tree[size : size + values.size] = values
+    k = size // 2
+    while k >= 1:
+        tree[k : 2 * k] = np.maximum(tree[2 * k : 4 * k : 2], tree[2 * k + 1 : 4 * k : 2])
+        k //= 2
+    out = np.full(lo.size, -1, np.int64)
+    left, right = lo.astype(np.int64) + size, hi.astype(np.int64) + size
+    while True:
+        active = left < right
+        if not active.any():
+            return out
+        m = active & (left % 2 == 1)
+        out[m] = np.maximum(out[m], tree[left[m]])
+        left = left + m
+        m = active & (right % 2 == 1)
+        right = right - m
+        out[m] = np.maximum(out[m], tree[right[m]])
+        left //= 2
+        right //= 2
+
+
+class _Tree:
+    """The single-linkage dendrogram of a graph over voxel and pseudo-vertex ids (edges keyed by (w, e)), with the
+    quantities the closures and the hierarchy weights need."""
+
+    def __init__(self, parts, pseudo: _Closure, attribute, backend):
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        u, v, w, e, origin = (np.concatenate([p[k] for p in parts]) for k in range(5))
+        order = np.argsort(e, kind="stable")  # ties in weight break by image edge index, as in the whole volume
+        u, v, w, e, origin = u[order], v[order], w[order], e[order], origin[order]
+        self.vertices, inverse = np.unique(np.concatenate([u, v]), return_inverse=True)
+        n = self.n = self.vertices.size
+        dendrogram = chseg.single_linkage_graph(inverse[: u.size], inverse[u.size :], w, n, backend=backend)
+        rank = _to_numpy(dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
+        self.w, self.e, self.origin, self.u, self.v = w[rank], e[rank], origin[rank], u[rank], v[rank]
+        parents = self.parents = _to_numpy(dendrogram.parents).astype(np.int64)
+        nodes = parents.size
+        leaves = dendrogram.attribute("area").astype(np.int64)  # leaves under each node
+        graph = sparse.csr_matrix(
+            (np.ones(nodes - 1, np.int8), (parents[:-1], np.arange(nodes - 1))), shape=(nodes, nodes)
+        )
+        order = csgraph.depth_first_order(graph, nodes - 1, directed=True, return_predecessors=False)
+        self.preorder = order
+        self.position = np.empty(nodes, np.int64)
+        self.position[order] = np.arange(nodes)
+        self.size = 2 * leaves - 1  # a subtree is a range of the preorder: 2a - 1 nodes for a leaves
+        self.kids = np.argsort(parents[:-1], kind="stable").reshape(-1, 2)  # the children of node n + r
+        if attribute is None:
+            return
+        # areas: the leaves' areas (1 a voxel, a pseudo-vertex's own) summed over each subtree
+        is_pseudo = self.vertices < 0
+        where = np.searchsorted(pseudo.pid, self.vertices[is_pseudo])
+        leaf_area = np.ones(n, np.int64)
+        leaf_area[is_pseudo] = pseudo.parea[where]
+        leaf_corr = np.zeros(n, np.int64)
+        leaf_corr[is_pseudo] = pseudo.pcorr[where]
+        self.area = self._subtree_sums(leaf_area)
+        # corrected areas of every node but the root (as a child)
+        alt = np.concatenate([np.full(n, -np.inf), w[rank]])
+        parent_alt = alt[parents[:-1]]
+        frontier = np.arange(nodes - 1) < n
+        frontier |= alt[:-1] < parent_alt
+        base = np.concatenate([leaf_corr, self.area[n:-1]])
+        corr = base.copy()
+        plateau = np.flatnonzero(~frontier)  # alt(c) = alt(parent(c)): the largest frontier area under c
+        if plateau.size:
+            f = np.flatnonzero(frontier)
+            levels = np.unique(parent_alt[f])
+            key = np.searchsorted(levels, parent_alt[f]) * nodes + self.position[f]
+            by = np.argsort(key, kind="stable")
+            key, values = key[by], base[f][by]
+            level = np.searchsorted(levels, alt[plateau]) * nodes
+            lo = np.searchsorted(key, level + self.position[plateau] + 1)
+            hi = np.searchsorted(key, level + self.position[plateau] + self.size[plateau])
+            corr[plateau] = _range_max(values, lo, hi)
+        self.corr = corr
+
+    def _subtree_sums(self, leaf_values):
+        values = np.zeros(self.parents.size, np.int64)
+        values[: self.n] = leaf_values
+        prefix = np.concatenate([[0], np.cumsum(values[self.preorder])])
+        return prefix[self.position + self.size] - prefix[self.position]
+
+    def new_weights(self, attribute):
+        """The hierarchy weight of every tree edge (by rank)."""
+        if attribute is None:
+            return self.w
+        return np.minimum(self.corr[self.kids[:, 0]], self.corr[self.kids[:, 1]]).astype(np.float64)
+
+    def closure(self, flags, attribute, counter) -> _Closure:
+        """The closure of the flagged leaves, as edges (see the module's docstring)."""
+        n = self.n
+        flagged = np.zeros(self.parents.size, np.int64)
+        flagged[:n] = flags
+        counts = self._subtree_sums(flags.astype(np.int64))
+        kids = self.kids
+        has0, has1 = counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0
+        flagged_positions = np.sort(self.position[:n][flags])
+
+        def rep(c):  # the first flagged leaf of each subtree, as a vertex id
+            return self.vertices[self.preorder[flagged_positions[np.searchsorted(flagged_positions, self.position[c])]]]
+
+        both = np.flatnonzero(has0 & has1)
+        one = np.flatnonzero(has0 ^ has1)
+        side = np.where(has0[one], kids[one, 0], kids[one, 1])
+        other = np.where(has0[one], kids[one, 1], kids[one, 0])
+        ids = np.empty(one.size, np.int64)
+        leaf = other < n
+        ids[leaf] = self.vertices[other[leaf]]  # a voxel or a pseudo-vertex stays itself
+        fresh = np.flatnonzero(~leaf)
+        ids[fresh] = counter.take(fresh.size)
+        pseudo = _Closure.empty()
+        if attribute is not None:
+            # the pseudo-vertices the closure keeps (old ones that stay leaves of it, and new ones), sorted by id; a
+            # kept pseudo-vertex is a leaf here, with its own area and corrected area
+            kept, node = ids[ids < 0], other[ids < 0]
+            by = np.argsort(kept)
+            pseudo = _Closure.pseudo(kept[by], self.area[node][by], self.corr[node][by])
+        u = np.concatenate([rep(kids[both, 0]), rep(side)])
+        v = np.concatenate([rep(kids[both, 1]), ids])
+        rows = np.concatenate([both, one])
+        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.parea, pseudo.pcorr)
+
+
+class _Counter:
+    def __init__(self, start=-1):
+        self.next = start
+
+    def take(self, count):
+        out = np.arange(self.next, self.next - count, -1, dtype=np.int64)
+        self.next -= count
+        return out
+
+
+def _merged(*closures) -> _Closure:
+    """The pseudo-vertices of several closures, sorted by id."""
+    pid = np.concatenate([c.pid for c in closures])
+    by = np.argsort(pid)
+    return _Closure.pseudo(
+        pid[by], np.concatenate([c.parea for c in closures])[by], np.concatenate([c.pcorr for c in closures])[by]
+    )
+
+
+def _closure_of(parts, pseudo, attribute, backend, layer, counter) -> _Closure:
+    """The closure of the voxels of `layer` (their ids) in the tree of the graph `parts` (no edge: one vertex, an empty
+    closure)."""
+    if sum(np.asarray(p[0]).size for p in parts) == 0:
+        return _Closure.empty()
+    t = _Tree(parts, pseudo, attribute, backend)
+    return t.closure(np.isin(t.vertices, layer), attribute, counter)
+
+
+def _carried(c: _Closure):
+    u, v, w, e = c.edges
+    return u, v, w, e, np.full(u.size, _CARRIED, np.int8)
+
+
+def _tagged(edges, tag):
+    u, v, w, e = edges
+    return u, v, w, e, np.full(np.asarray(u).size, tag, np.int8)
+
+
+def _digest(layer) -> str:
+    layer = np.ascontiguousarray(layer)
+    return hashlib.blake2b(layer.tobytes() + str(layer.dtype).encode(), digest_size=16).hexdigest()
+
+
+class SlabHierarchy:
+    """A hierarchy of a volume computed slab by slab (:func:`hierarchy`): per slab, the minimum spanning tree edges it
+    owns with their weights and hierarchy weights, held or in a store directory. ``cut`` writes label volumes slab by
+    slab; ``gather`` builds the whole dendrogram where it fits."""
+
+    def __init__(self, shape, bounds, fully_connected, attribute, parts=None, store=None):
+        self.shape, self.fully_connected, self.attribute = tuple(shape), fully_connected, attribute
+        #: (first layer, end layer) of each slab.
+        self.bounds = [tuple(int(x) for x in b) for b in bounds]
+        self._parts, self.store = parts, store
+        self.num_slabs = len(self.bounds)
+        #: The largest closure of a slab's border layer that a pass carried, in bytes (set by :func:`hierarchy`).
+        self.closure_bytes = 0
+
+    @classmethod
+    def open(cls, store) -> "SlabHierarchy":
+        """The hierarchy written to ``store`` by :func:`hierarchy` (ValueError for a store that is not complete)."""
+        path = os.path.join(os.fspath(store), "hierarchy.json")
+        if not os.path.exists(path):
+            raise ValueError(f"store {os.fspath(store)!r} holds no complete hierarchy (no hierarchy.json)")
+        with open(path) as f:
+            meta = json.load(f)
+        return cls(meta["shape"], meta["bounds"], meta["fully_connected"], meta["attribute"], store=os.fspath(store))
+
+    def part(self, s: int):
+        """Slab s's owned edges: ``edge`` (image edge indices, increasing), ``weight`` and ``altitude`` (the
+        hierarchy weight)."""
+        if self._parts is not None:
+            return self._parts[s]
+        with np.load(os.path.join(self.store, f"slab-{s:06d}.npz")) as f:
+            return {k: f[k] for k in ("edge", "weight", "altitude")}
+
+    def gather(self, backend: str = "auto") -> Any:
+        """The whole dendrogram: the arrays of ``chseg.single_linkage(volume)`` (no attribute) or of
+        ``chseg.watershed_hierarchy(volume, attribute)``."""
+        n = int(np.prod(self.shape))
+        if n > 2**32 - 1:
+            raise ValueError(f"the volume has {n} voxels: a dendrogram gathers at most 2^32 - 1 (cut streams more)")
+        if n == 1:
+            return chseg.single_linkage(np.zeros(self.shape, np.uint8), backend=backend)
+        parts = [self.part(s) for s in range(self.num_slabs)]
+        e, w, a = (np.concatenate([p[k] for p in parts]) for k in ("edge", "weight", "altitude"))
+        order = np.lexsort((e, w, a))
+        e, a = e[order], a[order]
+        u, v = _ends(e, self.shape, self.fully_connected)
+        tree = chseg.single_linkage_graph(u.astype(np.uint32), v.astype(np.uint32), a, n, is_tree=True, backend=backend)
+        edges = e[_to_numpy(tree.edges).astype(np.int64)].astype(np.uint64)
+        run = tree._run
+        return chseg.Dendrogram(
+            run, self.shape, tree.parents, tree.weights, run.array(edges) if run.on_device else edges, tree.u, tree.v
+        )
+
+    def cut(self, threshold: float, out: Any = None) -> Any:
+        """The regions joined by merges of hierarchy weight at most ``threshold``, labelled 1 .. K in raster order of
+        each region's first voxel (as ``Dendrogram.cut`` numbers them), written slab by slab into ``out`` (any array
+        of the volume's shape taking slab assignments: NumPy, a Zarr array; uint32 or wider) or a new uint32 array."""
+        threshold = float(threshold)
+        if np.isnan(threshold):
+            raise ValueError("threshold must be a number, not NaN")
+        if out is None:
+            out = np.zeros(self.shape, np.uint32)
+        elif tuple(out.shape) != self.shape:
+            raise ValueError(f"out must have the volume's shape {self.shape}, not {tuple(out.shape)}")
+        return _write_cut(self, threshold, out)
+
+
+def _slab_labels(h: SlabHierarchy, s: int, threshold: float):
+    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel; and the kept edges that come
+    into it from the slab before (global voxel ids)."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    plane = int(np.prod(h.shape[1:]))
+    a, b = h.bounds[s]
+    part = h.part(s)
+    kept = part["edge"][part["altitude"] <= threshold]
+    p, q = _ends(kept, h.shape, h.fully_connected)
+    inside = p >= a * plane
+    count = (b - a) * plane
+    pi, qi = p[inside] - a * plane, q[inside] - a * plane
+    graph = sparse.csr_matrix((np.ones(pi.size, np.int8), (pi, qi)), shape=(count, count))
+    k, labels = csgraph.connected_components(graph, directed=False)
+    first = np.full(k, count, np.int64)
+    np.minimum.at(first, labels, np.arange(count))
+    rank = np.empty(k, np.int64)
+    rank[np.argsort(first)] = np.arange(k)
+    return rank[labels], np.sort(first), p[~inside], q[~inside]
+
+
+def _find(sorted_values, x):
+    """Where each x is in a sorted array, and whether it is there."""
+    at = np.searchsorted(sorted_values, x)
+    if sorted_values.size == 0:
+        return at, np.zeros(x.shape, bool)
+    return at, (at < sorted_values.size) & (sorted_values[np.minimum(at, sorted_values.size - 1)] == x)
+
+
+def _write_cut(h: SlabHierarchy, threshold: float, out):
+    plane = int(np.prod(h.shape[1:]))
+    # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
+    counts: List[int] = []
+    pairs_a: List[np.ndarray] = []
+    pairs_b: List[np.ndarray] = []
+    previous = None  # the slab before's labels and region names
+    for s in range(h.num_slabs):
+        a = h.bounds[s][0]
+        labels, first, p, q = _slab_labels(h, s, threshold)
+        names = first + a * plane  # global first voxel of each region
+        counts.append(first.size)
+        if previous is not None and p.size:
+            prev_labels, prev_names, prev_a = previous
+            pairs_a.append(prev_names[prev_labels[p - prev_a * plane]])
+            pairs_b.append(names[labels[q - a * plane]])
+        previous = (labels, names, a)
+    if pairs_a:
+        pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        members, inverse = np.unique(np.concatenate([pa, pb]), return_inverse=True)
+        g = sparse.csr_matrix(
+            (np.ones(pa.size, np.int8), (inverse[: pa.size], inverse[pa.size :])), shape=(members.size,) * 2
+        )
+        _, comp = csgraph.connected_components(g, directed=False)
+        root = np.full(comp.max() + 1, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(root, comp, members)
+        root = root[comp]  # each member's region: the smallest first voxel of its class
+        merged = np.sort(members[root != members])  # names that are not their region's first
+    else:
+        members = root = merged = np.zeros(0, np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+
+    def label_of(name, slab_of_name, index_in_slab):
+        return 1 + offsets[slab_of_name] + index_in_slab - np.searchsorted(merged, name)
+
+    # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
+    root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
+    root_labels = np.zeros(root_names.size, np.int64)
+    for s in range(h.num_slabs):
+        a, b = h.bounds[s]
+        labels, first, _, _ = _slab_labels(h, s, threshold)
+        names = first + a * plane
+        final = label_of(names, s, np.arange(names.size))
+        at, is_root = _find(root_names, names)
+        root_labels[at[is_root]] = final[is_root]
+        m, in_class = _find(members, names)
+        joined = np.flatnonzero(in_class)
+        joined = joined[root[m[joined]] != names[joined]]
+        final[joined] = root_labels[np.searchsorted(root_names, root[m[joined]])]
+        out[a:b] = final[labels].reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
+    return out
+
+
+class _Spec:
+    """What every step needs: the volume's shape, the slabs' first and last layers (`bounds`), the graph and the
+    hierarchy."""
+
+    def __init__(self, shape, bounds, fully_connected, attribute, backend):
+        self.shape, self.bounds = shape, bounds
+        self.fully_connected, self.attribute, self.backend = fully_connected, attribute, backend
+        self.plane = int(np.prod(shape[1:]))
+
+    def layer(self, z):
+        return np.arange(z * self.plane, (z + 1) * self.plane, dtype=np.int64)
+
+    def crossing(self, low, high, z, tag):
+        """The edges between layer z (values `low`) and z + 1 (values `high`)."""
+        return _tagged(_crossing(low, high, z, self.shape, self.fully_connected), tag)
+
+    def counter(self, s, causal):
+        """Pseudo-vertex ids of slab s's closure: a range of 2^36 of its own, so that steps run anywhere."""
+        return _Counter(-1 - ((2 * s + (0 if causal else 1)) << 36))
+
+
+def _slab_tree(spec: _Spec, s, block):
+    a = spec.bounds[s][0]
+    return _block_tree(block, (a,) + (0,) * (len(spec.shape) - 1), spec.shape, spec.fully_connected, spec.backend)
+
+
+def _right_step(spec: _Spec, s, tree, after, last_layer, next_first):
+    """R(s): the closure of slab s's first layer in the tree of slab s, the edges to the next slab and R(s + 1)."""
+    parts = [_tagged(tree, _SLAB), _carried(after)]
+    if next_first is not None:
+        parts.append(spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT))
+    return _closure_of(
+        parts, after, spec.attribute, spec.backend, spec.layer(spec.bounds[s][0]), spec.counter(s, False)
+    )
+
+
+def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
+    parts = [_tagged(tree, _SLAB), _carried(before)]
+    if prev_last is not None:
+        parts.append(spec.crossing(prev_last, first_layer, spec.bounds[s][0] - 1, _INTO))
+    return parts
+
+
+def _left_step(spec: _Spec, s, tree, before, prev_last, first_layer):
+    """C(s): the closure of slab s's last layer in the tree of C(s - 1), the edges from the slab before and slab s."""
+    parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
+    return _closure_of(
+        parts, before, spec.attribute, spec.backend, spec.layer(spec.bounds[s][1] - 1), spec.counter(s, True)
+    )
+
+
+def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first):
+    """Slab s's owned edges with their hierarchy weights, from its partial tree."""
+    parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
+    if next_first is not None:
+        parts += [spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT), _carried(after)]
+    if sum(np.asarray(p[0]).size for p in parts) == 0:  # a one-voxel volume
+        return {"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}
+    whole = _Tree(parts, _merged(before, after), spec.attribute, spec.backend)
+    mine = whole.origin <= _INTO
+    altitude = whole.new_weights(spec.attribute)[mine]
+    order = np.argsort(whole.e[mine])
+    return {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
+
+
+def _check_attribute(attribute):
+    if attribute not in (None, "area"):
+        raise ValueError(
+            f"attribute must be None or 'area' over slabs (volume and dynamics are not yet), not {attribute!r}"
+        )
+
+
+def _open_store(store):
+    if store is None:
+        return None
+    store = os.fspath(store)
+    os.makedirs(store, exist_ok=True)
+    if os.path.exists(os.path.join(store, "hierarchy.json")):
+        os.remove(os.path.join(store, "hierarchy.json"))  # the store is complete only once this run ends
+    return store
+
+
+def hierarchy(
+    volume: Any,
+    slab: int,
+    attribute: Optional[str] = None,
+    *,
+    fully_connected: bool = False,
+    store: Any = None,
+    backend: str = "auto",
+) -> SlabHierarchy:
+    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area of a volume read slab by
+    slab, as each slab's minimum spanning tree edges with their hierarchy weights (module docstring; docs/
+    python-package.md, "Slabs").
+
+    Parameters
+    ----------
+    volume : array_like, 2D or 3D
+        NumPy, CuPy, a Zarr array or anything sliced along its first axis; as for :func:`chseg.slabs.spanning_tree`.
+        Read twice, slab by slab (each slab's border layers are checked to be the same both times).
+    slab : int
+        Layers of the first axis in each slab (the last slab may have fewer).
+    attribute : {None, 'area'}, optional
+        None: single linkage; 'area': the watershed hierarchy by area.
+    fully_connected : bool, optional
+        As for :func:`chseg.single_linkage`.
+    store : str or os.PathLike, optional
+        A directory to write each slab's edges to (``slab-NNNNNN.npz``, then ``hierarchy.json`` last, once every
+        slab is written; the closures of the first pass go there too while it runs); None: held in memory.
+    backend : {'auto', 'cuda', 'cpu'}, optional
+        As for :func:`chseg.single_linkage`.
+
+    Returns
+    -------
+    SlabHierarchy
+
+    Raises
+    ------
+    ValueError
+        For what :func:`chseg.slabs.spanning_tree` refuses, another attribute, or a slab whose border layers changed
+        between the two passes (named).
+    """
+    slab = _check(volume, slab)
+    _check_attribute(attribute)
+    shape = tuple(int(x) for x in volume.shape)
+    bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
+    spec = _Spec(shape, bounds, fully_connected, attribute, backend)
+    store = _open_store(store)
+    h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store is not None else [])
+    nslabs = len(bounds)
+
+    def read(s):
+        a, b = bounds[s]
+        block = volume[a:b]
+        return _slab_tree(spec, s, block), _to_numpy(block[0]), _to_numpy(block[-1])
+
+    # Anti-causal pass: R(s) for s = last .. 1 (slab s - 1's partial tree needs it); each slab's border digests.
+    right: List[Any] = [None] * (nslabs + 1)
+    digests = {}
+    after, next_first = _Closure.empty(), None
+    for s in reversed(range(nslabs)):
+        tree, first_layer, last_layer = read(s)
+        digests[s] = (_digest(first_layer), _digest(last_layer))
+        right[s + 1] = _keep(after, store, f"right-{s + 1:06d}.npz")
+        if s > 0:
+            after = _right_step(spec, s, tree, after, last_layer, next_first)
+            h.closure_bytes = max(h.closure_bytes, after.nbytes())
+        next_first = first_layer
+    # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree.
+    before, prev_last = _Closure.empty(), None
+    for s in range(nslabs):
+        a, b = bounds[s]
+        tree, first_layer, last_layer = read(s)
+        if (_digest(first_layer), _digest(last_layer)) != digests[s]:
+            raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
+        next_first = _to_numpy(volume[b : b + 1])[0] if s + 1 < nslabs else None
+        after = _load(right[s + 1])
+        _emit(h, s, _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first), store)
+        if isinstance(right[s + 1], str):
+            os.remove(right[s + 1])
+        if s + 1 < nslabs:
+            before = _left_step(spec, s, tree, before, prev_last, first_layer)
+            h.closure_bytes = max(h.closure_bytes, before.nbytes())
+        prev_last = last_layer
+    return _finish(h, store)
+
+
+def _keep(closure: _Closure, store, name):
+    if store is None:
+        return closure
+    path = os.path.join(store, name)
+    u, v, w, e = closure.edges
+    np.savez(path, u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr)
+    return path
+
+
+def _load(kept) -> _Closure:
+    if not isinstance(kept, str):
+        return kept
+    with np.load(kept) as f:
+        return _Closure(*(f[k] for k in ("u", "v", "w", "e", "pid", "parea", "pcorr")))
+
+
+def _emit(h: SlabHierarchy, s: int, owned, store):
+    if store is None:
+        h._parts.append(owned)
+    else:
+        np.savez(os.path.join(store, f"slab-{s:06d}.npz"), **owned)
+
+
+def _finish(h: SlabHierarchy, store):
+    if store is not None:
+        meta = {
+            "shape": list(h.shape),
+            "bounds": [list(b) for b in h.bounds],
+            "fully_connected": bool(h.fully_connected),
+            "attribute": h.attribute,
+        }
+        with open(os.path.join(store, "hierarchy.json.tmp"), "w") as f:
+            json.dump(meta, f)
+        os.replace(os.path.join(store, "hierarchy.json.tmp"), os.path.join(store, "hierarchy.json"))
+        h.store = store
+    return h
+
+
+def _first(block):
+    return _to_numpy(block[0])
+
+
+def _last(block):
+    return _to_numpy(block[-1])
+
+
+def _owned_task(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first, store):
+    """A Dask task: slab s's owned edges, written to the store (returning their count) or returned; and the larger
+    closure's bytes."""
+    owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
+    size = max(before.nbytes(), after.nbytes())
+    if store is None:
+        return owned, size
+    np.savez(os.path.join(store, f"slab-{s:06d}.npz"), **owned)
+    return None, size
+
+
+def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None, backend="auto") -> SlabHierarchy:
+    """chseg.dask.hierarchy: the slabs are the array's chunks along its first axis (the other axes rechunked whole);
+    each slab's tree, each closure step and each slab's owned edges are tasks (module docstring)."""
+    from .dask import _SL_TYPES, _dask
+
+    dask, da = _dask()
+    if not isinstance(array, da.Array):
+        array = da.from_array(array)
+    if array.ndim not in (2, 3) or array.size == 0:
+        raise ValueError(f"array must be a non-empty 2D or 3D array, not of shape {array.shape}")
+    if np.dtype(array.dtype).newbyteorder("=") not in _SL_TYPES:
+        raise ValueError(f"array must hold 8-, 16-, 32-bit integers, float32 or float64, not {array.dtype}")
+    _check_attribute(attribute)
+    array = array.rechunk({a: -1 for a in range(1, array.ndim)})
+    shape = tuple(int(x) for x in array.shape)
+    edges = np.concatenate([[0], np.cumsum(array.chunks[0])]).astype(int)
+    bounds = [(int(edges[i]), int(edges[i + 1])) for i in range(len(edges) - 1)]
+    spec = _Spec(shape, bounds, fully_connected, attribute, backend)
+    store = _open_store(store)
+    delayed = dask.delayed
+    blocks = array.to_delayed().ravel()
+    n = len(bounds)
+    trees = [delayed(_slab_tree)(spec, s, blocks[s]) for s in range(n)]
+    firsts = [delayed(_first)(blocks[s]) for s in range(n)]
+    lasts = [delayed(_last)(blocks[s]) for s in range(n)]
+    right: List[Any] = [None] * (n + 1)
+    right[n] = _Closure.empty()
+    for s in reversed(range(1, n)):
+        right[s] = delayed(_right_step)(spec, s, trees[s], right[s + 1], lasts[s], firsts[s + 1] if s + 1 < n else None)
+    left: List[Any] = [_Closure.empty()]  # left[s] = C(s - 1)
+    for s in range(n - 1):
+        left.append(delayed(_left_step)(spec, s, trees[s], left[s], lasts[s - 1] if s else None, firsts[s]))
+    tasks = [
+        delayed(_owned_task)(
+            spec,
+            s,
+            trees[s],
+            left[s],
+            right[s + 1],
+            lasts[s - 1] if s else None,
+            firsts[s],
+            lasts[s],
+            firsts[s + 1] if s + 1 < n else None,
+            store,
+        )
+        for s in range(n)
+    ]
+    results = dask.compute(*tasks)
+    h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store else [r[0] for r in results])
+    h.closure_bytes = max(r[1] for r in results)
+    return _finish(h, store)

@@ -1,0 +1,218 @@
+"""chseg.slabs.hierarchy: the single-linkage and watershed-by-area hierarchies of a volume computed slab by slab
+(partial trees from two closures per slab), gathered, against chseg.single_linkage / watershed_hierarchy of the whole
+volume array by array, and their cuts written slab by slab against the whole dendrogram's cut, label for label: 2D and
+3D, slab counts from one per layer to one in all, uneven slabs, both connectivities, few and many grey levels, a smooth
+volume whose regions span many slabs, a plateau through every slab, float weights, a store on disk, Zarr in and out."""
+
+import json
+import os
+
+import chseg
+import chseg.slabs
+import numpy as np
+import pytest
+from conftest import needs_cupy
+from test_slabs import assert_same, slab_sizes, spiral
+
+host = chseg._arrays.host
+
+
+def smooth(shape, seed, centres=4):
+    """Flat cells around a few random centres (one grey level each), every 7th voxel noisy: the image graph's large
+    minima are the cells, the small ones the noise."""
+    rng = np.random.default_rng(seed)
+    grid = np.stack(np.meshgrid(*[np.arange(s) for s in shape], indexing="ij"), -1).astype(np.float64)
+    points = rng.random((centres, len(shape))) * np.array(shape)
+    cell = np.argmin(np.linalg.norm(grid[..., None, :] - points, axis=-1), axis=-1)
+    volume = (cell * 40 + 20).astype(np.uint8)
+    noisy = rng.random(shape) < 1 / 7
+    volume[noisy] += rng.integers(1, 15, int(noisy.sum())).astype(np.uint8)
+    return volume
+
+
+def thresholds(dendrogram, count=6):
+    """Thresholds between none and every merge: 0, a few of the weights, and the largest."""
+    w = np.unique(host(dendrogram.weights))
+    if w.size == 0:
+        return [0.0]
+    picks = w[np.linspace(0, w.size - 1, count).astype(int)]
+    return sorted({0.0, *picks.tolist()})
+
+
+def check(volume, slab, full, backend, expected_sl, expected_ws, store=None):
+    for attribute, expected in ((None, expected_sl), ("area", expected_ws)):
+        h = chseg.slabs.hierarchy(volume, slab, attribute, fully_connected=full, store=store, backend=backend)
+        assert_same(h.gather(backend=backend), expected)
+        for t in thresholds(expected):
+            assert np.array_equal(h.cut(t), host(expected.cut(t))), (attribute, slab, t)
+
+
+CASES = [
+    ((13, 11), False, 3, np.uint8),
+    ((13, 11), True, 3, np.uint8),
+    ((21, 9), False, 200, np.int16),
+    ((8, 7, 6), False, 2, np.uint8),
+    ((8, 7, 6), True, 4, np.uint16),
+    ((7, 6, 5), True, 50, np.float32),
+]
+
+
+@pytest.mark.parametrize("shape, fully_connected, levels, dtype", CASES)
+def test_gathered_hierarchies_and_cuts_are_the_whole_volumes(backend, shape, fully_connected, levels, dtype):
+    image = np.random.default_rng(41).integers(0, levels, shape).astype(dtype)
+    if dtype == np.float32:
+        image = image / np.float32(7)  # weights that are not whole numbers
+    sl = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
+    ws = sl.watershed_hierarchy("area")
+    assert not np.array_equal(host(ws.weights), host(sl.weights))  # the two hierarchies differ on these inputs
+    for slab in slab_sizes(shape[0]):
+        check(image, slab, fully_connected, backend, sl, ws)
+
+
+def test_smooth_volume_whose_basins_span_many_slabs(backend):
+    """Four basins over 20 layers: areas summed across slabs, cuts that join regions across every face."""
+    volume = smooth((20, 14, 12), 42)
+    for full in (False, True):
+        sl = chseg.single_linkage(volume, fully_connected=full, backend=backend)
+        ws = sl.watershed_hierarchy("area")
+        assert host(ws.weights).max() > 14 * 12  # a basin larger than a layer
+        for slab in (1, 3, 7):
+            check(volume, slab, full, backend, sl, ws)
+
+
+def test_plateau_through_every_slab(backend):
+    image = spiral(20)
+    for full in (False, True):
+        sl = chseg.single_linkage(image, fully_connected=full, backend=backend)
+        check(image, 3, full, backend, sl, sl.watershed_hierarchy("area"))
+
+
+def test_store_on_disk_and_zarr(tmp_path):
+    """Each slab's edges go to the store, hierarchy.json last; a store opened later gives the same hierarchy; cuts
+    written into a Zarr array; a store without hierarchy.json is refused."""
+    zarr = pytest.importorskip("zarr")
+    volume = smooth((12, 10, 9), 43)
+    source = zarr.create_array(store={}, shape=volume.shape, chunks=(4, 10, 9), dtype=volume.dtype)
+    source[:] = volume
+    ws = chseg.watershed_hierarchy(volume, "area", backend="cpu")
+    store = tmp_path / "hierarchy"
+    h = chseg.slabs.hierarchy(source, 4, "area", store=store, backend="cpu")
+    names = sorted(os.listdir(store))
+    assert names == ["hierarchy.json", "slab-000000.npz", "slab-000001.npz", "slab-000002.npz"]
+    meta = json.loads((store / "hierarchy.json").read_text())
+    assert meta == {
+        "shape": [12, 10, 9],
+        "bounds": [[0, 4], [4, 8], [8, 12]],
+        "fully_connected": False,
+        "attribute": "area",
+    }
+    assert h.closure_bytes > 0
+    opened = chseg.slabs.SlabHierarchy.open(store)
+    assert_same(opened.gather(backend="cpu"), ws)
+    out = zarr.create_array(store={}, shape=volume.shape, chunks=(4, 10, 9), dtype=np.uint32)
+    for t in thresholds(ws):
+        opened.cut(t, out=out)
+        assert np.array_equal(out[:], host(ws.cut(t)))
+    (store / "hierarchy.json").unlink()
+    with pytest.raises(ValueError, match="no complete hierarchy"):
+        chseg.slabs.SlabHierarchy.open(store)
+
+
+class Changing:
+    """A volume whose slabs read differently the second time (a store rewritten between the passes)."""
+
+    def __init__(self, volume):
+        self.volume, self.reads = volume, 0
+        self.shape, self.dtype, self.ndim = volume.shape, volume.dtype, volume.ndim
+
+    def __getitem__(self, key):
+        self.reads += 1
+        out = self.volume[key].copy()
+        if self.reads > 4:
+            out[...] = 0
+        return out
+
+
+def test_bad_arguments_and_a_volume_that_changes():
+    volume = smooth((8, 6, 5), 44)
+    with pytest.raises(ValueError, match="attribute"):
+        chseg.slabs.hierarchy(volume, 2, "dynamics", backend="cpu")
+    with pytest.raises(ValueError, match="slab"):
+        chseg.slabs.hierarchy(volume, 0, backend="cpu")
+    with pytest.raises(ValueError, match="slab 0"):
+        chseg.slabs.hierarchy(Changing(volume), 2, "area", backend="cpu")
+    h = chseg.slabs.hierarchy(volume, 3, backend="cpu")
+    with pytest.raises(ValueError, match="threshold"):
+        h.cut(float("nan"))
+    with pytest.raises(ValueError, match="shape"):
+        h.cut(1, out=np.zeros((8, 6), np.uint32))
+
+
+def test_thin_volumes(backend):
+    for shape in ((1, 1), (1, 5), (5, 1), (3, 1, 1), (2, 3, 1)):
+        image = (np.arange(np.prod(shape)) % 3).reshape(shape).astype(np.uint8)
+        for full in (False, True):
+            sl = chseg.single_linkage(image, fully_connected=full, backend=backend)
+            check(image, 1, full, backend, sl, sl.watershed_hierarchy("area"))
+
+
+@needs_cupy
+def test_cupy_volume():
+    import cupy
+
+    volume = smooth((12, 9, 8), 45)
+    sl = chseg.single_linkage(volume, fully_connected=True, backend="cpu")
+    check(cupy.asarray(volume), 5, True, "auto", sl, sl.watershed_hierarchy("area"))
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client
+
+
+def test_dask_threads_and_uneven_chunks():
+    """chseg.dask.hierarchy on the threaded scheduler: uneven chunks along the first axis, several along the others
+    (rechunked whole), both connectivities, both hierarchies; cuts as the whole volume's."""
+    da = pytest.importorskip("dask.array")
+    import chseg.dask
+
+    volume = smooth((17, 9, 8), 46)
+    for full in (False, True):
+        sl = chseg.single_linkage(volume, fully_connected=full, backend="cpu")
+        ws = sl.watershed_hierarchy("area")
+        array = da.from_array(volume, chunks=((5, 1, 7, 4), (5, 4), 8))
+        for attribute, expected in ((None, sl), ("area", ws)):
+            h = chseg.dask.hierarchy(array, attribute, fully_connected=full, backend="cpu")
+            assert h.bounds == [(0, 5), (5, 6), (6, 13), (13, 17)]
+            assert_same(h.gather(backend="cpu"), expected)
+            for t in thresholds(expected):
+                assert np.array_equal(h.cut(t), host(expected.cut(t)))
+
+
+def test_dask_local_cluster_with_a_store(cluster_client, tmp_path):
+    """On a LocalCluster of processes, the workers writing each slab's edges to a store."""
+    da = pytest.importorskip("dask.array")
+    import chseg.dask
+
+    volume = smooth((14, 12, 10), 47)
+    ws = chseg.watershed_hierarchy(volume, "area", fully_connected=True, backend="cpu")
+    chseg.dask.hierarchy(
+        da.from_array(volume, chunks=(4, 12, 10)), "area", fully_connected=True, store=tmp_path / "h", backend="cpu"
+    )
+    assert sorted(os.listdir(tmp_path / "h"))[0] == "hierarchy.json"
+    opened = chseg.slabs.SlabHierarchy.open(tmp_path / "h")
+    assert_same(opened.gather(backend="cpu"), ws)
+    assert np.array_equal(opened.cut(40), host(ws.cut(40)))
+
+
+def test_dask_bad_arguments():
+    da = pytest.importorskip("dask.array")
+    import chseg.dask
+
+    with pytest.raises(ValueError, match="attribute"):
+        chseg.dask.hierarchy(da.zeros((4, 4), np.uint8), "volume")
+    with pytest.raises(ValueError, match="array"):
+        chseg.dask.hierarchy(da.zeros((4,), np.uint8))
