@@ -48,11 +48,12 @@ import chseg
 
 from ._dask_chunks import _to_numpy
 from ._slab_common import _check, _crossing, _ends
-from .dask import _block_tree
+from .dask import _after_offsets
 
 __all__ = ["SlabHierarchy", "hierarchy"]
 
 _SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
+_EULER_ON_HOST = False  # testing: NumPy trees take the device's way to their preorder (the Euler tour) too
 
 
 class _Closure:
@@ -78,135 +79,171 @@ class _Closure:
         return sum(int(a.nbytes) for a in (*self.edges, self.pid, self.parea, self.pcorr))
 
 
-def _range_max(values, lo, hi):
+def _range_max(values, lo, hi, xp=np):
     """max(values[lo[i]:hi[i]]) for every i (-1 for an empty range; values >= 0): a segment tree, queries together."""
     size = 1
-    while size < max(values.size, 1):
+    while size < max(int(values.size), 1):
         size *= 2
-    tree = np.full(2 * size, -1, np.int64)
+    tree = xp.full(2 * size, -1, np.int64)
     tree[size : size + values.size] = values
     k = size // 2
     while k >= 1:
-        tree[k : 2 * k] = np.maximum(tree[2 * k : 4 * k : 2], tree[2 * k + 1 : 4 * k : 2])
+        tree[k : 2 * k] = xp.maximum(tree[2 * k : 4 * k : 2], tree[2 * k + 1 : 4 * k : 2])
         k //= 2
-    out = np.full(lo.size, -1, np.int64)
+    out = xp.full(lo.size, -1, np.int64)
     left, right = lo.astype(np.int64) + size, hi.astype(np.int64) + size
     while True:
         active = left < right
-        if not active.any():
+        if not bool(active.any()):
             return out
         m = active & (left % 2 == 1)
-        out[m] = np.maximum(out[m], tree[left[m]])
+        out[m] = xp.maximum(out[m], tree[left[m]])
         left = left + m
         m = active & (right % 2 == 1)
         right = right - m
-        out[m] = np.maximum(out[m], tree[right[m]])
+        out[m] = xp.maximum(out[m], tree[right[m]])
         left //= 2
         right //= 2
 
 
+def _children(parents, xp):
+    """The two children of every internal node (node n + r: row r), the smaller id first."""
+    nodes = parents.size
+    index = xp.arange(nodes - 1, dtype=np.int64)
+    return index[xp.argsort(parents[:-1] * nodes + index)].reshape(-1, 2)
+
+
+def _euler_preorder(kids, n, xp):
+    """Each node's preorder position and subtree size (nodes) of a binary tree given by its children (root last), by
+    ranking its Euler tour with pointer jumping: the way for device arrays (SciPy's depth-first order is host only)."""
+    nodes = 2 * n - 1
+    end = 2 * nodes  # events: enter(x) = x, exit(x) = nodes + x, then the end
+    nxt = xp.empty(end + 1, np.int64)
+    nxt[:n] = nodes + xp.arange(n, dtype=np.int64)  # a leaf's enter: its exit
+    nxt[n:nodes] = kids[:, 0]  # an internal node's enter: its first child's
+    nxt[nodes + kids[:, 0]] = kids[:, 1]  # a first child's exit: its sibling's enter
+    nxt[nodes + kids[:, 1]] = nodes + xp.arange(n, nodes, dtype=np.int64)  # a second child's exit: its parent's
+    nxt[end - 1] = end  # the root's exit
+    nxt[end] = end
+    enters = xp.concatenate([xp.ones(nodes, np.int64), xp.zeros(nodes + 1, np.int64)])
+    events = xp.concatenate([xp.ones(end, np.int64), xp.zeros(1, np.int64)])
+    while bool((nxt[:end] != end).any()):  # suffix sums along the tour
+        enters = enters + enters[nxt]
+        events = events + events[nxt]
+        nxt = nxt[nxt]
+    position = nodes - enters[:nodes]
+    size = (events[:nodes] - events[nodes:end] + 1) // 2
+    return position, size
+
+
 class _Tree:
     """The single-linkage dendrogram of a graph over voxel and pseudo-vertex ids (edges keyed by (w, e)), with the
-    quantities the closures and the hierarchy weights need."""
+    quantities the closures and the hierarchy weights need; arrays of `xp` (NumPy, or CuPy on the device)."""
 
-    def __init__(self, parts, pseudo: _Closure, attribute, backend):
-        from scipy import sparse
-        from scipy.sparse import csgraph
-
-        u, v, w, e, origin = (np.concatenate([p[k] for p in parts]) for k in range(5))
-        order = np.argsort(e, kind="stable")  # ties in weight break by image edge index, as in the whole volume
+    def __init__(self, parts, pseudo: _Closure, attribute, backend, xp=np):
+        self.xp = xp
+        u, v, w, e, origin = (xp.concatenate([_as(xp, p[k]) for p in parts]) for k in range(5))
+        order = xp.argsort(e)  # ties in weight break by image edge index (unique), as in the whole volume
         u, v, w, e, origin = u[order], v[order], w[order], e[order], origin[order]
-        self.vertices, inverse = np.unique(np.concatenate([u, v]), return_inverse=True)
-        n = self.n = self.vertices.size
+        self.vertices, inverse = xp.unique(xp.concatenate([u, v]), return_inverse=True)
+        inverse = inverse.ravel()
+        n = self.n = int(self.vertices.size)
         dendrogram = chseg.single_linkage_graph(inverse[: u.size], inverse[u.size :], w, n, backend=backend)
-        rank = _to_numpy(dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
+        rank = _as(xp, dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
         self.w, self.e, self.origin, self.u, self.v = w[rank], e[rank], origin[rank], u[rank], v[rank]
-        parents = self.parents = _to_numpy(dendrogram.parents).astype(np.int64)
+        parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
         nodes = parents.size
-        leaves = dendrogram.attribute("area").astype(np.int64)  # leaves under each node
-        graph = sparse.csr_matrix(
-            (np.ones(nodes - 1, np.int8), (parents[:-1], np.arange(nodes - 1))), shape=(nodes, nodes)
-        )
-        order = csgraph.depth_first_order(graph, nodes - 1, directed=True, return_predecessors=False)
-        self.preorder = order
-        self.position = np.empty(nodes, np.int64)
-        self.position[order] = np.arange(nodes)
-        self.size = 2 * leaves - 1  # a subtree is a range of the preorder: 2a - 1 nodes for a leaves
-        self.kids = np.argsort(parents[:-1], kind="stable").reshape(-1, 2)  # the children of node n + r
+        self.kids = _children(parents, xp)
+        if xp is np and not _EULER_ON_HOST:
+            from scipy import sparse
+            from scipy.sparse import csgraph
+
+            leaves = dendrogram.attribute("area").astype(np.int64)  # leaves under each node
+            graph = sparse.csr_matrix(
+                (np.ones(nodes - 1, np.int8), (parents[:-1], np.arange(nodes - 1))), shape=(nodes, nodes)
+            )
+            self.preorder = csgraph.depth_first_order(graph, nodes - 1, directed=True, return_predecessors=False)
+            self.position = np.empty(nodes, np.int64)
+            self.position[self.preorder] = np.arange(nodes)
+            self.size = 2 * leaves - 1  # a subtree is a range of the preorder: 2a - 1 nodes for a leaves
+        else:
+            self.position, self.size = _euler_preorder(self.kids, n, xp)
+            self.preorder = xp.empty(nodes, np.int64)
+            self.preorder[self.position] = xp.arange(nodes, dtype=np.int64)
         if attribute is None:
             return
         # areas: the leaves' areas (1 a voxel, a pseudo-vertex's own) summed over each subtree
         is_pseudo = self.vertices < 0
-        where = np.searchsorted(pseudo.pid, self.vertices[is_pseudo])
-        leaf_area = np.ones(n, np.int64)
-        leaf_area[is_pseudo] = pseudo.parea[where]
-        leaf_corr = np.zeros(n, np.int64)
-        leaf_corr[is_pseudo] = pseudo.pcorr[where]
+        pid = _as(xp, pseudo.pid)
+        where = xp.searchsorted(pid, self.vertices[is_pseudo])
+        leaf_area = xp.ones(n, np.int64)
+        leaf_area[is_pseudo] = _as(xp, pseudo.parea)[where]
+        leaf_corr = xp.zeros(n, np.int64)
+        leaf_corr[is_pseudo] = _as(xp, pseudo.pcorr)[where]
         self.area = self._subtree_sums(leaf_area)
         # corrected areas of every node but the root (as a child)
-        alt = np.concatenate([np.full(n, -np.inf), w[rank]])
+        alt = xp.concatenate([xp.full(n, -np.inf), self.w])
         parent_alt = alt[parents[:-1]]
-        frontier = np.arange(nodes - 1) < n
+        frontier = xp.arange(nodes - 1) < n
         frontier |= alt[:-1] < parent_alt
-        base = np.concatenate([leaf_corr, self.area[n:-1]])
+        base = xp.concatenate([leaf_corr, self.area[n:-1]])
         corr = base.copy()
-        plateau = np.flatnonzero(~frontier)  # alt(c) = alt(parent(c)): the largest frontier area under c
+        plateau = xp.flatnonzero(~frontier)  # alt(c) = alt(parent(c)): the largest frontier area under c
         if plateau.size:
-            f = np.flatnonzero(frontier)
-            levels = np.unique(parent_alt[f])
-            key = np.searchsorted(levels, parent_alt[f]) * nodes + self.position[f]
-            by = np.argsort(key, kind="stable")
+            f = xp.flatnonzero(frontier)
+            levels = xp.unique(parent_alt[f])
+            key = xp.searchsorted(levels, parent_alt[f]) * nodes + self.position[f]
+            by = xp.argsort(key)
             key, values = key[by], base[f][by]
-            level = np.searchsorted(levels, alt[plateau]) * nodes
-            lo = np.searchsorted(key, level + self.position[plateau] + 1)
-            hi = np.searchsorted(key, level + self.position[plateau] + self.size[plateau])
-            corr[plateau] = _range_max(values, lo, hi)
+            level = xp.searchsorted(levels, alt[plateau]) * nodes
+            lo = xp.searchsorted(key, level + self.position[plateau] + 1)
+            hi = xp.searchsorted(key, level + self.position[plateau] + self.size[plateau])
+            corr[plateau] = _range_max(values, lo, hi, xp)
         self.corr = corr
 
     def _subtree_sums(self, leaf_values):
-        values = np.zeros(self.parents.size, np.int64)
+        xp = self.xp
+        values = xp.zeros(self.parents.size, np.int64)
         values[: self.n] = leaf_values
-        prefix = np.concatenate([[0], np.cumsum(values[self.preorder])])
+        prefix = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(values[self.preorder])])
         return prefix[self.position + self.size] - prefix[self.position]
 
     def new_weights(self, attribute):
         """The hierarchy weight of every tree edge (by rank)."""
         if attribute is None:
             return self.w
-        return np.minimum(self.corr[self.kids[:, 0]], self.corr[self.kids[:, 1]]).astype(np.float64)
+        return self.xp.minimum(self.corr[self.kids[:, 0]], self.corr[self.kids[:, 1]]).astype(np.float64)
 
     def closure(self, flags, attribute, counter) -> _Closure:
         """The closure of the flagged leaves, as edges (see the module's docstring)."""
-        n = self.n
-        flagged = np.zeros(self.parents.size, np.int64)
-        flagged[:n] = flags
+        xp, n = self.xp, self.n
         counts = self._subtree_sums(flags.astype(np.int64))
         kids = self.kids
         has0, has1 = counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0
-        flagged_positions = np.sort(self.position[:n][flags])
+        flagged_positions = xp.sort(self.position[:n][flags])
 
         def rep(c):  # the first flagged leaf of each subtree, as a vertex id
-            return self.vertices[self.preorder[flagged_positions[np.searchsorted(flagged_positions, self.position[c])]]]
+            return self.vertices[self.preorder[flagged_positions[xp.searchsorted(flagged_positions, self.position[c])]]]
 
-        both = np.flatnonzero(has0 & has1)
-        one = np.flatnonzero(has0 ^ has1)
-        side = np.where(has0[one], kids[one, 0], kids[one, 1])
-        other = np.where(has0[one], kids[one, 1], kids[one, 0])
-        ids = np.empty(one.size, np.int64)
+        both = xp.flatnonzero(has0 & has1)
+        one = xp.flatnonzero(has0 ^ has1)
+        side = xp.where(has0[one], kids[one, 0], kids[one, 1])
+        other = xp.where(has0[one], kids[one, 1], kids[one, 0])
+        ids = xp.empty(one.size, np.int64)
         leaf = other < n
         ids[leaf] = self.vertices[other[leaf]]  # a voxel or a pseudo-vertex stays itself
-        fresh = np.flatnonzero(~leaf)
-        ids[fresh] = counter.take(fresh.size)
+        fresh = xp.flatnonzero(~leaf)
+        ids[fresh] = counter.take(int(fresh.size), xp)
         pseudo = _Closure.empty()
         if attribute is not None:
             # the pseudo-vertices the closure keeps (old ones that stay leaves of it, and new ones), sorted by id; a
             # kept pseudo-vertex is a leaf here, with its own area and corrected area
             kept, node = ids[ids < 0], other[ids < 0]
-            by = np.argsort(kept)
+            by = xp.argsort(kept)
             pseudo = _Closure.pseudo(kept[by], self.area[node][by], self.corr[node][by])
-        u = np.concatenate([rep(kids[both, 0]), rep(side)])
-        v = np.concatenate([rep(kids[both, 1]), ids])
-        rows = np.concatenate([both, one])
+        u = xp.concatenate([rep(kids[both, 0]), rep(side)])
+        v = xp.concatenate([rep(kids[both, 1]), ids])
+        rows = xp.concatenate([both, one])
         return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.parea, pseudo.pcorr)
 
 
@@ -214,28 +251,36 @@ class _Counter:
     def __init__(self, start=-1):
         self.next = start
 
-    def take(self, count):
-        out = np.arange(self.next, self.next - count, -1, dtype=np.int64)
+    def take(self, count, xp=np):
+        out = xp.arange(self.next, self.next - count, -1, dtype=np.int64)
         self.next -= count
         return out
 
 
-def _merged(*closures) -> _Closure:
+def _as(xp, a):
+    """`a` as an array of xp (NumPy: copied from the device where it is there)."""
+    return _to_numpy(a) if xp is np else xp.asarray(a)
+
+
+def _merged(xp, *closures) -> _Closure:
     """The pseudo-vertices of several closures, sorted by id."""
-    pid = np.concatenate([c.pid for c in closures])
-    by = np.argsort(pid)
+    pid = xp.concatenate([_as(xp, c.pid) for c in closures])
+    by = xp.argsort(pid)
     return _Closure.pseudo(
-        pid[by], np.concatenate([c.parea for c in closures])[by], np.concatenate([c.pcorr for c in closures])[by]
+        pid[by],
+        xp.concatenate([_as(xp, c.parea) for c in closures])[by],
+        xp.concatenate([_as(xp, c.pcorr) for c in closures])[by],
     )
 
 
-def _closure_of(parts, pseudo, attribute, backend, layer, counter) -> _Closure:
-    """The closure of the voxels of `layer` (their ids) in the tree of the graph `parts` (no edge: one vertex, an empty
+def _closure_of(parts, pseudo, spec, layer, counter) -> _Closure:
+    """The closure of the voxels of layer `layer` in the tree of the graph `parts` (no edge: one vertex, an empty
     closure)."""
-    if sum(np.asarray(p[0]).size for p in parts) == 0:
+    if sum(int(p[0].size) for p in parts) == 0:
         return _Closure.empty()
-    t = _Tree(parts, pseudo, attribute, backend)
-    return t.closure(np.isin(t.vertices, layer), attribute, counter)
+    t = _Tree(parts, pseudo, spec.attribute, spec.backend, spec.xp)
+    first = layer * spec.plane
+    return t.closure((t.vertices >= first) & (t.vertices < first + spec.plane), spec.attribute, counter)
 
 
 def _carried(c: _Closure):
@@ -245,7 +290,7 @@ def _carried(c: _Closure):
 
 def _tagged(edges, tag):
     u, v, w, e = edges
-    return u, v, w, e, np.full(np.asarray(u).size, tag, np.int8)
+    return u, v, w, e, np.full(int(u.size), tag, np.int8)
 
 
 def _digest(layer) -> str:
@@ -414,9 +459,19 @@ class _Spec:
         self.shape, self.bounds = shape, bounds
         self.fully_connected, self.attribute, self.backend = fully_connected, attribute, backend
         self.plane = int(np.prod(shape[1:]))
+        self.slots = len(_after_offsets(len(shape), fully_connected))
 
-    def layer(self, z):
-        return np.arange(z * self.plane, (z + 1) * self.plane, dtype=np.int64)
+    @property
+    def xp(self):
+        """CuPy where the slabs run on a device (every step between the engines stays there), else NumPy; decided
+        where the step runs (a Dask worker may differ from the client)."""
+        if self.backend == "cpu" or chseg._chseg.device_count() == 0:
+            return np
+        try:
+            import cupy
+        except ImportError:
+            return np
+        return cupy
 
     def crossing(self, low, high, z, tag):
         """The edges between layer z (values `low`) and z + 1 (values `high`)."""
@@ -428,8 +483,14 @@ class _Spec:
 
 
 def _slab_tree(spec: _Spec, s, block):
-    a = spec.bounds[s][0]
-    return _block_tree(block, (a,) + (0,) * (len(spec.shape) - 1), spec.shape, spec.fully_connected, spec.backend)
+    """Slab s's own minimum spanning tree (chseg.single_linkage): (u, v, w, e) in the volume's voxel ids and image
+    edge indices, arrays of spec.xp."""
+    xp = spec.xp
+    d = chseg.single_linkage(_as(xp, block), fully_connected=spec.fully_connected, backend=spec.backend)
+    offset = spec.bounds[s][0] * spec.plane  # a slab is whole layers: its raster ids are the volume's, shifted
+    u = _as(xp, d.u).astype(np.int64) + offset
+    v = _as(xp, d.v).astype(np.int64) + offset
+    return u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots
 
 
 def _right_step(spec: _Spec, s, tree, after, last_layer, next_first):
@@ -437,9 +498,7 @@ def _right_step(spec: _Spec, s, tree, after, last_layer, next_first):
     parts = [_tagged(tree, _SLAB), _carried(after)]
     if next_first is not None:
         parts.append(spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT))
-    return _closure_of(
-        parts, after, spec.attribute, spec.backend, spec.layer(spec.bounds[s][0]), spec.counter(s, False)
-    )
+    return _closure_of(parts, after, spec, spec.bounds[s][0], spec.counter(s, False))
 
 
 def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
@@ -452,9 +511,7 @@ def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
 def _left_step(spec: _Spec, s, tree, before, prev_last, first_layer):
     """C(s): the closure of slab s's last layer in the tree of C(s - 1), the edges from the slab before and slab s."""
     parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
-    return _closure_of(
-        parts, before, spec.attribute, spec.backend, spec.layer(spec.bounds[s][1] - 1), spec.counter(s, True)
-    )
+    return _closure_of(parts, before, spec, spec.bounds[s][1] - 1, spec.counter(s, True))
 
 
 def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first):
@@ -462,13 +519,15 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
     parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
     if next_first is not None:
         parts += [spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT), _carried(after)]
-    if sum(np.asarray(p[0]).size for p in parts) == 0:  # a one-voxel volume
+    if sum(int(p[0].size) for p in parts) == 0:  # a one-voxel volume
         return {"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}
-    whole = _Tree(parts, _merged(before, after), spec.attribute, spec.backend)
+    xp = spec.xp
+    whole = _Tree(parts, _merged(xp, before, after), spec.attribute, spec.backend, xp)
     mine = whole.origin <= _INTO
     altitude = whole.new_weights(spec.attribute)[mine]
-    order = np.argsort(whole.e[mine])
-    return {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
+    order = xp.argsort(whole.e[mine])
+    owned = {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
+    return {k: _to_numpy(x) for k, x in owned.items()}
 
 
 def _check_attribute(attribute):
@@ -578,7 +637,8 @@ def _keep(closure: _Closure, store, name):
         return closure
     path = os.path.join(store, name)
     u, v, w, e = closure.edges
-    np.savez(path, u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr)
+    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr)
+    np.savez(path, **{k: _to_numpy(a) for k, a in arrays.items()})  # type: ignore[arg-type]
     return path
 
 

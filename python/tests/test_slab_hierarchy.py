@@ -80,6 +80,37 @@ def test_smooth_volume_whose_basins_span_many_slabs(backend):
             check(volume, slab, full, backend, sl, ws)
 
 
+def test_the_devices_preorder_on_the_host(monkeypatch):
+    """The preorder by Euler tour ranking (the way on the device, where SciPy's depth-first order is not) gives SciPy's
+    positions and sizes, and the same hierarchies."""
+    from chseg import _slab_hierarchy as sh
+
+    volume = smooth((9, 8, 7), 48)
+    sl = chseg.single_linkage(volume, fully_connected=True, backend="cpu")
+    tree = sl.watershed_hierarchy("area")
+    for dendrogram in (sl, tree):
+        parents = host(dendrogram.parents).astype(np.int64)
+        n = (parents.size + 1) // 2
+        position, size = sh._euler_preorder(sh._children(parents, np), n, np)
+        scipy_tree = sh._Tree(
+            [
+                (
+                    host(dendrogram.u).astype(np.int64),
+                    host(dendrogram.v).astype(np.int64),
+                    host(dendrogram.weights),
+                    np.arange(n - 1),
+                    np.zeros(n - 1, np.int8),
+                )
+            ],
+            sh._Closure.empty(),
+            None,
+            "cpu",
+        )
+        assert np.array_equal(position, scipy_tree.position) and np.array_equal(size, scipy_tree.size)
+    monkeypatch.setattr(sh, "_EULER_ON_HOST", True)
+    check(volume, 3, True, "cpu", sl, tree)
+
+
 def test_plateau_through_every_slab(backend):
     image = spiral(20)
     for full in (False, True):
