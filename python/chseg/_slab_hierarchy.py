@@ -53,7 +53,7 @@ from .dask import _after_offsets
 __all__ = ["SlabHierarchy", "hierarchy"]
 
 _SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
-_EULER_ON_HOST = False  # testing: NumPy trees take the device's way to their preorder (the Euler tour) too
+_DEVICE_WAYS_ON_HOST = False  # testing: NumPy arrays take the device's ways (Euler tour preorder, hooking components)
 
 
 class _Closure:
@@ -154,7 +154,7 @@ class _Tree:
         parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
         nodes = parents.size
         self.kids = _children(parents, xp)
-        if xp is np and not _EULER_ON_HOST:
+        if xp is np and not _DEVICE_WAYS_ON_HOST:
             from scipy import sparse
             from scipy.sparse import csgraph
 
@@ -350,10 +350,11 @@ class SlabHierarchy:
             run, self.shape, tree.parents, tree.weights, run.array(edges) if run.on_device else edges, tree.u, tree.v
         )
 
-    def cut(self, threshold: float, out: Any = None) -> Any:
+    def cut(self, threshold: float, out: Any = None, backend: str = "auto") -> Any:
         """The regions joined by merges of hierarchy weight at most ``threshold``, labelled 1 .. K in raster order of
         each region's first voxel (as ``Dendrogram.cut`` numbers them), written slab by slab into ``out`` (any array
-        of the volume's shape taking slab assignments: NumPy, a Zarr array; uint32 or wider) or a new uint32 array."""
+        of the volume's shape taking slab assignments: NumPy, a Zarr array; uint32 or wider) or a new uint32 array.
+        Each slab's regions are found on the device (CuPy) unless ``backend`` is 'cpu' or there is none."""
         threshold = float(threshold)
         if np.isnan(threshold):
             raise ValueError("threshold must be a number, not NaN")
@@ -361,41 +362,72 @@ class SlabHierarchy:
             out = np.zeros(self.shape, np.uint32)
         elif tuple(out.shape) != self.shape:
             raise ValueError(f"out must have the volume's shape {self.shape}, not {tuple(out.shape)}")
-        return _write_cut(self, threshold, out)
+        spec = _Spec(self.shape, self.bounds, self.fully_connected, self.attribute, backend)
+        return _write_cut(self, threshold, out, spec.xp)
 
 
-def _slab_labels(h: SlabHierarchy, s: int, threshold: float):
-    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel; and the kept edges that come
-    into it from the slab before (global voxel ids)."""
-    from scipy import sparse
-    from scipy.sparse import csgraph
+def _components(u, v, count, xp):
+    """Each vertex's smallest vertex id in its connected component of the graph (u, v) on `count` vertices: hooking
+    of roots to smaller roots and pointer jumping (Shiloach-Vishkin), for device arrays."""
+    p = xp.arange(count, dtype=np.int64)
+    while u.size:
+        pu, pv = p[u], p[v]
+        differ = pu != pv
+        if not bool(differ.any()):
+            break
+        key = xp.sort(xp.maximum(pu, pv)[differ] * count + xp.minimum(pu, pv)[differ])
+        high, low = key // count, key % count
+        first = xp.concatenate([xp.ones(1, bool), high[1:] != high[:-1]])  # each root's smallest new parent
+        p[high[first]] = xp.minimum(p[high[first]], low[first])
+        while True:
+            pp = p[p]
+            if bool((pp == p).all()):
+                break
+            p = pp
+    return p
 
+
+def _slab_labels(h: SlabHierarchy, s: int, threshold: float, xp):
+    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel, the sorted first voxels (slab
+    ids); and the kept edges that come into it from the slab before (global voxel ids)."""
     plane = int(np.prod(h.shape[1:]))
     a, b = h.bounds[s]
     part = h.part(s)
-    kept = part["edge"][part["altitude"] <= threshold]
-    p, q = _ends(kept, h.shape, h.fully_connected)
+    edge, altitude = _as(xp, part["edge"]), _as(xp, part["altitude"])
+    kept = edge[altitude <= threshold]
+    offsets = _after_offsets(len(h.shape), h.fully_connected)
+    strides = [int(np.prod(h.shape[k + 1 :])) for k in range(len(h.shape))]
+    step = xp.asarray([int(np.dot(o, strides)) for o in offsets], dtype=np.int64)
+    p = kept // len(offsets)  # the edge's voxel, and its neighbour at the edge's slot
+    q = p + step[kept % len(offsets)]
     inside = p >= a * plane
     count = (b - a) * plane
     pi, qi = p[inside] - a * plane, q[inside] - a * plane
-    graph = sparse.csr_matrix((np.ones(pi.size, np.int8), (pi, qi)), shape=(count, count))
-    k, labels = csgraph.connected_components(graph, directed=False)
-    first = np.full(k, count, np.int64)
-    np.minimum.at(first, labels, np.arange(count))
-    rank = np.empty(k, np.int64)
-    rank[np.argsort(first)] = np.arange(k)
-    return rank[labels], np.sort(first), p[~inside], q[~inside]
+    if xp is np and not _DEVICE_WAYS_ON_HOST:
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        graph = sparse.csr_matrix((np.ones(pi.size, np.int8), (pi, qi)), shape=(count, count))
+        _, labels = csgraph.connected_components(graph, directed=False)
+        first_of, where = np.unique(labels, return_index=True)
+        smallest = np.empty(first_of.size, np.int64)
+        smallest[first_of] = where
+        comp = smallest[labels]
+    else:
+        comp = _components(pi, qi, count, xp)
+    first = xp.unique(comp)
+    return xp.searchsorted(first, comp), first, p[~inside], q[~inside]
 
 
-def _find(sorted_values, x):
+def _find(sorted_values, x, xp=np):
     """Where each x is in a sorted array, and whether it is there."""
-    at = np.searchsorted(sorted_values, x)
+    at = xp.searchsorted(sorted_values, x)
     if sorted_values.size == 0:
-        return at, np.zeros(x.shape, bool)
-    return at, (at < sorted_values.size) & (sorted_values[np.minimum(at, sorted_values.size - 1)] == x)
+        return at, xp.zeros(x.shape, bool)
+    return at, (at < sorted_values.size) & (sorted_values[xp.minimum(at, sorted_values.size - 1)] == x)
 
 
-def _write_cut(h: SlabHierarchy, threshold: float, out):
+def _write_cut(h: SlabHierarchy, threshold: float, out, xp):
     plane = int(np.prod(h.shape[1:]))
     # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
     counts: List[int] = []
@@ -404,13 +436,13 @@ def _write_cut(h: SlabHierarchy, threshold: float, out):
     previous = None  # the slab before's labels and region names
     for s in range(h.num_slabs):
         a = h.bounds[s][0]
-        labels, first, p, q = _slab_labels(h, s, threshold)
+        labels, first, p, q = _slab_labels(h, s, threshold, xp)
         names = first + a * plane  # global first voxel of each region
-        counts.append(first.size)
+        counts.append(int(first.size))
         if previous is not None and p.size:
             prev_labels, prev_names, prev_a = previous
-            pairs_a.append(prev_names[prev_labels[p - prev_a * plane]])
-            pairs_b.append(names[labels[q - a * plane]])
+            pairs_a.append(_to_numpy(prev_names[prev_labels[p - prev_a * plane]]))
+            pairs_b.append(_to_numpy(names[labels[q - a * plane]]))
         previous = (labels, names, a)
     if pairs_a:
         pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
@@ -429,25 +461,24 @@ def _write_cut(h: SlabHierarchy, threshold: float, out):
     else:
         members = root = merged = np.zeros(0, np.int64)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-
-    def label_of(name, slab_of_name, index_in_slab):
-        return 1 + offsets[slab_of_name] + index_in_slab - np.searchsorted(merged, name)
-
     # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
     root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
     root_labels = np.zeros(root_names.size, np.int64)
+    members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
     for s in range(h.num_slabs):
         a, b = h.bounds[s]
-        labels, first, _, _ = _slab_labels(h, s, threshold)
+        labels, first, _, _ = _slab_labels(h, s, threshold, xp)
         names = first + a * plane
-        final = label_of(names, s, np.arange(names.size))
-        at, is_root = _find(root_names, names)
-        root_labels[at[is_root]] = final[is_root]
-        m, in_class = _find(members, names)
-        joined = np.flatnonzero(in_class)
-        joined = joined[root[m[joined]] != names[joined]]
-        final[joined] = root_labels[np.searchsorted(root_names, root[m[joined]])]
-        out[a:b] = final[labels].reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
+        # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
+        # names before it that joined an earlier region
+        final = 1 + int(offsets[s]) + xp.arange(names.size, dtype=np.int64) - xp.searchsorted(merged_x, names)
+        at, is_root = _find(root_names_x, names, xp)
+        root_labels[_to_numpy(at[is_root])] = _to_numpy(final[is_root])
+        m, in_class = _find(members_x, names, xp)
+        joined = xp.flatnonzero(in_class)
+        joined = joined[root_x[m[joined]] != names[joined]]
+        final[joined] = xp.asarray(root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
+        out[a:b] = _to_numpy(final[labels]).reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
     return out
 
 

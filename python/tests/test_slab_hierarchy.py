@@ -81,8 +81,9 @@ def test_smooth_volume_whose_basins_span_many_slabs(backend):
 
 
 def test_the_devices_preorder_on_the_host(monkeypatch):
-    """The preorder by Euler tour ranking (the way on the device, where SciPy's depth-first order is not) gives SciPy's
-    positions and sizes, and the same hierarchies."""
+    """The preorder by Euler tour ranking and the components by hooking (the ways on the device, where SciPy's
+    depth-first order and connected components are not) give SciPy's positions, sizes and components, and the same
+    hierarchies and cuts."""
     from chseg import _slab_hierarchy as sh
 
     volume = smooth((9, 8, 7), 48)
@@ -107,7 +108,15 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
             "cpu",
         )
         assert np.array_equal(position, scipy_tree.position) and np.array_equal(size, scipy_tree.size)
-    monkeypatch.setattr(sh, "_EULER_ON_HOST", True)
+    from scipy.sparse import csgraph, csr_matrix
+
+    rng = np.random.default_rng(49)
+    for count, edges in ((1, 0), (50, 20), (400, 390), (1000, 3000)):
+        u, v = rng.integers(0, count, edges), rng.integers(0, count, edges)
+        smallest = sh._components(u, v, count, np)
+        _, labels = csgraph.connected_components(csr_matrix((np.ones(edges), (u, v)), shape=(count, count)))
+        assert np.array_equal(smallest, [np.flatnonzero(labels == labels[x])[0] for x in range(count)])
+    monkeypatch.setattr(sh, "_DEVICE_WAYS_ON_HOST", True)
     check(volume, 3, True, "cpu", sl, tree)
 
 
