@@ -4,7 +4,10 @@ out of core on one device; chseg.dask.hierarchy on the threaded scheduler), with
 Zarr, against chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hierarchy_by_area on the
 same graph, in one process.
 
-    slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra]
+    slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N]
+
+With --cluster-gpus N, also chseg.dask.hierarchy on a local cluster of N worker processes, process i seeing only
+GPU i (bench/Python/dask_bench.py's spread_cluster).
 
 The volume: grains (balls of random grey levels 80..200) in a matrix of 40, with noise of +-6 on every voxel (uint8),
 written to DIR/volume.zarr in chunks of one slab. Recorded per step: wall seconds, the process's peak resident memory
@@ -46,7 +49,8 @@ def volume_of(shape, seed=65):
 
 
 class DevicePeak:
-    """The device's largest used memory (MiB) while it runs, from nvidia-smi every 50 ms (None without it)."""
+    """The largest used memory (MiB) of the most loaded device while it runs, from nvidia-smi every 50 ms (None
+    without it)."""
 
     def __enter__(self):
         self.peak, self.stop = None, threading.Event()
@@ -58,12 +62,12 @@ class DevicePeak:
     def poll(self):
         while not self.stop.is_set():
             out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"],
+                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
                 capture_output=True,
                 text=True,
             ).stdout.strip()
             if out:
-                self.peak = max(self.peak or 0, int(out.splitlines()[0]))
+                self.peak = max([self.peak or 0] + [int(line) for line in out.splitlines()])
             self.stop.wait(0.05)
 
     def __exit__(self, *exc):
@@ -83,13 +87,13 @@ def main():
     ap.add_argument("--slab", type=int, default=16)
     ap.add_argument("--work", default="/tmp/slab-bench")
     ap.add_argument("--no-higra", action="store_true")
+    ap.add_argument("--cluster-gpus", type=int, default=0)
     args = ap.parse_args()
-
-    import zarr
 
     import chseg
     import chseg.dask
     import chseg.slabs
+    import zarr
 
     shape = tuple(args.shape)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -116,8 +120,11 @@ def main():
             "device_peak_mib": dev.peak,
             "store_bytes": du(store) if store else None,
         }
-        print(f"{name:28s} {seconds:9.2f} s  rss {results['steps'][name]['peak_rss_mib']:8.0f} MiB  "
-              f"device {dev.peak} MiB", flush=True)
+        print(
+            f"{name:28s} {seconds:9.2f} s  rss {results['steps'][name]['peak_rss_mib']:8.0f} MiB  "
+            f"device {dev.peak} MiB",
+            flush=True,
+        )
         return value
 
     store = os.path.join(args.work, "hierarchy")
@@ -147,12 +154,30 @@ def main():
         lambda: chseg.dask.hierarchy(da.from_zarr(source), "area", store=dask_store),
         dask_store,
     )
+    if args.cluster_gpus:
+        import distributed
+        from dask_bench import spread_cluster
+
+        cluster_store = os.path.join(args.work, "hierarchy-cluster")
+        with spread_cluster(args.cluster_gpus, args.cluster_gpus) as cluster, distributed.Client(cluster):
+            step(
+                f"dask.hierarchy area ({args.cluster_gpus} GPUs)",
+                lambda: chseg.dask.hierarchy(da.from_zarr(source), "area", store=cluster_store),
+                cluster_store,
+            )
+        cluster_h = chseg.slabs.SlabHierarchy.open(cluster_store)
+        results["cluster_equal"] = all(
+            np.array_equal(cluster_h.part(s)[k], h.part(s)[k])
+            for s in range(h.num_slabs)
+            for k in ("edge", "weight", "altitude")
+        )
     whole = source[:]
     ws = step("watershed_hierarchy (whole)", lambda: chseg.watershed_hierarchy(whole, "area"))
     gathered = step("gather", lambda: h.gather())
     host = chseg._arrays.host
     results["gather_equal"] = all(
-        np.array_equal(host(getattr(gathered, k)), host(getattr(ws, k))) for k in ("parents", "weights", "edges", "u", "v")
+        np.array_equal(host(getattr(gathered, k)), host(getattr(ws, k)))
+        for k in ("parents", "weights", "edges", "u", "v")
     )
     results["cuts_equal"] = True
     for t in thresholds:
@@ -185,8 +210,12 @@ def main():
         results["higra_equal"] = bool(
             np.array_equal(host(ws.parents), tree.parents()) and np.array_equal(host(ws.weights), alt[n:])
         )
-    for name in ("slabs.hierarchy area", "dask.hierarchy area (threads)"):
-        if "higra watershed_by_area" in results["steps"]:
+    for name in (
+        "slabs.hierarchy area",
+        "dask.hierarchy area (threads)",
+        f"dask.hierarchy area ({args.cluster_gpus} GPUs)",
+    ):
+        if "higra watershed_by_area" in results["steps"] and name in results["steps"]:
             results["steps"][name]["vs_higra"] = (
                 results["steps"]["higra watershed_by_area"]["seconds"] / results["steps"][name]["seconds"]
             )
