@@ -60,9 +60,10 @@ class _Closure:
     """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0), with each pseudo-vertex's area and
     corrected area."""
 
-    def __init__(self, u, v, w, e, pid, parea, pcorr):
+    def __init__(self, u, v, w, e, pid, parea, pcorr, pvol=None):
         self.edges = (u, v, w, e)
         self.pid, self.parea, self.pcorr = pid, parea, pcorr
+        self.pvol = parea * 0 if pvol is None else pvol  # volumes (watershed by volume only)
 
     @staticmethod
     def empty():
@@ -70,13 +71,13 @@ class _Closure:
         return _Closure(z, z, np.zeros(0), z, z, z, z)
 
     @staticmethod
-    def pseudo(pid, parea, pcorr):
+    def pseudo(pid, parea, pcorr, pvol=None):
         """No edges; pseudo-vertices only."""
         z = np.zeros(0, np.int64)
-        return _Closure(z, z, np.zeros(0), z, pid, parea, pcorr)
+        return _Closure(z, z, np.zeros(0), z, pid, parea, pcorr, pvol)
 
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (*self.edges, self.pid, self.parea, self.pcorr))
+        return sum(int(a.nbytes) for a in (*self.edges, self.pid, self.parea, self.pcorr, self.pvol))
 
 
 def _range_max(values, lo, hi, xp=np):
@@ -181,12 +182,21 @@ class _Tree:
         leaf_corr = xp.zeros(n, np.int64)
         leaf_corr[is_pseudo] = _as(xp, pseudo.pcorr)[where]
         self.area = self._subtree_sums(leaf_area)
-        # corrected areas of every node but the root (as a child)
         alt = xp.concatenate([xp.full(n, -np.inf), self.w])
         parent_alt = alt[parents[:-1]]
+        self.value = self.area
+        if attribute == "volume":
+            # each internal node's term area * (alt(parent) - alt) (the root's 0), a pseudo-vertex's volume as its
+            # leaf's term, summed over every subtree: exact in 64-bit integers for 8- and 16-bit voxels
+            terms = xp.zeros(nodes, np.int64)
+            terms[:n][is_pseudo] = _as(xp, pseudo.pvol)[where]
+            rise = (parent_alt[n:] - alt[n:-1]).astype(np.int64)
+            terms[n:-1] = self.area[n:-1] * rise
+            self.value = self._subtree_sums(terms, every_node=True)
+        # corrected values of every node but the root (as a child)
         frontier = xp.arange(nodes - 1) < n
         frontier |= alt[:-1] < parent_alt
-        base = xp.concatenate([leaf_corr, self.area[n:-1]])
+        base = xp.concatenate([leaf_corr, self.value[n:-1]])
         corr = base.copy()
         plateau = xp.flatnonzero(~frontier)  # alt(c) = alt(parent(c)): the largest frontier area under c
         if plateau.size:
@@ -201,10 +211,14 @@ class _Tree:
             corr[plateau] = _range_max(values, lo, hi, xp)
         self.corr = corr
 
-    def _subtree_sums(self, leaf_values):
+    def _subtree_sums(self, leaf_values, every_node=False):
+        """Sums over every subtree of values given for the leaves (or, `every_node`, for every node)."""
         xp = self.xp
-        values = xp.zeros(self.parents.size, np.int64)
-        values[: self.n] = leaf_values
+        if every_node:
+            values = leaf_values
+        else:
+            values = xp.zeros(self.parents.size, np.int64)
+            values[: self.n] = leaf_values
         prefix = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(values[self.preorder])])
         return prefix[self.position + self.size] - prefix[self.position]
 
@@ -240,11 +254,13 @@ class _Tree:
             # kept pseudo-vertex is a leaf here, with its own area and corrected area
             kept, node = ids[ids < 0], other[ids < 0]
             by = xp.argsort(kept)
-            pseudo = _Closure.pseudo(kept[by], self.area[node][by], self.corr[node][by])
+            node = node[by]
+            volume = self.value[node] if attribute == "volume" else None
+            pseudo = _Closure.pseudo(kept[by], self.area[node], self.corr[node], volume)
         u = xp.concatenate([rep(kids[both, 0]), rep(side)])
         v = xp.concatenate([rep(kids[both, 1]), ids])
         rows = xp.concatenate([both, one])
-        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.parea, pseudo.pcorr)
+        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.parea, pseudo.pcorr, pseudo.pvol)
 
 
 class _Counter:
@@ -270,6 +286,7 @@ def _merged(xp, *closures) -> _Closure:
         pid[by],
         xp.concatenate([_as(xp, c.parea) for c in closures])[by],
         xp.concatenate([_as(xp, c.pcorr) for c in closures])[by],
+        xp.concatenate([_as(xp, c.pvol) for c in closures])[by],
     )
 
 
@@ -561,10 +578,14 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
     return {k: _to_numpy(x) for k, x in owned.items()}
 
 
-def _check_attribute(attribute):
-    if attribute not in (None, "area"):
+def _check_attribute(attribute, dtype):
+    if attribute not in (None, "area", "volume"):
         raise ValueError(
-            f"attribute must be None or 'area' over slabs (volume and dynamics are not yet), not {attribute!r}"
+            f"attribute must be None, 'area' or 'volume' over slabs (dynamics is not yet), not {attribute!r}"
+        )
+    if attribute == "volume" and not (np.dtype(dtype).kind in "ui" and np.dtype(dtype).itemsize <= 2):
+        raise ValueError(
+            f"the volume over slabs takes 8- and 16-bit integer voxels (exact in 64-bit integers), not {dtype}"
         )
 
 
@@ -587,9 +608,9 @@ def hierarchy(
     store: Any = None,
     backend: str = "auto",
 ) -> SlabHierarchy:
-    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area of a volume read slab by
-    slab, as each slab's minimum spanning tree edges with their hierarchy weights (module docstring; docs/
-    python-package.md, "Slabs").
+    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area or volume of a volume read
+    slab by slab, as each slab's minimum spanning tree edges with their hierarchy weights (module docstring;
+    docs/python-package.md, "Slabs").
 
     Parameters
     ----------
@@ -598,8 +619,9 @@ def hierarchy(
         Read twice, slab by slab (each slab's border layers are checked to be the same both times).
     slab : int
         Layers of the first axis in each slab (the last slab may have fewer).
-    attribute : {None, 'area'}, optional
-        None: single linkage; 'area': the watershed hierarchy by area.
+    attribute : {None, 'area', 'volume'}, optional
+        None: single linkage; 'area' or 'volume': the watershed hierarchy by that attribute (volume: 8- and 16-bit
+        integer voxels).
     fully_connected : bool, optional
         As for :func:`chseg.single_linkage`.
     store : str or os.PathLike, optional
@@ -619,7 +641,7 @@ def hierarchy(
         between the two passes (named).
     """
     slab = _check(volume, slab)
-    _check_attribute(attribute)
+    _check_attribute(attribute, volume.dtype)
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
@@ -668,7 +690,7 @@ def _keep(closure: _Closure, store, name):
         return closure
     path = os.path.join(store, name)
     u, v, w, e = closure.edges
-    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr)
+    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr, pvol=closure.pvol)
     np.savez(path, **{k: _to_numpy(a) for k, a in arrays.items()})  # type: ignore[arg-type]
     return path
 
@@ -677,7 +699,7 @@ def _load(kept) -> _Closure:
     if not isinstance(kept, str):
         return kept
     with np.load(kept) as f:
-        return _Closure(*(f[k] for k in ("u", "v", "w", "e", "pid", "parea", "pcorr")))
+        return _Closure(*(f[k] for k in ("u", "v", "w", "e", "pid", "parea", "pcorr", "pvol")))
 
 
 def _emit(h: SlabHierarchy, s: int, owned, store):
@@ -733,7 +755,7 @@ def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None
         raise ValueError(f"array must be a non-empty 2D or 3D array, not of shape {array.shape}")
     if np.dtype(array.dtype).newbyteorder("=") not in _SL_TYPES:
         raise ValueError(f"array must hold 8-, 16-, 32-bit integers, float32 or float64, not {array.dtype}")
-    _check_attribute(attribute)
+    _check_attribute(attribute, array.dtype)
     array = array.rechunk({a: -1 for a in range(1, array.ndim)})
     shape = tuple(int(x) for x in array.shape)
     edges = np.concatenate([[0], np.cumsum(array.chunks[0])]).astype(int)

@@ -494,18 +494,19 @@ def single_linkage_tree(array: Any, fully_connected: bool = False, backend: str 
 def hierarchy(
     array: Any, attribute: Optional[str] = None, fully_connected: bool = False, store: Any = None, backend: str = "auto"
 ) -> Any:
-    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area of a 2D or 3D Dask array,
-    by slabs: its chunks along the first axis (the other axes are rechunked whole). Each slab's minimum spanning tree
-    and its partial tree run on the workers (their GPU when they have one), the closures between slabs are tasks in two
-    chains, one each way (chseg.slabs.hierarchy runs the same steps in turn on one machine; docs/python-package.md,
-    "Slabs").
+    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area or volume of a 2D or 3D
+    Dask array, by slabs: its chunks along the first axis (the other axes are rechunked whole). Each slab's minimum
+    spanning tree and its partial tree run on the workers (their GPU when they have one), the closures between slabs
+    are tasks in two chains, one each way (chseg.slabs.hierarchy runs the same steps in turn on one machine;
+    docs/python-package.md, "Slabs").
 
     Parameters
     ----------
     array : dask.array.Array or array_like, 2D or 3D
         8-, 16-, 32-bit integers, float32 or float64 chunks (NumPy or CuPy).
-    attribute : {None, 'area'}, optional
-        None: single linkage; 'area': the watershed hierarchy by area.
+    attribute : {None, 'area', 'volume'}, optional
+        None: single linkage; 'area' or 'volume': the watershed hierarchy by that attribute (volume: 8- and 16-bit
+        integer voxels).
     fully_connected : bool, optional
         As for :func:`chseg.single_linkage`.
     store : str or os.PathLike, optional

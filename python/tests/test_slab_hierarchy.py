@@ -39,8 +39,18 @@ def thresholds(dendrogram, count=6):
     return sorted({0.0, *picks.tolist()})
 
 
-def check(volume, slab, full, backend, expected_sl, expected_ws, store=None):
-    for attribute, expected in ((None, expected_sl), ("area", expected_ws)):
+def expected_of(volume, full, backend):
+    """The whole volume's hierarchies: single linkage, and the watershed hierarchies by area and (8- and 16-bit
+    integer voxels) by volume."""
+    sl = chseg.single_linkage(volume, fully_connected=full, backend=backend)
+    out = {None: sl, "area": sl.watershed_hierarchy("area")}
+    if volume.dtype.kind in "ui" and volume.dtype.itemsize <= 2:
+        out["volume"] = sl.watershed_hierarchy("volume")
+    return out
+
+
+def check(volume, slab, full, backend, expected, store=None):
+    for attribute, expected in expected.items():
         h = chseg.slabs.hierarchy(volume, slab, attribute, fully_connected=full, store=store, backend=backend)
         assert_same(h.gather(backend=backend), expected)
         for t in thresholds(expected):
@@ -62,22 +72,22 @@ def test_gathered_hierarchies_and_cuts_are_the_whole_volumes(backend, shape, ful
     image = np.random.default_rng(41).integers(0, levels, shape).astype(dtype)
     if dtype == np.float32:
         image = image / np.float32(7)  # weights that are not whole numbers
-    sl = chseg.single_linkage(image, fully_connected=fully_connected, backend=backend)
-    ws = sl.watershed_hierarchy("area")
-    assert not np.array_equal(host(ws.weights), host(sl.weights))  # the two hierarchies differ on these inputs
+    expected = expected_of(image, fully_connected, backend)
+    for attribute in ("area", "volume"):  # the watershed hierarchies differ from single linkage on these inputs
+        if attribute in expected:
+            assert not np.array_equal(host(expected[attribute].weights), host(expected[None].weights))
     for slab in slab_sizes(shape[0]):
-        check(image, slab, fully_connected, backend, sl, ws)
+        check(image, slab, fully_connected, backend, expected)
 
 
 def test_smooth_volume_whose_basins_span_many_slabs(backend):
     """Four basins over 20 layers: areas summed across slabs, cuts that join regions across every face."""
     volume = smooth((20, 14, 12), 42)
     for full in (False, True):
-        sl = chseg.single_linkage(volume, fully_connected=full, backend=backend)
-        ws = sl.watershed_hierarchy("area")
-        assert host(ws.weights).max() > 14 * 12  # a basin larger than a layer
+        expected = expected_of(volume, full, backend)
+        assert host(expected["area"].weights).max() > 14 * 12  # a basin larger than a layer
         for slab in (1, 3, 7):
-            check(volume, slab, full, backend, sl, ws)
+            check(volume, slab, full, backend, expected)
 
 
 def test_the_devices_preorder_on_the_host(monkeypatch):
@@ -117,14 +127,13 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
         _, labels = csgraph.connected_components(csr_matrix((np.ones(edges), (u, v)), shape=(count, count)))
         assert np.array_equal(smallest, [np.flatnonzero(labels == labels[x])[0] for x in range(count)])
     monkeypatch.setattr(sh, "_DEVICE_WAYS_ON_HOST", True)
-    check(volume, 3, True, "cpu", sl, tree)
+    check(volume, 3, True, "cpu", expected_of(volume, True, "cpu"))
 
 
 def test_plateau_through_every_slab(backend):
     image = spiral(20)
     for full in (False, True):
-        sl = chseg.single_linkage(image, fully_connected=full, backend=backend)
-        check(image, 3, full, backend, sl, sl.watershed_hierarchy("area"))
+        check(image, 3, full, backend, expected_of(image, full, backend))
 
 
 def test_store_on_disk_and_zarr(tmp_path):
@@ -177,6 +186,8 @@ def test_bad_arguments_and_a_volume_that_changes():
     volume = smooth((8, 6, 5), 44)
     with pytest.raises(ValueError, match="attribute"):
         chseg.slabs.hierarchy(volume, 2, "dynamics", backend="cpu")
+    with pytest.raises(ValueError, match="float32"):
+        chseg.slabs.hierarchy(volume.astype(np.float32), 2, "volume", backend="cpu")
     with pytest.raises(ValueError, match="slab"):
         chseg.slabs.hierarchy(volume, 0, backend="cpu")
     with pytest.raises(ValueError, match="slab 0"):
@@ -192,8 +203,7 @@ def test_thin_volumes(backend):
     for shape in ((1, 1), (1, 5), (5, 1), (3, 1, 1), (2, 3, 1)):
         image = (np.arange(np.prod(shape)) % 3).reshape(shape).astype(np.uint8)
         for full in (False, True):
-            sl = chseg.single_linkage(image, fully_connected=full, backend=backend)
-            check(image, 1, full, backend, sl, sl.watershed_hierarchy("area"))
+            check(image, 1, full, backend, expected_of(image, full, backend))
 
 
 @needs_cupy
@@ -201,8 +211,7 @@ def test_cupy_volume():
     import cupy
 
     volume = smooth((12, 9, 8), 45)
-    sl = chseg.single_linkage(volume, fully_connected=True, backend="cpu")
-    check(cupy.asarray(volume), 5, True, "auto", sl, sl.watershed_hierarchy("area"))
+    check(cupy.asarray(volume), 5, True, "auto", expected_of(volume, True, "cpu"))
 
 
 @pytest.fixture(scope="module")
@@ -221,10 +230,8 @@ def test_dask_threads_and_uneven_chunks():
 
     volume = smooth((17, 9, 8), 46)
     for full in (False, True):
-        sl = chseg.single_linkage(volume, fully_connected=full, backend="cpu")
-        ws = sl.watershed_hierarchy("area")
         array = da.from_array(volume, chunks=((5, 1, 7, 4), (5, 4), 8))
-        for attribute, expected in ((None, sl), ("area", ws)):
+        for attribute, expected in expected_of(volume, full, "cpu").items():
             h = chseg.dask.hierarchy(array, attribute, fully_connected=full, backend="cpu")
             assert h.bounds == [(0, 5), (5, 6), (6, 13), (13, 17)]
             assert_same(h.gather(backend="cpu"), expected)
@@ -253,6 +260,6 @@ def test_dask_bad_arguments():
     import chseg.dask
 
     with pytest.raises(ValueError, match="attribute"):
-        chseg.dask.hierarchy(da.zeros((4, 4), np.uint8), "volume")
+        chseg.dask.hierarchy(da.zeros((4, 4), np.uint8), "height")
     with pytest.raises(ValueError, match="array"):
         chseg.dask.hierarchy(da.zeros((4,), np.uint8))
