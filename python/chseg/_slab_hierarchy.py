@@ -37,9 +37,11 @@ small ones on its way up keeps one pseudo-vertex each); ``SlabHierarchy.closure_
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import shutil
 from typing import Any, List, Optional
 
 import numpy as np
@@ -375,6 +377,48 @@ class SlabHierarchy:
         threshold = float(threshold)
         if np.isnan(threshold):
             raise ValueError("threshold must be a number, not NaN")
+        return self._write((threshold, np.inf, np.iinfo(np.int64).max), out, backend)
+
+    def clusters(self, k: int, out: Any = None, backend: str = "auto") -> Any:
+        """The k regions left when the k - 1 heaviest merges are undone (merges in the gathered dendrogram's order:
+        hierarchy weight, then weight, then image edge index), labelled and written as :meth:`cut` does; equal to
+        ``gather().clusters(k)``. The ties at the k-th heaviest merge's hierarchy weight and weight are gathered
+        on the host (8 bytes each)."""
+        n = int(np.prod(self.shape))
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= n:
+            raise ValueError(f"k must be a whole number in 1..{n}, not {k!r}")
+        return self._write(self._merge_key(n - int(k)), out, backend)
+
+    def _merge_key(self, m: int):
+        """The key (hierarchy weight, weight, edge) of the m-th lightest merge (below every key for m = 0): the
+        hierarchy weights' and weights' counts over the slabs, then the edges of the last tie."""
+        if m == 0:
+            return (-np.inf, -np.inf, -1)
+        key: List[Any] = []
+        for field in ("altitude", "weight"):
+            values, counts = [], []
+            for s in range(self.num_slabs):
+                part = self.part(s)
+                mask = np.ones(part["edge"].size, bool)
+                for name, value in zip(("altitude", "weight"), key):
+                    mask &= part[name] == value
+                v, c = np.unique(part[field][mask], return_counts=True)
+                values.append(v)
+                counts.append(c)
+            v, inverse = np.unique(np.concatenate(values), return_inverse=True)
+            total = np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+            before = np.concatenate([[0], np.cumsum(total)])
+            i = int(np.searchsorted(before[1:], m))  # the group that holds the m-th merge
+            key.append(v[i])
+            m -= int(before[i])
+        ties = []
+        for s in range(self.num_slabs):
+            part = self.part(s)
+            ties.append(part["edge"][(part["altitude"] == key[0]) & (part["weight"] == key[1])])
+        edges = np.concatenate(ties)
+        return (key[0], key[1], int(np.partition(edges, m - 1)[m - 1]))
+
+    def _write(self, threshold, out, backend):
         if out is None:
             out = np.zeros(self.shape, np.uint32)
         elif tuple(out.shape) != self.shape:
@@ -404,14 +448,16 @@ def _components(u, v, count, xp):
     return p
 
 
-def _slab_labels(h: SlabHierarchy, s: int, threshold: float, xp):
+def _slab_labels(h: SlabHierarchy, s: int, threshold, xp):
     """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel, the sorted first voxels (slab
     ids); and the kept edges that come into it from the slab before (global voxel ids)."""
     plane = int(np.prod(h.shape[1:]))
     a, b = h.bounds[s]
     part = h.part(s)
     edge, altitude = _as(xp, part["edge"]), _as(xp, part["altitude"])
-    kept = edge[altitude <= threshold]
+    a_max, w_max, e_max = threshold  # the largest (altitude, weight, edge) kept
+    weight = _as(xp, part["weight"])
+    kept = edge[(altitude < a_max) | ((altitude == a_max) & ((weight < w_max) | ((weight == w_max) & (edge <= e_max))))]
     offsets = _after_offsets(len(h.shape), h.fully_connected)
     strides = [int(np.prod(h.shape[k + 1 :])) for k in range(len(h.shape))]
     step = xp.asarray([int(np.dot(o, strides)) for o in offsets], dtype=np.int64)
@@ -444,7 +490,7 @@ def _find(sorted_values, x, xp=np):
     return at, (at < sorted_values.size) & (sorted_values[xp.minimum(at, sorted_values.size - 1)] == x)
 
 
-def _write_cut(h: SlabHierarchy, threshold: float, out, xp):
+def _write_cut(h: SlabHierarchy, threshold, out, xp):
     plane = int(np.prod(h.shape[1:]))
     # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
     counts: List[int] = []
@@ -589,11 +635,19 @@ def _check_attribute(attribute, dtype):
         )
 
 
-def _open_store(store):
+def _open_store(store, voxels):
+    """The store's path, made, with room for the slabs' edges (24 bytes a voxel: OSError naming the path and the
+    bytes otherwise), and without a hierarchy.json until this run ends."""
     if store is None:
         return None
     store = os.fspath(store)
     os.makedirs(store, exist_ok=True)
+    need, free = 24 * voxels, shutil.disk_usage(store).free
+    if free < need:
+        raise OSError(
+            errno.ENOSPC,
+            f"store {store!r} has {free} bytes free; the hierarchy's edges need {need} (24 bytes a voxel)",
+        )
     if os.path.exists(os.path.join(store, "hierarchy.json")):
         os.remove(os.path.join(store, "hierarchy.json"))  # the store is complete only once this run ends
     return store
@@ -645,7 +699,7 @@ def hierarchy(
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    store = _open_store(store)
+    store = _open_store(store, int(np.prod(shape)))
     h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store is not None else [])
     nslabs = len(bounds)
 
@@ -761,7 +815,7 @@ def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None
     edges = np.concatenate([[0], np.cumsum(array.chunks[0])]).astype(int)
     bounds = [(int(edges[i]), int(edges[i + 1])) for i in range(len(edges) - 1)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    store = _open_store(store)
+    store = _open_store(store, int(np.prod(shape)))
     delayed = dask.delayed
     blocks = array.to_delayed().ravel()
     n = len(bounds)

@@ -55,6 +55,9 @@ def check(volume, slab, full, backend, expected, store=None):
         assert_same(h.gather(backend=backend), expected)
         for t in thresholds(expected):
             assert np.array_equal(h.cut(t), host(expected.cut(t))), (attribute, slab, t)
+        n = volume.size
+        for k in sorted({1, min(2, n), max(1, n // 7), max(1, n // 2), n}):
+            assert np.array_equal(h.clusters(k), host(expected.clusters(k))), (attribute, slab, k)
 
 
 CASES = [
@@ -167,6 +170,18 @@ def test_store_on_disk_and_zarr(tmp_path):
         chseg.slabs.SlabHierarchy.open(store)
 
 
+def test_a_store_without_room(tmp_path, monkeypatch):
+    """A store on a disk with less room than the edges need (24 bytes a voxel) is refused before anything is written,
+    naming the path and the bytes."""
+    from chseg import _slab_hierarchy as sh
+
+    volume = smooth((6, 5, 4), 50)
+    monkeypatch.setattr(sh.shutil, "disk_usage", lambda path: sh.shutil._ntuple_diskusage(10**6, 10**6 - 100, 100))
+    with pytest.raises(OSError, match=f"{tmp_path / 'h'}.*100 bytes free.*{24 * volume.size}"):
+        chseg.slabs.hierarchy(volume, 2, "area", store=tmp_path / "h", backend="cpu")
+    assert os.listdir(tmp_path / "h") == []
+
+
 class Changing:
     """A volume whose slabs read differently the second time (a store rewritten between the passes)."""
 
@@ -195,6 +210,9 @@ def test_bad_arguments_and_a_volume_that_changes():
     h = chseg.slabs.hierarchy(volume, 3, backend="cpu")
     with pytest.raises(ValueError, match="threshold"):
         h.cut(float("nan"))
+    for k in (0, volume.size + 1, 2.5, True):
+        with pytest.raises(ValueError, match="k must"):
+            h.clusters(k)
     with pytest.raises(ValueError, match="shape"):
         h.cut(1, out=np.zeros((8, 6), np.uint32))
 
