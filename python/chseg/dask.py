@@ -504,11 +504,8 @@ def hierarchy(
     ----------
     array : dask.array.Array or array_like, 2D or 3D
         8-, 16-, 32-bit integers, float32 or float64 chunks (NumPy or CuPy).
-    attribute : {None, 'area', 'volume'}, optional
-        None: single linkage; 'area' or 'volume': the watershed hierarchy by that attribute (volume: 8- and 16-bit
-        integer voxels).
-    fully_connected : bool, optional
-        As for :func:`chseg.single_linkage`.
+    attribute, fully_connected
+        As for :func:`chseg.slabs.hierarchy`.
     store : str or os.PathLike, optional
         A directory the workers write each slab's edges to (a path they all see), ``hierarchy.json`` last; None: the
         edges come back to the client.

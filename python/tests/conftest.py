@@ -63,3 +63,12 @@ def neighbour_pairs(shape, fully_connected):
         ps.append(index[src].ravel())
         qs.append(index[dst].ravel())
     return np.concatenate(ps), np.concatenate(qs)
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    """A distributed.LocalCluster of two one-thread processes, and its client (one per test module)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client

@@ -220,14 +220,6 @@ def test_errors():
         cd.single_linkage_tree(da.zeros((4, 4), dtype=np.int64))
 
 
-@pytest.fixture(scope="module")
-def cluster_client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            yield client
-
-
 def test_on_a_local_cluster_of_processes(cluster_client):
     rng = np.random.default_rng(4)
     volume = rng.integers(0, 5, (14, 15, 16)).astype(np.uint8)

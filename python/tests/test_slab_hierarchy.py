@@ -232,14 +232,6 @@ def test_cupy_volume():
     check(cupy.asarray(volume), 5, True, "auto", expected_of(volume, True, "cpu"))
 
 
-@pytest.fixture(scope="module")
-def cluster_client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            yield client
-
-
 def test_dask_threads_and_uneven_chunks():
     """chseg.dask.hierarchy on the threaded scheduler: uneven chunks along the first axis, several along the others
     (rechunked whole), both connectivities, both hierarchies; cuts as the whole volume's."""
