@@ -13,6 +13,12 @@ In Slicer's Python console:
 into a new label map node with the volume's geometry (`slicer.util.updateVolumeFromArray`); with at most
 `max_segments` basins it also imports them into a segmentation node, one segment per basin (Slicer slows down with
 thousands of segments; the label map holds every basin either way).
+
+    labels, segmentation = hierarchy_cut_volume(slicer.util.getNode("CT"), 500, attribute="area", slab=64)
+
+`hierarchy_cut_volume` cuts the watershed hierarchy by area or volume (or the single-linkage hierarchy) of a volume
+node at a threshold, computed slab by slab (`chseg.slabs.hierarchy`): one slab's tree on the device at a time, for
+volumes whose whole hierarchy would not fit the GPU (137 to 466 bytes a voxel in one call).
 """
 
 from typing import Any, Optional, Tuple
@@ -51,7 +57,36 @@ def watershed_volume(
     import slicer
 
     labels, n = basins(slicer.util.arrayFromVolume(volume_node), level, fully_connected, backend)
-    base = name or volume_node.GetName() + " basins"
+    return _label_nodes(volume_node, labels, n, name or volume_node.GetName() + " basins", max_segments)
+
+
+def hierarchy_cut_volume(
+    volume_node: Any,
+    threshold: float,
+    attribute: Optional[str] = "area",
+    slab: int = 64,
+    fully_connected: bool = False,
+    backend: str = "auto",
+    max_segments: int = 5000,
+    name: Optional[str] = None,
+) -> Tuple[Any, Any]:
+    """The regions of a volume node's watershed hierarchy by `attribute` ('area', 'volume'; None: single linkage) cut at
+    `threshold`, computed `slab` layers at a time (chseg.slabs.hierarchy), as watershed_volume writes basins."""
+    import chseg.slabs
+    import slicer
+
+    voxels = slicer.util.arrayFromVolume(volume_node)
+    hierarchy = chseg.slabs.hierarchy(voxels, slab, attribute, fully_connected=fully_connected, backend=backend)
+    labels = hierarchy.cut(threshold, backend=backend)
+    base = name or f"{volume_node.GetName()} {attribute or 'single-linkage'} {threshold:g}"
+    return _label_nodes(volume_node, labels, int(labels.max()), base, max_segments)
+
+
+def _label_nodes(volume_node: Any, labels: np.ndarray, n: int, base: str, max_segments: int) -> Tuple[Any, Any]:
+    """A new label map node with `labels` and the volume's geometry, and a segmentation node of them (None above
+    `max_segments` labels)."""
+    import slicer
+
     label_node = slicer.mrmlScene.AddNewNodeByClass("vtkMRMLLabelMapVolumeNode", base)
     label_node.CopyOrientation(volume_node)  # origin, spacing and axis directions
     slicer.util.updateVolumeFromArray(label_node, labels)

@@ -101,3 +101,14 @@ def test_more_basins_than_the_limit_give_the_label_map_only(slicer, example):
 def test_install_runs_slicers_pip(slicer, example):
     example.install("chseg.whl")
     assert slicer.pip == ["chseg.whl"]
+
+
+def test_hierarchy_cut_volume_over_slabs(slicer, example):
+    """The watershed hierarchy by area computed slab by slab, cut: the labels of the whole volume's hierarchy's cut."""
+    volume = Node("vtkMRMLScalarVolumeNode", "CT")
+    volume.array = relief(seed=11)
+    label_node, segmentation = example.hierarchy_cut_volume(volume, 40, "area", slab=5, backend="cpu")
+    expected = chseg.watershed_hierarchy(volume.array, "area", backend="cpu").cut(40)
+    np.testing.assert_array_equal(label_node.array, expected)
+    assert label_node.name == "CT area 40" and label_node.orientation_of is volume
+    assert segmentation.imported is label_node and 1 < expected.max() <= 5000
