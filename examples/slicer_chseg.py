@@ -16,7 +16,8 @@ thousands of segments; the label map holds every basin either way).
 
     labels, segmentation = hierarchy_cut_volume(slicer.util.getNode("CT"), 500, attribute="area", slab=64)
 
-`hierarchy_cut_volume` cuts the watershed hierarchy by area or volume (or the single-linkage hierarchy) of a volume
+`hierarchy_cut_volume` cuts the watershed hierarchy by area, volume or dynamics (or the single-linkage hierarchy) of a
+volume
 node at a threshold, computed slab by slab (`chseg.slabs.hierarchy`): one slab's tree on the device at a time, for
 volumes whose whole hierarchy would not fit the GPU (137 to 466 bytes a voxel in one call).
 """
@@ -70,7 +71,8 @@ def hierarchy_cut_volume(
     max_segments: int = 5000,
     name: Optional[str] = None,
 ) -> Tuple[Any, Any]:
-    """The regions of a volume node's watershed hierarchy by `attribute` ('area', 'volume'; None: single linkage) cut at
+    """The regions of a volume node's watershed hierarchy by `attribute` ('area', 'volume', 'dynamics'; None: single
+    linkage) cut at
     `threshold`, computed `slab` layers at a time (chseg.slabs.hierarchy), as watershed_volume writes basins."""
     import chseg.slabs
     import slicer

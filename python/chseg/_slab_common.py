@@ -46,3 +46,11 @@ def _ends(edge, shape, fully_connected):
     step = np.array([int(np.dot(o, strides)) for o in offsets], np.int64)
     first = edge // len(offsets)
     return first, first + step[edge % len(offsets)]
+
+
+def _find(sorted_values, x, xp=np):
+    """Where each x is in a sorted array, and whether it is there."""
+    at = xp.searchsorted(sorted_values, x)
+    if sorted_values.size == 0:
+        return at, xp.zeros(x.shape, bool)
+    return at, (at < sorted_values.size) & (sorted_values[xp.minimum(at, sorted_values.size - 1)] == x)

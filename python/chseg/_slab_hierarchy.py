@@ -1,6 +1,6 @@
 """Hierarchies of volumes read slab by slab (chseg.slabs.hierarchy): the single-linkage hierarchy and the watershed
-hierarchy by area as each slab's minimum-spanning-tree edges with their hierarchy weights, and cuts of them written
-slab by slab.
+hierarchies by area, volume and dynamics as each slab's minimum-spanning-tree edges with their hierarchy weights (cuts
+of them, written slab by slab: python/chseg/_slab_cuts.py).
 
 The trees. T is the single-linkage dendrogram (binary partition tree) of the whole volume's graph; its internal nodes
 are the minimum spanning tree's edges, keyed by (weight, image edge index). For a set S of vertices of a tree, the
@@ -25,7 +25,11 @@ ones T has there, and slab s owns them. Each slab's owned edges get their hierar
 - watershed by area (include/chs/AttributeHierarchy.h): the smaller corrected area of the node's two children, where
   the corrected area of a child c of a node x is area(c) when alt(c) != alt(x), else the largest area of a node d
   under c with alt(d) < alt(x) whose parent has alt(x) (0 for leaves); pseudo-vertices carry the corrected value of
-  the region they stand for, which lies inside one part of the volume.
+  the region they stand for, which lies inside one part of the volume;
+- by volume: the same with volumes (pseudo-vertices also carry their region's volume, its own term included);
+- by dynamics: the same with the dynamics, whose chains climb deepest children up the whole tree: a pseudo-vertex
+  carries its region's depth and key (for the deepest-child ties) and its corrected dynamics as max(M, dynamics of
+  its own chain if R), M and R being final inside the part while the chain above is not (_Tree._dynamics).
 The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
 
@@ -49,7 +53,7 @@ import numpy as np
 import chseg
 
 from ._dask_chunks import _to_numpy
-from ._slab_common import _check, _crossing, _ends
+from ._slab_common import _check, _crossing, _ends, _find
 from .dask import _after_offsets
 
 __all__ = ["SlabHierarchy", "hierarchy"]
@@ -59,41 +63,41 @@ _DEVICE_WAYS_ON_HOST = False  # testing: NumPy arrays take the device's ways (Eu
 
 
 class _Closure:
-    """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0), with each pseudo-vertex's area and
-    corrected area."""
+    """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0, sorted in `pid`), with what each
+    pseudo-vertex carries (`fields`, one array each: area and corrected value; volume; depth, key, M and R for the
+    dynamics; see _Tree)."""
 
-    def __init__(self, u, v, w, e, pid, parea, pcorr, pvol=None):
+    def __init__(self, u, v, w, e, pid, fields=None):
         self.edges = (u, v, w, e)
-        self.pid, self.parea, self.pcorr = pid, parea, pcorr
-        self.pvol = parea * 0 if pvol is None else pvol  # volumes (watershed by volume only)
+        self.pid, self.fields = pid, dict(fields or {})
 
     @staticmethod
     def empty():
         z = np.zeros(0, np.int64)
-        return _Closure(z, z, np.zeros(0), z, z, z, z)
+        return _Closure(z, z, np.zeros(0), z, z)
 
     @staticmethod
-    def pseudo(pid, parea, pcorr, pvol=None):
+    def pseudo(pid, fields):
         """No edges; pseudo-vertices only."""
         z = np.zeros(0, np.int64)
-        return _Closure(z, z, np.zeros(0), z, pid, parea, pcorr, pvol)
+        return _Closure(z, z, np.zeros(0), z, pid, fields)
 
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (*self.edges, self.pid, self.parea, self.pcorr, self.pvol))
+        return sum(int(a.nbytes) for a in (*self.edges, self.pid, *self.fields.values()))
 
 
 def _range_max(values, lo, hi, xp=np):
-    """max(values[lo[i]:hi[i]]) for every i (-1 for an empty range; values >= 0): a segment tree, queries together."""
+    """max(values[lo[i]:hi[i]]) for every i (float64; -inf for an empty range): a segment tree, queries together."""
     size = 1
     while size < max(int(values.size), 1):
         size *= 2
-    tree = xp.full(2 * size, -1, np.int64)
+    tree = xp.full(2 * size, -np.inf)
     tree[size : size + values.size] = values
     k = size // 2
     while k >= 1:
         tree[k : 2 * k] = xp.maximum(tree[2 * k : 4 * k : 2], tree[2 * k + 1 : 4 * k : 2])
         k //= 2
-    out = xp.full(lo.size, -1, np.int64)
+    out = xp.full(lo.size, -np.inf)
     left, right = lo.astype(np.int64) + size, hi.astype(np.int64) + size
     while True:
         active = left < right
@@ -175,43 +179,110 @@ class _Tree:
             self.preorder[self.position] = xp.arange(nodes, dtype=np.int64)
         if attribute is None:
             return
-        # areas: the leaves' areas (1 a voxel, a pseudo-vertex's own) summed over each subtree
+        self.alt = xp.concatenate([xp.full(n, -np.inf), self.w])  # leaves below everything
+        self.parent_alt = self.alt[parents[:-1]]
+        self.member = (xp.arange(nodes - 1) >= n) & (self.alt[:-1] == self.parent_alt)  # in its parent's plateau
         is_pseudo = self.vertices < 0
-        pid = _as(xp, pseudo.pid)
-        where = xp.searchsorted(pid, self.vertices[is_pseudo])
-        leaf_area = xp.ones(n, np.int64)
-        leaf_area[is_pseudo] = _as(xp, pseudo.parea)[where]
-        leaf_corr = xp.zeros(n, np.int64)
-        leaf_corr[is_pseudo] = _as(xp, pseudo.pcorr)[where]
-        self.area = self._subtree_sums(leaf_area)
-        alt = xp.concatenate([xp.full(n, -np.inf), self.w])
-        parent_alt = alt[parents[:-1]]
-        self.value = self.area
+        where = xp.searchsorted(_as(xp, pseudo.pid), self.vertices[is_pseudo])
+
+        def leaf(name, default):  # per leaf: what its pseudo-vertex carries, `default` for voxels
+            out = xp.full(n, default, np.float64)
+            if where.size:
+                out[is_pseudo] = _as(xp, pseudo.fields[name])[where]
+            return out
+
+        if attribute == "dynamics":
+            self._dynamics(leaf, is_pseudo)
+            return
+        self.area = self._subtree_sums(leaf("area", 1).astype(np.int64))
+        value = self.area
         if attribute == "volume":
             # each internal node's term area * (alt(parent) - alt) (the root's 0), a pseudo-vertex's volume as its
             # leaf's term, summed over every subtree: exact in 64-bit integers for 8- and 16-bit voxels
             terms = xp.zeros(nodes, np.int64)
-            terms[:n][is_pseudo] = _as(xp, pseudo.pvol)[where]
-            rise = (parent_alt[n:] - alt[n:-1]).astype(np.int64)
+            terms[:n] = leaf("volume", 0).astype(np.int64)
+            rise = (self.parent_alt[n:] - self.alt[n:-1]).astype(np.int64)
             terms[n:-1] = self.area[n:-1] * rise
-            self.value = self._subtree_sums(terms, every_node=True)
-        # corrected values of every node but the root (as a child)
-        frontier = xp.arange(nodes - 1) < n
-        frontier |= alt[:-1] < parent_alt
-        base = xp.concatenate([leaf_corr, self.value[n:-1]])
-        corr = base.copy()
-        plateau = xp.flatnonzero(~frontier)  # alt(c) = alt(parent(c)): the largest frontier area under c
-        if plateau.size:
-            f = xp.flatnonzero(frontier)
-            levels = xp.unique(parent_alt[f])
-            key = xp.searchsorted(levels, parent_alt[f]) * nodes + self.position[f]
-            by = xp.argsort(key)
-            key, values = key[by], base[f][by]
-            level = xp.searchsorted(levels, alt[plateau]) * nodes
-            lo = xp.searchsorted(key, level + self.position[plateau] + 1)
-            hi = xp.searchsorted(key, level + self.position[plateau] + self.size[plateau])
-            corr[plateau] = _range_max(values, lo, hi, xp)
+            value = self._subtree_sums(terms, every_node=True)
+        # corrected values of every node but the root (as a child): a leaf its own (0 a voxel), a node out of its
+        # parent's plateau its value, a member the largest of those below it in the plateau
+        source = xp.concatenate([leaf("corr", 0), value[n:-1].astype(np.float64)])
+        corr = xp.where(self.member, self._plateau_max(xp.where(self.member, -np.inf, source)), source)
         self.corr = corr
+        self.carry = {"area": self.area, "corr": xp.concatenate([corr, xp.zeros(1)])}
+        if attribute == "volume":
+            self.carry["volume"] = value
+
+    def _plateau_max(self, items):
+        """For every member c of its parent's plateau (self.member): the largest items[d] over the nodes d below c
+        whose parent is in that plateau (altitude alt(c)); -inf for none. Those d are a range of the preorder once
+        grouped by their parent's altitude: a range maximum each."""
+        xp, nodes = self.xp, self.parents.size
+        out = xp.full(nodes - 1, -np.inf)
+        q = xp.flatnonzero(self.member)
+        f = xp.flatnonzero(items > -np.inf)
+        if not q.size or not f.size:
+            return out
+        levels = xp.unique(self.parent_alt[f])
+        key = xp.searchsorted(levels, self.parent_alt[f]) * nodes + self.position[f]
+        by = xp.argsort(key)
+        key, values = key[by], items[f][by]
+        at, found = _find(levels, self.alt[q], xp)
+        level = at * nodes
+        lo = xp.searchsorted(key, level + self.position[q] + 1)
+        hi = xp.searchsorted(key, level + self.position[q] + self.size[q])
+        out[q] = xp.where(found, _range_max(values, lo, hi, xp), -np.inf)
+        return out
+
+    def _dynamics(self, leaf, is_pseudo):
+        """The corrected dynamics of every node but the root (include/chs/AttributeHierarchy.h). A pseudo-vertex
+        stands for a node B of a part of the volume: it carries depth(B), B's key (w, e) for the deepest-child ties,
+        and B's corrected dynamics split as max(M, dynamics(B) if R): M what is final inside B, R whether B's own chain
+        (up from B through the whole tree, not known inside the part) enters it."""
+        xp, n, nodes, parents, kids = self.xp, self.n, self.parents.size, self.parents, self.kids
+        internal = xp.concatenate([is_pseudo, xp.ones(nodes - n, bool)])  # pseudo-vertices stand for internal nodes
+        # depth: the lowest altitude of an internal node under each node (a range minimum over the preorder)
+        low = xp.concatenate([leaf("depth", np.inf), self.w])
+        depth = -_range_max(-low[self.preorder], self.position, self.position + self.size, xp)
+        wkey = xp.concatenate([leaf("w", np.inf), self.w])
+        ekey = xp.concatenate([leaf("e", np.inf), self.e.astype(np.float64)])
+        a, b = kids[:, 0], kids[:, 1]
+        a_first = (depth[a] < depth[b]) | (
+            (depth[a] == depth[b]) & ((wkey[a] < wkey[b]) | ((wkey[a] == wkey[b]) & (ekey[a] < ekey[b])))
+        )
+        deepest_child = xp.where(internal[a] & (~internal[b] | a_first), a, xp.where(internal[b], b, -1))
+        index = xp.arange(nodes, dtype=np.int64)
+        deepest = xp.zeros(nodes, bool)
+        deepest[:-1] = deepest_child[parents[:-1] - n] == index[:-1]
+        height = xp.full(nodes, -np.inf)
+        height[:-1] = self.parent_alt - depth[:-1]
+        height[-1] = self.alt[-1] - depth[-1]
+        height[:n][~is_pseudo] = -np.inf  # voxels have none
+        up = xp.where(deepest, xp.concatenate([parents[:-1], index[-1:]]), index)  # chains climb deepest children
+        top = _jump(up, xp)
+        dynamics = height[top]
+        # sources (voxels, pseudo-vertices, nodes out of their parent's plateau) and plateau members
+        m_source = xp.full(nodes - 1, -np.inf)
+        m_source[:n] = leaf("M", 0)
+        r_node = xp.zeros(nodes, bool)
+        r_node[:n] = leaf("R", 0) > 0
+        r_node[n:-1] = ~self.member[n:]  # out of the plateau: its corrected value is its own dynamics
+        down = index.copy()  # a member's R is its deepest child's
+        member_nodes = xp.flatnonzero(self.member)
+        child = deepest_child[member_nodes - n]
+        down[member_nodes] = xp.where(child >= 0, child, member_nodes)
+        r = r_node[_jump(down, xp)]
+        breaks = r[:-1] & ~deepest[:-1]  # a chain that ends at d gives height(d) to the plateau above
+        items = xp.where(breaks, xp.maximum(m_source, height[:-1]), m_source)
+        m = xp.where(self.member, self._plateau_max(items), m_source)
+        self.corr = xp.maximum(m, xp.where(r[:-1], dynamics[:-1], -np.inf))
+        self.carry = {
+            "depth": depth,
+            "w": wkey,
+            "e": ekey,
+            "M": xp.concatenate([m, xp.zeros(1)]),
+            "R": r.astype(np.float64),
+        }
 
     def _subtree_sums(self, leaf_values, every_node=False):
         """Sums over every subtree of values given for the leaves (or, `every_node`, for every node)."""
@@ -257,12 +328,11 @@ class _Tree:
             kept, node = ids[ids < 0], other[ids < 0]
             by = xp.argsort(kept)
             node = node[by]
-            volume = self.value[node] if attribute == "volume" else None
-            pseudo = _Closure.pseudo(kept[by], self.area[node], self.corr[node], volume)
+            pseudo = _Closure.pseudo(kept[by], {k: a[node] for k, a in self.carry.items()})
         u = xp.concatenate([rep(kids[both, 0]), rep(side)])
         v = xp.concatenate([rep(kids[both, 1]), ids])
         rows = xp.concatenate([both, one])
-        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.parea, pseudo.pcorr, pseudo.pvol)
+        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.fields)
 
 
 class _Counter:
@@ -284,12 +354,18 @@ def _merged(xp, *closures) -> _Closure:
     """The pseudo-vertices of several closures, sorted by id."""
     pid = xp.concatenate([_as(xp, c.pid) for c in closures])
     by = xp.argsort(pid)
-    return _Closure.pseudo(
-        pid[by],
-        xp.concatenate([_as(xp, c.parea) for c in closures])[by],
-        xp.concatenate([_as(xp, c.pcorr) for c in closures])[by],
-        xp.concatenate([_as(xp, c.pvol) for c in closures])[by],
-    )
+    names = set().union(*(c.fields for c in closures))
+    fields = {k: xp.concatenate([_as(xp, c.fields[k]) for c in closures if k in c.fields])[by] for k in names}
+    return _Closure.pseudo(pid[by], fields)
+
+
+def _jump(up, xp):
+    """Pointer jumping: each index's end of the chain up[i], up[up[i]], ... (up[end] = end)."""
+    while True:
+        nxt = up[up]
+        if bool((nxt == up).all()):
+            return up
+        up = nxt
 
 
 def _closure_of(parts, pseudo, spec, layer, counter) -> _Closure:
@@ -387,162 +463,19 @@ class SlabHierarchy:
         n = int(np.prod(self.shape))
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= n:
             raise ValueError(f"k must be a whole number in 1..{n}, not {k!r}")
-        return self._write(self._merge_key(n - int(k)), out, backend)
+        from ._slab_cuts import _merge_key
 
-    def _merge_key(self, m: int):
-        """The key (hierarchy weight, weight, edge) of the m-th lightest merge (below every key for m = 0): the
-        hierarchy weights' and weights' counts over the slabs, then the edges of the last tie."""
-        if m == 0:
-            return (-np.inf, -np.inf, -1)
-        key: List[Any] = []
-        for field in ("altitude", "weight"):
-            values, counts = [], []
-            for s in range(self.num_slabs):
-                part = self.part(s)
-                mask = np.ones(part["edge"].size, bool)
-                for name, value in zip(("altitude", "weight"), key):
-                    mask &= part[name] == value
-                v, c = np.unique(part[field][mask], return_counts=True)
-                values.append(v)
-                counts.append(c)
-            v, inverse = np.unique(np.concatenate(values), return_inverse=True)
-            total = np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
-            before = np.concatenate([[0], np.cumsum(total)])
-            i = int(np.searchsorted(before[1:], m))  # the group that holds the m-th merge
-            key.append(v[i])
-            m -= int(before[i])
-        ties = []
-        for s in range(self.num_slabs):
-            part = self.part(s)
-            ties.append(part["edge"][(part["altitude"] == key[0]) & (part["weight"] == key[1])])
-        edges = np.concatenate(ties)
-        return (key[0], key[1], int(np.partition(edges, m - 1)[m - 1]))
+        return self._write(_merge_key(self, n - int(k)), out, backend)
 
     def _write(self, threshold, out, backend):
         if out is None:
             out = np.zeros(self.shape, np.uint32)
         elif tuple(out.shape) != self.shape:
             raise ValueError(f"out must have the volume's shape {self.shape}, not {tuple(out.shape)}")
+        from ._slab_cuts import _write_cut
+
         spec = _Spec(self.shape, self.bounds, self.fully_connected, self.attribute, backend)
         return _write_cut(self, threshold, out, spec.xp)
-
-
-def _components(u, v, count, xp):
-    """Each vertex's smallest vertex id in its connected component of the graph (u, v) on `count` vertices: hooking
-    of roots to smaller roots and pointer jumping (Shiloach-Vishkin), for device arrays."""
-    p = xp.arange(count, dtype=np.int64)
-    while u.size:
-        pu, pv = p[u], p[v]
-        differ = pu != pv
-        if not bool(differ.any()):
-            break
-        key = xp.sort(xp.maximum(pu, pv)[differ] * count + xp.minimum(pu, pv)[differ])
-        high, low = key // count, key % count
-        first = xp.concatenate([xp.ones(1, bool), high[1:] != high[:-1]])  # each root's smallest new parent
-        p[high[first]] = xp.minimum(p[high[first]], low[first])
-        while True:
-            pp = p[p]
-            if bool((pp == p).all()):
-                break
-            p = pp
-    return p
-
-
-def _slab_labels(h: SlabHierarchy, s: int, threshold, xp):
-    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel, the sorted first voxels (slab
-    ids); and the kept edges that come into it from the slab before (global voxel ids)."""
-    plane = int(np.prod(h.shape[1:]))
-    a, b = h.bounds[s]
-    part = h.part(s)
-    edge, altitude = _as(xp, part["edge"]), _as(xp, part["altitude"])
-    a_max, w_max, e_max = threshold  # the largest (altitude, weight, edge) kept
-    weight = _as(xp, part["weight"])
-    kept = edge[(altitude < a_max) | ((altitude == a_max) & ((weight < w_max) | ((weight == w_max) & (edge <= e_max))))]
-    offsets = _after_offsets(len(h.shape), h.fully_connected)
-    strides = [int(np.prod(h.shape[k + 1 :])) for k in range(len(h.shape))]
-    step = xp.asarray([int(np.dot(o, strides)) for o in offsets], dtype=np.int64)
-    p = kept // len(offsets)  # the edge's voxel, and its neighbour at the edge's slot
-    q = p + step[kept % len(offsets)]
-    inside = p >= a * plane
-    count = (b - a) * plane
-    pi, qi = p[inside] - a * plane, q[inside] - a * plane
-    if xp is np and not _DEVICE_WAYS_ON_HOST:
-        from scipy import sparse
-        from scipy.sparse import csgraph
-
-        graph = sparse.csr_matrix((np.ones(pi.size, np.int8), (pi, qi)), shape=(count, count))
-        _, labels = csgraph.connected_components(graph, directed=False)
-        first_of, where = np.unique(labels, return_index=True)
-        smallest = np.empty(first_of.size, np.int64)
-        smallest[first_of] = where
-        comp = smallest[labels]
-    else:
-        comp = _components(pi, qi, count, xp)
-    first = xp.unique(comp)
-    return xp.searchsorted(first, comp), first, p[~inside], q[~inside]
-
-
-def _find(sorted_values, x, xp=np):
-    """Where each x is in a sorted array, and whether it is there."""
-    at = xp.searchsorted(sorted_values, x)
-    if sorted_values.size == 0:
-        return at, xp.zeros(x.shape, bool)
-    return at, (at < sorted_values.size) & (sorted_values[xp.minimum(at, sorted_values.size - 1)] == x)
-
-
-def _write_cut(h: SlabHierarchy, threshold, out, xp):
-    plane = int(np.prod(h.shape[1:]))
-    # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
-    counts: List[int] = []
-    pairs_a: List[np.ndarray] = []
-    pairs_b: List[np.ndarray] = []
-    previous = None  # the slab before's labels and region names
-    for s in range(h.num_slabs):
-        a = h.bounds[s][0]
-        labels, first, p, q = _slab_labels(h, s, threshold, xp)
-        names = first + a * plane  # global first voxel of each region
-        counts.append(int(first.size))
-        if previous is not None and p.size:
-            prev_labels, prev_names, prev_a = previous
-            pairs_a.append(_to_numpy(prev_names[prev_labels[p - prev_a * plane]]))
-            pairs_b.append(_to_numpy(names[labels[q - a * plane]]))
-        previous = (labels, names, a)
-    if pairs_a:
-        pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        from scipy import sparse
-        from scipy.sparse import csgraph
-
-        members, inverse = np.unique(np.concatenate([pa, pb]), return_inverse=True)
-        g = sparse.csr_matrix(
-            (np.ones(pa.size, np.int8), (inverse[: pa.size], inverse[pa.size :])), shape=(members.size,) * 2
-        )
-        _, comp = csgraph.connected_components(g, directed=False)
-        root = np.full(comp.max() + 1, np.iinfo(np.int64).max, np.int64)
-        np.minimum.at(root, comp, members)
-        root = root[comp]  # each member's region: the smallest first voxel of its class
-        merged = np.sort(members[root != members])  # names that are not their region's first
-    else:
-        members = root = merged = np.zeros(0, np.int64)
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
-    root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
-    root_labels = np.zeros(root_names.size, np.int64)
-    members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
-    for s in range(h.num_slabs):
-        a, b = h.bounds[s]
-        labels, first, _, _ = _slab_labels(h, s, threshold, xp)
-        names = first + a * plane
-        # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
-        # names before it that joined an earlier region
-        final = 1 + int(offsets[s]) + xp.arange(names.size, dtype=np.int64) - xp.searchsorted(merged_x, names)
-        at, is_root = _find(root_names_x, names, xp)
-        root_labels[_to_numpy(at[is_root])] = _to_numpy(final[is_root])
-        m, in_class = _find(members_x, names, xp)
-        joined = xp.flatnonzero(in_class)
-        joined = joined[root_x[m[joined]] != names[joined]]
-        final[joined] = xp.asarray(root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
-        out[a:b] = _to_numpy(final[labels]).reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
-    return out
 
 
 class _Spec:
@@ -625,10 +558,8 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
 
 
 def _check_attribute(attribute, dtype):
-    if attribute not in (None, "area", "volume"):
-        raise ValueError(
-            f"attribute must be None, 'area' or 'volume' over slabs (dynamics is not yet), not {attribute!r}"
-        )
+    if attribute not in (None, "area", "volume", "dynamics"):
+        raise ValueError(f"attribute must be None, 'area', 'volume' or 'dynamics', not {attribute!r}")
     if attribute == "volume" and not (np.dtype(dtype).kind in "ui" and np.dtype(dtype).itemsize <= 2):
         raise ValueError(
             f"the volume over slabs takes 8- and 16-bit integer voxels (exact in 64-bit integers), not {dtype}"
@@ -662,7 +593,7 @@ def hierarchy(
     store: Any = None,
     backend: str = "auto",
 ) -> SlabHierarchy:
-    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area or volume of a volume read
+    """The single-linkage hierarchy (``attribute=None``) or a watershed hierarchy by attribute of a volume read
     slab by slab, as each slab's minimum spanning tree edges with their hierarchy weights (module docstring;
     docs/python-package.md, "Slabs").
 
@@ -673,9 +604,8 @@ def hierarchy(
         Read twice, slab by slab (each slab's border layers are checked to be the same both times).
     slab : int
         Layers of the first axis in each slab (the last slab may have fewer).
-    attribute : {None, 'area', 'volume'}, optional
-        None: single linkage; 'area' or 'volume': the watershed hierarchy by that attribute (volume: 8- and 16-bit
-        integer voxels).
+    attribute : {None, 'area', 'volume', 'dynamics'}, optional
+        None: single linkage; else the watershed hierarchy by that attribute (volume: 8- and 16-bit integer voxels).
     fully_connected : bool, optional
         As for :func:`chseg.single_linkage`.
     store : str or os.PathLike, optional
@@ -744,7 +674,7 @@ def _keep(closure: _Closure, store, name):
         return closure
     path = os.path.join(store, name)
     u, v, w, e = closure.edges
-    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, parea=closure.parea, pcorr=closure.pcorr, pvol=closure.pvol)
+    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, **{"field_" + k: a for k, a in closure.fields.items()})
     np.savez(path, **{k: _to_numpy(a) for k, a in arrays.items()})  # type: ignore[arg-type]
     return path
 
@@ -753,7 +683,8 @@ def _load(kept) -> _Closure:
     if not isinstance(kept, str):
         return kept
     with np.load(kept) as f:
-        return _Closure(*(f[k] for k in ("u", "v", "w", "e", "pid", "parea", "pcorr", "pvol")))
+        fields = {k[len("field_") :]: f[k] for k in f.files if k.startswith("field_")}
+        return _Closure(f["u"], f["v"], f["w"], f["e"], f["pid"], fields)
 
 
 def _emit(h: SlabHierarchy, s: int, owned, store):

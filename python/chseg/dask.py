@@ -494,7 +494,7 @@ def single_linkage_tree(array: Any, fully_connected: bool = False, backend: str 
 def hierarchy(
     array: Any, attribute: Optional[str] = None, fully_connected: bool = False, store: Any = None, backend: str = "auto"
 ) -> Any:
-    """The single-linkage hierarchy (``attribute=None``) or the watershed hierarchy by area or volume of a 2D or 3D
+    """The single-linkage hierarchy (``attribute=None``) or a watershed hierarchy by attribute of a 2D or 3D
     Dask array, by slabs: its chunks along the first axis (the other axes are rechunked whole). Each slab's minimum
     spanning tree and its partial tree run on the workers (their GPU when they have one), the closures between slabs
     are tasks in two chains, one each way (chseg.slabs.hierarchy runs the same steps in turn on one machine;

@@ -40,10 +40,10 @@ def thresholds(dendrogram, count=6):
 
 
 def expected_of(volume, full, backend):
-    """The whole volume's hierarchies: single linkage, and the watershed hierarchies by area and (8- and 16-bit
-    integer voxels) by volume."""
+    """The whole volume's hierarchies: single linkage, and the watershed hierarchies by area, dynamics and (8- and
+    16-bit integer voxels) volume."""
     sl = chseg.single_linkage(volume, fully_connected=full, backend=backend)
-    out = {None: sl, "area": sl.watershed_hierarchy("area")}
+    out = {None: sl, "area": sl.watershed_hierarchy("area"), "dynamics": sl.watershed_hierarchy("dynamics")}
     if volume.dtype.kind in "ui" and volume.dtype.itemsize <= 2:
         out["volume"] = sl.watershed_hierarchy("volume")
     return out
@@ -76,7 +76,7 @@ def test_gathered_hierarchies_and_cuts_are_the_whole_volumes(backend, shape, ful
     if dtype == np.float32:
         image = image / np.float32(7)  # weights that are not whole numbers
     expected = expected_of(image, fully_connected, backend)
-    for attribute in ("area", "volume"):  # the watershed hierarchies differ from single linkage on these inputs
+    for attribute in ("area", "volume", "dynamics"):  # the watershed hierarchies differ from single linkage here
         if attribute in expected:
             assert not np.array_equal(host(expected[attribute].weights), host(expected[None].weights))
     for slab in slab_sizes(shape[0]):
@@ -97,6 +97,7 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
     """The preorder by Euler tour ranking and the components by hooking (the ways on the device, where SciPy's
     depth-first order and connected components are not) give SciPy's positions, sizes and components, and the same
     hierarchies and cuts."""
+    from chseg import _slab_cuts
     from chseg import _slab_hierarchy as sh
 
     volume = smooth((9, 8, 7), 48)
@@ -126,7 +127,7 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
     rng = np.random.default_rng(49)
     for count, edges in ((1, 0), (50, 20), (400, 390), (1000, 3000)):
         u, v = rng.integers(0, count, edges), rng.integers(0, count, edges)
-        smallest = sh._components(u, v, count, np)
+        smallest = _slab_cuts._components(u, v, count, np)
         _, labels = csgraph.connected_components(csr_matrix((np.ones(edges), (u, v)), shape=(count, count)))
         assert np.array_equal(smallest, [np.flatnonzero(labels == labels[x])[0] for x in range(count)])
     monkeypatch.setattr(sh, "_DEVICE_WAYS_ON_HOST", True)
@@ -200,7 +201,7 @@ class Changing:
 def test_bad_arguments_and_a_volume_that_changes():
     volume = smooth((8, 6, 5), 44)
     with pytest.raises(ValueError, match="attribute"):
-        chseg.slabs.hierarchy(volume, 2, "dynamics", backend="cpu")
+        chseg.slabs.hierarchy(volume, 2, "height", backend="cpu")
     with pytest.raises(ValueError, match="float32"):
         chseg.slabs.hierarchy(volume.astype(np.float32), 2, "volume", backend="cpu")
     with pytest.raises(ValueError, match="slab"):

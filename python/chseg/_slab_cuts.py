@@ -1,0 +1,158 @@
+"""Cuts of a chseg.slabs.SlabHierarchy written slab by slab: each slab's regions by its own kept edges (SciPy on the
+host, hooking and pointer jumping on the device), the merges across slab faces, the numbering in raster order of each
+region's first voxel; and the key of the m-th lightest merge for SlabHierarchy.clusters."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+
+from . import _slab_hierarchy
+from ._dask_chunks import _to_numpy
+from ._slab_common import _find
+from .dask import _after_offsets
+
+
+def _as(xp, a):
+    return _slab_hierarchy._as(xp, a)
+
+
+def _components(u, v, count, xp):
+    """Each vertex's smallest vertex id in its connected component of the graph (u, v) on `count` vertices: hooking
+    of roots to smaller roots and pointer jumping (Shiloach-Vishkin), for device arrays."""
+    p = xp.arange(count, dtype=np.int64)
+    while u.size:
+        pu, pv = p[u], p[v]
+        differ = pu != pv
+        if not bool(differ.any()):
+            break
+        key = xp.sort(xp.maximum(pu, pv)[differ] * count + xp.minimum(pu, pv)[differ])
+        high, low = key // count, key % count
+        first = xp.concatenate([xp.ones(1, bool), high[1:] != high[:-1]])  # each root's smallest new parent
+        p[high[first]] = xp.minimum(p[high[first]], low[first])
+        while True:
+            pp = p[p]
+            if bool((pp == p).all()):
+                break
+            p = pp
+    return p
+
+
+def _slab_labels(h, s: int, threshold, xp):
+    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel, the sorted first voxels (slab
+    ids); and the kept edges that come into it from the slab before (global voxel ids)."""
+    plane = int(np.prod(h.shape[1:]))
+    a, b = h.bounds[s]
+    part = h.part(s)
+    edge, altitude = _as(xp, part["edge"]), _as(xp, part["altitude"])
+    a_max, w_max, e_max = threshold  # the largest (altitude, weight, edge) kept
+    weight = _as(xp, part["weight"])
+    kept = edge[(altitude < a_max) | ((altitude == a_max) & ((weight < w_max) | ((weight == w_max) & (edge <= e_max))))]
+    offsets = _after_offsets(len(h.shape), h.fully_connected)
+    strides = [int(np.prod(h.shape[k + 1 :])) for k in range(len(h.shape))]
+    step = xp.asarray([int(np.dot(o, strides)) for o in offsets], dtype=np.int64)
+    p = kept // len(offsets)  # the edge's voxel, and its neighbour at the edge's slot
+    q = p + step[kept % len(offsets)]
+    inside = p >= a * plane
+    count = (b - a) * plane
+    pi, qi = p[inside] - a * plane, q[inside] - a * plane
+    if xp is np and not _slab_hierarchy._DEVICE_WAYS_ON_HOST:
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        graph = sparse.csr_matrix((np.ones(pi.size, np.int8), (pi, qi)), shape=(count, count))
+        _, labels = csgraph.connected_components(graph, directed=False)
+        first_of, where = np.unique(labels, return_index=True)
+        smallest = np.empty(first_of.size, np.int64)
+        smallest[first_of] = where
+        comp = smallest[labels]
+    else:
+        comp = _components(pi, qi, count, xp)
+    first = xp.unique(comp)
+    return xp.searchsorted(first, comp), first, p[~inside], q[~inside]
+
+
+def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
+    plane = int(np.prod(h.shape[1:]))
+    # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
+    counts: List[int] = []
+    pairs_a: List[np.ndarray] = []
+    pairs_b: List[np.ndarray] = []
+    previous = None  # the slab before's labels and region names
+    for s in range(h.num_slabs):
+        a = h.bounds[s][0]
+        labels, first, p, q = _slab_labels(h, s, threshold, xp)
+        names = first + a * plane  # global first voxel of each region
+        counts.append(int(first.size))
+        if previous is not None and p.size:
+            prev_labels, prev_names, prev_a = previous
+            pairs_a.append(_to_numpy(prev_names[prev_labels[p - prev_a * plane]]))
+            pairs_b.append(_to_numpy(names[labels[q - a * plane]]))
+        previous = (labels, names, a)
+    if pairs_a:
+        pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        members, inverse = np.unique(np.concatenate([pa, pb]), return_inverse=True)
+        g = sparse.csr_matrix(
+            (np.ones(pa.size, np.int8), (inverse[: pa.size], inverse[pa.size :])), shape=(members.size,) * 2
+        )
+        _, comp = csgraph.connected_components(g, directed=False)
+        root = np.full(comp.max() + 1, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(root, comp, members)
+        root = root[comp]  # each member's region: the smallest first voxel of its class
+        merged = np.sort(members[root != members])  # names that are not their region's first
+    else:
+        members = root = merged = np.zeros(0, np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
+    root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
+    root_labels = np.zeros(root_names.size, np.int64)
+    members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
+    for s in range(h.num_slabs):
+        a, b = h.bounds[s]
+        labels, first, _, _ = _slab_labels(h, s, threshold, xp)
+        names = first + a * plane
+        # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
+        # names before it that joined an earlier region
+        final = 1 + int(offsets[s]) + xp.arange(names.size, dtype=np.int64) - xp.searchsorted(merged_x, names)
+        at, is_root = _find(root_names_x, names, xp)
+        root_labels[_to_numpy(at[is_root])] = _to_numpy(final[is_root])
+        m, in_class = _find(members_x, names, xp)
+        joined = xp.flatnonzero(in_class)
+        joined = joined[root_x[m[joined]] != names[joined]]
+        final[joined] = xp.asarray(root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
+        out[a:b] = _to_numpy(final[labels]).reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
+    return out
+
+
+def _merge_key(h, m: int):
+    """The key (hierarchy weight, weight, edge) of the m-th lightest merge (below every key for m = 0): the
+    hierarchy weights' and weights' counts over the slabs, then the edges of the last tie."""
+    if m == 0:
+        return (-np.inf, -np.inf, -1)
+    key: List[Any] = []
+    for field in ("altitude", "weight"):
+        values, counts = [], []
+        for s in range(h.num_slabs):
+            part = h.part(s)
+            mask = np.ones(part["edge"].size, bool)
+            for name, value in zip(("altitude", "weight"), key):
+                mask &= part[name] == value
+            v, c = np.unique(part[field][mask], return_counts=True)
+            values.append(v)
+            counts.append(c)
+        v, inverse = np.unique(np.concatenate(values), return_inverse=True)
+        total = np.bincount(inverse, weights=np.concatenate(counts)).astype(np.int64)
+        before = np.concatenate([[0], np.cumsum(total)])
+        i = int(np.searchsorted(before[1:], m))  # the group that holds the m-th merge
+        key.append(v[i])
+        m -= int(before[i])
+    ties = []
+    for s in range(h.num_slabs):
+        part = h.part(s)
+        ties.append(part["edge"][(part["altitude"] == key[0]) & (part["weight"] == key[1])])
+    edges = np.concatenate(ties)
+    return (key[0], key[1], int(np.partition(edges, m - 1)[m - 1]))
