@@ -4,7 +4,7 @@ out of core on one device; chseg.dask.hierarchy on the threaded scheduler), with
 Zarr, against chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hierarchy_by_area on the
 same graph, in one process.
 
-    slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N]
+    slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
 
 With --cluster-gpus N, also chseg.dask.hierarchy on a local cluster of N worker processes, process i seeing only
 GPU i (bench/Python/dask_bench.py's spread_cluster).
@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--work", default="/tmp/slab-bench")
     ap.add_argument("--no-higra", action="store_true")
     ap.add_argument("--cluster-gpus", type=int, default=0)
+    ap.add_argument("--dynamics", action="store_true", help="also the watershed hierarchy by dynamics")
     args = ap.parse_args()
 
     import chseg
@@ -183,6 +184,18 @@ def main():
     for t in thresholds:
         h.cut(t, out=cut_out)
         results["cuts_equal"] &= bool(np.array_equal(cut_out[:], host(ws.cut(t))))
+    if args.dynamics:
+        dyn_store = os.path.join(args.work, "hierarchy-dynamics")
+        hd = step(
+            "slabs.hierarchy dynamics",
+            lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
+            dyn_store,
+        )
+        wd = step("watershed_hierarchy dynamics (whole)", lambda: chseg.watershed_hierarchy(whole, "dynamics"))
+        gd = hd.gather()
+        results["dynamics_gather_equal"] = all(
+            np.array_equal(host(getattr(gd, k)), host(getattr(wd, k))) for k in ("parents", "weights", "edges")
+        )
     if not args.no_higra:
         import higra as hg
 
@@ -210,6 +223,18 @@ def main():
         results["higra_equal"] = bool(
             np.array_equal(host(ws.parents), tree.parents()) and np.array_equal(host(ws.weights), alt[n:])
         )
+        if args.dynamics:
+            tree, alt = step(
+                "higra watershed_by_dynamics",
+                lambda: hg.watershed_hierarchy_by_dynamics(graph, weights, canonize_tree=False),
+            )
+            results["higra_dynamics_equal"] = bool(
+                np.array_equal(host(wd.parents), tree.parents()) and np.array_equal(host(wd.weights), alt[n:])
+            )
+            results["steps"]["slabs.hierarchy dynamics"]["vs_higra"] = (
+                results["steps"]["higra watershed_by_dynamics"]["seconds"]
+                / results["steps"]["slabs.hierarchy dynamics"]["seconds"]
+            )
     for name in (
         "slabs.hierarchy area",
         "dask.hierarchy area (threads)",
