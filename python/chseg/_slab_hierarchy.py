@@ -157,7 +157,7 @@ class _Tree:
         n = self.n = int(self.vertices.size)
         dendrogram = chseg.single_linkage_graph(inverse[: u.size], inverse[u.size :], w, n, backend=backend)
         rank = _as(xp, dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
-        self.w, self.e, self.origin, self.u, self.v = w[rank], e[rank], origin[rank], u[rank], v[rank]
+        self.w, self.e, self.origin = w[rank], e[rank], origin[rank]
         parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
         nodes = parents.size
         self.kids = _children(parents, xp)
