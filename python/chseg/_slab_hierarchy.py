@@ -301,17 +301,22 @@ class _Tree:
             return self.w
         return self.xp.minimum(self.corr[self.kids[:, 0]], self.corr[self.kids[:, 1]]).astype(np.float64)
 
-    def closure(self, flags, attribute, counter) -> _Closure:
-        """The closure of the flagged leaves, as edges (see the module's docstring)."""
-        xp, n = self.xp, self.n
+    def sides(self, flags):
+        """Whether each internal node's first and second child hold a flagged leaf, and a function giving, for
+        nodes that hold one, the first flagged leaf of their preorder range (a vertex id)."""
+        xp, kids = self.xp, self.kids
         counts = self._subtree_sums(flags.astype(np.int64))
-        kids = self.kids
-        has0, has1 = counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0
-        flagged_positions = xp.sort(self.position[:n][flags])
+        flagged_positions = xp.sort(self.position[: self.n][flags])
 
-        def rep(c):  # the first flagged leaf of each subtree, as a vertex id
+        def rep(c):
             return self.vertices[self.preorder[flagged_positions[xp.searchsorted(flagged_positions, self.position[c])]]]
 
+        return counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0, rep
+
+    def closure(self, flags, attribute, counter) -> _Closure:
+        """The closure of the flagged leaves, as edges (see the module's docstring)."""
+        xp, n, kids = self.xp, self.n, self.kids
+        has0, has1, rep = self.sides(flags)
         both = xp.flatnonzero(has0 & has1)
         one = xp.flatnonzero(has0 ^ has1)
         side = xp.where(has0[one], kids[one, 0], kids[one, 1])

@@ -30,7 +30,7 @@ import chseg
 
 from ._dask_chunks import _to_numpy
 from ._slab_common import _check, _crossing, _ends
-from ._slab_hierarchy import SlabHierarchy, hierarchy
+from ._slab_hierarchy import SlabHierarchy, _Closure, _Tree, hierarchy
 from .dask import _block_tree
 
 __all__ = ["SlabHierarchy", "hierarchy", "single_linkage", "spanning_tree"]
@@ -39,28 +39,6 @@ __all__ = ["SlabHierarchy", "hierarchy", "single_linkage", "spanning_tree"]
 def _no_edges():
     """(u, v, w, edge) of no edge."""
     return [np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64)]
-
-
-def _subtree_counts(parents, area, flags):
-    """For every node of a dendrogram (`area`: its leaves under each node), how many flagged leaves lie under it; and
-    the preorder (nodes by position) and each node's position in it."""
-    from scipy import sparse
-    from scipy.sparse import csgraph
-
-    nodes = parents.shape[0]
-    root = nodes - 1
-    graph = sparse.csr_matrix(
-        (np.ones(root, np.int8), (parents[:root], np.arange(root, dtype=np.int64))), shape=(nodes, nodes)
-    )
-    order = csgraph.depth_first_order(graph, root, directed=True, return_predecessors=False)
-    position = np.empty(nodes, np.int64)
-    position[order] = np.arange(nodes)
-    leaves = (nodes + 1) // 2
-    flagged = np.zeros(nodes, np.int64)
-    flagged[:leaves] = flags
-    prefix = np.concatenate([[0], np.cumsum(flagged[order])])
-    # a subtree is a range of the preorder, and a full binary tree's subtree of a leaves has 2a - 1 nodes
-    return prefix[position + 2 * area - 1] - prefix[position], order, position
 
 
 def spanning_tree(
@@ -104,51 +82,26 @@ def spanning_tree(
         parts = [_block_tree(block, start, shape, fully_connected, backend), tuple(carried)]
         if last_layer is not None:
             parts.append(_crossing(last_layer, _to_numpy(block[0]), a - 1, shape, fully_connected))
-        u, v, w, e = (np.concatenate([p[k] for p in parts]) for k in range(4))
-        order = np.argsort(e, kind="stable")  # by image edge index: ties in weight break as in the whole volume
-        u, v, w, e = u[order], v[order], w[order], e[order]
-        vertices, inverse = np.unique(np.concatenate([u, v]), return_inverse=True)
-        cu, cv = inverse[: u.size], inverse[u.size :]
-        if u.size == 0:  # a one-voxel first slab: no edge yet
-            yield {"u": u[:0], "v": v[:0], "w": w[:0], "edge": e[:0], "live": np.int64(0)}
+        if sum(p[0].size for p in parts) == 0:  # a one-voxel first slab: no edge yet
+            yield dict(zip(("u", "v", "w", "edge"), _no_edges()), live=np.int64(0))
             last_layer = _to_numpy(block[-1])
             continue
-        tree = chseg.single_linkage_graph(cu, cv, w, vertices.size, backend=backend)
-        rank_edge = _to_numpy(tree.edges).astype(np.int64)  # H's input index of each tree edge, by rank
-        n = vertices.size
+        # H's dendrogram (edges by image edge index, so ties break as in the whole volume), its preorder and children
+        tree = _Tree([(*p, np.zeros(p[0].size, np.int8)) for p in parts], _Closure.empty(), None, backend)
+        w, e = tree.w, tree.e  # by rank
         if b == shape[0]:
-            live = np.zeros(n - 1, bool)
+            live = np.zeros(e.size, bool)
         else:
-            border = (vertices >= (b - 1) * plane) & (vertices < b * plane)
-            parents = _to_numpy(tree.parents).astype(np.int64)
-            area = tree.attribute("area").astype(np.int64)
-            counts, preorder, position = _subtree_counts(parents, area, border)
-            kids = np.argsort(parents[:-1], kind="stable").reshape(-1, 2)  # the two children of node n + r
-            live = (counts[kids[:, 0]] > 0) & (counts[kids[:, 1]] > 0)
-            if live.any():
-                # one last-layer voxel of each side: the first flagged leaf of the side's preorder range
-                flagged = np.flatnonzero(_leaf_flags(preorder, border, n))
-                reps = []
-                for side in (0, 1):
-                    c = kids[live, side]
-                    reps.append(vertices[preorder[flagged[np.searchsorted(flagged, position[c])]]])
-                picked = rank_edge[live]
-                carried = [reps[0], reps[1], w[picked], e[picked]]
-            else:
-                carried = _no_edges()
-        final = np.sort(rank_edge[~live])
+            has0, has1, rep = tree.sides((tree.vertices >= (b - 1) * plane) & (tree.vertices < b * plane))
+            live = has0 & has1
+            # one last-layer voxel of each side: the first flagged leaf of the side's preorder range
+            carried = [rep(tree.kids[live, 0]), rep(tree.kids[live, 1]), w[live], e[live]]
+        final = np.argsort(e[~live])
+        w_final, e_final = w[~live][final], e[~live][final]
         # the true ends (a carried edge joined one last-layer voxel of each side in H)
-        first, second = _ends(e[final], shape, fully_connected)
-        yield {"u": first, "v": second, "w": w[final], "edge": e[final], "live": np.int64(int(live.sum()))}
+        first, second = _ends(e_final, shape, fully_connected)
+        yield {"u": first, "v": second, "w": w_final, "edge": e_final, "live": np.int64(int(live.sum()))}
         last_layer = _to_numpy(block[-1])
-
-
-def _leaf_flags(preorder, border, n):
-    """Per preorder position: whether the node there is a flagged leaf."""
-    is_leaf = preorder < n
-    out = np.zeros(preorder.size, bool)
-    out[is_leaf] = border[preorder[is_leaf]]
-    return out
 
 
 def single_linkage(volume: Any, slab: int, *, fully_connected: bool = False, backend: str = "auto") -> Any:
