@@ -11,11 +11,8 @@ import numpy as np
 from . import _slab_hierarchy
 from ._dask_chunks import _to_numpy
 from ._slab_common import _find
+from ._slab_hierarchy import _as
 from .dask import _after_offsets
-
-
-def _as(xp, a):
-    return _slab_hierarchy._as(xp, a)
 
 
 def _components(u, v, count, xp):
@@ -113,7 +110,7 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
     members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
     for s in range(h.num_slabs):
         a, b = h.bounds[s]
-        labels, first, _, _ = _slab_labels(h, s, threshold, xp)
+        labels, first, _, _ = _slab_labels(h, s, threshold, xp)  # again: pass 1 keeps no slab's labels
         names = first + a * plane
         # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
         # names before it that joined an earlier region
