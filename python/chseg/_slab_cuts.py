@@ -11,7 +11,6 @@ import numpy as np
 from . import _slab_hierarchy
 from ._dask_chunks import _to_numpy
 from ._slab_common import _find
-from ._slab_hierarchy import _as
 from .dask import _after_offsets
 
 
@@ -41,10 +40,9 @@ def _slab_labels(h, s: int, threshold, xp):
     ids); and the kept edges that come into it from the slab before (global voxel ids)."""
     plane = int(np.prod(h.shape[1:]))
     a, b = h.bounds[s]
-    part = h.part(s)
-    edge, altitude = _as(xp, part["edge"]), _as(xp, part["altitude"])
+    part = h.part(s, xp)  # decoded on the device where the regions are found
+    edge, altitude, weight = part["edge"], part["altitude"], part["weight"]
     a_max, w_max, e_max = threshold  # the largest (altitude, weight, edge) kept
-    weight = _as(xp, part["weight"])
     kept = edge[(altitude < a_max) | ((altitude == a_max) & ((weight < w_max) | ((weight == w_max) & (edge <= e_max))))]
     offsets = _after_offsets(len(h.shape), h.fully_connected)
     strides = [int(np.prod(h.shape[k + 1 :])) for k in range(len(h.shape))]

@@ -34,24 +34,24 @@ The hierarchy is the single-linkage dendrogram of the minimum spanning tree with
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
 
 Memory: one slab, its minimum spanning tree, the partial tree's graph (the slab plus the two closures) and the owned
-edges (24 bytes a voxel; to disk with ``store``). The closures hold the border layers' voxels and the nodes above them
-that merge regions: no bound smaller than the nodes above a layer holds for every volume (a region that absorbs many
-small ones on its way up keeps one pseudo-vertex each); ``SlabHierarchy.closure_bytes`` gives the largest.
+edges (coded, python/chseg/_slab_store.py: 9 bytes a voxel for a uint8 volume's hierarchy by area; to a Zarr store
+with ``store``). The closures hold the border layers' voxels and the nodes above them that merge regions: no bound
+smaller than the nodes above a layer holds for every volume (a region that absorbs many small ones on its way up keeps
+one pseudo-vertex each); ``SlabHierarchy.closure_bytes`` gives the largest.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import json
 import os
-import shutil
 from typing import Any, List, Optional
 
 import numpy as np
 
 import chseg
 
+from . import _slab_kernels
+from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
 from ._slab_common import _check, _crossing, _ends, _find
 from .dask import _after_offsets
@@ -60,6 +60,9 @@ __all__ = ["SlabHierarchy", "hierarchy"]
 
 _SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
 _DEVICE_WAYS_ON_HOST = False  # testing: NumPy arrays take the device's ways (Euler tour preorder, hooking components)
+#: With a store, the first pass's closures are held (where they were made: on the device when the slabs run there)
+#: while they take at most this many bytes in all, and written to the store beyond.
+_HOLD_BYTES = 4 << 30
 
 
 class _Closure:
@@ -97,6 +100,8 @@ def _range_max(values, lo, hi, xp=np):
     while k >= 1:
         tree[k : 2 * k] = xp.maximum(tree[2 * k : 4 * k : 2], tree[2 * k + 1 : 4 * k : 2])
         k //= 2
+    if xp is not np:
+        return _slab_kernels.range_max(tree, lo, hi, size)  # the loop below in one launch
     out = xp.full(lo.size, -np.inf)
     left, right = lo.astype(np.int64) + size, hi.astype(np.int64) + size
     while True:
@@ -134,7 +139,9 @@ def _euler_preorder(kids, n, xp):
     nxt[end] = end
     enters = xp.concatenate([xp.ones(nodes, np.int64), xp.zeros(nodes + 1, np.int64)])
     events = xp.concatenate([xp.ones(end, np.int64), xp.zeros(1, np.int64)])
-    while bool((nxt[:end] != end).any()):  # suffix sums along the tour
+    if xp is not np:
+        enters, events = _slab_kernels.rank(nxt, enters, events)  # the loop below, a launch a round
+    while xp is np and bool((nxt[:end] != end).any()):  # suffix sums along the tour
         enters = enters + enters[nxt]
         events = events + events[nxt]
         nxt = nxt[nxt]
@@ -409,26 +416,21 @@ class SlabHierarchy:
         self.bounds = [tuple(int(x) for x in b) for b in bounds]
         self._parts, self.store = parts, store
         self.num_slabs = len(self.bounds)
+        self.slots = len(_after_offsets(len(self.shape), fully_connected))
         #: The largest closure of a slab's border layer that a pass carried, in bytes (set by :func:`hierarchy`).
         self.closure_bytes = 0
 
     @classmethod
     def open(cls, store) -> "SlabHierarchy":
         """The hierarchy written to ``store`` by :func:`hierarchy` (ValueError for a store that is not complete)."""
-        path = os.path.join(os.fspath(store), "hierarchy.json")
-        if not os.path.exists(path):
-            raise ValueError(f"store {os.fspath(store)!r} holds no complete hierarchy (no hierarchy.json)")
-        with open(path) as f:
-            meta = json.load(f)
+        meta = _store.read_mark(store)
         return cls(meta["shape"], meta["bounds"], meta["fully_connected"], meta["attribute"], store=os.fspath(store))
 
-    def part(self, s: int):
-        """Slab s's owned edges: ``edge`` (image edge indices, increasing), ``weight`` and ``altitude`` (the
-        hierarchy weight)."""
-        if self._parts is not None:
-            return self._parts[s]
-        with np.load(os.path.join(self.store, f"slab-{s:06d}.npz")) as f:
-            return {k: f[k] for k in ("edge", "weight", "altitude")}
+    def part(self, s: int, xp: Any = np):
+        """Slab s's owned edges: ``edge`` (image edge indices, increasing, int64), ``weight`` and ``altitude`` (the
+        hierarchy weight), float64; arrays of ``xp`` (NumPy, or CuPy to decode them on the device)."""
+        coded = self._parts[s] if self._parts is not None else _store.read(self.store, f"slab-{s:06d}")
+        return _store.decode(coded, _store.base_edge(self, s), xp)
 
     def gather(self, backend: str = "auto") -> Any:
         """The whole dendrogram: the arrays of ``chseg.single_linkage(volume)`` (no attribute) or of
@@ -552,14 +554,14 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
     if next_first is not None:
         parts += [spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT), _carried(after)]
     if sum(int(p[0].size) for p in parts) == 0:  # a one-voxel volume
-        return {"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}
+        return _store.encode({"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}, 0)
     xp = spec.xp
     whole = _Tree(parts, _merged(xp, before, after), spec.attribute, spec.backend, xp)
     mine = whole.origin <= _INTO
     altitude = whole.new_weights(spec.attribute)[mine]
     order = xp.argsort(whole.e[mine])
     owned = {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
-    return {k: _to_numpy(x) for k, x in owned.items()}
+    return _store.encode(owned, _store.base_edge(spec, s), xp)  # coded on the device: less to copy
 
 
 def _check_attribute(attribute, dtype):
@@ -569,24 +571,6 @@ def _check_attribute(attribute, dtype):
         raise ValueError(
             f"the volume over slabs takes 8- and 16-bit integer voxels (exact in 64-bit integers), not {dtype}"
         )
-
-
-def _open_store(store, voxels):
-    """The store's path, made, with room for the slabs' edges (24 bytes a voxel: OSError naming the path and the
-    bytes otherwise), and without a hierarchy.json until this run ends."""
-    if store is None:
-        return None
-    store = os.fspath(store)
-    os.makedirs(store, exist_ok=True)
-    need, free = 24 * voxels, shutil.disk_usage(store).free
-    if free < need:
-        raise OSError(
-            errno.ENOSPC,
-            f"store {store!r} has {free} bytes free; the hierarchy's edges need {need} (24 bytes a voxel)",
-        )
-    if os.path.exists(os.path.join(store, "hierarchy.json")):
-        os.remove(os.path.join(store, "hierarchy.json"))  # the store is complete only once this run ends
-    return store
 
 
 def hierarchy(
@@ -614,8 +598,9 @@ def hierarchy(
     fully_connected : bool, optional
         As for :func:`chseg.single_linkage`.
     store : str or os.PathLike, optional
-        A directory to write each slab's edges to (``slab-NNNNNN.npz``, then ``hierarchy.json`` last, once every
-        slab is written; the closures of the first pass go there too while it runs); None: held in memory.
+        A directory to write each slab's edges to, a Zarr group (python/chseg/_slab_store.py: a subgroup a slab, the
+        mark that it is complete last; the closures of the first pass beyond 4 GiB go there too while it runs); None: held in
+        memory (coded: about 9 bytes a voxel for a uint8 volume's hierarchy by area).
     backend : {'auto', 'cuda', 'cpu'}, optional
         As for :func:`chseg.single_linkage`.
 
@@ -634,9 +619,20 @@ def hierarchy(
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    store = _open_store(store, int(np.prod(shape)))
+    group = _store.open_store(store) if store is not None else None
+    store = os.fspath(store) if store is not None else None
     h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store is not None else [])
-    nslabs = len(bounds)
+    try:
+        _passes(spec, volume, h, store)
+    except BaseException:
+        if group is not None:
+            _store.discard(group)
+        raise
+    return _finish(h, group, store)
+
+
+def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
+    bounds, nslabs = spec.bounds, len(spec.bounds)
 
     def read(s):
         a, b = bounds[s]
@@ -646,11 +642,14 @@ def hierarchy(
     # Anti-causal pass: R(s) for s = last .. 1 (slab s - 1's partial tree needs it); each slab's border digests.
     right: List[Any] = [None] * (nslabs + 1)
     digests = {}
-    after, next_first = _Closure.empty(), None
+    after, next_first, held = _Closure.empty(), None, 0
     for s in reversed(range(nslabs)):
         tree, first_layer, last_layer = read(s)
         digests[s] = (_digest(first_layer), _digest(last_layer))
-        right[s + 1] = _keep(after, store, f"right-{s + 1:06d}.npz")
+        if store is None or held + after.nbytes() <= _HOLD_BYTES:
+            right[s + 1], held = after, held + after.nbytes()
+        else:
+            right[s + 1] = _keep(after, store, f"right-{s + 1:06d}")
         if s > 0:
             after = _right_step(spec, s, tree, after, last_layer, next_first)
             h.closure_bytes = max(h.closure_bytes, after.nbytes())
@@ -663,53 +662,52 @@ def hierarchy(
         if (_digest(first_layer), _digest(last_layer)) != digests[s]:
             raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
         next_first = _to_numpy(volume[b : b + 1])[0] if s + 1 < nslabs else None
-        after = _load(right[s + 1])
+        after = _load(right[s + 1], store)
         _emit(h, s, _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first), store)
         if isinstance(right[s + 1], str):
-            os.remove(right[s + 1])
+            _store.remove(store, right[s + 1])
         if s + 1 < nslabs:
             before = _left_step(spec, s, tree, before, prev_last, first_layer)
             h.closure_bytes = max(h.closure_bytes, before.nbytes())
         prev_last = last_layer
-    return _finish(h, store)
 
 
 def _keep(closure: _Closure, store, name):
-    if store is None:
-        return closure
-    path = os.path.join(store, name)
+    """A closure of the first pass written to the store until the second pass takes it (weights and fields in the
+    narrowest dtype that holds them; read back as float64, as the partial trees take them)."""
     u, v, w, e = closure.edges
-    arrays = dict(u=u, v=v, w=w, e=e, pid=closure.pid, **{"field_" + k: a for k, a in closure.fields.items()})
-    np.savez(path, **{k: _to_numpy(a) for k, a in arrays.items()})  # type: ignore[arg-type]
-    return path
+    fields = {"field_" + k: _store._narrow(a) for k, a in closure.fields.items()}
+    arrays = dict(u=u, v=v, w=_store._narrow(w), e=e, pid=closure.pid, **fields)
+    _store.write(store, name, {k: _to_numpy(a) for k, a in arrays.items()})
+    return name
 
 
-def _load(kept) -> _Closure:
+def _load(kept, store) -> _Closure:
     if not isinstance(kept, str):
         return kept
-    with np.load(kept) as f:
-        fields = {k[len("field_") :]: f[k] for k in f.files if k.startswith("field_")}
-        return _Closure(f["u"], f["v"], f["w"], f["e"], f["pid"], fields)
+    f = _store.read(store, kept)
+    fields = {k[len("field_") :]: a.astype(np.float64) for k, a in f.items() if k.startswith("field_")}
+    return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields)
 
 
 def _emit(h: SlabHierarchy, s: int, owned, store):
     if store is None:
         h._parts.append(owned)
     else:
-        np.savez(os.path.join(store, f"slab-{s:06d}.npz"), **owned)
+        _store.write(store, f"slab-{s:06d}", owned)
 
 
-def _finish(h: SlabHierarchy, store):
-    if store is not None:
-        meta = {
-            "shape": list(h.shape),
-            "bounds": [list(b) for b in h.bounds],
-            "fully_connected": bool(h.fully_connected),
-            "attribute": h.attribute,
-        }
-        with open(os.path.join(store, "hierarchy.json.tmp"), "w") as f:
-            json.dump(meta, f)
-        os.replace(os.path.join(store, "hierarchy.json.tmp"), os.path.join(store, "hierarchy.json"))
+def _finish(h: SlabHierarchy, group, store):
+    if group is not None:
+        _store.mark(
+            group,
+            {
+                "shape": list(h.shape),
+                "bounds": [list(b) for b in h.bounds],
+                "fully_connected": bool(h.fully_connected),
+                "attribute": h.attribute,
+            },
+        )
         h.store = store
     return h
 
@@ -729,7 +727,7 @@ def _owned_task(spec: _Spec, s, tree, before, after, prev_last, first_layer, las
     size = max(before.nbytes(), after.nbytes())
     if store is None:
         return owned, size
-    np.savez(os.path.join(store, f"slab-{s:06d}.npz"), **owned)
+    _store.write(store, f"slab-{s:06d}", owned)
     return None, size
 
 
@@ -751,7 +749,8 @@ def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None
     edges = np.concatenate([[0], np.cumsum(array.chunks[0])]).astype(int)
     bounds = [(int(edges[i]), int(edges[i + 1])) for i in range(len(edges) - 1)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    store = _open_store(store, int(np.prod(shape)))
+    group = _store.open_store(store) if store is not None else None
+    store = os.fspath(store) if store is not None else None
     delayed = dask.delayed
     blocks = array.to_delayed().ravel()
     n = len(bounds)
@@ -780,7 +779,12 @@ def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None
         )
         for s in range(n)
     ]
-    results = dask.compute(*tasks)
+    try:
+        results = dask.compute(*tasks)
+    except BaseException:
+        if group is not None:
+            _store.discard(group)
+        raise
     h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store else [r[0] for r in results])
     h.closure_bytes = max(r[1] for r in results)
-    return _finish(h, store)
+    return _finish(h, group, store)

@@ -507,8 +507,8 @@ def hierarchy(
     attribute, fully_connected
         As for :func:`chseg.slabs.hierarchy`.
     store : str or os.PathLike, optional
-        A directory the workers write each slab's edges to (a path they all see), ``hierarchy.json`` last; None: the
-        edges come back to the client.
+        A directory the workers write each slab's edges to (a path they all see; a Zarr group, marked complete
+        last: python/chseg/_slab_store.py); None: the edges come back to the client.
     backend : {'auto', 'cuda', 'cpu'}, optional
         Where each slab runs: 'auto' (default) the worker's GPU when it has one, else the CPU reference.
 
