@@ -5,6 +5,7 @@ Zarr, against chseg.watershed_hierarchy of the whole volume in memory and Higra'
 same graph, in one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
+                            [--no-whole] [--no-dask]
 
 With --cluster-gpus N, also chseg.dask.hierarchy on a local cluster of N worker processes, process i seeing only
 GPU i (bench/Python/dask_bench.py's spread_cluster).
@@ -89,7 +90,15 @@ def main():
     ap.add_argument("--no-higra", action="store_true")
     ap.add_argument("--cluster-gpus", type=int, default=0)
     ap.add_argument("--dynamics", action="store_true", help="also the watershed hierarchy by dynamics")
+    ap.add_argument(
+        "--no-whole",
+        action="store_true",
+        help="no whole-volume hierarchy, gather nor checks (sizes a device cannot hold whole)",
+    )
+    ap.add_argument("--no-dask", action="store_true", help="no chseg.dask.hierarchy on the threaded scheduler")
     args = ap.parse_args()
+    if args.no_whole and not args.no_higra:
+        ap.error("--no-whole needs --no-higra (Higra's hierarchies are checked against the whole volume's)")
 
     import chseg
     import chseg.dask
@@ -135,6 +144,7 @@ def main():
         store,
     )
     results["closure_bytes"] = h.closure_bytes
+    results["store_bytes_per_voxel"] = du(store) / n
     cut_store = os.path.join(args.work, "cuts.zarr")
     cut_out = zarr.create_array(store=cut_store, shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint32)
     thresholds = [50, 500, 5000]
@@ -150,11 +160,12 @@ def main():
     import dask.array as da
 
     dask_store = os.path.join(args.work, "hierarchy-dask")
-    step(
-        "dask.hierarchy area (threads)",
-        lambda: chseg.dask.hierarchy(da.from_zarr(source), "area", store=dask_store),
-        dask_store,
-    )
+    if not args.no_dask:
+        step(
+            "dask.hierarchy area (threads)",
+            lambda: chseg.dask.hierarchy(da.from_zarr(source), "area", store=dask_store),
+            dask_store,
+        )
     if args.cluster_gpus:
         import distributed
         from dask_bench import spread_cluster
@@ -172,30 +183,32 @@ def main():
             for s in range(h.num_slabs)
             for k in ("edge", "weight", "altitude")
         )
-    whole = source[:]
-    ws = step("watershed_hierarchy (whole)", lambda: chseg.watershed_hierarchy(whole, "area"))
-    gathered = step("gather", lambda: h.gather())
-    host = chseg._arrays.host
-    results["gather_equal"] = all(
-        np.array_equal(host(getattr(gathered, k)), host(getattr(ws, k)))
-        for k in ("parents", "weights", "edges", "u", "v")
-    )
-    results["cuts_equal"] = True
-    for t in thresholds:
-        h.cut(t, out=cut_out)
-        results["cuts_equal"] &= bool(np.array_equal(cut_out[:], host(ws.cut(t))))
-    if args.dynamics:
-        dyn_store = os.path.join(args.work, "hierarchy-dynamics")
-        hd = step(
-            "slabs.hierarchy dynamics",
-            lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
-            dyn_store,
+    whole = None
+    if not args.no_whole:
+        whole = source[:]
+        ws = step("watershed_hierarchy (whole)", lambda: chseg.watershed_hierarchy(whole, "area"))
+        gathered = step("gather", lambda: h.gather())
+        host = chseg._arrays.host
+        results["gather_equal"] = all(
+            np.array_equal(host(getattr(gathered, k)), host(getattr(ws, k)))
+            for k in ("parents", "weights", "edges", "u", "v")
         )
-        wd = step("watershed_hierarchy dynamics (whole)", lambda: chseg.watershed_hierarchy(whole, "dynamics"))
-        gd = hd.gather()
-        results["dynamics_gather_equal"] = all(
-            np.array_equal(host(getattr(gd, k)), host(getattr(wd, k))) for k in ("parents", "weights", "edges")
-        )
+        results["cuts_equal"] = True
+        for t in thresholds:
+            h.cut(t, out=cut_out)
+            results["cuts_equal"] &= bool(np.array_equal(cut_out[:], host(ws.cut(t))))
+        if args.dynamics:
+            dyn_store = os.path.join(args.work, "hierarchy-dynamics")
+            hd = step(
+                "slabs.hierarchy dynamics",
+                lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
+                dyn_store,
+            )
+            wd = step("watershed_hierarchy dynamics (whole)", lambda: chseg.watershed_hierarchy(whole, "dynamics"))
+            gd = hd.gather()
+            results["dynamics_gather_equal"] = all(
+                np.array_equal(host(getattr(gd, k)), host(getattr(wd, k))) for k in ("parents", "weights", "edges")
+            )
     if not args.no_higra:
         import higra as hg
 

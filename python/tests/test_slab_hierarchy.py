@@ -131,6 +131,17 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
     check(volume, 3, True, "cpu", expected_of(volume, True, "cpu"))
 
 
+@pytest.mark.parametrize("shape, fully_connected, levels, dtype", CASES)
+def test_alpha_cuts_are_the_alpha_trees(backend, shape, fully_connected, levels, dtype):
+    """The single-linkage hierarchy over slabs cut at alpha gives the alpha-tree's cut at alpha (its quasi-flat zones),
+    labels and numbering alike."""
+    image = np.random.default_rng(53).integers(0, levels, shape).astype(dtype)
+    tree = chseg.alpha_tree(image, fully_connected=fully_connected, backend=backend)
+    h = chseg.slabs.hierarchy(image, 2, fully_connected=fully_connected, backend=backend)
+    for alpha in (0, 1, levels // 2, levels):
+        assert np.array_equal(h.cut(alpha), host(tree.cut(alpha))), alpha
+
+
 def test_plateau_through_every_slab(backend):
     image = spiral(20)
     for full in (False, True):
