@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The watershed hierarchy by area of a CT-like volume computed slab by slab from a Zarr store (chseg.slabs.hierarchy,
 out of core on one device; chseg.dask.hierarchy on the threaded scheduler), with cuts at three thresholds written to
-Zarr, against chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hierarchy_by_area on the
-same graph, in one process.
+Zarr, after a warm-up on a small volume (CuPy compiling its kernels on a fresh machine), against
+chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hierarchy_by_area on the same graph, in
+one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
                             [--no-whole] [--no-dask]
@@ -135,8 +136,21 @@ def main():
             f"device {dev.peak} MiB",
             flush=True,
         )
+        with open(args.out, "w") as f:  # after every step: a run cut short keeps what it measured
+            json.dump(results, f, indent=1)
         return value
 
+    def warm_up():
+        # CuPy compiles its kernels (and the module's) on their first use on a machine: a small volume takes that
+        small = volume_of((2 * 8, 64, 64))
+        for attribute in ("area", "dynamics"):
+            w = chseg.slabs.hierarchy(small, 8, attribute, store=os.path.join(args.work, "warm-up"))
+            w.cut(50)
+            w.clusters(10)
+        chseg.dask.hierarchy(small, "area")
+        chseg.watershed_hierarchy(small, "area").cut(50)
+
+    step("warm-up (16 x 64 x 64)", warm_up)
     store = os.path.join(args.work, "hierarchy")
     h = step(
         "slabs.hierarchy area",
