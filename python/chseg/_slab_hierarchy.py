@@ -162,7 +162,9 @@ class _Tree:
         self.vertices, inverse = xp.unique(xp.concatenate([u, v]), return_inverse=True)
         inverse = inverse.ravel()
         n = self.n = int(self.vertices.size)
-        dendrogram = chseg.single_linkage_graph(inverse[: u.size], inverse[u.size :], w, n, backend=backend)
+        dendrogram = _engine(
+            xp, chseg.single_linkage_graph, inverse[: u.size], inverse[u.size :], w, n, backend=backend
+        )
         rank = _as(xp, dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
         self.w, self.e, self.origin = w[rank], e[rank], origin[rank]
         parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
@@ -357,6 +359,18 @@ class _Counter:
         return out
 
 
+def _engine(xp, fn, *args, **kwargs):
+    """A chseg engine's call; where the device lacks memory for it while CuPy's pool keeps blocks it freed (the
+    engines allocate outside that pool), the pool's free blocks are handed back and the call made once more."""
+    try:
+        return fn(*args, **kwargs)
+    except MemoryError:
+        if xp is np:
+            raise
+        xp.get_default_memory_pool().free_all_blocks()
+        return fn(*args, **kwargs)
+
+
 def _as(xp, a):
     """`a` as an array of xp (NumPy: copied from the device where it is there)."""
     return _to_numpy(a) if xp is np else xp.asarray(a)
@@ -520,7 +534,7 @@ def _slab_tree(spec: _Spec, s, block):
     """Slab s's own minimum spanning tree (chseg.single_linkage): (u, v, w, e) in the volume's voxel ids and image
     edge indices, arrays of spec.xp."""
     xp = spec.xp
-    d = chseg.single_linkage(_as(xp, block), fully_connected=spec.fully_connected, backend=spec.backend)
+    d = _engine(xp, chseg.single_linkage, _as(xp, block), fully_connected=spec.fully_connected, backend=spec.backend)
     offset = spec.bounds[s][0] * spec.plane  # a slab is whole layers: its raster ids are the volume's, shifted
     u = _as(xp, d.u).astype(np.int64) + offset
     v = _as(xp, d.v).astype(np.int64) + offset

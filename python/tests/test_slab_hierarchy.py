@@ -195,6 +195,33 @@ def test_store_on_disk_and_zarr(tmp_path, monkeypatch):
         chseg.slabs.SlabHierarchy.open(tmp_path / "nothing")
 
 
+def test_an_engine_short_of_device_memory_gets_cupys_free_blocks():
+    """The engines allocate outside CuPy's memory pool: a call refused for memory is made once more after the pool
+    hands back its free blocks; on the host the error stands."""
+    from chseg import _slab_hierarchy as sh
+
+    calls = []
+
+    class Pool:
+        def free_all_blocks(self):
+            calls.append("freed")
+
+    class Device:
+        @staticmethod
+        def get_default_memory_pool():
+            return Pool()
+
+    def engine(x):
+        calls.append(x)
+        if calls.count(x) == 1:
+            raise MemoryError("chs: ... needs more device memory")
+        return 2 * x
+
+    assert sh._engine(Device, engine, 3) == 6 and calls == [3, "freed", 3]
+    with pytest.raises(MemoryError):
+        sh._engine(np, engine, 4)
+
+
 def test_coding_is_lossless():
     """The store's code keeps every value: edges as differences from the slab's base, weights in the narrowest dtype
     that holds them (whole numbers, float32, float64)."""
