@@ -129,7 +129,20 @@ def _euler_preorder(kids, n, xp):
     """Each node's preorder position and subtree size (nodes) of a binary tree given by its children (root last), by
     ranking its Euler tour with pointer jumping: the way for device arrays (SciPy's depth-first order is host only)."""
     nodes = 2 * n - 1
-    end = 2 * nodes  # events: enter(x) = x, exit(x) = nodes + x, then the end
+    end = 2 * nodes
+    enters = xp.concatenate([xp.ones(nodes, np.int64), xp.zeros(nodes + 1, np.int64)])
+    events = xp.concatenate([xp.ones(end, np.int64), xp.zeros(1, np.int64)])
+    enters, events = _tour_sums(kids, n, xp, enters, events)
+    position = nodes - enters[:nodes]
+    size = (events[:nodes] - events[nodes:end] + 1) // 2
+    return position, size
+
+
+def _tour_sums(kids, n, xp, a, b):
+    """Suffix sums of two counts given on the events of the binary tree's Euler tour (enter(x) = x, exit(x) = nodes +
+    x, then the end), ranked by pointer jumping."""
+    nodes = 2 * n - 1
+    end = 2 * nodes
     nxt = xp.empty(end + 1, np.int64)
     nxt[:n] = nodes + xp.arange(n, dtype=np.int64)  # a leaf's enter: its exit
     nxt[n:nodes] = kids[:, 0]  # an internal node's enter: its first child's
@@ -137,17 +150,13 @@ def _euler_preorder(kids, n, xp):
     nxt[nodes + kids[:, 1]] = nodes + xp.arange(n, nodes, dtype=np.int64)  # a second child's exit: its parent's
     nxt[end - 1] = end  # the root's exit
     nxt[end] = end
-    enters = xp.concatenate([xp.ones(nodes, np.int64), xp.zeros(nodes + 1, np.int64)])
-    events = xp.concatenate([xp.ones(end, np.int64), xp.zeros(1, np.int64)])
     if xp is not np:
-        enters, events = _slab_kernels.rank(nxt, enters, events)  # the loop below, a launch a round
-    while xp is np and bool((nxt[:end] != end).any()):  # suffix sums along the tour
-        enters = enters + enters[nxt]
-        events = events + events[nxt]
+        return _slab_kernels.rank(nxt, a, b)  # the loop below, a launch a round
+    while bool((nxt[:end] != end).any()):
+        a = a + a[nxt]
+        b = b + b[nxt]
         nxt = nxt[nxt]
-    position = nodes - enters[:nodes]
-    size = (events[:nodes] - events[nodes:end] + 1) // 2
-    return position, size
+    return a, b
 
 
 class _Tree:
@@ -529,6 +538,26 @@ class _Spec:
         """Pseudo-vertex ids of slab s's closure: a range of 2^36 of its own, so that steps run anywhere."""
         return _Counter(-1 - ((2 * s + (0 if causal else 1)) << 36))
 
+    #: The name of each slab's output in a store (its index after a dash).
+    prefix = "slab"
+
+    def read(self, volume, s):
+        """Slab s's own minimum spanning tree and its first and last layers (the crossings' inputs)."""
+        a, b = self.bounds[s]
+        block = volume[a:b]
+        return _slab_tree(self, s, block), _to_numpy(block[0]), _to_numpy(block[-1])
+
+    def layer(self, volume, z):
+        return _to_numpy(volume[z : z + 1])[0]
+
+    def emit(self, s, whole: "_Tree"):
+        """What slab s gives from its partial tree: its owned edges with their hierarchy weights, coded."""
+        mine = whole.origin <= _INTO
+        altitude = whole.new_weights(self.attribute)[mine]
+        order = whole.xp.argsort(whole.e[mine])
+        owned = {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
+        return _store.encode(owned, _store.base_edge(self, s), whole.xp)  # coded on the device: less to copy
+
 
 def _slab_tree(spec: _Spec, s, block):
     """Slab s's own minimum spanning tree (chseg.single_linkage): (u, v, w, e) in the volume's voxel ids and image
@@ -570,12 +599,7 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
     if sum(int(p[0].size) for p in parts) == 0:  # a one-voxel volume
         return _store.encode({"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}, 0)
     xp = spec.xp
-    whole = _Tree(parts, _merged(xp, before, after), spec.attribute, spec.backend, xp)
-    mine = whole.origin <= _INTO
-    altitude = whole.new_weights(spec.attribute)[mine]
-    order = xp.argsort(whole.e[mine])
-    owned = {"edge": whole.e[mine][order], "weight": whole.w[mine][order], "altitude": altitude[order]}
-    return _store.encode(owned, _store.base_edge(spec, s), xp)  # coded on the device: less to copy
+    return spec.emit(s, _Tree(parts, _merged(xp, before, after), spec.attribute, spec.backend, xp))
 
 
 def _check_attribute(attribute, dtype):
@@ -613,8 +637,8 @@ def hierarchy(
         As for :func:`chseg.single_linkage`.
     store : str or os.PathLike, optional
         A directory to write each slab's edges to, a Zarr group (python/chseg/_slab_store.py: a subgroup a slab, the
-        mark that it is complete last; the closures of the first pass beyond 4 GiB go there too while it runs); None: held in
-        memory (coded: about 9 bytes a voxel for a uint8 volume's hierarchy by area).
+        mark that it is complete last; the closures of the first pass beyond 4 GiB go there too while it runs);
+        None: held in memory (coded: about 9 bytes a voxel for a uint8 volume's hierarchy by area).
     backend : {'auto', 'cuda', 'cpu'}, optional
         As for :func:`chseg.single_linkage`.
 
@@ -649,9 +673,7 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     bounds, nslabs = spec.bounds, len(spec.bounds)
 
     def read(s):
-        a, b = bounds[s]
-        block = volume[a:b]
-        return _slab_tree(spec, s, block), _to_numpy(block[0]), _to_numpy(block[-1])
+        return spec.read(volume, s)
 
     # Anti-causal pass: R(s) for s = last .. 1 (slab s - 1's partial tree needs it); each slab's border digests.
     right: List[Any] = [None] * (nslabs + 1)
@@ -675,9 +697,10 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
         tree, first_layer, last_layer = read(s)
         if (_digest(first_layer), _digest(last_layer)) != digests[s]:
             raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
-        next_first = _to_numpy(volume[b : b + 1])[0] if s + 1 < nslabs else None
+        next_first = spec.layer(volume, b) if s + 1 < nslabs else None
         after = _load(right[s + 1], store)
-        _emit(h, s, _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first), store)
+        owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
+        _emit(h, s, owned, store, spec.prefix)
         if isinstance(right[s + 1], str):
             _store.remove(store, right[s + 1])
         if s + 1 < nslabs:
@@ -704,11 +727,11 @@ def _load(kept, store) -> _Closure:
     return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields)
 
 
-def _emit(h: SlabHierarchy, s: int, owned, store):
+def _emit(h: SlabHierarchy, s: int, owned, store, prefix="slab"):
     if store is None:
         h._parts.append(owned)
     else:
-        _store.write(store, f"slab-{s:06d}", owned)
+        _store.write(store, f"{prefix}-{s:06d}", owned)
 
 
 def _finish(h: SlabHierarchy, group, store):

@@ -94,7 +94,7 @@ def open_store(store: Any):
 def discard(group) -> None:
     """Removes the slabs and closures a run wrote."""
     for name in list(group.group_keys()):
-        if name.startswith(("slab-", "right-")):
+        if name.startswith(("slab-", "right-", "saliency-")):
             del group[name]
 
 

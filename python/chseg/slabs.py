@@ -17,7 +17,8 @@ After the last slab every edge is final. Memory: one slab, its tree, and fewer l
 the final edges of each slab are handed to the caller as they come (:func:`spanning_tree`). :func:`single_linkage`
 gathers them into the dendrogram that ``chseg.single_linkage`` gives the whole volume, array by array
 (python/tests/test_slabs.py; docs/python-package.md, "Slabs"). The hierarchies over slabs (partial trees, cuts
-written slab by slab): :func:`hierarchy` (python/chseg/_slab_hierarchy.py).
+written slab by slab): :func:`hierarchy` (python/chseg/_slab_hierarchy.py); the alpha-tree's and the single-linkage
+tree's area filter over slabs: :func:`filter_regions` (python/chseg/_slab_filters.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ._slab_common import _check, _crossing, _ends
 from ._slab_hierarchy import SlabHierarchy, _Closure, _Tree, hierarchy
 from .dask import _block_tree
 
-__all__ = ["SlabHierarchy", "hierarchy", "single_linkage", "spanning_tree"]
+__all__ = ["SlabHierarchy", "filter_regions", "hierarchy", "single_linkage", "spanning_tree"]
 
 
 def _no_edges():
@@ -133,3 +134,58 @@ def single_linkage(volume: Any, slab: int, *, fully_connected: bool = False, bac
     edges = e[_to_numpy(tree.edges).astype(np.int64)].astype(np.uint64)
     shape = tuple(int(s) for s in volume.shape)
     return chseg.Dendrogram(tree._run, shape, tree.parents, tree.weights, edges, tree.u, tree.v)
+
+
+def filter_regions(
+    volume: Any,
+    slab: int,
+    threshold: float,
+    attribute: str = "area",
+    *,
+    tree: str = "alpha_tree",
+    fully_connected: bool = False,
+    store: Any = None,
+    backend: str = "auto",
+) -> SlabHierarchy:
+    """The area filter of a volume's alpha-tree (``chseg.alpha_tree(volume).filter_regions(threshold)``) or
+    single-linkage tree (``chseg.single_linkage(volume).filter_regions(threshold)``), read slab by slab, as a
+    :class:`SlabHierarchy`: its ``cut(alpha)`` is the filtered alpha cut (regions smaller than the threshold lose their
+    frontiers), ``gather()`` the filtered dendrogram, array by array (python/chseg/_slab_filters.py).
+
+    Parameters
+    ----------
+    volume : array_like, 2D or 3D
+        As for :func:`hierarchy` (read twice for the single-linkage tree, four times for the alpha-tree).
+    slab : int
+        Layers of the first axis in each slab (the last slab may have fewer).
+    threshold : float
+        Regions of fewer voxels lose their frontiers.
+    attribute : {'area'}, optional
+        The filter's attribute (over slabs: the area).
+    tree : {'alpha_tree', 'single_linkage'}, optional
+        Whose filter: the alpha-tree's (default; as Higra filters a tree that is not binary, through the binary
+        partition tree of the image graph weighted by the alpha-tree's saliency) or the single-linkage tree's.
+    fully_connected, store, backend
+        As for :func:`hierarchy` (the alpha-tree's saliencies go through the store too until the end).
+
+    Returns
+    -------
+    SlabHierarchy
+
+    Raises
+    ------
+    ValueError
+        For what :func:`hierarchy` refuses, another attribute or tree, or a threshold that is not a number.
+
+    Examples
+    --------
+    >>> import numpy as np, chseg, chseg.slabs
+    >>> volume = np.random.default_rng(0).integers(0, 4, (8, 9, 10)).astype(np.uint8)
+    >>> h = chseg.slabs.filter_regions(volume, 3, 20, backend="cpu")
+    >>> expected = chseg.alpha_tree(volume, backend="cpu").filter_regions(20, "area")
+    >>> bool((h.cut(1) == expected.cut(1)).all())
+    True
+    """
+    from ._slab_filters import filter_regions as run
+
+    return run(volume, slab, threshold, attribute, tree, fully_connected, store, backend)
