@@ -1,4 +1,4 @@
-"""The area filter of a volume's alpha-tree or single-linkage tree, read slab by slab (chseg.slabs.filter_regions):
+"""The area filter of a volume's alpha-tree or single-linkage tree by slabs (chseg.slabs and chseg.dask.filter_regions):
 partial trees as python/chseg/_slab_hierarchy.py builds them, with the filter's weights.
 
 The filter (include/chs/AttributeHierarchy.h, "Attribute filtering"): in a binary partition tree, the tree edge of
@@ -107,43 +107,63 @@ class _SaliencySpec(_Spec):
         return {k: _to_numpy(a) for k, a in out.items()}
 
 
+def _saliency_tree(spec: _Spec, s, coded):
+    """Slab s's own minimum spanning tree of its image edges weighted by their saliencies (`coded`: the first run's
+    output of slab s), as _slab_tree gives the volume's."""
+    xp = spec.xp
+    p, q, e = _inside_edges(spec, s, xp)
+    w = xp.asarray(coded["inside"]).astype(np.float64)
+    offset = spec.bounds[s][0] * spec.plane
+    count = (spec.bounds[s][1] - spec.bounds[s][0]) * spec.plane
+    if count == 1:
+        return tuple(xp.zeros(0, t) for t in (np.int64, np.int64, np.float64, np.int64))
+    d = _engine(xp, chseg.single_linkage_graph, p - offset, q - offset, w, count, backend=spec.backend)
+    rank = _as(xp, d.edges).astype(np.int64)  # the input edge (in e order) of each tree edge
+    return p[rank], q[rank], w[rank], e[rank]
+
+
+def _into(s, coded):
+    """What stands for slab s's first layer in the second run: the saliencies of the edges into it (none for the first
+    slab), from which the crossing into it is made."""
+    return coded["into"] if s > 0 else np.zeros(0, np.uint8)
+
+
+def _last_token(spec: _Spec, s):
+    """What stands for slab s's last layer in the second run (the crossing out of it needs the next slab's)."""
+    return np.array([spec.bounds[s][1] - 1])
+
+
 class _FilterSpec(_Spec):
-    """The run that filters: over the volume (single-linkage tree) or over the first run's saliencies (alpha-tree)."""
+    """The run that filters: over the volume (single-linkage tree) or over the first run's saliencies (alpha-tree:
+    a slab's first layer is then the saliencies of the edges into it)."""
 
     def __init__(self, shape, bounds, fully_connected, threshold, backend, alpha, saliency=None, store=None):
         super().__init__(shape, bounds, fully_connected, "area", backend)
         self.threshold, self.alpha, self.saliency, self.store = threshold, alpha, saliency, store
 
-    def _saliency(self, s):
+    def coded(self, s, held=None):
+        """The first run's output of slab s: `held`, or in the list given, or in the store."""
+        if held is not None:
+            return held
         return self.saliency[s] if self.saliency is not None else _store.read(self.store, f"saliency-{s:06d}")
 
     def read(self, volume, s):
         if not self.alpha:
             return super().read(volume, s)
-        xp = self.xp
-        p, q, e = _inside_edges(self, s, xp)
-        w = xp.asarray(self._saliency(s)["inside"]).astype(np.float64)
-        offset = self.bounds[s][0] * self.plane
-        count = (self.bounds[s][1] - self.bounds[s][0]) * self.plane
-        if count == 1:
-            tree = tuple(xp.zeros(0, t) for t in (np.int64, np.int64, np.float64, np.int64))
-        else:
-            d = _engine(xp, chseg.single_linkage_graph, p - offset, q - offset, w, count, backend=self.backend)
-            rank = _as(xp, d.edges).astype(np.int64)  # the input edge (in e order) of each tree edge
-            tree = (p[rank], q[rank], w[rank], e[rank])
-        a, b = self.bounds[s]
-        return tree, np.array([a]), np.array([b - 1])  # layers stand for themselves: the crossings are stored
+        coded = self.coded(s)
+        return _saliency_tree(self, s, coded), _into(s, coded), _last_token(self, s)
 
     def layer(self, volume, z):
-        return np.array([z]) if self.alpha else super().layer(volume, z)
+        if not self.alpha:
+            return super().layer(volume, z)
+        s = next(i for i, (a, _) in enumerate(self.bounds) if a == z)
+        return _into(s, self.coded(s))
 
     def crossing(self, low, high, z, tag):
         if not self.alpha:
             return super().crossing(low, high, z, tag)
-        s = next(i for i, (a, _) in enumerate(self.bounds) if a == z + 1)
-        p, q, e = _into_edges(self, s)
-        w = self._saliency(s)["into"].astype(np.float64)
-        return p, q, w, e, np.full(p.size, tag, np.int8)
+        p, q, e = _into_edges(self, next(i for i, (a, _) in enumerate(self.bounds) if a == z + 1))
+        return p, q, np.asarray(high).astype(np.float64), e, np.full(p.size, tag, np.int8)
 
     def emit(self, s, whole: _Tree):
         xp = whole.xp
@@ -156,11 +176,7 @@ class _FilterSpec(_Spec):
         return _store.encode(owned, _store.base_edge(self, s), xp)
 
 
-def filter_regions(
-    volume, slab, threshold, attribute="area", tree="alpha_tree", fully_connected=False, store=None, backend="auto"
-) -> SlabHierarchy:
-    """chseg.slabs.filter_regions (module docstring)."""
-    slab = _check(volume, slab)
+def _check_filter(attribute, tree, threshold):
     if attribute != "area":
         raise ValueError(f"attribute must be 'area' over slabs, not {attribute!r}")
     if tree not in ("alpha_tree", "single_linkage"):
@@ -169,9 +185,17 @@ def filter_regions(
         raise ValueError(f"threshold must be a number, not {threshold!r}")
     if np.isnan(threshold):
         raise ValueError("threshold must be a number, not NaN")
+    return {"filter_regions": {"tree": tree, "attribute": attribute, "threshold": float(threshold)}}
+
+
+def filter_regions(
+    volume, slab, threshold, attribute="area", tree="alpha_tree", fully_connected=False, store=None, backend="auto"
+) -> SlabHierarchy:
+    """chseg.slabs.filter_regions (module docstring)."""
+    slab = _check(volume, slab)
+    meta = _check_filter(attribute, tree, threshold)
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
-    meta = {"filter_regions": {"tree": tree, "attribute": attribute, "threshold": float(threshold)}}
     group = _store.open_store(store) if store is not None else None
     store = None if store is None else os.fspath(store)
     alpha = tree == "alpha_tree" and int(np.prod(shape)) > 1
@@ -185,11 +209,54 @@ def filter_regions(
         spec = _FilterSpec(shape, bounds, fully_connected, float(threshold), backend, alpha, saliency, store)
         h = SlabHierarchy(shape, bounds, fully_connected, meta, parts=[] if store is None else None)
         _passes(spec, volume, h, store)
-        if alpha and store is not None:
-            for s in range(len(bounds)):
-                _store.remove(store, f"saliency-{s:06d}")
+        _drop_saliencies(alpha, store, len(bounds))
     except BaseException:
         if group is not None:
             _store.discard(group)
         raise
     return _finish(h, group, store)
+
+
+def _drop_saliencies(alpha, store, count):
+    if alpha and store is not None:
+        for s in range(count):
+            _store.remove(store, f"saliency-{s:06d}")
+
+
+def _stage_tree(spec: _FilterSpec, s, result):
+    """A Dask task: slab s's tree of the second run from its first-run task's result (held or in the store)."""
+    return _saliency_tree(spec, s, spec.coded(s, result[0]))
+
+
+def _stage_into(spec: _FilterSpec, s, result):
+    return _into(s, spec.coded(s, result[0]))
+
+
+def dask_filter_regions(array, threshold, attribute, tree, fully_connected, store, backend) -> SlabHierarchy:
+    """chseg.dask.filter_regions: the slabs are the array's chunks along its first axis; both runs' steps are tasks,
+    the second run's slab trees taking the first run's outputs on the workers."""
+    from ._slab_hierarchy import _dask_array, _dask_finish, _dask_passes, _first, _last, _slab_tree
+    from .dask import _dask
+
+    dask = _dask()[0]
+    array, bounds = _dask_array(array)
+    meta = _check_filter(attribute, tree, threshold)
+    shape = tuple(int(x) for x in array.shape)
+    group = _store.open_store(store) if store is not None else None
+    store = None if store is None else os.fspath(store)
+    alpha = tree == "alpha_tree" and int(np.prod(shape)) > 1
+    spec = _FilterSpec(shape, bounds, fully_connected, float(threshold), backend, alpha, None, store)
+    delayed = dask.delayed
+    blocks = array.to_delayed().ravel()
+    n = len(bounds)
+    source = _SaliencySpec(shape, bounds, fully_connected, None, backend) if alpha else spec
+    trees = [delayed(_slab_tree)(source, s, blocks[s]) for s in range(n)]
+    firsts = [delayed(_first)(blocks[s]) for s in range(n)]
+    lasts = [delayed(_last)(blocks[s]) for s in range(n)]
+    if alpha:
+        saliency = _dask_passes(source, trees, firsts, lasts, store)
+        trees = [delayed(_stage_tree)(spec, s, saliency[s]) for s in range(n)]
+        firsts = [delayed(_stage_into)(spec, s, saliency[s]) for s in range(n)]
+        lasts = [_last_token(spec, s) for s in range(n)]
+    tasks = _dask_passes(spec, trees, firsts, lasts, store)
+    return _dask_finish(tasks, spec, meta, group, store, lambda: _drop_saliencies(alpha, store, n))

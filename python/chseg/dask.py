@@ -48,7 +48,17 @@ from ._dask_chunks import (
     _to_numpy,
 )
 
-__all__ = ["alpha_cut", "dust", "hierarchy", "label", "single_linkage_tree", "statistics", "to_zarr", "watershed"]
+__all__ = [
+    "alpha_cut",
+    "dust",
+    "filter_regions",
+    "hierarchy",
+    "label",
+    "single_linkage_tree",
+    "statistics",
+    "to_zarr",
+    "watershed",
+]
 
 
 def _global_index(local_flat, shape_local, start, shape):
@@ -526,6 +536,46 @@ def hierarchy(
     from ._slab_hierarchy import dask_hierarchy
 
     return dask_hierarchy(array, attribute, fully_connected, store, backend)
+
+
+def filter_regions(
+    array: Any,
+    threshold: float,
+    attribute: str = "area",
+    tree: str = "alpha_tree",
+    fully_connected: bool = False,
+    store: Any = None,
+    backend: str = "auto",
+) -> Any:
+    """The area filter of a 2D or 3D Dask array's alpha-tree or single-linkage tree, by slabs (its chunks along the
+    first axis, the other axes rechunked whole), as :func:`chseg.slabs.filter_regions` computes it in turn on one
+    machine: each slab's trees, the closures' chains and each slab's output are tasks (for the alpha-tree, two runs:
+    the saliencies of the first stay on the workers, or in the store, until the second takes them).
+
+    Parameters
+    ----------
+    array : dask.array.Array or array_like, 2D or 3D
+        8-, 16-, 32-bit integers, float32 or float64 chunks (NumPy or CuPy).
+    threshold, attribute, tree, fully_connected
+        As for :func:`chseg.slabs.filter_regions`.
+    store, backend
+        As for :func:`hierarchy`.
+
+    Returns
+    -------
+    chseg.slabs.SlabHierarchy
+        ``gather()``: the arrays of ``chseg.alpha_tree(volume).filter_regions(threshold)`` (or the single-linkage
+        tree's); ``cut(alpha)``: the filtered alpha cut, written slab by slab.
+
+    Raises
+    ------
+    ValueError
+        For an empty array, another dimension or pixel type, another attribute or tree, or a threshold that is not a
+        number.
+    """
+    from ._slab_filters import dask_filter_regions
+
+    return dask_filter_regions(array, threshold, attribute, tree, fully_connected, store, backend)
 
 
 def _block_tree(block, start, shape, fully_connected, backend):

@@ -111,3 +111,41 @@ def test_cupy_volume():
     assert_same(h.gather(backend="cpu"), expected)
     for t in thresholds(expected):
         assert np.array_equal(h.cut(t), host(expected.cut(t)))
+
+
+def test_dask_threads_uneven_chunks():
+    """chseg.dask.filter_regions on the threaded scheduler: uneven chunks along the first axis, several along the
+    others, both trees and connectivities; gathered and cut as the whole volume's."""
+    da = pytest.importorskip("dask.array")
+    import chseg.dask
+
+    volume = smooth((17, 9, 8), 66)
+    for full in (False, True):
+        array = da.from_array(volume, chunks=((5, 1, 7, 4), (5, 4), 8))
+        for tree in ("alpha_tree", "single_linkage"):
+            expected = expected_of(volume, 15, tree, full, "cpu")
+            h = chseg.dask.filter_regions(array, 15, tree=tree, fully_connected=full, backend="cpu")
+            assert h.bounds == [(0, 5), (5, 6), (6, 13), (13, 17)]
+            assert_same(h.gather(backend="cpu"), expected)
+            for t in thresholds(expected):
+                assert np.array_equal(h.cut(t), host(expected.cut(t)))
+    with pytest.raises(ValueError, match="tree"):
+        chseg.dask.filter_regions(da.zeros((4, 4), np.uint8), 3, tree="max_tree")
+
+
+def test_dask_local_cluster_with_a_store(cluster_client, tmp_path):
+    """On a LocalCluster of processes: the first run's saliencies and each slab's edges through a store the workers
+    share; the store left with the slabs and the mark only."""
+    da = pytest.importorskip("dask.array")
+    zarr = pytest.importorskip("zarr")
+    import chseg.dask
+
+    volume = smooth((14, 12, 10), 67)
+    expected = expected_of(volume, 20, "alpha_tree", True, "cpu")
+    chseg.dask.filter_regions(
+        da.from_array(volume, chunks=(4, 12, 10)), 20, fully_connected=True, store=tmp_path / "f", backend="cpu"
+    )
+    assert sorted(zarr.open_group(tmp_path / "f", mode="r").group_keys()) == [f"slab-00000{s}" for s in range(4)]
+    opened = chseg.slabs.SlabHierarchy.open(tmp_path / "f")
+    assert_same(opened.gather(backend="cpu"), expected)
+    assert np.array_equal(opened.cut(2), host(expected.cut(2)))
