@@ -21,8 +21,6 @@ each edge slab s owns is read there.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 import chseg
@@ -42,6 +40,7 @@ from ._slab_hierarchy import (
     _tour_sums,
     _Tree,
 )
+from ._trees import _filter_threshold
 from .dask import _after_offsets
 
 
@@ -141,11 +140,13 @@ class _FilterSpec(_Spec):
         super().__init__(shape, bounds, fully_connected, "area", backend)
         self.threshold, self.alpha, self.saliency, self.store = threshold, alpha, saliency, store
 
-    def coded(self, s, held=None):
-        """The first run's output of slab s: `held`, or in the list given, or in the store."""
+    def coded(self, s, held=None, keys=None):
+        """The first run's output of slab s: `held`, or in the list given, or in the store (its `keys` only)."""
         if held is not None:
             return held
-        return self.saliency[s] if self.saliency is not None else _store.read(self.store, f"saliency-{s:06d}")
+        if self.saliency is not None:
+            return self.saliency[s]
+        return _store.read(self.store, f"saliency-{s:06d}", keys)
 
     def read(self, volume, s):
         if not self.alpha:
@@ -157,7 +158,7 @@ class _FilterSpec(_Spec):
         if not self.alpha:
             return super().layer(volume, z)
         s = next(i for i, (a, _) in enumerate(self.bounds) if a == z)
-        return _into(s, self.coded(s))
+        return _into(s, self.coded(s, keys=("into",)))  # the next slab's: only its crossing's saliencies
 
     def crossing(self, low, high, z, tag):
         if not self.alpha:
@@ -183,9 +184,8 @@ def _check_filter(attribute, tree, threshold):
         raise ValueError(f"tree must be 'alpha_tree' or 'single_linkage', not {tree!r}")
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
         raise ValueError(f"threshold must be a number, not {threshold!r}")
-    if np.isnan(threshold):
-        raise ValueError("threshold must be a number, not NaN")
-    return {"filter_regions": {"tree": tree, "attribute": attribute, "threshold": float(threshold)}}
+    threshold = _filter_threshold(threshold, attribute)  # the whole-volume filters' check (NaN refused)
+    return {"filter_regions": {"tree": tree, "attribute": attribute, "threshold": threshold}}
 
 
 def filter_regions(
@@ -196,10 +196,9 @@ def filter_regions(
     meta = _check_filter(attribute, tree, threshold)
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
-    group = _store.open_store(store) if store is not None else None
-    store = None if store is None else os.fspath(store)
+    group, store = _store.opened(store)
     alpha = tree == "alpha_tree" and int(np.prod(shape)) > 1
-    try:
+    with _store.undone_on_failure(group):
         saliency = None
         if alpha:
             first = _SaliencySpec(shape, bounds, fully_connected, None, backend)
@@ -210,10 +209,6 @@ def filter_regions(
         h = SlabHierarchy(shape, bounds, fully_connected, meta, parts=[] if store is None else None)
         _passes(spec, volume, h, store)
         _drop_saliencies(alpha, store, len(bounds))
-    except BaseException:
-        if group is not None:
-            _store.discard(group)
-        raise
     return _finish(h, group, store)
 
 
@@ -229,7 +224,7 @@ def _stage_tree(spec: _FilterSpec, s, result):
 
 
 def _stage_into(spec: _FilterSpec, s, result):
-    return _into(s, spec.coded(s, result[0]))
+    return _into(s, spec.coded(s, result[0], keys=("into",)))
 
 
 def dask_filter_regions(array, threshold, attribute, tree, fully_connected, store, backend) -> SlabHierarchy:
@@ -242,8 +237,7 @@ def dask_filter_regions(array, threshold, attribute, tree, fully_connected, stor
     array, bounds = _dask_array(array)
     meta = _check_filter(attribute, tree, threshold)
     shape = tuple(int(x) for x in array.shape)
-    group = _store.open_store(store) if store is not None else None
-    store = None if store is None else os.fspath(store)
+    group, store = _store.opened(store)
     alpha = tree == "alpha_tree" and int(np.prod(shape)) > 1
     spec = _FilterSpec(shape, bounds, fully_connected, float(threshold), backend, alpha, None, store)
     delayed = dask.delayed

@@ -657,15 +657,10 @@ def hierarchy(
     shape = tuple(int(x) for x in volume.shape)
     bounds = [(a, min(shape[0], a + slab)) for a in range(0, shape[0], slab)]
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    group = _store.open_store(store) if store is not None else None
-    store = os.fspath(store) if store is not None else None
+    group, store = _store.opened(store)
     h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store is not None else [])
-    try:
+    with _store.undone_on_failure(group):
         _passes(spec, volume, h, store)
-    except BaseException:
-        if group is not None:
-            _store.discard(group)
-        raise
     return _finish(h, group, store)
 
 
@@ -826,8 +821,7 @@ def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None
     _check_attribute(attribute, array.dtype)
     shape = tuple(int(x) for x in array.shape)
     spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    group = _store.open_store(store) if store is not None else None
-    store = os.fspath(store) if store is not None else None
+    group, store = _store.opened(store)
     delayed = dask.delayed
     blocks = array.to_delayed().ravel()
     n = len(bounds)
@@ -842,14 +836,10 @@ def _dask_finish(tasks, spec: _Spec, attribute, group, store, after=None) -> Sla
     SlabHierarchy (its attribute `attribute`), marked complete in the store."""
     from .dask import _dask
 
-    try:
+    with _store.undone_on_failure(group):
         results = _dask()[0].compute(*tasks)
         if after is not None:
             after()
-    except BaseException:
-        if group is not None:
-            _store.discard(group)
-        raise
     parts = None if store else [r[0] for r in results]
     h = SlabHierarchy(spec.shape, spec.bounds, spec.fully_connected, attribute, parts=parts)
     h.closure_bytes = max(r[1] for r in results)

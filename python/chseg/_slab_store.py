@@ -16,6 +16,7 @@ path and the bytes where it lacks them); a run that fails leaves no mark (and re
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
 import os
@@ -91,6 +92,22 @@ def open_store(store: Any):
     return group
 
 
+def opened(store: Any):
+    """(the store's group from open_store, its path), or (None, None) without a store."""
+    return (None, None) if store is None else (open_store(store), os.fspath(store))
+
+
+@contextlib.contextmanager
+def undone_on_failure(group):
+    """Removes what a run wrote to the store's group where the run fails (nothing without a store)."""
+    try:
+        yield
+    except BaseException:
+        if group is not None:
+            discard(group)
+        raise
+
+
 def discard(group) -> None:
     """Removes the slabs and closures a run wrote."""
     for name in list(group.group_keys()):
@@ -139,9 +156,10 @@ def write(store: Any, name: str, arrays: Dict[str, np.ndarray]) -> None:
         raise
 
 
-def read(store: Any, name: str) -> Dict[str, np.ndarray]:
+def read(store: Any, name: str, keys=None) -> Dict[str, np.ndarray]:
+    """The arrays of the subgroup `name` (those named in `keys`, or all)."""
     group = _zarr().open_group(os.fspath(store), mode="r")[name]
-    return {key: a[:] for key, a in group.arrays()}
+    return {key: a[:] for key, a in group.arrays() if keys is None or key in keys}
 
 
 def remove(store: Any, name: str) -> None:
