@@ -230,7 +230,8 @@ def _stage_into(spec: _FilterSpec, s, result):
 def dask_filter_regions(array, threshold, attribute, tree, fully_connected, store, backend) -> SlabHierarchy:
     """chseg.dask.filter_regions: the slabs are the array's chunks along its first axis; both runs' steps are tasks,
     the second run's slab trees taking the first run's outputs on the workers."""
-    from ._slab_hierarchy import _dask_array, _dask_finish, _dask_passes, _first, _last, _slab_tree
+    from ._slab_dask import _dask_array, _dask_finish, _dask_passes, _first, _last
+    from ._slab_hierarchy import _slab_tree
     from .dask import _dask
 
     dask = _dask()[0]

@@ -68,11 +68,11 @@ _HOLD_BYTES = 4 << 30
 class _Closure:
     """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0, sorted in `pid`), with what each
     pseudo-vertex carries (`fields`, one array each: area and corrected value; volume; depth, key, M and R for the
-    dynamics; see _Tree)."""
+    dynamics; see _Tree); `t`: the edges' second key where the run orders edges by (w, t, e) (else None)."""
 
-    def __init__(self, u, v, w, e, pid, fields=None):
+    def __init__(self, u, v, w, e, pid, fields=None, t=None):
         self.edges = (u, v, w, e)
-        self.pid, self.fields = pid, dict(fields or {})
+        self.pid, self.fields, self.t = pid, dict(fields or {}), t
 
     @staticmethod
     def empty():
@@ -86,7 +86,8 @@ class _Closure:
         return _Closure(z, z, np.zeros(0), z, pid, fields)
 
     def nbytes(self) -> int:
-        return sum(int(a.nbytes) for a in (*self.edges, self.pid, *self.fields.values()))
+        t = () if self.t is None else (self.t,)
+        return sum(int(a.nbytes) for a in (*self.edges, *t, self.pid, *self.fields.values()))
 
 
 def _range_max(values, lo, hi, xp=np):
@@ -160,13 +161,21 @@ def _tour_sums(kids, n, xp, a, b):
 
 
 class _Tree:
-    """The single-linkage dendrogram of a graph over voxel and pseudo-vertex ids (edges keyed by (w, e)), with the
-    quantities the closures and the hierarchy weights need; arrays of `xp` (NumPy, or CuPy on the device)."""
+    """The single-linkage dendrogram of a graph over voxel and pseudo-vertex ids (edges keyed by (w, e), or by
+    (w, t, e) where the parts carry a sixth array t), with the quantities the closures and the hierarchy weights need;
+    arrays of `xp` (NumPy, or CuPy on the device)."""
 
     def __init__(self, parts, pseudo: _Closure, attribute, backend, xp=np):
-        self.xp = xp
+        self.xp, self.pseudo, self.carry = xp, pseudo, None
+        self.nodes: dict = {}  # attributes of every node, where a run computes them (python/chseg/_slab_nodes.py)
         u, v, w, e, origin = (xp.concatenate([_as(xp, p[k]) for p in parts]) for k in range(5))
-        order = xp.argsort(e)  # ties in weight break by image edge index (unique), as in the whole volume
+        t = None
+        if any(len(p) > 5 for p in parts):
+            t = xp.concatenate([_as(xp, p[5]) if len(p) > 5 else xp.zeros(int(p[0].size)) for p in parts])
+            order = xp.lexsort(xp.stack([e, t]))  # ties in w break by t, then by image edge index
+            t = t[order]
+        else:
+            order = xp.argsort(e)  # ties in weight break by image edge index (unique), as in the whole volume
         u, v, w, e, origin = u[order], v[order], w[order], e[order], origin[order]
         self.vertices, inverse = xp.unique(xp.concatenate([u, v]), return_inverse=True)
         inverse = inverse.ravel()
@@ -176,6 +185,7 @@ class _Tree:
         )
         rank = _as(xp, dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
         self.w, self.e, self.origin = w[rank], e[rank], origin[rank]
+        self.t = None if t is None else t[rank]
         parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
         nodes = parents.size
         self.kids = _children(parents, xp)
@@ -201,14 +211,7 @@ class _Tree:
         self.parent_alt = self.alt[parents[:-1]]
         self.member = (xp.arange(nodes - 1) >= n) & (self.alt[:-1] == self.parent_alt)  # in its parent's plateau
         is_pseudo = self.vertices < 0
-        where = xp.searchsorted(_as(xp, pseudo.pid), self.vertices[is_pseudo])
-
-        def leaf(name, default):  # per leaf: what its pseudo-vertex carries, `default` for voxels
-            out = xp.full(n, default, np.float64)
-            if where.size:
-                out[is_pseudo] = _as(xp, pseudo.fields[name])[where]
-            return out
-
+        leaf = self.leaf
         if attribute == "dynamics":
             self._dynamics(leaf, is_pseudo)
             return
@@ -230,6 +233,18 @@ class _Tree:
         self.carry = {"area": self.area, "corr": xp.concatenate([corr, xp.zeros(1)])}
         if attribute == "volume":
             self.carry["volume"] = value
+
+    def leaf(self, name, default):
+        """Per leaf: what its pseudo-vertex carries (field `name`), `default` for voxels."""
+        xp = self.xp
+        if not hasattr(self, "_where"):  # the leaves that are pseudo-vertices, and where they are in pseudo.pid
+            is_pseudo = self.vertices < 0
+            self._where = is_pseudo, xp.searchsorted(_as(xp, self.pseudo.pid), self.vertices[is_pseudo])
+        is_pseudo, where = self._where
+        out = xp.full(self.n, default, np.float64)
+        if where.size:
+            out[is_pseudo] = _as(xp, self.pseudo.fields[name])[where]
+        return out
 
     def _plateau_max(self, items):
         """For every member c of its parent's plateau (self.member): the largest items[d] over the nodes d below c
@@ -331,7 +346,7 @@ class _Tree:
 
         return counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0, rep
 
-    def closure(self, flags, attribute, counter) -> _Closure:
+    def closure(self, flags, counter) -> _Closure:
         """The closure of the flagged leaves, as edges (see the module's docstring)."""
         xp, n, kids = self.xp, self.n, self.kids
         has0, has1, rep = self.sides(flags)
@@ -345,7 +360,7 @@ class _Tree:
         fresh = xp.flatnonzero(~leaf)
         ids[fresh] = counter.take(int(fresh.size), xp)
         pseudo = _Closure.empty()
-        if attribute is not None:
+        if self.carry is not None:
             # the pseudo-vertices the closure keeps (old ones that stay leaves of it, and new ones), sorted by id; a
             # kept pseudo-vertex is a leaf here, with its own area and corrected area
             kept, node = ids[ids < 0], other[ids < 0]
@@ -355,7 +370,8 @@ class _Tree:
         u = xp.concatenate([rep(kids[both, 0]), rep(side)])
         v = xp.concatenate([rep(kids[both, 1]), ids])
         rows = xp.concatenate([both, one])
-        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.fields)
+        t = None if self.t is None else self.t[rows]
+        return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.fields, t)
 
 
 class _Counter:
@@ -408,19 +424,20 @@ def _closure_of(parts, pseudo, spec, layer, counter) -> _Closure:
     closure)."""
     if sum(int(p[0].size) for p in parts) == 0:
         return _Closure.empty()
-    t = _Tree(parts, pseudo, spec.attribute, spec.backend, spec.xp)
+    t = spec.tree(parts, pseudo)
     first = layer * spec.plane
-    return t.closure((t.vertices >= first) & (t.vertices < first + spec.plane), spec.attribute, counter)
+    return t.closure((t.vertices >= first) & (t.vertices < first + spec.plane), counter)
 
 
 def _carried(c: _Closure):
     u, v, w, e = c.edges
-    return u, v, w, e, np.full(u.size, _CARRIED, np.int8)
+    return (u, v, w, e, np.full(u.size, _CARRIED, np.int8)) + (() if c.t is None else (c.t,))
 
 
 def _tagged(edges, tag):
-    u, v, w, e = edges
-    return u, v, w, e, np.full(int(u.size), tag, np.int8)
+    """(u, v, w, e[, t]) edges with their origin: (u, v, w, e, origin[, t])."""
+    u, v, w, e = edges[:4]
+    return (u, v, w, e, np.full(int(u.size), tag, np.int8)) + tuple(edges[4:])
 
 
 def _digest(layer) -> str:
@@ -442,18 +459,56 @@ class SlabHierarchy:
         self.slots = len(_after_offsets(len(self.shape), fully_connected))
         #: The largest closure of a slab's border layer that a pass carried, in bytes (set by :func:`hierarchy`).
         self.closure_bytes = 0
+        #: The node attributes :meth:`node_attributes` computed (``part`` gives them).
+        self.node_names: tuple = ()
+        self._nodes = None
+
+    def node_attributes(self, names=("area", "volume", "height", "dynamics"), backend: str = "auto"):
+        """Computes the attributes ``names`` of every node of this hierarchy and keeps them with it (held, or in its
+        store, marked complete after them); ``part(s)`` then gives them for slab s's nodes, one per edge: the values
+        of ``gather().attribute(name)`` at those nodes (the leaves', not kept: area 1, the others 0). A second run
+        over the slabs, on the hierarchy's own edges (python/chseg/_slab_nodes.py: memory as :func:`hierarchy`'s).
+
+        Parameters
+        ----------
+        names : str or sequence of {'area', 'volume', 'height', 'dynamics'}, optional
+            Default all four. The volume takes whole-number hierarchy weights (those of 8- and 16-bit integer
+            volumes), exact in 64-bit integers.
+        backend : {'auto', 'cuda', 'cpu'}, optional
+            As for :func:`hierarchy`.
+
+        Returns
+        -------
+        SlabHierarchy
+            This hierarchy.
+
+        Raises
+        ------
+        ValueError
+            For another name, or the volume of hierarchy weights that are not whole numbers.
+        """
+        from ._slab_nodes import node_attributes
+
+        return node_attributes(self, names, backend)
 
     @classmethod
     def open(cls, store) -> "SlabHierarchy":
         """The hierarchy written to ``store`` by :func:`hierarchy` (ValueError for a store that is not complete)."""
         meta = _store.read_mark(store)
-        return cls(meta["shape"], meta["bounds"], meta["fully_connected"], meta["attribute"], store=os.fspath(store))
+        h = cls(meta["shape"], meta["bounds"], meta["fully_connected"], meta["attribute"], store=os.fspath(store))
+        h.node_names = _store.node_names(store)
+        return h
 
     def part(self, s: int, xp: Any = np):
         """Slab s's owned edges: ``edge`` (image edge indices, increasing, int64), ``weight`` and ``altitude`` (the
-        hierarchy weight), float64; arrays of ``xp`` (NumPy, or CuPy to decode them on the device)."""
+        hierarchy weight), float64, and the attributes of their nodes that :meth:`node_attributes` computed (float64,
+        named after them); arrays of ``xp`` (NumPy, or CuPy to decode them on the device)."""
         coded = self._parts[s] if self._parts is not None else _store.read(self.store, f"slab-{s:06d}")
-        return _store.decode(coded, _store.base_edge(self, s), xp)
+        out = _store.decode(coded, _store.base_edge(self, s), xp)
+        if self.node_names:
+            nodes = self._nodes[s] if self._nodes is not None else _store.read(self.store, f"node-{s:06d}")
+            out.update({k: xp.asarray(nodes[k]).astype(np.float64) for k in self.node_names})
+        return out
 
     def gather(self, backend: str = "auto") -> Any:
         """The whole dendrogram: the arrays of ``chseg.single_linkage(volume)`` (no attribute) or of
@@ -550,6 +605,10 @@ class _Spec:
     def layer(self, volume, z):
         return _to_numpy(volume[z : z + 1])[0]
 
+    def tree(self, parts, pseudo: _Closure) -> "_Tree":
+        """The tree of a partial graph, with what its closures carry."""
+        return _Tree(parts, pseudo, self.attribute, self.backend, self.xp)
+
     def emit(self, s, whole: "_Tree"):
         """What slab s gives from its partial tree: its owned edges with their hierarchy weights, coded."""
         mine = whole.origin <= _INTO
@@ -599,7 +658,7 @@ def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_lay
     if sum(int(p[0].size) for p in parts) == 0:  # a one-voxel volume
         return _store.encode({"edge": np.zeros(0, np.int64), "weight": np.zeros(0), "altitude": np.zeros(0)}, 0)
     xp = spec.xp
-    return spec.emit(s, _Tree(parts, _merged(xp, before, after), spec.attribute, spec.backend, xp))
+    return spec.emit(s, spec.tree(parts, _merged(xp, before, after)))
 
 
 def _check_attribute(attribute, dtype):
@@ -709,6 +768,8 @@ def _keep(closure: _Closure, store, name):
     narrowest dtype that holds them; read back as float64, as the partial trees take them)."""
     u, v, w, e = closure.edges
     fields = {"field_" + k: _store._narrow(a) for k, a in closure.fields.items()}
+    if closure.t is not None:
+        fields["t"] = _store._narrow(closure.t)
     arrays = dict(u=u, v=v, w=_store._narrow(w), e=e, pid=closure.pid, **fields)
     _store.write(store, name, {k: _to_numpy(a) for k, a in arrays.items()})
     return name
@@ -719,7 +780,8 @@ def _load(kept, store) -> _Closure:
         return kept
     f = _store.read(store, kept)
     fields = {k[len("field_") :]: a.astype(np.float64) for k, a in f.items() if k.startswith("field_")}
-    return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields)
+    t = f["t"].astype(np.float64) if "t" in f else None
+    return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields, t)
 
 
 def _emit(h: SlabHierarchy, s: int, owned, store, prefix="slab"):
@@ -742,105 +804,3 @@ def _finish(h: SlabHierarchy, group, store):
         )
         h.store = store
     return h
-
-
-def _first(block):
-    return _to_numpy(block[0])
-
-
-def _last(block):
-    return _to_numpy(block[-1])
-
-
-def _owned_task(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first, store):
-    """A Dask task: slab s's owned edges, written to the store (returning their count) or returned; and the larger
-    closure's bytes."""
-    owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
-    size = max(before.nbytes(), after.nbytes())
-    if store is None:
-        return owned, size
-    _store.write(store, f"{spec.prefix}-{s:06d}", owned)
-    return None, size
-
-
-def _dask_passes(spec: _Spec, trees, firsts, lasts, store):
-    """The two passes as Dask tasks over each slab's tree and first and last layers (delayed objects): R(s) in a
-    chain from the last slab, C(s) in a chain from the first, each slab's output from its partial tree."""
-    from .dask import _dask
-
-    delayed = _dask()[0].delayed
-    n = len(spec.bounds)
-    right: List[Any] = [None] * (n + 1)
-    right[n] = _Closure.empty()
-    for s in reversed(range(1, n)):
-        right[s] = delayed(_right_step)(spec, s, trees[s], right[s + 1], lasts[s], firsts[s + 1] if s + 1 < n else None)
-    left: List[Any] = [_Closure.empty()]  # left[s] = C(s - 1)
-    for s in range(n - 1):
-        left.append(delayed(_left_step)(spec, s, trees[s], left[s], lasts[s - 1] if s else None, firsts[s]))
-    return [
-        delayed(_owned_task)(
-            spec,
-            s,
-            trees[s],
-            left[s],
-            right[s + 1],
-            lasts[s - 1] if s else None,
-            firsts[s],
-            lasts[s],
-            firsts[s + 1] if s + 1 < n else None,
-            store,
-        )
-        for s in range(n)
-    ]
-
-
-def _dask_array(array):
-    """A 2D or 3D Dask array of a pixel type the slabs take, rechunked whole along every axis but the first, and its
-    slabs' bounds."""
-    from .dask import _SL_TYPES, _dask
-
-    _, da = _dask()
-    if not isinstance(array, da.Array):
-        array = da.from_array(array)
-    if array.ndim not in (2, 3) or array.size == 0:
-        raise ValueError(f"array must be a non-empty 2D or 3D array, not of shape {array.shape}")
-    if np.dtype(array.dtype).newbyteorder("=") not in _SL_TYPES:
-        raise ValueError(f"array must hold 8-, 16-, 32-bit integers, float32 or float64, not {array.dtype}")
-    array = array.rechunk({a: -1 for a in range(1, array.ndim)})
-    edges = np.concatenate([[0], np.cumsum(array.chunks[0])]).astype(int)
-    return array, [(int(edges[i]), int(edges[i + 1])) for i in range(len(edges) - 1)]
-
-
-def dask_hierarchy(array: Any, attribute=None, fully_connected=False, store=None, backend="auto") -> SlabHierarchy:
-    """chseg.dask.hierarchy: the slabs are the array's chunks along its first axis (the other axes rechunked whole);
-    each slab's tree, each closure step and each slab's owned edges are tasks (module docstring)."""
-    from .dask import _dask
-
-    dask = _dask()[0]
-    array, bounds = _dask_array(array)
-    _check_attribute(attribute, array.dtype)
-    shape = tuple(int(x) for x in array.shape)
-    spec = _Spec(shape, bounds, fully_connected, attribute, backend)
-    group, store = _store.opened(store)
-    delayed = dask.delayed
-    blocks = array.to_delayed().ravel()
-    n = len(bounds)
-    trees = [delayed(_slab_tree)(spec, s, blocks[s]) for s in range(n)]
-    firsts = [delayed(_first)(blocks[s]) for s in range(n)]
-    lasts = [delayed(_last)(blocks[s]) for s in range(n)]
-    return _dask_finish(_dask_passes(spec, trees, firsts, lasts, store), spec, attribute, group, store)
-
-
-def _dask_finish(tasks, spec: _Spec, attribute, group, store, after=None) -> SlabHierarchy:
-    """Computes the slabs' output tasks (then `after`), removing what they wrote where they fail, and gives their
-    SlabHierarchy (its attribute `attribute`), marked complete in the store."""
-    from .dask import _dask
-
-    with _store.undone_on_failure(group):
-        results = _dask()[0].compute(*tasks)
-        if after is not None:
-            after()
-    parts = None if store else [r[0] for r in results]
-    h = SlabHierarchy(spec.shape, spec.bounds, spec.fully_connected, attribute, parts=parts)
-    h.closure_bytes = max(r[1] for r in results)
-    return _finish(h, group, store)

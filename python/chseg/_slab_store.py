@@ -28,6 +28,7 @@ import numpy as np
 from ._dask_chunks import _to_numpy
 
 _MARK = "chseg_slab_hierarchy"
+_NODES = "chseg_slab_nodes"  # the names of the node attributes (SlabHierarchy.node_attributes), written after them
 _CHUNK = 1 << 20
 _FIELDS = ("edge", "weight", "altitude")
 
@@ -86,8 +87,9 @@ def open_store(store: Any):
     zarr = _zarr()
     path = os.fspath(store)
     group = zarr.open_group(path, mode="a")
-    if _MARK in group.attrs:
-        del group.attrs[_MARK]  # complete only once this run ends
+    for key in (_MARK, _NODES):
+        if key in group.attrs:
+            del group.attrs[key]  # complete only once this run ends
     discard(group)
     return group
 
@@ -111,8 +113,27 @@ def undone_on_failure(group):
 def discard(group) -> None:
     """Removes the slabs and closures a run wrote."""
     for name in list(group.group_keys()):
-        if name.startswith(("slab-", "right-", "saliency-")):
+        if name.startswith(("slab-", "right-", "saliency-", "node-")):
             del group[name]
+
+
+def discard_nodes(store: Any) -> None:
+    """Removes the node attributes of a hierarchy's store (their mark first) and a run's closures."""
+    group = _zarr().open_group(os.fspath(store), mode="a")
+    if _NODES in group.attrs:
+        del group.attrs[_NODES]
+    for name in list(group.group_keys()):
+        if name.startswith(("node-", "right-")):
+            del group[name]
+
+
+def mark_nodes(store: Any, names) -> None:
+    _zarr().open_group(os.fspath(store), mode="a").attrs[_NODES] = list(names)
+
+
+def node_names(store: Any) -> tuple:
+    """The node attributes a complete store holds (none where they were not computed or not finished)."""
+    return tuple(_zarr().open_group(os.fspath(store), mode="r").attrs.get(_NODES, ()))
 
 
 def read_mark(store: Any) -> Dict[str, Any]:

@@ -54,6 +54,7 @@ __all__ = [
     "filter_regions",
     "hierarchy",
     "label",
+    "node_attributes",
     "single_linkage_tree",
     "statistics",
     "to_zarr",
@@ -533,9 +534,36 @@ def hierarchy(
     ValueError
         For an empty array, another dimension or pixel type, or another attribute.
     """
-    from ._slab_hierarchy import dask_hierarchy
+    from ._slab_dask import dask_hierarchy
 
     return dask_hierarchy(array, attribute, fully_connected, store, backend)
+
+
+def node_attributes(hierarchy: Any, names=("area", "volume", "height", "dynamics"), backend: str = "auto") -> Any:
+    """The attributes of every node of a hierarchy over slabs (``chseg.dask.hierarchy``'s or
+    ``chseg.slabs.hierarchy``'s), computed as Dask tasks: :meth:`chseg.slabs.SlabHierarchy.node_attributes`'s second
+    run over the slabs, each slab's part read and its partial tree built on a worker (their GPU when they have one),
+    the closures in two chains of tasks. With a store, the workers write the attributes there (a path they all see).
+
+    Parameters
+    ----------
+    hierarchy : chseg.slabs.SlabHierarchy
+    names, backend
+        As for :meth:`chseg.slabs.SlabHierarchy.node_attributes`.
+
+    Returns
+    -------
+    chseg.slabs.SlabHierarchy
+        ``hierarchy``; ``part(s)`` gives the attributes of slab s's nodes.
+
+    Raises
+    ------
+    ValueError
+        As :meth:`chseg.slabs.SlabHierarchy.node_attributes` does.
+    """
+    from ._slab_nodes import node_attributes as nodes
+
+    return nodes(hierarchy, names, backend, dask=True)
 
 
 def filter_regions(

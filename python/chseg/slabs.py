@@ -18,7 +18,8 @@ the final edges of each slab are handed to the caller as they come (:func:`spann
 gathers them into the dendrogram that ``chseg.single_linkage`` gives the whole volume, array by array
 (python/tests/test_slabs.py; docs/python-package.md, "Slabs"). The hierarchies over slabs (partial trees, cuts
 written slab by slab): :func:`hierarchy` (python/chseg/_slab_hierarchy.py); the alpha-tree's and the single-linkage
-tree's area filter over slabs: :func:`filter_regions` (python/chseg/_slab_filters.py).
+tree's area filter over slabs: :func:`filter_regions` (python/chseg/_slab_filters.py); the area, volume, height and
+dynamics of every node of such a hierarchy: :meth:`SlabHierarchy.node_attributes` (python/chseg/_slab_nodes.py).
 """
 
 from __future__ import annotations
