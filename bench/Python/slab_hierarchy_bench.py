@@ -6,7 +6,11 @@ chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hi
 one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
-                            [--no-whole] [--no-dask]
+                            [--no-whole] [--no-dask] [--nodes]
+
+With --nodes, also the area, volume, height and dynamics of every node of the hierarchy by area
+(SlabHierarchy.node_attributes, into its store), checked node by node against Dendrogram.attribute of the whole
+volume's hierarchy and against Higra's attribute_area / _volume / _height / _dynamics of its own hierarchy (timed).
 
 With --cluster-gpus N, also chseg.dask.hierarchy on a local cluster of N worker processes, process i seeing only
 GPU i (bench/Python/dask_bench.py's spread_cluster).
@@ -97,6 +101,7 @@ def main():
         help="no whole-volume hierarchy, gather nor checks (sizes a device cannot hold whole)",
     )
     ap.add_argument("--no-dask", action="store_true", help="no chseg.dask.hierarchy on the threaded scheduler")
+    ap.add_argument("--nodes", action="store_true", help="also the node attributes of the hierarchy by area")
     args = ap.parse_args()
     if args.no_whole and not args.no_higra:
         ap.error("--no-whole needs --no-higra (Higra's hierarchies are checked against the whole volume's)")
@@ -149,6 +154,8 @@ def main():
             w.clusters(10)
         chseg.dask.hierarchy(small, "area")
         chseg.watershed_hierarchy(small, "area").cut(50)
+        if args.nodes:
+            w.node_attributes()
 
     step("warm-up (16 x 64 x 64)", warm_up)
     store = os.path.join(args.work, "hierarchy")
@@ -171,6 +178,22 @@ def main():
         return labels
 
     step("3 cuts to zarr", cuts, cut_store)
+    names = ("area", "volume", "height", "dynamics")
+    if args.nodes:
+        before = du(store)
+        step("node_attributes (4)", lambda: h.node_attributes(names), store)
+        results["steps"]["node_attributes (4)"]["store_bytes"] -= before  # the attributes' own bytes
+
+    def nodes_equal(expected):
+        """Each slab's node attributes against arrays over the whole hierarchy's nodes (`expected`: name -> array)."""
+        edges = host(ws.edges).astype(np.int64)
+        order = np.argsort(edges)
+        equal = True
+        for s in range(h.num_slabs):
+            part = h.part(s)
+            rank = order[np.searchsorted(edges[order], part["edge"])]
+            equal &= all(bool(np.array_equal(part[k], expected[k][n + rank])) for k in names)
+        return equal
     import dask.array as da
 
     dask_store = os.path.join(args.work, "hierarchy-dask")
@@ -198,11 +221,11 @@ def main():
             for k in ("edge", "weight", "altitude")
         )
     whole = None
+    host = chseg._arrays.host
     if not args.no_whole:
         whole = source[:]
         ws = step("watershed_hierarchy (whole)", lambda: chseg.watershed_hierarchy(whole, "area"))
         gathered = step("gather", lambda: h.gather())
-        host = chseg._arrays.host
         results["gather_equal"] = all(
             np.array_equal(host(getattr(gathered, k)), host(getattr(ws, k)))
             for k in ("parents", "weights", "edges", "u", "v")
@@ -211,6 +234,8 @@ def main():
         for t in thresholds:
             h.cut(t, out=cut_out)
             results["cuts_equal"] &= bool(np.array_equal(cut_out[:], host(ws.cut(t))))
+        if args.nodes:
+            results["nodes_equal"] = nodes_equal({k: ws.attribute(k) for k in names})
         if args.dynamics:
             dyn_store = os.path.join(args.work, "hierarchy-dynamics")
             hd = step(
@@ -250,6 +275,12 @@ def main():
         results["higra_equal"] = bool(
             np.array_equal(host(ws.parents), tree.parents()) and np.array_equal(host(ws.weights), alt[n:])
         )
+        if args.nodes:
+            theirs = step(
+                "higra attributes (4)",
+                lambda: {k: getattr(hg, f"attribute_{k}")(tree, *([alt] if k != "area" else [])) for k in names},
+            )
+            results["higra_nodes_equal"] = nodes_equal(theirs)  # Higra's tree has the whole hierarchy's node ids
         if args.dynamics:
             tree, alt = step(
                 "higra watershed_by_dynamics",
