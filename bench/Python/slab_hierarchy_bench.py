@@ -194,6 +194,7 @@ def main():
             rank = order[np.searchsorted(edges[order], part["edge"])]
             equal &= all(bool(np.array_equal(part[k], expected[k][n + rank])) for k in names)
         return equal
+
     import dask.array as da
 
     dask_store = os.path.join(args.work, "hierarchy-dask")

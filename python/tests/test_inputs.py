@@ -195,6 +195,40 @@ def test_threads_give_the_single_threaded_results():
         assert np.array_equal(got, want)
 
 
+@gpu
+def test_threads_with_volumes_of_different_shapes():
+    """Engines whose kernels size their shared memory by the volume's shape, from threads at once (as Dask's threaded
+    scheduler runs slabs of uneven chunks): each result is the single-threaded one. (A kernel's shared-memory limit is
+    the process's: one call lowering it under another's launch failed so before it only rose.)"""
+    rng = np.random.default_rng(5)
+    shapes = [(1, 9, 8), (5, 9, 8), (7, 9, 8), (3, 40, 50), (2, 3, 4), (64, 70), (9, 300)]
+    volumes = [rng.integers(0, 9, shape).astype(np.uint8) for shape in shapes]
+
+    def run(volume):
+        sl = chseg.single_linkage(volume, fully_connected=True, backend="cuda")
+        alpha = chseg.alpha_tree(volume, fully_connected=True, backend="cuda")
+        return [np.asarray(chseg._arrays.host(x)) for x in (sl.parents, sl.weights, sl.edges, alpha.cut(3))]
+
+    expected = [run(v) for v in volumes]
+    failures, results = [], {}
+
+    def work(i):
+        try:
+            for _ in range(20):
+                results[i] = run(volumes[i])
+        except Exception as exc:  # noqa: BLE001 - reported below with its volume
+            failures.append((shapes[i], exc))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(volumes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    for i, want in enumerate(expected):
+        assert all(np.array_equal(a, b) for a, b in zip(results[i], want)), shapes[i]
+
+
 def test_itk_images_keep_their_geometry():
     itk = pytest.importorskip("itk")
     array = (np.random.default_rng(3).random((12, 20, 30)) < 0.4).astype(np.uint8)

@@ -77,7 +77,7 @@ LaunchConstruction(const TPixel *       dPixels,
     uint64_t((g.nx + s.x - 1) / s.x) * uint64_t((g.ny + s.y - 1) / s.y) * uint64_t((g.nz + s.z - 1) / s.z);
   const size_t shared = TileSharedBytes(s.Pixels(), g.slots);
   auto         kernel = TileTreeKernel<TPixel, kInsertAll>;
-  CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  detail::AllowDynamicShared(kernel, shared, device);
   kernel<<<unsigned(tiles), s.Pixels(), shared, stream>>>(
     dPixels, g, components, distance, s, dParent, dLevel, dInserted);
   CHS_CUDA_CHECK_LAUNCH("TileTreeKernel");
@@ -250,8 +250,9 @@ RunLevelTail(const TSource &               src,
   TailRootsKernel<TSource>
     <<<(tailItems + 255) / 256 + 1, 256, 0, stream>>>(src, beginList, countPtr, tail, st, roots.get());
   CHS_CUDA_CHECK_LAUNCH("TailRootsKernel");
-  CHS_CUDA_CHECK(
-    cudaFuncSetAttribute(LevelTailKernel<TSource>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tailBytes)));
+  int device = 0;
+  CHS_CUDA_CHECK(cudaGetDevice(&device));
+  detail::AllowDynamicShared(LevelTailKernel<TSource>, tailBytes, device);
   LevelTailKernel<TSource><<<1, kTailThreads, tailBytes, stream>>>(
     src, lost, levelList, beginList, countPtr, tail, kSmallLevelEdges, roots.get(), st, overflow.get());
   CHS_CUDA_CHECK_LAUNCH("LevelTailKernel");
@@ -372,8 +373,7 @@ TileStageAndLoop(const TPixel *          dPixels,
     detail::DeviceBuffer<uint32_t> counts(cells, stream, &tracker), offsets(cells, stream, &tracker),
       crossCounts(cells, stream, &tracker);
     static_assert(sizeof(TPixel) == 1, "the tile stage sorts 8-bit level codes");
-    CHS_CUDA_CHECK(
-      cudaFuncSetAttribute(TileLevelKernel<TPixel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tg.shared)));
+    detail::AllowDynamicShared(TileLevelKernel<TPixel>, tg.shared, device);
     const TileOutput out{ tileEntries.get(), counts.get(), crossCounts.get(), st.nodeParent, st.nodeLevel, st.nodeMin,
                           st.current,        st.uf,        st.stamp,          st.nodes,      forceRefs,    st.n };
     TileLevelKernel<TPixel><<<tg.tiles, tg.threads, tg.shared, stream>>>(dPixels, g, tg, out);

@@ -216,6 +216,20 @@ ZeroHost(void * host, uint64_t bytes, const ExecutionContext & context);
 unsigned
 GridStrideBlocks(uint64_t items, unsigned threads, int device);
 
+/** Lets `kernel` launch with `bytes` of dynamic shared memory on `device`. The limit is an attribute of the function,
+ * shared by every thread of the process, so it only rises (set under a lock where a call needs more than any before):
+ * a call needing less cannot lower it between another thread's setting and that thread's launch (Dask's threaded
+ * scheduler builds slabs of different shapes at once, each launch sized by its own shape). */
+void
+AllowDynamicSharedBytes(const void * kernel, size_t bytes, int device);
+
+template <typename TKernel>
+void
+AllowDynamicShared(TKernel * kernel, size_t bytes, int device)
+{
+  AllowDynamicSharedBytes(reinterpret_cast<const void *>(kernel), bytes, device);
+}
+
 /** The order in which a grid-stride loop visits the voxels of an nx x ny x nz image (ForEachVoxel in
  * Common/chsDeviceHelpers.cuh). In raster order the threads that run at one time hold a run of consecutive voxels,
  * less than a slice of a large volume, whose neighbours across z lie a slice away: kernels that follow pointers from

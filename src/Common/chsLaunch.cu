@@ -2,7 +2,10 @@
 #include "chsCudaCommon.cuh"
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace chs
 {
@@ -16,6 +19,19 @@ GridStrideBlocks(uint64_t items, unsigned threads, int device)
   CHS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint64_t needed = (items + threads - 1) / threads;
   return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(needed, uint64_t(sms) * 16)));
+}
+
+void
+AllowDynamicSharedBytes(const void * kernel, size_t bytes, int device)
+{
+  static std::mutex                                     mutex;
+  static std::map<std::pair<const void *, int>, size_t> allowed; // the limit set so far, per function and device
+  const std::lock_guard<std::mutex>                     lock(mutex);
+  size_t &                                              most = allowed[{ kernel, device }];
+  if (bytes <= most)
+    return;
+  CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  most = bytes;
 }
 
 namespace

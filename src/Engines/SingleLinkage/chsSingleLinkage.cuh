@@ -196,7 +196,7 @@ ImageSpanningTree(const TPixel *          dPixels,
   if (!keys.Wide() && (n * graph.slots) >> 32)
     throw std::logic_error("32-bit edge keys for an image of 2^32 edge slots or more");
   auto kernel = keys.Wide() ? TileBoruvkaKernel<TPixel, true> : TileBoruvkaKernel<TPixel, false>;
-  CHS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tiles.shared)));
+  detail::AllowDynamicShared(kernel, tiles.shared, device);
   const unsigned r = BoruvkaOnDevice(
     n,
     n * graph.slots,
