@@ -33,11 +33,25 @@ ones T has there, and slab s owns them. Each slab's owned edges get their hierar
 The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
 
+Runs. A closure's one-sided nodes on one path between two-sided nodes (or a flagged leaf) that share a weight form a
+run; the closure keeps it as one node (the top one's key) over one pseudo-vertex for all the run absorbs (areas and
+volumes summed, corrected values: the largest). That is exact for what any other slab reads from the closure: a
+closure R(s) holds edges of slabs s.. only, whose image edge indices (the earlier voxel's index times the slots, plus
+the slot) exceed those of every edge of the slabs before and of the edges into slab s; a causal closure C(s) holds
+edges of slabs ..s whose one-sided nodes lie below slab s's last layer (an edge inside that layer joins two of its
+voxels: two-sided), so their indices are below those of the edges from it to the next slab and beyond. So a node
+outside the run with the run's weight comes before all of it or after all of it (ties in weight break by index), and
+a node of another weight sees all of it or none: only the run's own inner nodes, which other slabs own and weigh in
+their own partial trees, would see it in part. The corrected value of a plateau at the run's weight takes the largest
+corrected value below it, which the merged pseudo-vertex carries. Where edges carry a second key (the node attributes'
+run) a run also shares it. Runs are not merged for the dynamics, whose chains and ties need every node's depth and key.
+
 Memory: one slab, its minimum spanning tree, the partial tree's graph (the slab plus the two closures) and the owned
 edges (coded, python/chseg/_slab_store.py: 9 bytes a voxel for a uint8 volume's hierarchy by area; to a Zarr store
-with ``store``). The closures hold the border layers' voxels and the nodes above them that merge regions: no bound
-smaller than the nodes above a layer holds for every volume (a region that absorbs many small ones on its way up keeps
-one pseudo-vertex each); ``SlabHierarchy.closure_bytes`` gives the largest.
+with ``store``). The closures hold the border layers' voxels, a node for each merge of their regions and one for each
+run: bounded by the layer's voxels times the weights a path through them takes (not by the volume beyond, which
+single runs stand for: measured ``SlabHierarchy.closure_bytes``, the largest). The dynamics' closures keep every
+node above the layer (one pseudo-vertex for each region a border region absorbs on its way up).
 """
 
 from __future__ import annotations
@@ -347,15 +361,21 @@ class _Tree:
         return counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0, rep
 
     def closure(self, flags, counter) -> _Closure:
-        """The closure of the flagged leaves, as edges (see the module's docstring)."""
+        """The closure of the flagged leaves, as edges (see the module's docstring), its runs merged where what the
+        pseudo-vertices carry adds up (area, volume, corrected value: not the dynamics')."""
         xp, n, kids = self.xp, self.n, self.kids
         has0, has1, rep = self.sides(flags)
         both = xp.flatnonzero(has0 & has1)
         one = xp.flatnonzero(has0 ^ has1)
         side = xp.where(has0[one], kids[one, 0], kids[one, 1])
         other = xp.where(has0[one], kids[one, 1], kids[one, 0])
+        carry = self.carry or {}
+        if set(carry) <= {"area", "corr", "volume"}:
+            one, side, other, fields = self._runs(one, side, other, has0 ^ has1)
+        else:
+            fields = {k: a[other] for k, a in carry.items()}
         ids = xp.empty(one.size, np.int64)
-        leaf = other < n
+        leaf = (other >= 0) & (other < n)
         ids[leaf] = self.vertices[other[leaf]]  # a voxel or a pseudo-vertex stays itself
         fresh = xp.flatnonzero(~leaf)
         ids[fresh] = counter.take(int(fresh.size), xp)
@@ -363,15 +383,49 @@ class _Tree:
         if self.carry is not None:
             # the pseudo-vertices the closure keeps (old ones that stay leaves of it, and new ones), sorted by id; a
             # kept pseudo-vertex is a leaf here, with its own area and corrected area
-            kept, node = ids[ids < 0], other[ids < 0]
-            by = xp.argsort(kept)
-            node = node[by]
-            pseudo = _Closure.pseudo(kept[by], {k: a[node] for k, a in self.carry.items()})
+            kept = xp.flatnonzero(ids < 0)
+            by = kept[xp.argsort(ids[kept])]
+            pseudo = _Closure.pseudo(ids[by], {k: a[by] for k, a in fields.items()})
         u = xp.concatenate([rep(kids[both, 0]), rep(side)])
         v = xp.concatenate([rep(kids[both, 1]), ids])
         rows = xp.concatenate([both, one])
         t = None if self.t is None else self.t[rows]
         return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.fields, t)
+
+    def _runs(self, one, side, other, is_one):
+        """The closure's one-sided nodes merged into runs: nodes on one path between two-sided nodes (or flagged
+        leaves) with one key weight (and second key), which become one node, the top one's key, over one
+        pseudo-vertex for all they absorb (area and volume summed, corrected value the largest; the module's
+        docstring says why that is exact). Returns per run its top row, side child, its single node's other child
+        (-1 for several) and the merged fields; nodes of infinite weight stay alone."""
+        xp, n = self.xp, self.n
+        if one.size == 0:
+            return one, side, other, {k: a[other] for k, a in (self.carry or {}).items()}
+        follow = side >= n
+        follow[follow] = is_one[side[follow] - n]
+        up = xp.arange(self.parents.size, dtype=np.int64)
+        up[n + one[follow]] = side[follow]  # down the side child while it is one-sided: the run's path's bottom
+        bottom = _jump(up, xp)[n + one]
+        w = self.w[one]
+        second = self.t[one] if self.t is not None else xp.zeros(one.size)
+        bottom = xp.where(xp.isfinite(w), bottom, -1 - one)
+        order = xp.lexsort(xp.stack([one.astype(np.float64), second, w, bottom.astype(np.float64)]))
+        one, side, other, bottom, w, second = (a[order] for a in (one, side, other, bottom, w, second))
+        start = xp.ones(one.size, bool)
+        start[1:] = (bottom[1:] != bottom[:-1]) | (w[1:] != w[:-1]) | (second[1:] != second[:-1])
+        first = xp.flatnonzero(start)
+        last = xp.concatenate([first[1:], xp.asarray([one.size], dtype=first.dtype)]) - 1
+        fields = {}
+        for k, a in (self.carry or {}).items():
+            values = a[other]
+            if k == "corr":  # the largest of each run: its last once sorted by run and value
+                group = xp.cumsum(start) - 1
+                fields[k] = values[xp.lexsort(xp.stack([values.astype(np.float64), group.astype(np.float64)]))][last]
+            else:
+                total = xp.concatenate([xp.zeros(1, values.dtype), xp.cumsum(values)])
+                fields[k] = total[last + 1] - total[first]
+        single = xp.where(last == first, other[first], -1)
+        return one[last], side[last], single, fields
 
 
 class _Counter:

@@ -142,6 +142,26 @@ def test_alpha_cuts_are_the_alpha_trees(backend, shape, fully_connected, levels,
         assert np.array_equal(h.cut(alpha), host(tree.cut(alpha))), alpha
 
 
+def test_closures_are_bounded_by_the_border(backend):
+    """Runs merged: the largest closure of a matrix with grains barely grows with the volume beyond the slab (it grew
+    with it before, as the dynamics' closures, whose runs are kept, still do)."""
+    rng = np.random.default_rng(52)
+
+    def volume(depth):
+        v = np.full((depth, 24, 24), 40, np.int16) + rng.integers(-6, 7, (depth, 24, 24))
+        for _ in range(depth * 3):
+            z, y, x = rng.integers(0, depth), rng.integers(0, 21), rng.integers(0, 21)
+            v[z, y : y + 3, x : x + 3] = rng.integers(80, 200)
+        return v.clip(0, 255).astype(np.uint8)
+
+    for attribute in (None, "area", "volume", "dynamics"):
+        shallow, deep = (chseg.slabs.hierarchy(volume(d), 2, attribute, backend=backend).closure_bytes for d in (8, 64))
+        if attribute == "dynamics":
+            assert deep > 4 * shallow, (shallow, deep)
+        else:
+            assert deep < 1.5 * shallow, (attribute, shallow, deep)
+
+
 def test_plateau_through_every_slab(backend):
     image = spiral(20)
     for full in (False, True):
