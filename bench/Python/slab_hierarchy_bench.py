@@ -6,7 +6,11 @@ chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hi
 one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
-                            [--no-whole] [--no-dask] [--nodes]
+                            [--no-whole] [--no-dask] [--nodes] [--thresholds T ...] [--reuse]
+
+With --reuse, what an earlier call left in DIR is taken instead of made again (the volume, the hierarchies by area
+and dynamics where their stores are complete, the node attributes where the store holds them; such steps are
+recorded as reused): a volume too large for one call's time limit runs over several calls on one machine.
 
 With --nodes, also the area, volume, height and dynamics of every node of the hierarchy by area
 (SlabHierarchy.node_attributes, into its store), checked node by node against Dendrogram.attribute of the whole
@@ -15,8 +19,9 @@ volume's hierarchy and against Higra's attribute_area / _volume / _height / _dyn
 With --cluster-gpus N, also chseg.dask.hierarchy on a local cluster of N worker processes, process i seeing only
 GPU i (bench/Python/dask_bench.py's spread_cluster).
 
-The volume: grains (balls of random grey levels 80..200) in a matrix of 40, with noise of +-6 on every voxel (uint8),
-written to DIR/volume.zarr in chunks of one slab. Recorded per step: wall seconds, the process's peak resident memory
+The volume: grains (balls of random grey levels 80..200, radii 3..9, one per 6,000 voxels) in a matrix of 40, with
+noise of +-6 on every voxel (uint8), written to DIR/volume.zarr slab by slab in chunks of one slab (the grains drawn
+once, each slab's noise from its own generator: the host holds one slab of it at a time). Recorded per step: wall seconds, the process's peak resident memory
 after it (ru_maxrss: the steps run in the order listed, so a step's figure includes the ones before), the device's
 peak used memory sampled by nvidia-smi every 50 ms during it, and the bytes of the stores it wrote. Checks: the
 gathered slab hierarchy equals chseg.watershed_hierarchy of the whole volume array by array, every cut equals that
@@ -52,6 +57,42 @@ def volume_of(shape, seed=65):
         out[lo[0] : hi[0], lo[1] : hi[1], lo[2] : hi[2]][inside] = v
     out += rng.integers(-6, 7, shape).astype(np.int16)
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def write_volume(path, shape, slab, seed=65):
+    """volume_of's kind of volume written slab by slab into a new Zarr array at `path` (its attribute 'complete' set
+    last): the same grains as volume_of(shape, seed), each slab's noise from a generator of its own; slabs made on
+    threads (the noise, clipping and compression release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import zarr
+
+    rng = np.random.default_rng(seed)
+    count = max(4, int(np.prod(shape) / 6000))
+    centres = rng.random((count, 3)) * np.array(shape)
+    radii = rng.uniform(3, 9, count)
+    levels = rng.integers(80, 200, count)
+    array = zarr.create_array(store=path, shape=shape, chunks=(slab,) + tuple(shape[1:]), dtype=np.uint8, overwrite=True)
+
+    def make(a):
+        b = min(shape[0], a + slab)
+        block = np.full((b - a,) + tuple(shape[1:]), 40, np.int16)
+        near = np.flatnonzero((centres[:, 0] + radii >= a) & (centres[:, 0] - radii < b))
+        for (cz, cy, cx), r, v in zip(centres[near], radii[near], levels[near]):
+            lo = [max(a, int(cz - r)), max(0, int(cy - r)), max(0, int(cx - r))]
+            hi = [min(b, int(cz + r) + 1), min(shape[1], int(cy + r) + 1), min(shape[2], int(cx + r) + 1)]
+            if lo[0] >= hi[0]:
+                continue
+            gz, gy, gx = np.ogrid[lo[0] : hi[0], lo[1] : hi[1], lo[2] : hi[2]]
+            inside = (gz - cz) ** 2 + (gy - cy) ** 2 + (gx - cx) ** 2 <= r * r
+            block[lo[0] - a : hi[0] - a, lo[1] : hi[1], lo[2] : hi[2]][inside] = v
+        block += np.random.default_rng([seed, a]).integers(-6, 7, block.shape, dtype=np.int8)
+        array[a:b] = np.clip(block, 0, 255).astype(np.uint8)
+
+    with ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as pool:
+        list(pool.map(make, range(0, shape[0], slab)))
+    array.attrs["complete"] = True
+    return array
 
 
 class DevicePeak:
@@ -102,6 +143,8 @@ def main():
     )
     ap.add_argument("--no-dask", action="store_true", help="no chseg.dask.hierarchy on the threaded scheduler")
     ap.add_argument("--nodes", action="store_true", help="also the node attributes of the hierarchy by area")
+    ap.add_argument("--thresholds", type=float, nargs="*", default=[50, 500, 5000], help="the cuts' (none: no cut)")
+    ap.add_argument("--reuse", action="store_true", help="take what an earlier call left in --work")
     args = ap.parse_args()
     if args.no_whole and not args.no_higra:
         ap.error("--no-whole needs --no-higra (Higra's hierarchies are checked against the whole volume's)")
@@ -112,17 +155,38 @@ def main():
     import zarr
 
     shape = tuple(args.shape)
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
-    volume = volume_of(shape)
-    source = zarr.create_array(
-        store=os.path.join(args.work, "volume.zarr"), shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint8
-    )
-    source[:] = volume
-    del volume
-    source = zarr.open_array(os.path.join(args.work, "volume.zarr"), mode="r")
+    if not args.reuse:
+        shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work, exist_ok=True)
     n = int(np.prod(shape))
     results = {"shape": list(shape), "slab": args.slab, "voxels": n, "steps": {}}
+    volume_path = os.path.join(args.work, "volume.zarr")
+
+    def reusable_volume():
+        try:
+            old = zarr.open_array(volume_path, mode="r")
+        except Exception:  # noqa: BLE001 - none, or not an array: made again
+            return False
+        return old.shape == shape and old.chunks[0] == args.slab and bool(old.attrs.get("complete"))
+
+    if args.reuse and reusable_volume():
+        results["volume"] = "reused"
+    else:
+        start = time.perf_counter()
+        write_volume(volume_path, shape, args.slab)
+        results["volume_seconds"] = time.perf_counter() - start
+    source = zarr.open_array(volume_path, mode="r")
+
+    def reused(store, attribute):
+        """The complete hierarchy by `attribute` an earlier call left in `store` (with --reuse), else None."""
+        if not args.reuse:
+            return None
+        try:
+            old = chseg.slabs.SlabHierarchy.open(store)
+        except ValueError:
+            return None
+        same = old.shape == shape and old.attribute == attribute and old.bounds[0] == (0, min(args.slab, shape[0]))
+        return old if same else None
 
     def step(name, fn, store=None):
         with DevicePeak() as dev:
@@ -159,16 +223,22 @@ def main():
 
     step("warm-up (16 x 64 x 64)", warm_up)
     store = os.path.join(args.work, "hierarchy")
-    h = step(
-        "slabs.hierarchy area",
-        lambda: chseg.slabs.hierarchy(source, args.slab, "area", store=store),
-        store,
-    )
-    results["closure_bytes"] = h.closure_bytes
-    results["store_bytes_per_voxel"] = du(store) / n
+    h = reused(store, "area")
+    if h is None:
+        h = step(
+            "slabs.hierarchy area",
+            lambda: chseg.slabs.hierarchy(source, args.slab, "area", store=store),
+            store,
+        )
+        results["closure_bytes"] = h.closure_bytes
+        results["store_bytes_per_voxel"] = du(store) / n
+    else:
+        results["steps"]["slabs.hierarchy area"] = "reused"
     cut_store = os.path.join(args.work, "cuts.zarr")
-    cut_out = zarr.create_array(store=cut_store, shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint32)
-    thresholds = [50, 500, 5000]
+    cut_out = zarr.create_array(
+        store=cut_store, shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint32, overwrite=True
+    )
+    thresholds = args.thresholds
 
     def cuts():
         labels = {}
@@ -177,12 +247,27 @@ def main():
             labels[t] = int(np.asarray(cut_out[-1:]).max())  # a read-back of the last layer, as a user would check
         return labels
 
-    step("3 cuts to zarr", cuts, cut_store)
+    if thresholds:
+        results["cut_labels_last_layer"] = step(f"{len(thresholds)} cuts to zarr", cuts, cut_store)
     names = ("area", "volume", "height", "dynamics")
-    if args.nodes:
+    if args.nodes and set(h.node_names) >= set(names):
+        results["steps"]["node_attributes (4)"] = "reused"
+    elif args.nodes:
         before = du(store)
         step("node_attributes (4)", lambda: h.node_attributes(names), store)
         results["steps"]["node_attributes (4)"]["store_bytes"] -= before  # the attributes' own bytes
+    hd = None
+    dyn_store = os.path.join(args.work, "hierarchy-dynamics")
+    if args.dynamics:
+        hd = reused(dyn_store, "dynamics")
+        if hd is None:
+            hd = step(
+                "slabs.hierarchy dynamics",
+                lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
+                dyn_store,
+            )
+        else:
+            results["steps"]["slabs.hierarchy dynamics"] = "reused"
 
     def nodes_equal(expected):
         """Each slab's node attributes against arrays over the whole hierarchy's nodes (`expected`: name -> array)."""
@@ -232,18 +317,12 @@ def main():
             for k in ("parents", "weights", "edges", "u", "v")
         )
         results["cuts_equal"] = True
-        for t in thresholds:
+        for t in thresholds or [500]:
             h.cut(t, out=cut_out)
             results["cuts_equal"] &= bool(np.array_equal(cut_out[:], host(ws.cut(t))))
         if args.nodes:
             results["nodes_equal"] = nodes_equal({k: ws.attribute(k) for k in names})
-        if args.dynamics:
-            dyn_store = os.path.join(args.work, "hierarchy-dynamics")
-            hd = step(
-                "slabs.hierarchy dynamics",
-                lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
-                dyn_store,
-            )
+        if hd is not None:
             wd = step("watershed_hierarchy dynamics (whole)", lambda: chseg.watershed_hierarchy(whole, "dynamics"))
             gd = hd.gather()
             results["dynamics_gather_equal"] = all(
@@ -290,19 +369,15 @@ def main():
             results["higra_dynamics_equal"] = bool(
                 np.array_equal(host(wd.parents), tree.parents()) and np.array_equal(host(wd.weights), alt[n:])
             )
-            results["steps"]["slabs.hierarchy dynamics"]["vs_higra"] = (
-                results["steps"]["higra watershed_by_dynamics"]["seconds"]
-                / results["steps"]["slabs.hierarchy dynamics"]["seconds"]
-            )
-    for name in (
-        "slabs.hierarchy area",
-        "dask.hierarchy area (threads)",
-        f"dask.hierarchy area ({args.cluster_gpus} GPUs)",
+    for name, peer in (
+        ("slabs.hierarchy area", "higra watershed_by_area"),
+        ("dask.hierarchy area (threads)", "higra watershed_by_area"),
+        (f"dask.hierarchy area ({args.cluster_gpus} GPUs)", "higra watershed_by_area"),
+        ("slabs.hierarchy dynamics", "higra watershed_by_dynamics"),
     ):
-        if "higra watershed_by_area" in results["steps"] and name in results["steps"]:
-            results["steps"][name]["vs_higra"] = (
-                results["steps"]["higra watershed_by_area"]["seconds"] / results["steps"][name]["seconds"]
-            )
+        ours, theirs = results["steps"].get(name), results["steps"].get(peer)
+        if isinstance(ours, dict) and isinstance(theirs, dict):  # both measured in this call (not reused)
+            ours["vs_higra"] = theirs["seconds"] / ours["seconds"]
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     print(json.dumps({k: v for k, v in results.items() if k != "steps"}))
