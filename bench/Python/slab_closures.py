@@ -64,7 +64,9 @@ def main():
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
     for s in steps:
-        print(f"{s['step']:8s} edges {s['edges']:10d} pseudo-vertices {s['pseudo_vertices']:10d} bytes {s['bytes']:12d}")
+        print(
+            f"{s['step']:8s} edges {s['edges']:10d} pseudo-vertices {s['pseudo_vertices']:10d} bytes {s['bytes']:12d}"
+        )
     print(f"{seconds:.2f} s, largest closure {h.closure_bytes} bytes ({h.closure_bytes / plane:.1f} a layer voxel)")
 
 

@@ -21,9 +21,10 @@ GPU i (bench/Python/dask_bench.py's spread_cluster).
 
 The volume: grains (balls of random grey levels 80..200, radii 3..9, one per 6,000 voxels) in a matrix of 40, with
 noise of +-6 on every voxel (uint8), written to DIR/volume.zarr slab by slab in chunks of one slab (the grains drawn
-once, each slab's noise from its own generator: the host holds one slab of it at a time). Recorded per step: wall seconds, the process's peak resident memory
-after it (ru_maxrss: the steps run in the order listed, so a step's figure includes the ones before), the device's
-peak used memory sampled by nvidia-smi every 50 ms during it, and the bytes of the stores it wrote. Checks: the
+once, each slab's noise from its own generator: the host holds a few slabs at a time). Recorded per step: wall
+seconds, the process's peak resident memory after it (ru_maxrss: the steps run in the order listed, so a step's
+figure includes the ones before), the device's peak used memory sampled by nvidia-smi every 50 ms during it, and the
+bytes of the stores it wrote. Checks: the
 gathered slab hierarchy equals chseg.watershed_hierarchy of the whole volume array by array, every cut equals that
 dendrogram's cut, and Higra's hierarchy (canonize_tree=False, edges in the module's order) has its parents and
 altitudes.
@@ -72,7 +73,9 @@ def write_volume(path, shape, slab, seed=65):
     centres = rng.random((count, 3)) * np.array(shape)
     radii = rng.uniform(3, 9, count)
     levels = rng.integers(80, 200, count)
-    array = zarr.create_array(store=path, shape=shape, chunks=(slab,) + tuple(shape[1:]), dtype=np.uint8, overwrite=True)
+    array = zarr.create_array(
+        store=path, shape=shape, chunks=(slab,) + tuple(shape[1:]), dtype=np.uint8, overwrite=True
+    )
 
     def make(a):
         b = min(shape[0], a + slab)
