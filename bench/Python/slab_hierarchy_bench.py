@@ -224,19 +224,21 @@ def main():
         if args.nodes:
             w.node_attributes()
 
+    def hierarchy_step(attribute, store):
+        """chseg.slabs.hierarchy by `attribute` into `store`, timed, or what an earlier call left there (--reuse)."""
+        name = f"slabs.hierarchy {attribute}"
+        old = reused(store, attribute)
+        if old is not None:
+            results["steps"][name] = "reused"
+            return old
+        return step(name, lambda: chseg.slabs.hierarchy(source, args.slab, attribute, store=store), store)
+
     step("warm-up (16 x 64 x 64)", warm_up)
     store = os.path.join(args.work, "hierarchy")
-    h = reused(store, "area")
-    if h is None:
-        h = step(
-            "slabs.hierarchy area",
-            lambda: chseg.slabs.hierarchy(source, args.slab, "area", store=store),
-            store,
-        )
+    h = hierarchy_step("area", store)
+    if isinstance(results["steps"]["slabs.hierarchy area"], dict):
         results["closure_bytes"] = h.closure_bytes
         results["store_bytes_per_voxel"] = du(store) / n
-    else:
-        results["steps"]["slabs.hierarchy area"] = "reused"
     cut_store = os.path.join(args.work, "cuts.zarr")
     cut_out = zarr.create_array(
         store=cut_store, shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint32, overwrite=True
@@ -259,18 +261,7 @@ def main():
         before = du(store)
         step("node_attributes (4)", lambda: h.node_attributes(names), store)
         results["steps"]["node_attributes (4)"]["store_bytes"] -= before  # the attributes' own bytes
-    hd = None
-    dyn_store = os.path.join(args.work, "hierarchy-dynamics")
-    if args.dynamics:
-        hd = reused(dyn_store, "dynamics")
-        if hd is None:
-            hd = step(
-                "slabs.hierarchy dynamics",
-                lambda: chseg.slabs.hierarchy(source, args.slab, "dynamics", store=dyn_store),
-                dyn_store,
-            )
-        else:
-            results["steps"]["slabs.hierarchy dynamics"] = "reused"
+    hd = hierarchy_step("dynamics", os.path.join(args.work, "hierarchy-dynamics")) if args.dynamics else None
 
     def nodes_equal(expected):
         """Each slab's node attributes against arrays over the whole hierarchy's nodes (`expected`: name -> array)."""
