@@ -540,6 +540,17 @@ class SlabHierarchy:
         ------
         ValueError
             For another name, or the volume of hierarchy weights that are not whole numbers.
+
+        Examples
+        --------
+        >>> import numpy as np, chseg, chseg.slabs
+        >>> volume = np.random.default_rng(0).integers(0, 4, (8, 9, 10)).astype(np.uint8)
+        >>> h = chseg.slabs.hierarchy(volume, 3, "area", backend="cpu").node_attributes(("area", "dynamics"))
+        >>> whole = chseg.watershed_hierarchy(volume, "area", backend="cpu")
+        >>> edges = whole.edges.astype(np.int64)
+        >>> rank = np.argsort(edges)[np.searchsorted(np.sort(edges), h.part(1)["edge"])]  # slab 1's nodes in whole
+        >>> bool((h.part(1)["dynamics"] == whole.attribute("dynamics")[volume.size + rank]).all())
+        True
         """
         from ._slab_nodes import node_attributes
 
