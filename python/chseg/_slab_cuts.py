@@ -8,7 +8,7 @@ from typing import Any, List
 
 import numpy as np
 
-from . import _slab_hierarchy
+from . import _slab_hierarchy, _slab_kernels
 from ._dask_chunks import _to_numpy
 from ._slab_common import _find
 from .dask import _after_offsets
@@ -16,7 +16,10 @@ from .dask import _after_offsets
 
 def _components(u, v, count, xp):
     """Each vertex's smallest vertex id in its connected component of the graph (u, v) on `count` vertices: hooking
-    of roots to smaller roots and pointer jumping (Shiloach-Vishkin), for device arrays."""
+    of roots to smaller roots and pointer jumping (Shiloach-Vishkin), the way for device arrays (CuPy's: a union-find
+    kernel, python/chseg/_slab_kernels.py)."""
+    if xp is not np:
+        return _slab_kernels.components(u, v, count)
     p = xp.arange(count, dtype=np.int64)
     while u.size:
         pu, pv = p[u], p[v]

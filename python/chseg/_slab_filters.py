@@ -148,9 +148,12 @@ class _FilterSpec(_Spec):
             return self.saliency[s]
         return _store.read(self.store, f"saliency-{s:06d}", keys)
 
-    def read(self, volume, s):
+    def fetch(self, volume, s):
+        return None if self.alpha else super().fetch(volume, s)
+
+    def read(self, volume, s, block=None):
         if not self.alpha:
-            return super().read(volume, s)
+            return super().read(volume, s, block)
         coded = self.coded(s)
         return _saliency_tree(self, s, coded), _into(s, coded), _last_token(self, s)
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional
 
 import numpy as np
@@ -166,7 +167,7 @@ def _tour_sums(kids, n, xp, a, b):
     nxt[end - 1] = end  # the root's exit
     nxt[end] = end
     if xp is not np:
-        return _slab_kernels.rank(nxt, a, b)  # the loop below, a launch a round
+        return _slab_kernels.rank(nxt, a, b)  # by sublists: linear work, where the loop below takes log rounds
     while bool((nxt[:end] != end).any()):
         a = a + a[nxt]
         b = b + b[nxt]
@@ -661,10 +662,15 @@ class _Spec:
     #: The name of each slab's output in a store (its index after a dash).
     prefix = "slab"
 
-    def read(self, volume, s):
-        """Slab s's own minimum spanning tree and its first and last layers (the crossings' inputs)."""
+    def fetch(self, volume, s):
+        """Slab s's voxels as `read` takes them (None: `read` reads what it needs itself)."""
         a, b = self.bounds[s]
-        block = volume[a:b]
+        return volume[a:b]
+
+    def read(self, volume, s, block=None):
+        """Slab s's own minimum spanning tree and its first and last layers (the crossings' inputs); `block`: what
+        fetch gave, read ahead."""
+        block = self.fetch(volume, s) if block is None else block
         return _slab_tree(self, s, block), _to_numpy(block[0]), _to_numpy(block[-1])
 
     def layer(self, volume, z):
@@ -788,18 +794,26 @@ def hierarchy(
     return _finish(h, group, store)
 
 
+def _ahead(spec: _Spec, volume, order):
+    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile (a
+    Zarr store's decoding overlaps the device's work)."""
+    with ThreadPoolExecutor(1) as pool:
+        coming = pool.submit(spec.fetch, volume, order[0]) if order else None
+        for i, s in enumerate(order):
+            block = coming.result()
+            if i + 1 < len(order):
+                coming = pool.submit(spec.fetch, volume, order[i + 1])
+            yield s, spec.read(volume, s, block)
+
+
 def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     bounds, nslabs = spec.bounds, len(spec.bounds)
-
-    def read(s):
-        return spec.read(volume, s)
 
     # Anti-causal pass: R(s) for s = last .. 1 (slab s - 1's partial tree needs it); each slab's border digests.
     right: List[Any] = [None] * (nslabs + 1)
     digests = {}
     after, next_first, held = _Closure.empty(), None, 0
-    for s in reversed(range(nslabs)):
-        tree, first_layer, last_layer = read(s)
+    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(reversed(range(nslabs)))):
         digests[s] = (_digest(first_layer), _digest(last_layer))
         if store is None or held + after.nbytes() <= _HOLD_BYTES:
             right[s + 1], held = after, held + after.nbytes()
@@ -811,9 +825,8 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
         next_first = first_layer
     # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree.
     before, prev_last = _Closure.empty(), None
-    for s in range(nslabs):
+    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(range(nslabs))):
         a, b = bounds[s]
-        tree, first_layer, last_layer = read(s)
         if (_digest(first_layer), _digest(last_layer)) != digests[s]:
             raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
         next_first = spec.layer(volume, b) if s + 1 < nslabs else None

@@ -80,7 +80,10 @@ class _NodeSpec(_Spec):
         q = p + step[e % len(offsets)]
         return p, q, alt, e, w, p >= self.bounds[s][0] * self.plane
 
-    def read(self, h, s):
+    def fetch(self, h, s):
+        return None  # read decodes slab s's part itself
+
+    def read(self, h, s, block=None):
         p, q, alt, e, w, inside = edges = self._edges(h, s)
         tree = self._slab_tree(s, p[inside], q[inside], alt[inside], e[inside], w[inside])
         return tree, self._into(edges), np.array([s])

@@ -351,6 +351,50 @@ def test_device_kernels_equal_the_numpy_ways():
         assert np.array_equal(expected, [values[a:b].max(initial=-np.inf) for a, b in zip(lo, hi)])
         got = sh._range_max(cupy.asarray(values), cupy.asarray(lo), cupy.asarray(hi), cupy)
         assert np.array_equal(expected, cupy.asnumpy(got))
+    # a chain (the deepest tree: one sublist after another along its tour)
+    n = 50000
+    chain = chseg.single_linkage_graph(np.arange(1, n), np.arange(n - 1), np.arange(n - 1), n, backend="cpu")
+    kids = sh._children(chain.parents.astype(np.int64), np)
+    on_host = sh._euler_preorder(kids, n, np)
+    on_device = sh._euler_preorder(cupy.asarray(kids), n, cupy)
+    assert all(np.array_equal(a, cupy.asnumpy(b)) for a, b in zip(on_host, on_device))
+
+
+def _wyllie(nxt, a, b):
+    """Suffix sums along lists ending at self-loops (counts 0 there), by pointer jumping in NumPy."""
+    while not np.array_equal(nxt[nxt], nxt):
+        a, b, nxt = a + a[nxt], b + b[nxt], nxt[nxt]
+    return a + a[nxt], b + b[nxt]
+
+
+@needs_cupy
+@pytest.mark.parametrize("size, lists", [(1, 1), (5, 2), (31, 1), (33, 1), (1000, 1), (1000, 7), (100000, 40)])
+def test_device_list_ranking_and_components_equal_the_numpy_ways(size, lists):
+    """The list ranking by sublists (every list's head and end start one, and every 32nd element) and the union-find
+    components give what pointer jumping and Shiloach-Vishkin hooking give in NumPy: several lists in a random
+    order, random counts; random graphs, a chain, no edge."""
+    import cupy
+    from chseg import _slab_cuts, _slab_kernels
+
+    rng = np.random.default_rng(size + lists)
+    order = rng.permutation(size)
+    cuts = np.sort(rng.choice(np.arange(1, size), min(lists, size) - 1, replace=False)) if size > 1 else []
+    nxt = np.arange(size, dtype=np.int64)
+    a, b = rng.integers(-5, 9, size), rng.integers(0, 3, size)
+    for part in np.split(order, cuts):
+        nxt[part[:-1]] = part[1:]  # the last of each list points to itself, with counts 0
+        a[part[-1]] = b[part[-1]] = 0
+    expected = _wyllie(nxt, a, b)
+    got = _slab_kernels.rank(*(cupy.asarray(x) for x in (nxt, a, b)))
+    assert all(np.array_equal(x, cupy.asnumpy(y)) for x, y in zip(expected, got))
+    for u, v in (
+        (rng.integers(0, size, size // 2), rng.integers(0, size, size // 2)),
+        (np.arange(1, size), np.arange(size - 1)),
+        (np.zeros(0, np.int64), np.zeros(0, np.int64)),
+    ):
+        expected = _slab_cuts._components(u, v, size, np)
+        got = _slab_cuts._components(cupy.asarray(u), cupy.asarray(v), size, cupy)
+        assert np.array_equal(expected, cupy.asnumpy(got))
 
 
 @needs_cupy
