@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -18,6 +19,20 @@ def _check(volume: Any, slab: Any) -> int:
     if isinstance(slab, (bool, np.bool_)) or not isinstance(slab, (int, np.integer)) or int(slab) < 1:
         raise ValueError(f"slab must be a whole number of layers, at least 1, not {slab!r}")
     return int(slab)
+
+
+def _read_ahead(read: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+    """read(x) for x in items, in order, the next one read on a thread while the caller works on this one (a Zarr
+    store's decoding overlaps the device's work; one read ahead at most)."""
+    if not len(items):
+        return
+    with ThreadPoolExecutor(1) as pool:
+        coming = pool.submit(read, items[0])
+        for i in range(len(items)):
+            value = coming.result()
+            if i + 1 < len(items):
+                coming = pool.submit(read, items[i + 1])
+            yield value
 
 
 def _crossing(low, high, layer, shape, fully_connected):

@@ -4,13 +4,14 @@ region's first voxel; and the key of the m-th lightest merge for SlabHierarchy.c
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List
 
 import numpy as np
 
 from . import _slab_hierarchy, _slab_kernels
 from ._dask_chunks import _to_numpy
-from ._slab_common import _find
+from ._slab_common import _find, _read_ahead
 from .dask import _after_offsets
 
 
@@ -38,12 +39,12 @@ def _components(u, v, count, xp):
     return p
 
 
-def _slab_labels(h, s: int, threshold, xp):
-    """Slab s's regions by its own kept edges: labels 0 .. k-1 in order of first voxel, the sorted first voxels (slab
-    ids); and the kept edges that come into it from the slab before (global voxel ids)."""
+def _slab_labels(h, s: int, coded, threshold, xp):
+    """Slab s's regions by its own kept edges (`coded`: h._coded(s)): labels 0 .. k-1 in order of first voxel, the
+    sorted first voxels (slab ids); and the kept edges that come into it from the slab before (global voxel ids)."""
     plane = int(np.prod(h.shape[1:]))
     a, b = h.bounds[s]
-    part = h.part(s, xp)  # decoded on the device where the regions are found
+    part = h._decoded(s, coded, xp)  # decoded on the device where the regions are found
     edge, altitude, weight = part["edge"], part["altitude"], part["weight"]
     a_max, w_max, e_max = threshold  # the largest (altitude, weight, edge) kept
     kept = edge[(altitude < a_max) | ((altitude == a_max) & ((weight < w_max) | ((weight == w_max) & (edge <= e_max))))]
@@ -78,9 +79,10 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
     pairs_a: List[np.ndarray] = []
     pairs_b: List[np.ndarray] = []
     previous = None  # the slab before's labels and region names
-    for s in range(h.num_slabs):
+    slabs = range(h.num_slabs)
+    for s, coded in zip(slabs, _read_ahead(h._coded, slabs)):
         a = h.bounds[s][0]
-        labels, first, p, q = _slab_labels(h, s, threshold, xp)
+        labels, first, p, q = _slab_labels(h, s, coded, threshold, xp)
         names = first + a * plane  # global first voxel of each region
         counts.append(int(first.size))
         if previous is not None and p.size:
@@ -109,9 +111,11 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
     root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
     root_labels = np.zeros(root_names.size, np.int64)
     members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
-    for s in range(h.num_slabs):
+
+    def final_labels(s, coded):
+        """Slab s's labels (a host array of the slab's shape, out's dtype)."""
         a, b = h.bounds[s]
-        labels, first, _, _ = _slab_labels(h, s, threshold, xp)  # again: pass 1 keeps no slab's labels
+        labels, first, _, _ = _slab_labels(h, s, coded, threshold, xp)  # again: pass 1 keeps no slab's labels
         names = first + a * plane
         # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
         # names before it that joined an earlier region
@@ -122,7 +126,17 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
         joined = xp.flatnonzero(in_class)
         joined = joined[root_x[m[joined]] != names[joined]]
         final[joined] = xp.asarray(root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
-        out[a:b] = _to_numpy(final[labels]).reshape((b - a,) + h.shape[1:]).astype(out.dtype, copy=False)
+        return _to_numpy(final[labels].astype(out.dtype, copy=False)).reshape((b - a,) + h.shape[1:])
+
+    with ThreadPoolExecutor(1) as writer:  # slab s written while slab s + 1 is labelled
+        written = None
+        for s, coded in zip(slabs, _read_ahead(h._coded, slabs)):
+            block = final_labels(s, coded)
+            if written is not None:
+                written.result()
+            written = writer.submit(out.__setitem__, slice(*h.bounds[s]), block)
+        if written is not None:
+            written.result()
     return out
 
 

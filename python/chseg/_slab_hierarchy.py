@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional
 
 import numpy as np
@@ -68,7 +67,7 @@ import chseg
 from . import _slab_kernels
 from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
-from ._slab_common import _check, _crossing, _ends, _find
+from ._slab_common import _check, _crossing, _ends, _find, _read_ahead
 from .dask import _after_offsets
 
 __all__ = ["SlabHierarchy", "hierarchy"]
@@ -569,10 +568,21 @@ class SlabHierarchy:
         """Slab s's owned edges: ``edge`` (image edge indices, increasing, int64), ``weight`` and ``altitude`` (the
         hierarchy weight), float64, and the attributes of their nodes that :meth:`node_attributes` computed (float64,
         named after them); arrays of ``xp`` (NumPy, or CuPy to decode them on the device)."""
+        return self._decoded(s, self._coded(s), xp)
+
+    def _coded(self, s: int):
+        """Slab s's part as held or stored (host arrays; what a thread reads ahead): edges, nodes' attributes."""
         coded = self._parts[s] if self._parts is not None else _store.read(self.store, f"slab-{s:06d}")
-        out = _store.decode(coded, _store.base_edge(self, s), xp)
+        nodes = None
         if self.node_names:
             nodes = self._nodes[s] if self._nodes is not None else _store.read(self.store, f"node-{s:06d}")
+        return coded, nodes
+
+    def _decoded(self, s: int, coded, xp: Any = np):
+        """part(s) from _coded(s)."""
+        edges, nodes = coded
+        out = _store.decode(edges, _store.base_edge(self, s), xp)
+        if nodes is not None:
             out.update({k: xp.asarray(nodes[k]).astype(np.float64) for k in self.node_names})
         return out
 
@@ -795,15 +805,9 @@ def hierarchy(
 
 
 def _ahead(spec: _Spec, volume, order):
-    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile (a
-    Zarr store's decoding overlaps the device's work)."""
-    with ThreadPoolExecutor(1) as pool:
-        coming = pool.submit(spec.fetch, volume, order[0]) if order else None
-        for i, s in enumerate(order):
-            block = coming.result()
-            if i + 1 < len(order):
-                coming = pool.submit(spec.fetch, volume, order[i + 1])
-            yield s, spec.read(volume, s, block)
+    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile."""
+    for s, block in zip(order, _read_ahead(lambda s: spec.fetch(volume, s), order)):
+        yield s, spec.read(volume, s, block)
 
 
 def _passes(spec: _Spec, volume, h: SlabHierarchy, store):

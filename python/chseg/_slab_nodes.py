@@ -61,10 +61,11 @@ class _NodeSpec(_Spec):
         self.names = names
         self.count = int(np.prod(h.shape))
 
-    def _edges(self, h: SlabHierarchy, s):
-        """Slab s's edges of the hierarchy: ends, altitude, image edge, weight, and whether inside the slab."""
+    def _edges(self, h: SlabHierarchy, s, coded=None):
+        """Slab s's edges of the hierarchy (`coded`: h._coded(s), read ahead, or None): ends, altitude, image edge,
+        weight, and whether inside the slab."""
         xp = self.xp
-        part = h.part(s, xp)
+        part = h._decoded(s, h._coded(s) if coded is None else coded, xp)
         e, alt, w = part["edge"], part["altitude"], part["weight"]
         if "volume" in self.names and e.size:
             top = float(xp.abs(alt).max())
@@ -81,10 +82,10 @@ class _NodeSpec(_Spec):
         return p, q, alt, e, w, p >= self.bounds[s][0] * self.plane
 
     def fetch(self, h, s):
-        return None  # read decodes slab s's part itself
+        return h._coded(s)
 
     def read(self, h, s, block=None):
-        p, q, alt, e, w, inside = edges = self._edges(h, s)
+        p, q, alt, e, w, inside = edges = self._edges(h, s, block)
         tree = self._slab_tree(s, p[inside], q[inside], alt[inside], e[inside], w[inside])
         return tree, self._into(edges), np.array([s])
 
