@@ -87,8 +87,12 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
         counts.append(int(first.size))
         if previous is not None and p.size:
             prev_labels, prev_names, prev_a = previous
-            pairs_a.append(_to_numpy(prev_names[prev_labels[p - prev_a * plane]]))
-            pairs_b.append(_to_numpy(names[labels[q - a * plane]]))
+            lp, lq = prev_labels[p - prev_a * plane], labels[q - a * plane]
+            if prev_names.size * first.size < 2**63:  # each pair of regions once (a face's edges: up to a layer)
+                key = xp.unique(lp * first.size + lq)
+                lp, lq = key // first.size, key % first.size
+            pairs_a.append(_to_numpy(prev_names[lp]))
+            pairs_b.append(_to_numpy(names[lq]))
         previous = (labels, names, a)
     if pairs_a:
         pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
