@@ -1,6 +1,6 @@
 """Cuts of a chseg.slabs.SlabHierarchy written slab by slab: each slab's regions by its own kept edges (SciPy on the
-host, hooking and pointer jumping on the device), the merges across slab faces, the numbering in raster order of each
-region's first voxel; and the key of the m-th lightest merge for SlabHierarchy.clusters."""
+host, union-find on the device), the merges across slab faces, the numbering in raster order of each region's first
+voxel; and the key of the m-th lightest merge for SlabHierarchy.clusters."""
 
 from __future__ import annotations
 

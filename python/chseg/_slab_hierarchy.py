@@ -142,7 +142,7 @@ def _children(parents, xp):
 
 def _euler_preorder(kids, n, xp):
     """Each node's preorder position and subtree size (nodes) of a binary tree given by its children (root last), by
-    ranking its Euler tour with pointer jumping: the way for device arrays (SciPy's depth-first order is host only)."""
+    ranking its Euler tour (_tour_sums): the way for device arrays (SciPy's depth-first order is host only)."""
     nodes = 2 * n - 1
     end = 2 * nodes
     enters = xp.concatenate([xp.ones(nodes, np.int64), xp.zeros(nodes + 1, np.int64)])
@@ -155,7 +155,7 @@ def _euler_preorder(kids, n, xp):
 
 def _tour_sums(kids, n, xp, a, b):
     """Suffix sums of two counts given on the events of the binary tree's Euler tour (enter(x) = x, exit(x) = nodes +
-    x, then the end), ranked by pointer jumping."""
+    x, then the end), ranked by pointer jumping in NumPy, by sublists in CuPy (python/chseg/_slab_kernels.py)."""
     nodes = 2 * n - 1
     end = 2 * nodes
     nxt = xp.empty(end + 1, np.int64)
