@@ -12,6 +12,7 @@ from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
 from ._slab_hierarchy import (
     SlabHierarchy,
+    _border_step,
     _check_attribute,
     _Closure,
     _finish,
@@ -43,19 +44,22 @@ def _owned_task(spec: _Spec, s, tree, before, after, prev_last, first_layer, las
 
 
 def _dask_passes(spec: _Spec, trees, firsts, lasts, store):
-    """The two passes as Dask tasks over each slab's tree and first and last layers (delayed objects): R(s) in a
-    chain from the last slab, C(s) in a chain from the first, each slab's output from its partial tree."""
+    """The two passes as Dask tasks over each slab's tree and first and last layers (delayed objects): each slab's
+    border closure B(s) from its tree, R(s) in a chain from the last slab, C(s) in a chain from the first (both on
+    the borders' closures), each slab's output from its partial tree."""
     from .dask import _dask
 
     delayed = _dask()[0].delayed
     n = len(spec.bounds)
     right: List[Any] = [None] * (n + 1)
     right[n] = _Closure.empty()
+    borders = [delayed(_border_step)(spec, s, trees[s]) for s in range(n)] if n > 1 else []
     for s in reversed(range(1, n)):
-        right[s] = delayed(_right_step)(spec, s, trees[s], right[s + 1], lasts[s], firsts[s + 1] if s + 1 < n else None)
+        nxt = firsts[s + 1] if s + 1 < n else None
+        right[s] = delayed(_right_step)(spec, s, borders[s], right[s + 1], lasts[s], nxt)
     left: List[Any] = [_Closure.empty()]  # left[s] = C(s - 1)
     for s in range(n - 1):
-        left.append(delayed(_left_step)(spec, s, trees[s], left[s], lasts[s - 1] if s else None, firsts[s]))
+        left.append(delayed(_left_step)(spec, s, borders[s], left[s], lasts[s - 1] if s else None, firsts[s]))
     return [
         delayed(_owned_task)(
             spec,

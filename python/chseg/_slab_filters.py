@@ -34,12 +34,12 @@ from ._slab_hierarchy import (
     _as,
     _engine,
     _finish,
-    _passes,
     _range_max,
     _Spec,
     _tour_sums,
     _Tree,
 )
+from ._slab_passes import _passes
 from ._trees import _filter_threshold
 from .dask import _after_offsets
 

@@ -11,11 +11,14 @@ reaches S: its area and its corrected attribute ride on the pseudo-vertex). Krus
 rebuilds the closure with every node's key, parent and area.
 
 Slabs split the volume along its first axis; L(s) and F(s) are slab s's last and first layers. Two passes:
-- anti-causal (s = last .. 0): R(s) = the closure of F(s) in the tree of R(s + 1) + the edges between L(s) and
-  F(s + 1) + slab s's own minimum spanning tree (chseg.single_linkage of the slab, on the GPU when there is one);
-  R(s) stands for slabs s.. (a tree on F(s)'s voxels and pseudo-vertices);
-- causal (s = 0 .. last): C(s) likewise from C(s - 1), the edges between L(s - 1) and F(s), and slab s; and the
-  *partial tree* of slab s, the tree of C(s - 1) + those edges + slab s + the edges to F(s + 1) + R(s + 1).
+- anti-causal (s = last .. 0): B(s) = the closure of F(s) and L(s) in the tree of slab s's own minimum spanning tree
+  (chseg.single_linkage of the slab, on the GPU when there is one), which stands for the slab in the chains below;
+  R(s) = the closure of F(s) in the tree of R(s + 1) + the edges between L(s) and F(s + 1) + B(s); R(s) stands for
+  slabs s.. (a tree on F(s)'s voxels and pseudo-vertices);
+- causal (s = 0 .. last): C(s) likewise from C(s - 1), the edges between L(s - 1) and F(s), and B(s); and the
+  *partial tree* of slab s, the tree of C(s - 1) + those edges + slab s (every edge of its minimum spanning tree) +
+  the edges to F(s + 1) + R(s + 1).
+So a slab takes two trees of its size (B(s), its partial tree); the chains' steps take trees of its border's size.
 Replacing a part of the volume by its closure keeps every minimax distance between the remaining vertices (cycle
 property) and every node above them with its area (a region that leaves the part's border layer only through its
 parent is a pseudo-vertex of that area), so the partial tree of slab s holds every ancestor of slab s's voxels with the
@@ -39,7 +42,9 @@ volumes summed, corrected values: the largest). That is exact for what any other
 closure R(s) holds edges of slabs s.. only, whose image edge indices (the earlier voxel's index times the slots, plus
 the slot) exceed those of every edge of the slabs before and of the edges into slab s; a causal closure C(s) holds
 edges of slabs ..s whose one-sided nodes lie below slab s's last layer (an edge inside that layer joins two of its
-voxels: two-sided), so their indices are below those of the edges from it to the next slab and beyond. So a node
+voxels: two-sided), so their indices are below those of the edges from it to the next slab and beyond; B(s) holds
+edges of slab s whose one-sided nodes lie below L(s) likewise, so the edges into slab s (and C(s - 1)'s) come before
+all of them and the edges out of it (and R(s + 1)'s) after. So a node
 outside the run with the run's weight comes before all of it or after all of it (ties in weight break by index), and
 a node of another weight sees all of it or none: only the run's own inner nodes, which other slabs own and weigh in
 their own partial trees, would see it in part. The corrected value of a plateau at the run's weight takes the largest
@@ -58,7 +63,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -67,12 +72,13 @@ import chseg
 from . import _slab_kernels
 from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
-from ._slab_common import _check, _crossing, _ends, _find, _read_ahead
+from ._slab_common import _check, _crossing, _ends, _find
 from .dask import _after_offsets
 
 __all__ = ["SlabHierarchy", "hierarchy"]
 
 _SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
+_C, _R, _B = 0, 1, 2  # the closures: C(s) (causal), R(s) (anti-causal), B(s) (a slab's border)
 _DEVICE_WAYS_ON_HOST = False  # testing: NumPy arrays take the device's ways (Euler tour preorder, hooking components)
 #: With a store, the first pass's closures are held (where they were made: on the device when the slabs run there)
 #: while they take at most this many bytes in all, and written to the store beyond.
@@ -473,14 +479,16 @@ def _jump(up, xp):
         up = nxt
 
 
-def _closure_of(parts, pseudo, spec, layer, counter) -> _Closure:
-    """The closure of the voxels of layer `layer` in the tree of the graph `parts` (no edge: one vertex, an empty
-    closure)."""
+def _closure_of(parts, pseudo, spec, layers, counter) -> _Closure:
+    """The closure of the voxels of the layers `layers` in the tree of the graph `parts` (no edge: one vertex, an
+    empty closure)."""
     if sum(int(p[0].size) for p in parts) == 0:
         return _Closure.empty()
     t = spec.tree(parts, pseudo)
-    first = layer * spec.plane
-    return t.closure((t.vertices >= first) & (t.vertices < first + spec.plane), counter)
+    flags = t.xp.zeros(t.n, bool)
+    for layer in set(layers):
+        flags |= (t.vertices >= layer * spec.plane) & (t.vertices < (layer + 1) * spec.plane)
+    return t.closure(flags, counter)
 
 
 def _carried(c: _Closure):
@@ -665,9 +673,10 @@ class _Spec:
         """The edges between layer z (values `low`) and z + 1 (values `high`)."""
         return _tagged(_crossing(low, high, z, self.shape, self.fully_connected), tag)
 
-    def counter(self, s, causal):
-        """Pseudo-vertex ids of slab s's closure: a range of 2^36 of its own, so that steps run anywhere."""
-        return _Counter(-1 - ((2 * s + (0 if causal else 1)) << 36))
+    def counter(self, s, kind):
+        """Pseudo-vertex ids of slab s's closure of `kind` (_C, _R or _B): a range of 2^36 of its own, so that steps
+        run anywhere."""
+        return _Counter(-1 - ((3 * s + kind) << 36))
 
     #: The name of each slab's output in a store (its index after a dash).
     prefix = "slab"
@@ -710,12 +719,20 @@ def _slab_tree(spec: _Spec, s, block):
     return u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots
 
 
-def _right_step(spec: _Spec, s, tree, after, last_layer, next_first):
-    """R(s): the closure of slab s's first layer in the tree of slab s, the edges to the next slab and R(s + 1)."""
-    parts = [_tagged(tree, _SLAB), _carried(after)]
+def _border_step(spec: _Spec, s, tree):
+    """B(s): the closure of slab s's first and last layers in the tree of slab s alone. It stands for the slab in the
+    closures' chains (R(s) and C(s)), which then take a tree of the border's size instead of the slab's; the slab's
+    own partial tree keeps every edge (_owned)."""
+    a, b = spec.bounds[s]
+    return _closure_of([_tagged(tree, _SLAB)], _Closure.empty(), spec, (a, b - 1), spec.counter(s, _B))
+
+
+def _right_step(spec: _Spec, s, border, after, last_layer, next_first):
+    """R(s): the closure of slab s's first layer in the tree of B(s), the edges to the next slab and R(s + 1)."""
+    parts = [_carried(border), _carried(after)]
     if next_first is not None:
         parts.append(spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT))
-    return _closure_of(parts, after, spec, spec.bounds[s][0], spec.counter(s, False))
+    return _closure_of(parts, _merged(spec.xp, border, after), spec, (spec.bounds[s][0],), spec.counter(s, _R))
 
 
 def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
@@ -725,10 +742,13 @@ def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
     return parts
 
 
-def _left_step(spec: _Spec, s, tree, before, prev_last, first_layer):
-    """C(s): the closure of slab s's last layer in the tree of C(s - 1), the edges from the slab before and slab s."""
-    parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
-    return _closure_of(parts, before, spec, spec.bounds[s][1] - 1, spec.counter(s, True))
+def _left_step(spec: _Spec, s, border, before, prev_last, first_layer):
+    """C(s): the closure of slab s's last layer in the tree of C(s - 1), the edges from the slab before and B(s)."""
+    parts = [_carried(border), _carried(before)]
+    if prev_last is not None:
+        parts.append(spec.crossing(prev_last, first_layer, spec.bounds[s][0] - 1, _INTO))
+    pseudo = _merged(spec.xp, border, before)
+    return _closure_of(parts, pseudo, spec, (spec.bounds[s][1] - 1,), spec.counter(s, _C))
 
 
 def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first):
@@ -800,77 +820,10 @@ def hierarchy(
     group, store = _store.opened(store)
     h = SlabHierarchy(shape, bounds, fully_connected, attribute, parts=None if store is not None else [])
     with _store.undone_on_failure(group):
+        from ._slab_passes import _passes
+
         _passes(spec, volume, h, store)
     return _finish(h, group, store)
-
-
-def _ahead(spec: _Spec, volume, order):
-    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile."""
-    for s, block in zip(order, _read_ahead(lambda s: spec.fetch(volume, s), order)):
-        yield s, spec.read(volume, s, block)
-
-
-def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
-    bounds, nslabs = spec.bounds, len(spec.bounds)
-
-    # Anti-causal pass: R(s) for s = last .. 1 (slab s - 1's partial tree needs it); each slab's border digests.
-    right: List[Any] = [None] * (nslabs + 1)
-    digests = {}
-    after, next_first, held = _Closure.empty(), None, 0
-    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(reversed(range(nslabs)))):
-        digests[s] = (_digest(first_layer), _digest(last_layer))
-        if store is None or held + after.nbytes() <= _HOLD_BYTES:
-            right[s + 1], held = after, held + after.nbytes()
-        else:
-            right[s + 1] = _keep(after, store, f"right-{s + 1:06d}")
-        if s > 0:
-            after = _right_step(spec, s, tree, after, last_layer, next_first)
-            h.closure_bytes = max(h.closure_bytes, after.nbytes())
-        next_first = first_layer
-    # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree.
-    before, prev_last = _Closure.empty(), None
-    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(range(nslabs))):
-        a, b = bounds[s]
-        if (_digest(first_layer), _digest(last_layer)) != digests[s]:
-            raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
-        next_first = spec.layer(volume, b) if s + 1 < nslabs else None
-        after = _load(right[s + 1], store)
-        owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
-        _emit(h, s, owned, store, spec.prefix)
-        if isinstance(right[s + 1], str):
-            _store.remove(store, right[s + 1])
-        if s + 1 < nslabs:
-            before = _left_step(spec, s, tree, before, prev_last, first_layer)
-            h.closure_bytes = max(h.closure_bytes, before.nbytes())
-        prev_last = last_layer
-
-
-def _keep(closure: _Closure, store, name):
-    """A closure of the first pass written to the store until the second pass takes it (weights and fields in the
-    narrowest dtype that holds them; read back as float64, as the partial trees take them)."""
-    u, v, w, e = closure.edges
-    fields = {"field_" + k: _store._narrow(a) for k, a in closure.fields.items()}
-    if closure.t is not None:
-        fields["t"] = _store._narrow(closure.t)
-    arrays = dict(u=u, v=v, w=_store._narrow(w), e=e, pid=closure.pid, **fields)
-    _store.write(store, name, {k: _to_numpy(a) for k, a in arrays.items()})
-    return name
-
-
-def _load(kept, store) -> _Closure:
-    if not isinstance(kept, str):
-        return kept
-    f = _store.read(store, kept)
-    fields = {k[len("field_") :]: a.astype(np.float64) for k, a in f.items() if k.startswith("field_")}
-    t = f["t"].astype(np.float64) if "t" in f else None
-    return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields, t)
-
-
-def _emit(h: SlabHierarchy, s: int, owned, store, prefix="slab"):
-    if store is None:
-        h._parts.append(owned)
-    else:
-        _store.write(store, f"{prefix}-{s:06d}", owned)
 
 
 def _finish(h: SlabHierarchy, group, store):

@@ -113,7 +113,7 @@ def undone_on_failure(group):
 def discard(group) -> None:
     """Removes the slabs and closures a run wrote."""
     for name in list(group.group_keys()):
-        if name.startswith(("slab-", "right-", "saliency-", "node-")):
+        if name.startswith(("slab-", "right-", "border-", "saliency-", "node-")):
             del group[name]
 
 
@@ -123,7 +123,7 @@ def discard_nodes(store: Any) -> None:
     if _NODES in group.attrs:
         del group.attrs[_NODES]
     for name in list(group.group_keys()):
-        if name.startswith(("node-", "right-")):
+        if name.startswith(("node-", "right-", "border-")):
             del group[name]
 
 

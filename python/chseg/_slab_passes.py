@@ -1,0 +1,111 @@
+"""The two passes of chseg.slabs.hierarchy over the slabs in turn (python/chseg/_slab_hierarchy.py has the steps and
+the closures' definitions; python/chseg/_slab_dask.py the same passes as Dask tasks): the anti-causal pass makes
+each slab's border closure B(s) and the chain R(s), the causal pass each slab's partial tree and the chain C(s); the
+closures the second pass takes are held up to _HOLD_BYTES, else written to the store and removed once taken; the next
+slab is read on a thread meanwhile."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+
+from . import _slab_hierarchy as _sh
+from . import _slab_store as _store
+from ._dask_chunks import _to_numpy
+from ._slab_common import _read_ahead
+from ._slab_hierarchy import (
+    SlabHierarchy,
+    _border_step,
+    _Closure,
+    _digest,
+    _left_step,
+    _owned,
+    _right_step,
+    _Spec,
+)
+
+
+def _ahead(spec: _Spec, volume, order):
+    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile."""
+    for s, block in zip(order, _read_ahead(lambda s: spec.fetch(volume, s), order)):
+        yield s, spec.read(volume, s, block)
+
+
+def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
+    bounds, nslabs = spec.bounds, len(spec.bounds)
+    held = [0]
+
+    def hold(closure: _Closure, name):
+        """A closure the second pass takes: held while they all take at most _HOLD_BYTES, else in the store."""
+        if store is None or held[0] + closure.nbytes() <= _sh._HOLD_BYTES:
+            held[0] += closure.nbytes()
+            return closure
+        return _keep(closure, store, name)
+
+    def taken(kept):
+        closure = _load(kept, store)
+        if isinstance(kept, str):
+            _store.remove(store, kept)
+        return closure
+
+    # Anti-causal pass: B(s) and R(s) for s = last .. 1 (slab s - 1's partial tree needs R(s), C(s) needs B(s)); each
+    # slab's border digests.
+    right: List[Any] = [None] * (nslabs + 1)
+    borders: List[Any] = [None] * nslabs
+    digests = {}
+    after, next_first = _Closure.empty(), None
+    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(reversed(range(nslabs)))):
+        digests[s] = (_digest(first_layer), _digest(last_layer))
+        right[s + 1] = hold(after, f"right-{s + 1:06d}")
+        if s > 0 or nslabs > 1:
+            border = _border_step(spec, s, tree)
+            h.closure_bytes = max(h.closure_bytes, border.nbytes())
+            if s + 1 < nslabs:
+                borders[s] = hold(border, f"border-{s:06d}")
+            if s > 0:
+                after = _right_step(spec, s, border, after, last_layer, next_first)
+                h.closure_bytes = max(h.closure_bytes, after.nbytes())
+        next_first = first_layer
+    # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree; C(s) from C(s - 1) and B(s).
+    before, prev_last = _Closure.empty(), None
+    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(range(nslabs))):
+        a, b = bounds[s]
+        if (_digest(first_layer), _digest(last_layer)) != digests[s]:
+            raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
+        next_first = spec.layer(volume, b) if s + 1 < nslabs else None
+        after = taken(right[s + 1])
+        owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
+        _emit(h, s, owned, store, spec.prefix)
+        if s + 1 < nslabs:
+            before = _left_step(spec, s, taken(borders[s]), before, prev_last, first_layer)
+            h.closure_bytes = max(h.closure_bytes, before.nbytes())
+        prev_last = last_layer
+
+
+def _keep(closure: _Closure, store, name):
+    """A closure of the first pass written to the store until the second pass takes it (weights and fields in the
+    narrowest dtype that holds them; read back as float64, as the partial trees take them)."""
+    u, v, w, e = closure.edges
+    fields = {"field_" + k: _store._narrow(a) for k, a in closure.fields.items()}
+    if closure.t is not None:
+        fields["t"] = _store._narrow(closure.t)
+    arrays = dict(u=u, v=v, w=_store._narrow(w), e=e, pid=closure.pid, **fields)
+    _store.write(store, name, {k: _to_numpy(a) for k, a in arrays.items()})
+    return name
+
+
+def _load(kept, store) -> _Closure:
+    if not isinstance(kept, str):
+        return kept
+    f = _store.read(store, kept)
+    fields = {k[len("field_") :]: a.astype(np.float64) for k, a in f.items() if k.startswith("field_")}
+    t = f["t"].astype(np.float64) if "t" in f else None
+    return _Closure(f["u"], f["v"], f["w"].astype(np.float64), f["e"], f["pid"], fields, t)
+
+
+def _emit(h: SlabHierarchy, s: int, owned, store, prefix="slab"):
+    if store is None:
+        h._parts.append(owned)
+    else:
+        _store.write(store, f"{prefix}-{s:06d}", owned)
