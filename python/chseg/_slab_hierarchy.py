@@ -519,7 +519,7 @@ class SlabHierarchy:
         self._parts, self.store = parts, store
         self.num_slabs = len(self.bounds)
         self.slots = len(_after_offsets(len(self.shape), fully_connected))
-        #: The largest closure of a slab's border layer that a pass carried, in bytes (set by :func:`hierarchy`).
+        #: The largest closure of a border layer that a chain (R(s), C(s)) carried, in bytes (set by :func:`hierarchy`).
         self.closure_bytes = 0
         #: The node attributes :meth:`node_attributes` computed (``part`` gives them).
         self.node_names: tuple = ()

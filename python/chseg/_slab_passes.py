@@ -59,8 +59,7 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
         digests[s] = (_digest(first_layer), _digest(last_layer))
         right[s + 1] = hold(after, f"right-{s + 1:06d}")
         if s > 0 or nslabs > 1:
-            border = _border_step(spec, s, tree)
-            h.closure_bytes = max(h.closure_bytes, border.nbytes())
+            border = _border_step(spec, s, tree)  # about twice a chain's closure (two layers): not in closure_bytes
             if s + 1 < nslabs:
                 borders[s] = hold(border, f"border-{s:06d}")
             if s > 0:
