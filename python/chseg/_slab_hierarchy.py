@@ -735,8 +735,9 @@ def _right_step(spec: _Spec, s, border, after, last_layer, next_first):
     return _closure_of(parts, _merged(spec.xp, border, after), spec, (spec.bounds[s][0],), spec.counter(s, _R))
 
 
-def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
-    parts = [_tagged(tree, _SLAB), _carried(before)]
+def _left_parts(spec: _Spec, s, slab, before, prev_last, first_layer):
+    """Slab s's edges (`slab`: its tree's, or B(s)'s), C(s - 1)'s and those between them."""
+    parts = [slab, _carried(before)]
     if prev_last is not None:
         parts.append(spec.crossing(prev_last, first_layer, spec.bounds[s][0] - 1, _INTO))
     return parts
@@ -744,16 +745,14 @@ def _left_parts(spec: _Spec, s, tree, before, prev_last, first_layer):
 
 def _left_step(spec: _Spec, s, border, before, prev_last, first_layer):
     """C(s): the closure of slab s's last layer in the tree of C(s - 1), the edges from the slab before and B(s)."""
-    parts = [_carried(border), _carried(before)]
-    if prev_last is not None:
-        parts.append(spec.crossing(prev_last, first_layer, spec.bounds[s][0] - 1, _INTO))
+    parts = _left_parts(spec, s, _carried(border), before, prev_last, first_layer)
     pseudo = _merged(spec.xp, border, before)
     return _closure_of(parts, pseudo, spec, (spec.bounds[s][1] - 1,), spec.counter(s, _C))
 
 
 def _owned(spec: _Spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first):
     """Slab s's owned edges with their hierarchy weights, from its partial tree."""
-    parts = _left_parts(spec, s, tree, before, prev_last, first_layer)
+    parts = _left_parts(spec, s, _tagged(tree, _SLAB), before, prev_last, first_layer)
     if next_first is not None:
         parts += [spec.crossing(last_layer, next_first, spec.bounds[s][1] - 1, _OUT), _carried(after)]
     if sum(int(p[0].size) for p in parts) == 0:  # a one-voxel volume

@@ -34,12 +34,13 @@ def _ahead(spec: _Spec, volume, order):
 
 def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     bounds, nslabs = spec.bounds, len(spec.bounds)
-    held = [0]
+    held = 0
 
     def hold(closure: _Closure, name):
         """A closure the second pass takes: held while they all take at most _HOLD_BYTES, else in the store."""
-        if store is None or held[0] + closure.nbytes() <= _sh._HOLD_BYTES:
-            held[0] += closure.nbytes()
+        nonlocal held
+        if store is None or held + closure.nbytes() <= _sh._HOLD_BYTES:
+            held += closure.nbytes()
             return closure
         return _keep(closure, store, name)
 
@@ -58,7 +59,7 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(reversed(range(nslabs)))):
         digests[s] = (_digest(first_layer), _digest(last_layer))
         right[s + 1] = hold(after, f"right-{s + 1:06d}")
-        if s > 0 or nslabs > 1:
+        if nslabs > 1:
             border = _border_step(spec, s, tree)  # about twice a chain's closure (two layers): not in closure_bytes
             if s + 1 < nslabs:
                 borders[s] = hold(border, f"border-{s:06d}")
