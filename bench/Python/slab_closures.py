@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The closures a hierarchy over slabs carries between slabs, step by step: for each step of both passes, the closure's
-edges, pseudo-vertices and bytes, on the CT-like volume of slab_hierarchy_bench.py (grains in a noisy matrix, uint8),
-and the largest (SlabHierarchy.closure_bytes) with the run's seconds. The backend is chseg's default (the GPU where
+"""The closures a hierarchy over slabs carries between slabs, step by step: for each step of both passes (B(s), R(s),
+C(s)), the closure's edges, pseudo-vertices and bytes, on the CT-like volume of slab_hierarchy_bench.py (grains in a
+noisy matrix, uint8), and the largest (SlabHierarchy.closure_bytes) with the run's seconds. The backend is chseg's default (the GPU where
 there is one).
 
     slab_closures.py OUT.json --shape Z Y X --slab S [--attribute area|volume|dynamics|none]
@@ -25,7 +25,7 @@ def main():
 
     import chseg
     import chseg.slabs
-    from chseg import _slab_hierarchy as sh
+    from chseg import _slab_passes as sp
 
     attribute = None if args.attribute == "none" else args.attribute
     volume = volume_of(tuple(args.shape))
@@ -46,8 +46,10 @@ def main():
 
         return run
 
-    sh._right_step = recorded(sh._right_step, "R")
-    sh._left_step = recorded(sh._left_step, "C")
+    # the steps as the passes call them (python/chseg/_slab_passes.py)
+    sp._border_step = recorded(sp._border_step, "B")
+    sp._right_step = recorded(sp._right_step, "R")
+    sp._left_step = recorded(sp._left_step, "C")
     start = time.perf_counter()
     h = chseg.slabs.hierarchy(volume, args.slab, attribute)
     seconds = time.perf_counter() - start
