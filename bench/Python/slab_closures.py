@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The closures a hierarchy over slabs carries between slabs, step by step: for each step of both passes (B(s), R(s),
 C(s)), the closure's edges, pseudo-vertices and bytes, on the CT-like volume of slab_hierarchy_bench.py (grains in a
-noisy matrix, uint8), and the largest (SlabHierarchy.closure_bytes) with the run's seconds. The backend is chseg's default (the GPU where
-there is one).
+noisy matrix, uint8), and the largest (SlabHierarchy.closure_bytes) with the run's seconds. The backend is chseg's
+default (the GPU where there is one).
 
     slab_closures.py OUT.json --shape Z Y X --slab S [--attribute area|volume|dynamics|none]
 """
