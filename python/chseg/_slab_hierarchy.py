@@ -185,9 +185,21 @@ class _Tree:
     (w, t, e) where the parts carry a sixth array t), with the quantities the closures and the hierarchy weights need;
     arrays of `xp` (NumPy, or CuPy on the device)."""
 
-    def __init__(self, parts, pseudo: _Closure, attribute, backend, xp=np):
-        self.xp, self.pseudo, self.carry = xp, pseudo, None
+    def __init__(self, parts, pseudo: _Closure, attribute, backend, xp=np, slab=None):
+        """The tree of the graph `parts`; or, `slab` (a _SlabEdges whose dendrogram is held), the tree of that slab's
+        own minimum spanning tree, which is the engine's dendrogram of the slab (same edges, same order: the image edge
+        indices are the slab's shifted by a constant), taken as it is."""
+        self.xp, self.pseudo = xp, pseudo
+        self.carry: Optional[dict] = None  # what the closures' pseudo-vertices take from each node (_build)
         self.nodes: dict = {}  # attributes of every node, where a run computes them (python/chseg/_slab_nodes.py)
+        if slab is not None:
+            dendrogram = slab.dendrogram
+            self.n = n = int(slab.voxels)
+            self.vertices = slab.offset + xp.arange(n, dtype=np.int64)  # the slab's voxels, raster order
+            self.w, self.e, self.t = slab[2], slab[3], None  # by rank, as the engine gives them
+            self.origin = xp.full(int(self.w.size), _SLAB, np.int8)
+            self._build(dendrogram, attribute)
+            return
         u, v, w, e, origin = (xp.concatenate([_as(xp, p[k]) for p in parts]) for k in range(5))
         t = None
         if any(len(p) > 5 for p in parts):
@@ -206,6 +218,11 @@ class _Tree:
         rank = _as(xp, dendrogram.edges).astype(np.int64)  # the input edge of each tree edge, by rank
         self.w, self.e, self.origin = w[rank], e[rank], origin[rank]
         self.t = None if t is None else t[rank]
+        self._build(dendrogram, attribute)
+
+    def _build(self, dendrogram, attribute):
+        """Parents, children, preorder and what the hierarchy weights and closures need, from the dendrogram."""
+        xp, n = self.xp, self.n
         parents = self.parents = _as(xp, dendrogram.parents).astype(np.int64)
         nodes = parents.size
         self.kids = _children(parents, xp)
@@ -485,10 +502,15 @@ def _closure_of(parts, pseudo, spec, layers, counter) -> _Closure:
     if sum(int(p[0].size) for p in parts) == 0:
         return _Closure.empty()
     t = spec.tree(parts, pseudo)
+    return t.closure(_layer_flags(t, spec, layers), counter)
+
+
+def _layer_flags(t: "_Tree", spec, layers):
+    """Whether each leaf of `t` is a voxel of one of the layers."""
     flags = t.xp.zeros(t.n, bool)
     for layer in set(layers):
         flags |= (t.vertices >= layer * spec.plane) & (t.vertices < (layer + 1) * spec.plane)
-    return t.closure(flags, counter)
+    return flags
 
 
 def _carried(c: _Closure):
@@ -695,6 +717,10 @@ class _Spec:
     def layer(self, volume, z):
         return _to_numpy(volume[z : z + 1])[0]
 
+    def first(self, volume, s, block=None):
+        """Slab s's first layer as `read` gives it, from what `fetch` gave (None: read on its own)."""
+        return self.layer(volume, self.bounds[s][0]) if block is None else _to_numpy(block[0])
+
     def tree(self, parts, pseudo: _Closure) -> "_Tree":
         """The tree of a partial graph, with what its closures carry."""
         return _Tree(parts, pseudo, self.attribute, self.backend, self.xp)
@@ -708,23 +734,42 @@ class _Spec:
         return _store.encode(owned, _store.base_edge(self, s), whole.xp)  # coded on the device: less to copy
 
 
+class _SlabEdges(tuple):
+    """A slab's own minimum spanning tree (u, v, w, e), by rank, holding the engine's dendrogram of the slab while it
+    stays in one process (B(s) takes it as its tree: _Tree's `slab`); pickled (a Dask task elsewhere) as a plain
+    tuple."""
+
+    dendrogram: Any = None
+    offset = voxels = 0
+
+    def __reduce__(self):
+        return tuple, (tuple(self),)
+
+
 def _slab_tree(spec: _Spec, s, block):
     """Slab s's own minimum spanning tree (chseg.single_linkage): (u, v, w, e) in the volume's voxel ids and image
-    edge indices, arrays of spec.xp."""
+    edge indices, arrays of spec.xp, by rank (a _SlabEdges)."""
     xp = spec.xp
     d = _engine(xp, chseg.single_linkage, _as(xp, block), fully_connected=spec.fully_connected, backend=spec.backend)
     offset = spec.bounds[s][0] * spec.plane  # a slab is whole layers: its raster ids are the volume's, shifted
     u = _as(xp, d.u).astype(np.int64) + offset
     v = _as(xp, d.v).astype(np.int64) + offset
-    return u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots
+    edges = _SlabEdges((u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots))
+    edges.dendrogram, edges.offset, edges.voxels = d, offset, int(np.prod(block.shape))
+    return edges
 
 
 def _border_step(spec: _Spec, s, tree):
-    """B(s): the closure of slab s's first and last layers in the tree of slab s alone. It stands for the slab in the
-    closures' chains (R(s) and C(s)), which then take a tree of the border's size instead of the slab's; the slab's
-    own partial tree keeps every edge (_owned)."""
+    """B(s): the closure of slab s's first and last layers in the tree of slab s alone (the engine's dendrogram of the
+    slab where `tree` holds it). It stands for the slab in the closures' chains (R(s) and C(s)), which then take a tree
+    of the border's size instead of the slab's; the slab's own partial tree keeps every edge (_owned)."""
     a, b = spec.bounds[s]
-    return _closure_of([_tagged(tree, _SLAB)], _Closure.empty(), spec, (a, b - 1), spec.counter(s, _B))
+    counter = spec.counter(s, _B)
+    if getattr(tree, "dendrogram", None) is None or int(tree[0].size) == 0:
+        return _closure_of([_tagged(tree, _SLAB)], _Closure.empty(), spec, (a, b - 1), counter)
+    t = _Tree(None, _Closure.empty(), spec.attribute, spec.backend, spec.xp, slab=tree)
+    tree.dendrogram = None  # its arrays are the tree's now; the slab's edges need it no more
+    return t.closure(_layer_flags(t, spec, (a, b - 1)), counter)
 
 
 def _right_step(spec: _Spec, s, border, after, last_layer, next_first):

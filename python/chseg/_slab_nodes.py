@@ -113,9 +113,8 @@ class _NodeSpec(_Spec):
         rank = _as(xp, d.edges).astype(np.int64)
         return u[rank], v[rank], w2[rank], e2[rank], t[rank]
 
-    def layer(self, h, z):
-        s = next(i for i, (a, _) in enumerate(self.bounds) if a == z)
-        return self._into(self._edges(h, s))
+    def first(self, h, s, block=None):
+        return self._into(self._edges(h, s, block))
 
     def crossing(self, low, high, z, tag):
         p, q, e, alt, w = (np.asarray(x) for x in high)

@@ -1,11 +1,13 @@
 """The two passes of chseg.slabs.hierarchy over the slabs in turn (python/chseg/_slab_hierarchy.py has the steps and
 the closures' definitions; python/chseg/_slab_dask.py the same passes as Dask tasks): the anti-causal pass makes
-each slab's border closure B(s) and the chain R(s), the causal pass each slab's partial tree and the chain C(s); the
-closures the second pass takes are held up to _HOLD_BYTES, else written to the store and removed once taken; the next
-slab is read on a thread meanwhile."""
+each slab's border closure B(s) and the chain R(s), the causal pass each slab's partial tree and the chain C(s). The
+closures the second pass takes are held up to _HOLD_BYTES; beyond, R(s) is written to the store and removed once
+taken, B(s) made again from its slab's tree (the engine's dendrogram of the slab, at hand in the second pass). The
+next slab is read on a thread meanwhile, and each slab's edges are written to the store on a thread."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List
 
 import numpy as np
@@ -26,10 +28,17 @@ from ._slab_hierarchy import (
 )
 
 
-def _ahead(spec: _Spec, volume, order):
-    """(s, slab s's tree and border layers) for s in `order`, the next slab's voxels read on a thread meanwhile."""
-    for s, block in zip(order, _read_ahead(lambda s: spec.fetch(volume, s), order)):
-        yield s, spec.read(volume, s, block)
+def _ahead(spec: _Spec, volume, order, firsts=False):
+    """(s, slab s's tree and border layers, the next slab's first layer) for s in `order`, the next slab's voxels
+    (what spec.fetch gives) read on a thread meanwhile; with `firsts`, the next slab's first layer (the next in
+    `order`; None for the last) taken from what was read of it (spec.first), else None."""
+    blocks = _read_ahead(lambda s: spec.fetch(volume, s), order)
+    block = next(blocks, None)
+    for i, s in enumerate(order):
+        later = next(blocks) if i + 1 < len(order) else None  # the thread goes on to the one after
+        first = spec.first(volume, order[i + 1], later) if firsts and i + 1 < len(order) else None
+        yield s, spec.read(volume, s, block), first
+        block = later
 
 
 def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
@@ -37,12 +46,13 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     held = 0
 
     def hold(closure: _Closure, name):
-        """A closure the second pass takes: held while they all take at most _HOLD_BYTES, else in the store."""
+        """A closure the second pass takes: held while they all take at most _HOLD_BYTES, else in the store (no
+        `name`: None, a border closure that the second pass makes again from its slab's tree)."""
         nonlocal held
         if store is None or held + closure.nbytes() <= _sh._HOLD_BYTES:
             held += closure.nbytes()
             return closure
-        return _keep(closure, store, name)
+        return None if name is None else _keep(closure, store, name)
 
     def taken(kept):
         closure = _load(kept, store)
@@ -50,37 +60,48 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
             _store.remove(store, kept)
         return closure
 
-    # Anti-causal pass: B(s) and R(s) for s = last .. 1 (slab s - 1's partial tree needs R(s), C(s) needs B(s)); each
-    # slab's border digests.
+    # Anti-causal pass: B(s) and R(s) for s = last .. 1 (slab s - 1's partial tree needs R(s), C(s) needs B(s), made
+    # again where it was not held); each slab's border digests.
     right: List[Any] = [None] * (nslabs + 1)
     borders: List[Any] = [None] * nslabs
     digests = {}
     after, next_first = _Closure.empty(), None
-    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(reversed(range(nslabs)))):
+    for s, (tree, first_layer, last_layer), _ in _ahead(spec, volume, list(reversed(range(nslabs)))):
         digests[s] = (_digest(first_layer), _digest(last_layer))
         right[s + 1] = hold(after, f"right-{s + 1:06d}")
         if nslabs > 1:
             border = _border_step(spec, s, tree)  # about twice a chain's closure (two layers): not in closure_bytes
             if s + 1 < nslabs:
-                borders[s] = hold(border, f"border-{s:06d}")
+                borders[s] = hold(border, None)  # beyond the budget, made again: cheaper than a disk's round trip
             if s > 0:
                 after = _right_step(spec, s, border, after, last_layer, next_first)
                 h.closure_bytes = max(h.closure_bytes, after.nbytes())
         next_first = first_layer
-    # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree; C(s) from C(s - 1) and B(s).
+    # Causal pass: C(s - 1) and R(s + 1) around slab s give its partial tree; C(s) from C(s - 1) and B(s). Each slab's
+    # edges are written to the store on a thread while the next is computed (one write pending at most).
     before, prev_last = _Closure.empty(), None
-    for s, (tree, first_layer, last_layer) in _ahead(spec, volume, list(range(nslabs))):
-        a, b = bounds[s]
-        if (_digest(first_layer), _digest(last_layer)) != digests[s]:
-            raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
-        next_first = spec.layer(volume, b) if s + 1 < nslabs else None
-        after = taken(right[s + 1])
-        owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
-        _emit(h, s, owned, store, spec.prefix)
-        if s + 1 < nslabs:
-            before = _left_step(spec, s, taken(borders[s]), before, prev_last, first_layer)
-            h.closure_bytes = max(h.closure_bytes, before.nbytes())
-        prev_last = last_layer
+    with ThreadPoolExecutor(1) as writer:
+        written = None
+        for s, (tree, first_layer, last_layer), next_first in _ahead(spec, volume, list(range(nslabs)), True):
+            a, b = bounds[s]
+            if (_digest(first_layer), _digest(last_layer)) != digests[s]:
+                raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
+            border = None
+            if s + 1 < nslabs:
+                border = taken(borders[s]) if borders[s] is not None else _border_step(spec, s, tree)
+            if getattr(tree, "dendrogram", None) is not None:
+                tree.dendrogram = None  # the slab's dendrogram (B(s)'s tree) freed before the partial tree
+            after = taken(right[s + 1])
+            owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
+            if written is not None:
+                written.result()
+            written = writer.submit(_emit, h, s, owned, store, spec.prefix)
+            if s + 1 < nslabs:
+                before = _left_step(spec, s, border, before, prev_last, first_layer)
+                h.closure_bytes = max(h.closure_bytes, before.nbytes())
+            prev_last = last_layer
+        if written is not None:
+            written.result()
 
 
 def _keep(closure: _Closure, store, name):

@@ -131,6 +131,34 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
     check(volume, 3, True, "cpu", expected_of(volume, True, "cpu"))
 
 
+@pytest.mark.parametrize("attribute", [None, "area", "volume", "dynamics"])
+def test_border_closure_from_the_slabs_dendrogram(backend, attribute):
+    """B(s) taken from the engine's dendrogram of the slab (the pass's way) equals B(s) rebuilt from the slab's
+    edges by Kruskal (the way of a Dask task elsewhere, which gets the edges without the dendrogram), array by array:
+    edges, pseudo-vertex ids and what they carry."""
+    from chseg import _slab_hierarchy as sh
+
+    volume = smooth((12, 10, 9), 50)
+    for full, slab in ((False, 4), (True, 5), (True, 1)):
+        bounds = [(a, min(12, a + slab)) for a in range(0, 12, slab)]
+        spec = sh._Spec(volume.shape, bounds, full, attribute, backend)
+        for s, (a, b) in enumerate(bounds):
+            edges = sh._slab_tree(spec, s, spec.xp.asarray(volume[a:b]))
+            assert edges.dendrogram is not None
+            taken = sh._border_step(spec, s, edges)
+            assert edges.dendrogram is None  # handed to B(s)'s tree
+            rebuilt = sh._border_step(spec, s, tuple(edges))
+            for x, y in zip((*taken.edges, taken.pid), (*rebuilt.edges, rebuilt.pid)):
+                assert np.array_equal(host(x), host(y)), (full, slab, s)
+            assert taken.fields.keys() == rebuilt.fields.keys()
+            for k in taken.fields:
+                assert np.array_equal(host(taken.fields[k]), host(rebuilt.fields[k])), (full, slab, s, k)
+            assert taken.edges[0].size > 0
+    import pickle
+
+    assert type(pickle.loads(pickle.dumps(edges))) is tuple  # a Dask task elsewhere gets the edges alone
+
+
 @pytest.mark.parametrize("shape, fully_connected, levels, dtype", CASES)
 def test_alpha_cuts_are_the_alpha_trees(backend, shape, fully_connected, levels, dtype):
     """The single-linkage hierarchy over slabs cut at alpha gives the alpha-tree's cut at alpha (its quasi-flat zones),
@@ -213,6 +241,28 @@ def test_store_on_disk_and_zarr(tmp_path, monkeypatch):
         chseg.slabs.SlabHierarchy.open(store)
     with pytest.raises(ValueError, match="no complete hierarchy"):
         chseg.slabs.SlabHierarchy.open(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("attribute", ["area", "dynamics"])
+def test_closures_beyond_the_held_bytes(backend, tmp_path, monkeypatch, attribute):
+    """With no closure held (R(s) through the store, B(s) made again in the second pass) and with some held, the
+    hierarchy and a cut are the whole volume's; the store keeps the slabs only."""
+    zarr = pytest.importorskip("zarr")
+    from chseg import _slab_hierarchy as sh
+
+    volume = smooth((12, 10, 9), 44)
+    whole = chseg.watershed_hierarchy(volume, attribute, backend=backend)
+    held = chseg.slabs.hierarchy(volume, 2, attribute, backend=backend)
+    assert held.closure_bytes > 0
+    for budget in (0, 3 * held.closure_bytes):
+        with monkeypatch.context() as m:
+            m.setattr(sh, "_HOLD_BYTES", budget)
+            store = tmp_path / f"{attribute}-{budget}"
+            h = chseg.slabs.hierarchy(volume, 2, attribute, store=store, backend=backend)
+        assert sorted(zarr.open_group(store).group_keys()) == [f"slab-00000{s}" for s in range(6)]
+        assert_same(h.gather(backend=backend), whole)
+        t = float(np.median(host(whole.weights)))
+        assert np.array_equal(h.cut(t), host(whole.cut(t))), budget
 
 
 def test_an_engine_short_of_device_memory_gets_cupys_free_blocks():
