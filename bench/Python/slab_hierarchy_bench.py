@@ -92,7 +92,7 @@ def write_volume(path, shape, slab, seed=65):
         block += np.random.default_rng([seed, a]).integers(-6, 7, block.shape, dtype=np.int8)
         array[a:b] = np.clip(block, 0, 255).astype(np.uint8)
 
-    with ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         list(pool.map(make, range(0, shape[0], slab)))
     array.attrs["complete"] = True
     return array
