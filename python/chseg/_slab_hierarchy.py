@@ -712,7 +712,7 @@ class _Spec:
         """Slab s's own minimum spanning tree and its first and last layers (the crossings' inputs); `block`: what
         fetch gave, read ahead."""
         block = self.fetch(volume, s) if block is None else block
-        return _slab_tree(self, s, block), _to_numpy(block[0]), _to_numpy(block[-1])
+        return _slab_tree(self, s, block, keep=True), _to_numpy(block[0]), _to_numpy(block[-1])
 
     def layer(self, volume, z):
         return _to_numpy(volume[z : z + 1])[0]
@@ -746,16 +746,17 @@ class _SlabEdges(tuple):
         return tuple, (tuple(self),)
 
 
-def _slab_tree(spec: _Spec, s, block):
+def _slab_tree(spec: _Spec, s, block, keep=False):
     """Slab s's own minimum spanning tree (chseg.single_linkage): (u, v, w, e) in the volume's voxel ids and image
-    edge indices, arrays of spec.xp, by rank (a _SlabEdges)."""
+    edge indices, arrays of spec.xp, by rank (a _SlabEdges; `keep`: holding the engine's dendrogram for B(s), as the
+    passes in turn do; Dask's tasks do not, whose scheduler may run several slabs' trees before their B(s))."""
     xp = spec.xp
     d = _engine(xp, chseg.single_linkage, _as(xp, block), fully_connected=spec.fully_connected, backend=spec.backend)
     offset = spec.bounds[s][0] * spec.plane  # a slab is whole layers: its raster ids are the volume's, shifted
     u = _as(xp, d.u).astype(np.int64) + offset
     v = _as(xp, d.v).astype(np.int64) + offset
     edges = _SlabEdges((u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots))
-    edges.dendrogram, edges.offset, edges.voxels = d, offset, int(np.prod(block.shape))
+    edges.dendrogram, edges.offset, edges.voxels = d if keep else None, offset, int(np.prod(block.shape))
     return edges
 
 

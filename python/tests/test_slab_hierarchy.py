@@ -143,7 +143,7 @@ def test_border_closure_from_the_slabs_dendrogram(backend, attribute):
         bounds = [(a, min(12, a + slab)) for a in range(0, 12, slab)]
         spec = sh._Spec(volume.shape, bounds, full, attribute, backend)
         for s, (a, b) in enumerate(bounds):
-            edges = sh._slab_tree(spec, s, spec.xp.asarray(volume[a:b]))
+            edges = sh._slab_tree(spec, s, spec.xp.asarray(volume[a:b]), keep=True)
             assert edges.dendrogram is not None
             taken = sh._border_step(spec, s, edges)
             assert edges.dendrogram is None  # handed to B(s)'s tree
@@ -157,6 +157,7 @@ def test_border_closure_from_the_slabs_dendrogram(backend, attribute):
     import pickle
 
     assert type(pickle.loads(pickle.dumps(edges))) is tuple  # a Dask task elsewhere gets the edges alone
+    assert sh._slab_tree(spec, 0, spec.xp.asarray(volume[:slab])).dendrogram is None  # Dask's: not held
 
 
 @pytest.mark.parametrize("shape, fully_connected, levels, dtype", CASES)
