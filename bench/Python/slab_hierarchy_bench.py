@@ -6,11 +6,15 @@ chseg.watershed_hierarchy of the whole volume in memory and Higra's watershed_hi
 one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
-                            [--no-whole] [--no-dask] [--nodes] [--thresholds T ...] [--reuse]
+                            [--no-whole] [--no-dask] [--nodes] [--thresholds T ...] [--reuse] [--profile]
 
 With --reuse, what an earlier call left in DIR is taken instead of made again (the volume, the hierarchies by area
 and dynamics where their stores are complete, the node attributes where the store holds them; such steps are
 recorded as reused): a volume too large for one call's time limit runs over several calls on one machine.
+
+With --profile, the hierarchy by area runs once more (into a store of its own, after the timed steps) with the device
+synchronised around each step of the passes and of a tree (python/chseg/_slab_passes.py, _slab_hierarchy.py): each
+step's calls and inclusive seconds (a step inside another counts in both), where the time of a slab goes.
 
 With --nodes, also the area, volume, height and dynamics of every node of the hierarchy by area
 (SlabHierarchy.node_attributes, into its store), checked node by node against Dendrogram.attribute of the whole
@@ -148,6 +152,54 @@ def du(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
+def profiled(run):
+    """run() with the device synchronised around each step of the slab passes and of a tree, and each step's calls
+    and inclusive seconds: {name: {"calls": c, "seconds": t}}."""
+    import chseg._slab_hierarchy as sh
+    import chseg._slab_passes as sp
+
+    try:
+        import cupy
+
+        def sync():
+            cupy.cuda.Device().synchronize()
+    except ImportError:
+
+        def sync():
+            pass
+
+    totals = {}
+
+    def timed(fn, name):
+        def run_timed(*args, **kwargs):
+            sync()
+            start = time.perf_counter()
+            value = fn(*args, **kwargs)
+            sync()
+            entry = totals.setdefault(name, {"calls": 0, "seconds": 0.0})
+            entry["calls"] += 1
+            entry["seconds"] += time.perf_counter() - start
+            return value
+
+        return run_timed
+
+    patches = [(sp, k) for k in ("_border_step", "_right_step", "_left_step", "_owned", "_emit")]
+    patches += [(sh, k) for k in ("_slab_tree", "_euler_preorder", "_range_max", "_engine")]
+    patches += [
+        (sh._Tree, k) for k in ("__init__", "_build", "closure", "_plateau_max", "_subtree_sums", "new_weights")
+    ]
+    patches += [(sh._Spec, k) for k in ("read", "emit")]
+    saved = [(owner, k, getattr(owner, k)) for owner, k in patches]
+    try:
+        for owner, k, fn in saved:
+            setattr(owner, k, timed(fn, f"{getattr(owner, '__name__', '')}.{k}"))
+        run()
+    finally:
+        for owner, k, fn in saved:
+            setattr(owner, k, fn)
+    return totals
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -166,6 +218,7 @@ def main():
     ap.add_argument("--nodes", action="store_true", help="also the node attributes of the hierarchy by area")
     ap.add_argument("--thresholds", type=float, nargs="*", default=[50, 500, 5000], help="the cuts' (none: no cut)")
     ap.add_argument("--reuse", action="store_true", help="take what an earlier call left in --work")
+    ap.add_argument("--profile", action="store_true", help="the hierarchy by area again, its steps timed")
     args = ap.parse_args()
     if args.no_whole and not args.no_higra:
         ap.error("--no-whole needs --no-higra (Higra's hierarchies are checked against the whole volume's)")
@@ -257,6 +310,13 @@ def main():
     if isinstance(results["steps"]["slabs.hierarchy area"], dict):
         results["closure_bytes"] = h.closure_bytes
         results["store_bytes_per_voxel"] = du(store) / n
+    if args.profile:
+        profile_store = os.path.join(args.work, "hierarchy-profiled")
+        shutil.rmtree(profile_store, ignore_errors=True)
+        results["profile"] = profiled(lambda: chseg.slabs.hierarchy(source, args.slab, "area", store=profile_store))
+        shutil.rmtree(profile_store, ignore_errors=True)
+        for name, entry in sorted(results["profile"].items(), key=lambda item: -item[1]["seconds"]):
+            print(f"  {name:32s} {entry['calls']:6d} calls {entry['seconds']:9.2f} s", flush=True)
     cut_store = os.path.join(args.work, "cuts.zarr")
     cut_out = zarr.create_array(
         store=cut_store, shape=shape, chunks=(args.slab,) + shape[1:], dtype=np.uint32, overwrite=True
