@@ -30,9 +30,14 @@ ones T has there, and slab s owns them. Each slab's owned edges get their hierar
   under c with alt(d) < alt(x) whose parent has alt(x) (0 for leaves); pseudo-vertices carry the corrected value of
   the region they stand for, which lies inside one part of the volume;
 - by volume: the same with volumes (pseudo-vertices also carry their region's volume, its own term included);
-- by dynamics: the same with the dynamics, whose chains climb deepest children up the whole tree: a pseudo-vertex
-  carries its region's depth and key (for the deepest-child ties) and its corrected dynamics as max(M, dynamics of
-  its own chain if R), M and R being final inside the part while the chain above is not (_Tree._dynamics).
+- by dynamics: max(0, alt(x) - max(depth(a), depth(b))) for the node x of children a and b, depth(c) the lowest
+  altitude of an internal node under c (+inf for a voxel); a pseudo-vertex carries its region's depth. That local form
+  equals the smaller corrected dynamics of the two children (include/chs/AttributeHierarchy.h's chains of deepest
+  children and plateau maxima): the child that loses at x (the other is deepest) ends its chain there, and so does
+  every node under it whose parent is in its plateau, all of them no deeper, so its corrected dynamics is
+  alt(x) - depth (0 where only voxels lie under the plateau); the winner's chain reaches x or beyond from a depth no
+  larger, so its value is no smaller. Ties between children (which one is deepest) change neither; tested against
+  the whole volume's hierarchy (python/tests/test_slab_hierarchy.py).
 The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
 
@@ -48,15 +53,14 @@ all of them and the edges out of it (and R(s + 1)'s) after. So a node
 outside the run with the run's weight comes before all of it or after all of it (ties in weight break by index), and
 a node of another weight sees all of it or none: only the run's own inner nodes, which other slabs own and weigh in
 their own partial trees, would see it in part. The corrected value of a plateau at the run's weight takes the largest
-corrected value below it, which the merged pseudo-vertex carries. Where edges carry a second key (the node attributes'
-run) a run also shares it. Runs are not merged for the dynamics, whose chains and ties need every node's depth and key.
+corrected value below it, which the merged pseudo-vertex carries; a depth is a least, which it carries too. Where
+edges carry a second key (the node attributes' run) a run also shares it.
 
 Memory: one slab, its minimum spanning tree, the partial tree's graph (the slab plus the two closures) and the owned
 edges (coded, python/chseg/_slab_store.py: 9 bytes a voxel for a uint8 volume's hierarchy by area; to a Zarr store
 with ``store``). The closures hold the border layers' voxels, a node for each merge of their regions and one for each
 run: bounded by the layer's voxels times the weights a path through them takes (not by the volume beyond, which
-single runs stand for: measured ``SlabHierarchy.closure_bytes``, the largest). The dynamics' closures keep every
-node above the layer (one pseudo-vertex for each region a border region absorbs on its way up).
+single runs stand for: measured ``SlabHierarchy.closure_bytes``, the largest), the dynamics' as the others'.
 """
 
 from __future__ import annotations
@@ -246,12 +250,16 @@ class _Tree:
             return
         self.alt = xp.concatenate([xp.full(n, -np.inf), self.w])  # leaves below everything
         self.parent_alt = self.alt[parents[:-1]]
-        self.member = (xp.arange(nodes - 1) >= n) & (self.alt[:-1] == self.parent_alt)  # in its parent's plateau
-        is_pseudo = self.vertices < 0
         leaf = self.leaf
         if attribute == "dynamics":
-            self._dynamics(leaf, is_pseudo)
+            # depth: the lowest altitude of an internal node under each node (a pseudo-vertex: its region's), a range
+            # minimum over the preorder; a child's corrected dynamics as its parent's merge weighs it (module docstring)
+            low = xp.concatenate([leaf("depth", np.inf), self.w])
+            depth = -_range_max(-low[self.preorder], self.position, self.position + self.size, xp)
+            self.corr = xp.maximum(self.parent_alt - depth[:-1], 0.0)
+            self.carry = {"depth": depth}
             return
+        self.member = (xp.arange(nodes - 1) >= n) & (self.alt[:-1] == self.parent_alt)  # in its parent's plateau
         self.area = self._subtree_sums(leaf("area", 1).astype(np.int64))
         value = self.area
         if attribute == "volume":
@@ -304,56 +312,6 @@ class _Tree:
         out[q] = xp.where(found, _range_max(values, lo, hi, xp), -np.inf)
         return out
 
-    def _dynamics(self, leaf, is_pseudo):
-        """The corrected dynamics of every node but the root (include/chs/AttributeHierarchy.h). A pseudo-vertex
-        stands for a node B of a part of the volume: it carries depth(B), B's key (w, e) for the deepest-child ties,
-        and B's corrected dynamics split as max(M, dynamics(B) if R): M what is final inside B, R whether B's own chain
-        (up from B through the whole tree, not known inside the part) enters it."""
-        xp, n, nodes, parents, kids = self.xp, self.n, self.parents.size, self.parents, self.kids
-        internal = xp.concatenate([is_pseudo, xp.ones(nodes - n, bool)])  # pseudo-vertices stand for internal nodes
-        # depth: the lowest altitude of an internal node under each node (a range minimum over the preorder)
-        low = xp.concatenate([leaf("depth", np.inf), self.w])
-        depth = -_range_max(-low[self.preorder], self.position, self.position + self.size, xp)
-        wkey = xp.concatenate([leaf("w", np.inf), self.w])
-        ekey = xp.concatenate([leaf("e", np.inf), self.e.astype(np.float64)])
-        a, b = kids[:, 0], kids[:, 1]
-        a_first = (depth[a] < depth[b]) | (
-            (depth[a] == depth[b]) & ((wkey[a] < wkey[b]) | ((wkey[a] == wkey[b]) & (ekey[a] < ekey[b])))
-        )
-        deepest_child = xp.where(internal[a] & (~internal[b] | a_first), a, xp.where(internal[b], b, -1))
-        index = xp.arange(nodes, dtype=np.int64)
-        deepest = xp.zeros(nodes, bool)
-        deepest[:-1] = deepest_child[parents[:-1] - n] == index[:-1]
-        height = xp.full(nodes, -np.inf)
-        height[:-1] = self.parent_alt - depth[:-1]
-        height[-1] = self.alt[-1] - depth[-1]
-        height[:n][~is_pseudo] = -np.inf  # voxels have none
-        up = xp.where(deepest, xp.concatenate([parents[:-1], index[-1:]]), index)  # chains climb deepest children
-        top = _jump(up, xp)
-        dynamics = height[top]
-        # sources (voxels, pseudo-vertices, nodes out of their parent's plateau) and plateau members
-        m_source = xp.full(nodes - 1, -np.inf)
-        m_source[:n] = leaf("M", 0)
-        r_node = xp.zeros(nodes, bool)
-        r_node[:n] = leaf("R", 0) > 0
-        r_node[n:-1] = ~self.member[n:]  # out of the plateau: its corrected value is its own dynamics
-        down = index.copy()  # a member's R is its deepest child's
-        member_nodes = xp.flatnonzero(self.member)
-        child = deepest_child[member_nodes - n]
-        down[member_nodes] = xp.where(child >= 0, child, member_nodes)
-        r = r_node[_jump(down, xp)]
-        breaks = r[:-1] & ~deepest[:-1]  # a chain that ends at d gives height(d) to the plateau above
-        items = xp.where(breaks, xp.maximum(m_source, height[:-1]), m_source)
-        m = xp.where(self.member, self._plateau_max(items), m_source)
-        self.corr = xp.maximum(m, xp.where(r[:-1], dynamics[:-1], -np.inf))
-        self.carry = {
-            "depth": depth,
-            "w": wkey,
-            "e": ekey,
-            "M": xp.concatenate([m, xp.zeros(1)]),
-            "R": r.astype(np.float64),
-        }
-
     def _subtree_sums(self, leaf_values, every_node=False):
         """Sums over every subtree of values given for the leaves (or, `every_node`, for every node)."""
         xp = self.xp
@@ -393,7 +351,7 @@ class _Tree:
         side = xp.where(has0[one], kids[one, 0], kids[one, 1])
         other = xp.where(has0[one], kids[one, 1], kids[one, 0])
         carry = self.carry or {}
-        if set(carry) <= {"area", "corr", "volume"}:
+        if set(carry) <= {"area", "corr", "volume", "depth"}:
             one, side, other, fields = self._runs(one, side, other, has0 ^ has1)
         else:
             fields = {k: a[other] for k, a in carry.items()}
@@ -441,9 +399,10 @@ class _Tree:
         fields = {}
         for k, a in (self.carry or {}).items():
             values = a[other]
-            if k == "corr":  # the largest of each run: its last once sorted by run and value
+            if k in ("corr", "depth"):  # the largest (least) of each run: its last (first) sorted by run and value
                 group = xp.cumsum(start) - 1
-                fields[k] = values[xp.lexsort(xp.stack([values.astype(np.float64), group.astype(np.float64)]))][last]
+                ranked = values[xp.lexsort(xp.stack([values.astype(np.float64), group.astype(np.float64)]))]
+                fields[k] = ranked[last] if k == "corr" else ranked[first]
             else:
                 total = xp.concatenate([xp.zeros(1, values.dtype), xp.cumsum(values)])
                 fields[k] = total[last + 1] - total[first]

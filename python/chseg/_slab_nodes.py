@@ -11,7 +11,10 @@ second key as `t`), plus, inside each slab, an edge of infinite weight between c
 finite one) so that a slab's graph is connected. G's minimum spanning tree is the hierarchy's (an infinite edge joins
 nothing that finite ones do not), so the partial tree of slab s holds every ancestor of slab s's nodes of H; infinite
 edges only sit in closures, above what they carry. A pseudo-vertex carries its region's area, volume (its own term
-included), depth and key (for the deepest-child ties), all final inside its part of the volume.
+included), depth and, where the dynamics are asked for, key (for the deepest-child ties), all final inside its part
+of the volume. Without the dynamics a closure's runs merge (areas and volumes summed, depths the least: every node
+outside a run sees all of it or none); the dynamics' chains need every node's depth and key, so their closures keep
+every node above the layer.
 
 Per node x: area = leaves under x; volume = the sum over the internal nodes y under x (x included) of area(y) *
 (alt(parent(y)) - alt(y)), exact in 64-bit integers (whole-number hierarchy weights whose range times the voxel count
@@ -152,10 +155,17 @@ def _node_fields(t: _Tree, names):
     if "height" not in names and "dynamics" not in names:
         return
     is_pseudo = t.vertices < 0
-    internal = xp.concatenate([is_pseudo, xp.ones(nodes - n, bool)])  # pseudo-vertices stand for internal nodes
     assert t.t is not None  # every edge of this run has its second key
     low = xp.concatenate([t.leaf("depth", np.inf), t.w])
     depth = -_range_max(-low[t.preorder], t.position, t.position + t.size, xp)
+    with np.errstate(invalid="ignore"):
+        height = xp.concatenate([alt[parents[:-1]], alt[-1:]]) - depth
+    height[:n][~is_pseudo] = 0  # a voxel's
+    t.nodes["height"] = height
+    t.carry["depth"] = depth  # a least: runs merge it (without the keys, which only the dynamics' chains need)
+    if "dynamics" not in names:
+        return
+    internal = xp.concatenate([is_pseudo, xp.ones(nodes - n, bool)])  # pseudo-vertices stand for internal nodes
     keys = [depth] + [
         xp.concatenate([t.leaf(k, np.inf), x.astype(np.float64)]) for k, x in (("w", t.w), ("t", t.t), ("e", t.e))
     ]
@@ -168,13 +178,9 @@ def _node_fields(t: _Tree, names):
     index = xp.arange(nodes, dtype=np.int64)
     deepest = xp.zeros(nodes, bool)
     deepest[:-1] = deepest_child[parents[:-1] - n] == index[:-1]
-    with np.errstate(invalid="ignore"):
-        height = xp.concatenate([alt[parents[:-1]], alt[-1:]]) - depth
-    height[:n][~is_pseudo] = 0  # a voxel's
-    t.nodes["height"] = height
     up = xp.where(deepest, xp.concatenate([parents[:-1], index[-1:]]), index)  # chains climb deepest children
     t.nodes["dynamics"] = height[_jump(up, xp)]
-    t.carry.update(depth=depth, w=keys[1], t=keys[2], e=keys[3])
+    t.carry.update(w=keys[1], t=keys[2], e=keys[3])
 
 
 @contextlib.contextmanager
