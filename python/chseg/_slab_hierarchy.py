@@ -33,10 +33,10 @@ ones T has there, and slab s owns them. Each slab's owned edges get their hierar
 - by dynamics: max(0, alt(x) - max(depth(a), depth(b))) for the node x of children a and b, depth(c) the lowest
   altitude of an internal node under c (+inf for a voxel); a pseudo-vertex carries its region's depth. That local form
   equals the smaller corrected dynamics of the two children (include/chs/AttributeHierarchy.h's chains of deepest
-  children and plateau maxima): the child that loses at x (the other is deepest) ends its chain there, and so does
-  every node under it whose parent is in its plateau, all of them no deeper, so its corrected dynamics is
-  alt(x) - depth (0 where only voxels lie under the plateau); the winner's chain reaches x or beyond from a depth no
-  larger, so its value is no smaller. Ties between children (which one is deepest) change neither; tested against
+  children and plateau maxima): the chain of the child that loses at x (the other is deepest) ends there, the chains
+  of the nodes under it whose parent is in its plateau end there or lower, and none of them is deeper, so its
+  corrected dynamics is alt(x) - its depth (0 where only voxels lie under the plateau); the winner's chain reaches x
+  or beyond from a depth no larger, so its value is no smaller. Ties between children (which one is deepest) change neither; tested against
   the whole volume's hierarchy (python/tests/test_slab_hierarchy.py).
 The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
