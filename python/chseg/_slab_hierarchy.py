@@ -36,8 +36,8 @@ ones T has there, and slab s owns them. Each slab's owned edges get their hierar
   children and plateau maxima): the chain of the child that loses at x (the other is deepest) ends there, the chains
   of the nodes under it whose parent is in its plateau end there or lower, and none of them is deeper, so its
   corrected dynamics is alt(x) - its depth (0 where only voxels lie under the plateau); the winner's chain reaches x
-  or beyond from a depth no larger, so its value is no smaller. Ties between children (which one is deepest) change neither; tested against
-  the whole volume's hierarchy (python/tests/test_slab_hierarchy.py).
+  or beyond from a depth no larger, so its value is no smaller. Ties between children (which one is deepest) change
+  neither; tested against the whole volume's hierarchy (python/tests/test_slab_hierarchy.py).
 The hierarchy is the single-linkage dendrogram of the minimum spanning tree with the new weights, edges ordered by
 (new weight, weight, image edge index), as chseg's watershed hierarchies order them.
 
