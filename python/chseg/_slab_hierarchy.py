@@ -91,8 +91,9 @@ _HOLD_BYTES = 4 << 30
 
 class _Closure:
     """Edges (u, v, w, e) over voxel ids (>= 0) and pseudo-vertex ids (< 0, sorted in `pid`), with what each
-    pseudo-vertex carries (`fields`, one array each: area and corrected value; volume; depth, key, M and R for the
-    dynamics; see _Tree); `t`: the edges' second key where the run orders edges by (w, t, e) (else None)."""
+    pseudo-vertex carries (`fields`, one array each: area and corrected value; volume; depth for the dynamics; the
+    node attributes' in python/chseg/_slab_nodes.py; see _Tree); `t`: the edges' second key where the run orders edges
+    by (w, t, e) (else None)."""
 
     def __init__(self, u, v, w, e, pid, fields=None, t=None):
         self.edges = (u, v, w, e)
@@ -343,7 +344,8 @@ class _Tree:
 
     def closure(self, flags, counter) -> _Closure:
         """The closure of the flagged leaves, as edges (see the module's docstring), its runs merged where what the
-        pseudo-vertices carry adds up (area, volume, corrected value: not the dynamics')."""
+        pseudo-vertices carry adds up or takes an extreme (area, volume, corrected value, depth: not the keys that the
+        node attributes' dynamics carry)."""
         xp, n, kids = self.xp, self.n, self.kids
         has0, has1, rep = self.sides(flags)
         both = xp.flatnonzero(has0 & has1)
@@ -376,9 +378,9 @@ class _Tree:
     def _runs(self, one, side, other, is_one):
         """The closure's one-sided nodes merged into runs: nodes on one path between two-sided nodes (or flagged
         leaves) with one key weight (and second key), which become one node, the top one's key, over one
-        pseudo-vertex for all they absorb (area and volume summed, corrected value the largest; the module's
-        docstring says why that is exact). Returns per run its top row, side child, its single node's other child
-        (-1 for several) and the merged fields; nodes of infinite weight stay alone."""
+        pseudo-vertex for all they absorb (area and volume summed, corrected value the largest, depth the least; the
+        module's docstring says why that is exact). Returns per run its top row, side child, its single node's other
+        child (-1 for several) and the merged fields; nodes of infinite weight stay alone."""
         xp, n = self.xp, self.n
         if one.size == 0:
             return one, side, other, {k: a[other] for k, a in (self.carry or {}).items()}
