@@ -191,17 +191,18 @@ class _Tree:
     arrays of `xp` (NumPy, or CuPy on the device)."""
 
     def __init__(self, parts, pseudo: _Closure, attribute, backend, xp=np, slab=None):
-        """The tree of the graph `parts`; or, `slab` (a _SlabEdges whose dendrogram is held), the tree of that slab's
-        own minimum spanning tree, which is the engine's dendrogram of the slab (same edges, same order: the image edge
-        indices are the slab's shifted by a constant), taken as it is."""
+        """The tree of the graph `parts`; or, `slab` (a _SlabEdges whose dendrogram is held, and the slab's first voxel
+        id), the tree of that slab's own minimum spanning tree, which is the engine's dendrogram of the slab (same
+        edges, same order: the image edge indices are the slab's shifted by a constant), taken as it is."""
         self.xp, self.pseudo = xp, pseudo
         self.carry: Optional[dict] = None  # what the closures' pseudo-vertices take from each node (_build)
         self.nodes: dict = {}  # attributes of every node, where a run computes them (python/chseg/_slab_nodes.py)
         if slab is not None:
-            dendrogram = slab.dendrogram
-            self.n = n = int(slab.voxels)
-            self.vertices = slab.offset + xp.arange(n, dtype=np.int64)  # the slab's voxels, raster order
-            self.w, self.e, self.t = slab[2], slab[3], None  # by rank, as the engine gives them
+            edges, offset = slab
+            dendrogram = edges.dendrogram
+            self.n = n = (int(dendrogram.parents.size) + 1) // 2
+            self.vertices = offset + xp.arange(n, dtype=np.int64)  # the slab's voxels, raster order
+            self.w, self.e, self.t = edges[2], edges[3], None  # by rank, as the engine gives them
             self.origin = xp.full(int(self.w.size), _SLAB, np.int8)
             self._build(dendrogram, attribute)
             return
@@ -701,7 +702,6 @@ class _SlabEdges(tuple):
     tuple."""
 
     dendrogram: Any = None
-    offset = voxels = 0
 
     def __reduce__(self):
         return tuple, (tuple(self),)
@@ -717,7 +717,7 @@ def _slab_tree(spec: _Spec, s, block, keep=False):
     u = _as(xp, d.u).astype(np.int64) + offset
     v = _as(xp, d.v).astype(np.int64) + offset
     edges = _SlabEdges((u, v, _as(xp, d.weights), _as(xp, d.edges).astype(np.int64) + offset * spec.slots))
-    edges.dendrogram, edges.offset, edges.voxels = d if keep else None, offset, int(np.prod(block.shape))
+    edges.dendrogram = d if keep else None
     return edges
 
 
@@ -729,7 +729,7 @@ def _border_step(spec: _Spec, s, tree):
     counter = spec.counter(s, _B)
     if getattr(tree, "dendrogram", None) is None or int(tree[0].size) == 0:
         return _closure_of([_tagged(tree, _SLAB)], _Closure.empty(), spec, (a, b - 1), counter)
-    t = _Tree(None, _Closure.empty(), spec.attribute, spec.backend, spec.xp, slab=tree)
+    t = _Tree(None, _Closure.empty(), spec.attribute, spec.backend, spec.xp, slab=(tree, a * spec.plane))
     tree.dendrogram = None  # its arrays are the tree's now; the slab's edges need it no more
     return t.closure(_layer_flags(t, spec, (a, b - 1)), counter)
 
