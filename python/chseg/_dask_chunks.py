@@ -25,6 +25,24 @@ def _to_numpy(x) -> np.ndarray:
     return x.get() if _is_cupy(x) else np.asarray(x)
 
 
+def _to_xp(xp, x):
+    """`x` as an array of `xp` (NumPy, or CuPy): a host array goes to the device by a plain copy from its own memory.
+    CuPy's asarray stages a NumPy array through a pinned buffer that its pinned-memory pool keeps afterwards for the
+    next request of exactly that size: the parts of a slab store, each of its own size, would each leave one there
+    (page-locked host memory that only the pool's free_all_blocks returns)."""
+    if xp is np:
+        return _to_numpy(x)
+    if _is_cupy(x):
+        return xp.asarray(x)
+    host = np.ascontiguousarray(x)
+    if not host.dtype.isnative:
+        host = host.astype(host.dtype.newbyteorder("="))
+    out = xp.empty(host.shape, host.dtype)
+    if host.size:
+        out.set(host)
+    return out
+
+
 def _starts(chunks: Sequence[Sequence[int]]) -> List[np.ndarray]:
     return [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in chunks]
 

@@ -10,7 +10,7 @@ from typing import Any, List
 import numpy as np
 
 from . import _slab_hierarchy, _slab_kernels
-from ._dask_chunks import _to_numpy
+from ._dask_chunks import _to_numpy, _to_xp
 from ._slab_common import _find, _read_ahead
 from .dask import _after_offsets
 
@@ -114,7 +114,7 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
     # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
     root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
     root_labels = np.zeros(root_names.size, np.int64)
-    members_x, root_x, merged_x, root_names_x = (xp.asarray(x) for x in (members, root, merged, root_names))
+    members_x, root_x, merged_x, root_names_x = (_to_xp(xp, x) for x in (members, root, merged, root_names))
 
     def final_labels(s, coded):
         """Slab s's labels (a host array of the slab's shape, out's dtype)."""
@@ -129,7 +129,7 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
         m, in_class = _find(members_x, names, xp)
         joined = xp.flatnonzero(in_class)
         joined = joined[root_x[m[joined]] != names[joined]]
-        final[joined] = xp.asarray(root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
+        final[joined] = _to_xp(xp, root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
         return _to_numpy(final[labels].astype(out.dtype, copy=False)).reshape((b - a,) + h.shape[1:])
 
     with ThreadPoolExecutor(1) as writer:  # slab s written while slab s + 1 is labelled

@@ -98,7 +98,7 @@ class _SaliencySpec(_Spec):
         out = {}
         edges = {"inside": _inside_edges(self, s, xp)}
         if s > 0:
-            edges["into"] = tuple(xp.asarray(x) for x in _into_edges(self, s)[:2])
+            edges["into"] = tuple(_as(xp, x) for x in _into_edges(self, s)[:2])
         for name, (p, q, *_) in edges.items():
             i = position[xp.searchsorted(whole.vertices, p)]
             j = position[xp.searchsorted(whole.vertices, q)]
@@ -111,7 +111,7 @@ def _saliency_tree(spec: _Spec, s, coded):
     output of slab s), as _slab_tree gives the volume's."""
     xp = spec.xp
     p, q, e = _inside_edges(spec, s, xp)
-    w = xp.asarray(coded["inside"]).astype(np.float64)
+    w = _as(xp, coded["inside"]).astype(np.float64)
     offset = spec.bounds[s][0] * spec.plane
     count = (spec.bounds[s][1] - spec.bounds[s][0]) * spec.plane
     if count == 1:

@@ -75,7 +75,7 @@ import chseg
 
 from . import _slab_kernels
 from . import _slab_store as _store
-from ._dask_chunks import _to_numpy
+from ._dask_chunks import _to_numpy, _to_xp
 from ._slab_common import _check, _crossing, _ends, _find
 from .dask import _after_offsets
 
@@ -436,8 +436,8 @@ def _engine(xp, fn, *args, **kwargs):
 
 
 def _as(xp, a):
-    """`a` as an array of xp (NumPy: copied from the device where it is there)."""
-    return _to_numpy(a) if xp is np else xp.asarray(a)
+    """`a` as an array of xp (NumPy: copied from the device where it is there; CuPy: copied to it, _to_xp)."""
+    return _to_xp(xp, a)
 
 
 def _merged(xp, *closures) -> _Closure:
@@ -575,7 +575,7 @@ class SlabHierarchy:
         edges, nodes = coded
         out = _store.decode(edges, _store.base_edge(self, s), xp)
         if nodes is not None:
-            out.update({k: xp.asarray(nodes[k]).astype(np.float64) for k in self.node_names})
+            out.update({k: _as(xp, nodes[k]).astype(np.float64) for k in self.node_names})
         return out
 
     def gather(self, backend: str = "auto") -> Any:

@@ -25,7 +25,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-from ._dask_chunks import _to_numpy
+from ._dask_chunks import _to_numpy, _to_xp
 
 _MARK = "chseg_slab_hierarchy"
 _NODES = "chseg_slab_nodes"  # the names of the node attributes (SlabHierarchy.node_attributes), written after them
@@ -66,11 +66,11 @@ def encode(owned: Dict[str, Any], base: int, xp=np) -> Dict[str, np.ndarray]:
 
 def decode(coded: Dict[str, Any], base: int, xp=np) -> Dict[str, Any]:
     """The arrays of a slab's owned edges (int64 edges, float64 weights and hierarchy weights), on xp's side."""
-    edge = xp.asarray(coded["edge"]).astype(np.int64)
+    edge = _to_xp(xp, coded["edge"]).astype(np.int64)
     return {
         "edge": base + xp.cumsum(edge) if edge.size else edge,
-        "weight": xp.asarray(coded["weight"]).astype(np.float64),
-        "altitude": xp.asarray(coded["altitude"]).astype(np.float64),
+        "weight": _to_xp(xp, coded["weight"]).astype(np.float64),
+        "altitude": _to_xp(xp, coded["altitude"]).astype(np.float64),
     }
 
 

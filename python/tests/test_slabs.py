@@ -6,7 +6,7 @@ import chseg
 import chseg.slabs
 import numpy as np
 import pytest
-from conftest import needs_cupy
+from conftest import gpu, needs_cupy
 
 ARRAYS = ("parents", "weights", "edges", "u", "v")
 
@@ -148,3 +148,27 @@ def test_thin_volumes(backend):
         for full in (False, True):
             expected = chseg.single_linkage(image, fully_connected=full, backend=backend)
             assert_same(chseg.slabs.single_linkage(image, 1, fully_connected=full, backend=backend), expected)
+
+
+@gpu
+@needs_cupy
+def test_host_arrays_go_to_the_device_past_cupys_pinned_pool():
+    """The slabs' host arrays (stored parts, closures, volume blocks) go to the device by a plain copy, _to_xp:
+    cupy.asarray stages them through pinned buffers that its pool keeps, one for each size. The copies equal the
+    arrays whatever their layout and byte order, and the pool gains no block."""
+    import cupy
+    from chseg._dask_chunks import _to_xp
+
+    pool = cupy.get_default_pinned_memory_pool()
+    cupy.cuda.Device().synchronize()
+    pool.free_all_blocks()
+    rng = np.random.default_rng(3)
+    arrays = [rng.integers(0, 200, 5000 + 600 * k).astype(np.uint8) for k in range(6)]
+    arrays += [np.arange(24, dtype=">u2").reshape(4, 6)[:, ::2], np.zeros(0, np.float64), np.arange(5.0)[::-1]]
+    for a in arrays:
+        got = _to_xp(cupy, a)
+        assert isinstance(got, cupy.ndarray) and got.dtype == a.dtype.newbyteorder("=")
+        assert np.array_equal(got.get(), a)
+        assert _to_xp(cupy, got) is got
+    cupy.cuda.Device().synchronize()
+    assert pool.n_free_blocks() == 0
