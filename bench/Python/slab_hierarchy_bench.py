@@ -27,7 +27,8 @@ The volume: grains (balls of random grey levels 80..200, radii 3..9, one per 6,0
 noise of +-6 on every voxel (uint8), written to DIR/volume.zarr in chunks of one slab by a process a core (the
 grains drawn alike in each, each slab's noise from its own generator: a process holds one slab). Recorded per step: wall
 seconds, the process's peak resident memory after it (ru_maxrss: the steps run in the order listed, so a step's
-figure includes the ones before), the device's peak used memory sampled by nvidia-smi every 50 ms during it, and the
+figure includes the ones before), the step's own peak resident memory by kind (anonymous, file-backed, shared; from
+/proc/self/status every 50 ms), the device's peak used memory sampled by nvidia-smi every 50 ms during it, and the
 bytes of the stores it wrote. Checks: the
 gathered slab hierarchy equals chseg.watershed_hierarchy of the whole volume array by array, every cut equals that
 dendrogram's cut, and Higra's hierarchy (canonize_tree=False, edges in the module's order) has its parents and
@@ -148,6 +149,42 @@ class DevicePeak:
             self.thread.join()
 
 
+class HostPeak:
+    """The largest resident memory of this process while it runs, in MiB, split as /proc/self/status splits it
+    (anonymous, file-backed, shared memory), each sampled every 50 ms (empty where /proc is not there): ru_maxrss
+    gives the total peak only."""
+
+    FIELDS = {"VmRSS": "rss", "RssAnon": "anon", "RssFile": "file", "RssShmem": "shmem"}
+
+    def __enter__(self):
+        self.peak, self.stop = {}, threading.Event()
+        self.thread = threading.Thread(target=self.poll, daemon=True)
+        self.thread.start()
+        return self
+
+    def sample(self):
+        try:
+            with open("/proc/self/status") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return
+        for line in lines:
+            key, _, value = line.partition(":")
+            if key in self.FIELDS:
+                name = self.FIELDS[key]
+                self.peak[name] = max(self.peak.get(name, 0), int(value.split()[0]) // 1024)
+
+    def poll(self):
+        while not self.stop.is_set():
+            self.sample()
+            self.stop.wait(0.05)
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        self.sample()
+
+
 def du(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
@@ -263,7 +300,7 @@ def main():
         return old if same else None
 
     def step(name, fn, store=None):
-        with DevicePeak() as dev:
+        with DevicePeak() as dev, HostPeak() as host_peak:
             t = time.perf_counter()
             value = fn()
             seconds = time.perf_counter() - t
@@ -271,6 +308,7 @@ def main():
             "seconds": seconds,
             "voxels_per_second": n / seconds,
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "host_peak_mib": host_peak.peak,  # this step's own peaks, by kind of memory
             "device_peak_mib": dev.peak,
             "store_bytes": du(store) if store else None,
         }
