@@ -72,12 +72,80 @@ def _slab_labels(h, s: int, coded, threshold, xp):
     return xp.searchsorted(first, comp), first, p[~inside], q[~inside]
 
 
+class _FaceMerges:
+    """The regions that join an earlier one across the slab faces, met face by face in order: for each slab, the
+    names (first voxels) of its regions that join an earlier region, sorted, and the name of that whole region's first
+    voxel, the smallest name of its class.
+
+    The face before slab s joins regions of slab s - 1 (named a) with regions of slab s (named b, larger than every
+    name of the slabs before). What the faces before did to an a is known from the face before alone (the names of
+    slab s - 1 join earlier regions only there), so a face's classes come from its own pairs: the components of the
+    graph between the a's roots and the b's, each rooted at its smallest name, which is an a's root. So every b of a
+    pair joins, at that face and once, a name that is a root then; a root may join a smaller one at a later face (a
+    late root: a region met again lower down), and the names that point to it follow it at the end. Host memory: a
+    face's pairs, and 16 bytes a joining name, held slab by slab (the second pass takes one slab's at a time)."""
+
+    def __init__(self, num_slabs: int):
+        self.joined: List[Any] = [None] * num_slabs  # slab s: (its names that joined at the face before it, parents)
+        self.late: List[Any] = []  # (roots that joined a smaller root at a later face, that root)
+
+    def add(self, s: int, a: np.ndarray, b: np.ndarray, first_b: int) -> None:
+        """The pairs (a, b) of regions joined across the face before slab s (whose first voxel is `first_b`)."""
+        from scipy import sparse
+        from scipy.sparse import csgraph
+
+        joined, root = self.joined[s - 1] if s > 0 and self.joined[s - 1] is not None else (a[:0], a[:0])
+        at, found = _find(joined, a)
+        ra = np.where(found, root[np.minimum(at, joined.size - 1)], a) if joined.size else a  # a's root now
+        nodes, inverse = np.unique(np.concatenate([ra, b]), return_inverse=True)
+        inverse = inverse.ravel()
+        graph = sparse.csr_matrix(
+            (np.ones(a.size, np.int8), (inverse[: a.size], inverse[a.size :])), shape=(nodes.size,) * 2
+        )
+        count, comp = csgraph.connected_components(graph, directed=False)
+        low = np.full(count, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(low, comp, nodes)
+        new_root = low[comp]
+        moved = new_root != nodes  # every b (its a's root is smaller), and the a's roots that join a smaller one
+        is_b = nodes >= first_b
+        self.joined[s] = (nodes[moved & is_b], new_root[moved & is_b])
+        if bool((moved & ~is_b).any()):
+            self.late.append((nodes[moved & ~is_b], new_root[moved & ~is_b]))
+
+    def resolve(self, bounds, plane: int):
+        """Every slab's (sorted names that joined an earlier region, that region's first voxel), and the sorted names
+        of the regions that others join."""
+        late = np.concatenate([x for x, _ in self.late]) if self.late else np.zeros(0, np.int64)
+        late_root = np.concatenate([r for _, r in self.late]) if self.late else np.zeros(0, np.int64)
+        order = np.argsort(late)
+        late, late_root = late[order], late_root[order]
+
+        def follow(parents):  # pointer jumping through the late roots (a late root's parent may be one as well)
+            while True:
+                at, found = _find(late, parents)
+                if not bool(found.any()):
+                    return parents
+                parents = np.where(found, late_root[np.minimum(at, late.size - 1)], parents)
+
+        late_root = follow(late_root)
+        out, roots = [], [late_root]
+        for s, (a, b) in enumerate(bounds):
+            names, parents = self.joined[s] if self.joined[s] is not None else (late[:0], late[:0])
+            lo, hi = np.searchsorted(late, [a * plane, b * plane])  # this slab's late roots
+            names = np.concatenate([names, late[lo:hi]])
+            parents = np.concatenate([follow(parents), late_root[lo:hi]])
+            order = np.argsort(names)
+            out.append((names[order], parents[order]))
+            roots.append(parents)
+            self.joined[s] = None
+        return out, np.unique(np.concatenate(roots))
+
+
 def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
     plane = int(np.prod(h.shape[1:]))
     # Pass 1: each slab's regions (named by their first voxel), and the merges across slab faces.
     counts: List[int] = []
-    pairs_a: List[np.ndarray] = []
-    pairs_b: List[np.ndarray] = []
+    faces = _FaceMerges(h.num_slabs)
     previous = None  # the slab before's labels and region names
     slabs = range(h.num_slabs)
     for s, coded in zip(slabs, _read_ahead(h._coded, slabs)):
@@ -91,30 +159,15 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
             if prev_names.size * first.size < 2**63:  # each pair of regions once (a face's edges: up to a layer)
                 key = xp.unique(lp * first.size + lq)
                 lp, lq = key // first.size, key % first.size
-            pairs_a.append(_to_numpy(prev_names[lp]))
-            pairs_b.append(_to_numpy(names[lq]))
+            faces.add(s, _to_numpy(prev_names[lp]), _to_numpy(names[lq]), a * plane)
         previous = (labels, names, a)
-    if pairs_a:
-        pa, pb = np.concatenate(pairs_a), np.concatenate(pairs_b)
-        from scipy import sparse
-        from scipy.sparse import csgraph
-
-        members, inverse = np.unique(np.concatenate([pa, pb]), return_inverse=True)
-        g = sparse.csr_matrix(
-            (np.ones(pa.size, np.int8), (inverse[: pa.size], inverse[pa.size :])), shape=(members.size,) * 2
-        )
-        _, comp = csgraph.connected_components(g, directed=False)
-        root = np.full(comp.max() + 1, np.iinfo(np.int64).max, np.int64)
-        np.minimum.at(root, comp, members)
-        root = root[comp]  # each member's region: the smallest first voxel of its class
-        merged = np.sort(members[root != members])  # names that are not their region's first
-    else:
-        members = root = merged = np.zeros(0, np.int64)
+    joined, root_names = faces.resolve(h.bounds, plane)  # per slab: names not their region's first, and that first
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    # the labels of the regions that other names join: their slab and rank there, found in pass 2 as they come
-    root_names = np.unique(root[root != members]) if members.size else np.zeros(0, np.int64)
+    joined_before = np.concatenate([[0], np.cumsum([names.size for names, _ in joined])])
+    # the labels of the regions that other names join, found in pass 2 as they come (a region's first voxel comes
+    # before every other name of it)
     root_labels = np.zeros(root_names.size, np.int64)
-    members_x, root_x, merged_x, root_names_x = (_to_xp(xp, x) for x in (members, root, merged, root_names))
+    root_names_x = _to_xp(xp, root_names)
 
     def final_labels(s, coded):
         """Slab s's labels (a host array of the slab's shape, out's dtype)."""
@@ -123,13 +176,13 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
         names = first + a * plane
         # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
         # names before it that joined an earlier region
-        final = 1 + int(offsets[s]) + xp.arange(names.size, dtype=np.int64) - xp.searchsorted(merged_x, names)
+        merged, root = (_to_xp(xp, x) for x in joined[s])
+        final = 1 + int(offsets[s] - joined_before[s]) + xp.arange(names.size, dtype=np.int64)
+        final -= xp.searchsorted(merged, names)
         at, is_root = _find(root_names_x, names, xp)
         root_labels[_to_numpy(at[is_root])] = _to_numpy(final[is_root])
-        m, in_class = _find(members_x, names, xp)
-        joined = xp.flatnonzero(in_class)
-        joined = joined[root_x[m[joined]] != names[joined]]
-        final[joined] = _to_xp(xp, root_labels)[xp.searchsorted(root_names_x, root_x[m[joined]])]
+        at = xp.searchsorted(names, merged)  # each of the slab's names that joined an earlier region (all are names)
+        final[at] = _to_xp(xp, root_labels)[xp.searchsorted(root_names_x, root)]
         return _to_numpy(final[labels].astype(out.dtype, copy=False)).reshape((b - a,) + h.shape[1:])
 
     with ThreadPoolExecutor(1) as writer:  # slab s written while slab s + 1 is labelled

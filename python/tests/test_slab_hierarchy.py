@@ -234,6 +234,24 @@ def test_plateau_through_every_slab(backend):
         check(image, 3, full, backend, expected_of(image, full, backend))
 
 
+def test_cut_of_regions_that_join_in_a_later_slab(backend):
+    """A comb: low teeth that meet only in the last layer. In slabs of one layer, each tooth's region is a root of its
+    own until the last face joins them (a root joining a smaller one at a later face, its earlier names following
+    parents): every cut and every number of clusters is the whole volume's."""
+    comb = np.full((9, 11), 9, np.uint8)
+    comb[:, ::2] = 0
+    comb[-1] = 0
+    comb3 = np.repeat(comb[:, None, :], 2, axis=1)
+    for volume in (comb, comb3):
+        whole = chseg.watershed_hierarchy(volume, "area", backend=backend)
+        for slab in (1, 2):
+            h = chseg.slabs.hierarchy(volume, slab, "area", backend=backend)
+            for t in np.unique(host(whole.weights)):
+                assert np.array_equal(h.cut(t), host(whole.cut(t))), (volume.ndim, slab, t)
+            for k in (1, 2, 6, volume.size // 2):
+                assert np.array_equal(h.clusters(k), host(whole.clusters(k))), (volume.ndim, slab, k)
+
+
 def test_store_on_disk_and_zarr(tmp_path, monkeypatch):
     """Each slab's edges go to the store (a Zarr group: a subgroup a slab, coded), the completion mark last; a store
     opened later gives the same hierarchy; cuts written into a Zarr array; a store without the mark is refused; a rerun
