@@ -176,13 +176,14 @@ def _write_cut(h: Any, threshold: Any, out: Any, xp: Any) -> Any:
         names = first + a * plane
         # 1 + the regions whose first voxel comes before: those of the slabs before, this slab's before it, less the
         # names before it that joined an earlier region
-        merged, root = (_to_xp(xp, x) for x in joined[s])
+        merged, root = joined[s]
+        merged_x = _to_xp(xp, merged)
         final = 1 + int(offsets[s] - joined_before[s]) + xp.arange(names.size, dtype=np.int64)
-        final -= xp.searchsorted(merged, names)
+        final -= xp.searchsorted(merged_x, names)
         at, is_root = _find(root_names_x, names, xp)
         root_labels[_to_numpy(at[is_root])] = _to_numpy(final[is_root])
-        at = xp.searchsorted(names, merged)  # each of the slab's names that joined an earlier region (all are names)
-        final[at] = _to_xp(xp, root_labels)[xp.searchsorted(root_names_x, root)]
+        # the slab's names that joined an earlier region (each one of its names) take that region's label
+        final[xp.searchsorted(names, merged_x)] = _to_xp(xp, root_labels[np.searchsorted(root_names, root)])
         return _to_numpy(final[labels].astype(out.dtype, copy=False)).reshape((b - a,) + h.shape[1:])
 
     with ThreadPoolExecutor(1) as writer:  # slab s written while slab s + 1 is labelled
