@@ -435,9 +435,7 @@ def _engine(xp, fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-def _as(xp, a):
-    """`a` as an array of xp (NumPy: copied from the device where it is there; CuPy: copied to it, _to_xp)."""
-    return _to_xp(xp, a)
+_as = _to_xp  # an array of xp: copied from the device for NumPy, to it for CuPy (python/chseg/_dask_chunks.py)
 
 
 def _merged(xp, *closures) -> _Closure:
