@@ -121,46 +121,50 @@ def write_volume(path, shape, slab, seed=65, processes=None):
     return array
 
 
-class DevicePeak:
-    """The largest used memory (MiB) of the most loaded device while it runs, from nvidia-smi every 50 ms (None
-    without it)."""
+class _Sampled:
+    """A context in which a thread calls self.sample() every 50 ms, and once more at its end."""
 
     def __enter__(self):
-        self.peak, self.stop = None, threading.Event()
-        if shutil.which("nvidia-smi"):
-            self.thread = threading.Thread(target=self.poll, daemon=True)
-            self.thread.start()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.poll, daemon=True)
+        self.thread.start()
         return self
 
     def poll(self):
         while not self.stop.is_set():
-            out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            if out:
-                self.peak = max([self.peak or 0] + [int(line) for line in out.splitlines()])
+            self.sample()
             self.stop.wait(0.05)
 
     def __exit__(self, *exc):
         self.stop.set()
-        if hasattr(self, "thread"):
-            self.thread.join()
+        self.thread.join()
+        self.sample()
 
 
-class HostPeak:
+class DevicePeak(_Sampled):
+    """The largest used memory (MiB) of the most loaded device while it runs, from nvidia-smi (None without it)."""
+
+    def __init__(self):
+        self.peak, self.smi = None, shutil.which("nvidia-smi")
+
+    def sample(self):
+        if not self.smi:
+            return
+        out = subprocess.run(
+            [self.smi, "--query-gpu=memory.used", "--format=csv,noheader,nounits"], capture_output=True, text=True
+        ).stdout.strip()
+        if out:
+            self.peak = max([self.peak or 0] + [int(line) for line in out.splitlines()])
+
+
+class HostPeak(_Sampled):
     """The largest resident memory of this process while it runs, in MiB, split as /proc/self/status splits it
-    (anonymous, file-backed, shared memory), each sampled every 50 ms (empty where /proc is not there): ru_maxrss
-    gives the total peak only."""
+    (anonymous, file-backed, shared memory; empty where /proc is not there): ru_maxrss gives the total peak only."""
 
     FIELDS = {"VmRSS": "rss", "RssAnon": "anon", "RssFile": "file", "RssShmem": "shmem"}
 
-    def __enter__(self):
-        self.peak, self.stop = {}, threading.Event()
-        self.thread = threading.Thread(target=self.poll, daemon=True)
-        self.thread.start()
-        return self
+    def __init__(self):
+        self.peak = {}
 
     def sample(self):
         try:
@@ -173,16 +177,6 @@ class HostPeak:
             if key in self.FIELDS:
                 name = self.FIELDS[key]
                 self.peak[name] = max(self.peak.get(name, 0), int(value.split()[0]) // 1024)
-
-    def poll(self):
-        while not self.stop.is_set():
-            self.sample()
-            self.stop.wait(0.05)
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        self.sample()
 
 
 def du(path):

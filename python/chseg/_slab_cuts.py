@@ -72,6 +72,14 @@ def _slab_labels(h, s: int, coded, threshold, xp):
     return xp.searchsorted(first, comp), first, p[~inside], q[~inside]
 
 
+def _mapped(keys, values, x):
+    """values[i] where x is keys[i] (keys sorted), x itself elsewhere."""
+    if not keys.size:
+        return x
+    at, found = _find(keys, x)
+    return np.where(found, values[np.minimum(at, keys.size - 1)], x)
+
+
 class _FaceMerges:
     """The regions that join an earlier one across the slab faces, met face by face in order: for each slab, the
     names (first voxels) of its regions that join an earlier region, sorted, and the name of that whole region's first
@@ -95,8 +103,7 @@ class _FaceMerges:
         from scipy.sparse import csgraph
 
         joined, root = self.joined[s - 1] if s > 0 and self.joined[s - 1] is not None else (a[:0], a[:0])
-        at, found = _find(joined, a)
-        ra = np.where(found, root[np.minimum(at, joined.size - 1)], a) if joined.size else a  # a's root now
+        ra = _mapped(joined, root, a)  # a's root now
         nodes, inverse = np.unique(np.concatenate([ra, b]), return_inverse=True)
         inverse = inverse.ravel()
         graph = sparse.csr_matrix(
@@ -120,12 +127,12 @@ class _FaceMerges:
         order = np.argsort(late)
         late, late_root = late[order], late_root[order]
 
-        def follow(parents):  # pointer jumping through the late roots (a late root's parent may be one as well)
+        def follow(parents):  # through the late roots (a late root's parent may be one as well; parents are smaller)
             while True:
-                at, found = _find(late, parents)
-                if not bool(found.any()):
+                after = _mapped(late, late_root, parents)
+                if np.array_equal(after, parents):
                     return parents
-                parents = np.where(found, late_root[np.minimum(at, late.size - 1)], parents)
+                parents = after
 
         late_root = follow(late_root)
         out, roots = [], [late_root]
