@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ._dask_chunks import _lateral_offsets, _shifted
+from ._dask_chunks import _lateral_offsets, _shifted, _to_xp
 from .dask import _SL_TYPES, _after_offsets, _difference
 
 
@@ -35,13 +35,15 @@ def _read_ahead(read: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[An
             yield value
 
 
-def _crossing(low, high, layer, shape, fully_connected):
-    """The edges between layer `layer` (values `low`) and layer `layer` + 1 (values `high`)."""
+def _crossing(low, high, layer, shape, fully_connected, xp=np):
+    """The edges between layer `layer` (values `low`) and layer `layer` + 1 (values `high`), arrays of `xp` (NumPy, or
+    CuPy: made on the device, where the partial trees take them)."""
     ndim = len(shape)
     offsets = _after_offsets(ndim, fully_connected)
     slot_of = {o: s for s, o in enumerate(offsets)}
     plane = int(np.prod(shape[1:]))
-    index = np.arange(plane, dtype=np.int64).reshape(shape[1:])
+    index = xp.arange(plane, dtype=np.int64).reshape(shape[1:])
+    low, high = _to_xp(xp, low), _to_xp(xp, high)
     us, vs, ws, es = [], [], [], []
     for offset in _lateral_offsets(ndim, 0, fully_connected):
         src, dst = _shifted(index, offset[1:])
@@ -51,7 +53,7 @@ def _crossing(low, high, layer, shape, fully_connected):
         vs.append(q)
         ws.append(_difference(low[src].ravel(), high[dst].ravel()))
         es.append(p * len(offsets) + slot_of[offset])  # the earlier voxel's edge, offset (1, ...) from it
-    return np.concatenate(us), np.concatenate(vs), np.concatenate(ws), np.concatenate(es)
+    return xp.concatenate(us), xp.concatenate(vs), xp.concatenate(ws), xp.concatenate(es)
 
 
 def _ends(edge, shape, fully_connected):

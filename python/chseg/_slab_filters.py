@@ -77,7 +77,7 @@ def _inorder(tree: _Tree):
     flags = xp.zeros(2 * nodes + 1, np.int64)
     flags[:n] = 1  # a leaf is visited at its enter
     flags[nodes + kids[:, 0]] = 1  # an internal node between its first child's exit and its second child's enter
-    suffix, _ = _tour_sums(kids, n, xp, flags, xp.zeros_like(flags))
+    suffix = _tour_sums(kids, n, xp, flags)
     out = xp.empty(nodes, np.int64)
     out[:n] = nodes - suffix[:n]
     out[n:] = nodes - suffix[nodes + kids[:, 0]]

@@ -66,6 +66,8 @@ single runs stand for: measured ``SlabHierarchy.closure_bytes``, the largest), t
 from __future__ import annotations
 
 import hashlib
+import importlib
+import math
 import os
 from typing import Any, Optional
 
@@ -75,7 +77,7 @@ import chseg
 
 from . import _slab_kernels
 from . import _slab_store as _store
-from ._dask_chunks import _to_numpy, _to_xp
+from ._dask_chunks import _is_cupy, _to_numpy, _to_xp
 from ._slab_common import _check, _crossing, _ends, _find
 from .dask import _after_offsets
 
@@ -145,10 +147,18 @@ def _range_max(values, lo, hi, xp=np):
 
 
 def _children(parents, xp):
-    """The two children of every internal node (node n + r: row r), the smaller id first."""
+    """The two children of every internal node (node n + r: row r), the smaller id first: each child written at its
+    parent (one of two writes lands), then the other child next to it; no sort."""
     nodes = parents.size
+    n = (nodes + 1) // 2
     index = xp.arange(nodes - 1, dtype=np.int64)
-    return index[xp.argsort(parents[:-1] * nodes + index)].reshape(-1, 2)
+    row = parents[:-1] - n
+    one = xp.empty(n - 1, np.int64)
+    one[row] = index
+    other = xp.empty(n - 1, np.int64)
+    lost = one[row] != index
+    other[row[lost]] = index[lost]
+    return xp.stack([xp.minimum(one, other), xp.maximum(one, other)], axis=1)
 
 
 def _euler_preorder(kids, n, xp):
@@ -164,9 +174,11 @@ def _euler_preorder(kids, n, xp):
     return position, size
 
 
-def _tour_sums(kids, n, xp, a, b):
-    """Suffix sums of two counts given on the events of the binary tree's Euler tour (enter(x) = x, exit(x) = nodes +
-    x, then the end), ranked by pointer jumping in NumPy, by sublists in CuPy (python/chseg/_slab_kernels.py)."""
+def _tour_sums(kids, n, xp, a, b=None):
+    """Suffix sums of one or two counts (not negative) given on the events of the binary tree's Euler tour (enter(x) =
+    x, exit(x) = nodes + x, then the end), ranked by pointer jumping in NumPy, by sublists in CuPy
+    (python/chseg/_slab_kernels.py). Two counts of sums below 2^31 travel as one (b in the high 32 bits): half the
+    reads and writes of a walk."""
     nodes = 2 * n - 1
     end = 2 * nodes
     nxt = xp.empty(end + 1, np.int64)
@@ -176,13 +188,26 @@ def _tour_sums(kids, n, xp, a, b):
     nxt[nodes + kids[:, 1]] = nodes + xp.arange(n, nodes, dtype=np.int64)  # a second child's exit: its parent's
     nxt[end - 1] = end  # the root's exit
     nxt[end] = end
+    packed = b is not None and end + 1 < 2**31  # every sum is at most the tour's events
+    if packed:
+        a = a + (b << 32)
+    elif b is not None:
+        return _ranked(nxt, a, xp), _ranked(nxt, b, xp)
+    a = _ranked(nxt, a, xp)
+    if not packed:
+        return a
+    return a & 0xFFFFFFFF, a >> 32
+
+
+def _ranked(nxt, a, xp):
+    """Suffix sums of `a` along the lists of nxt (list ranking)."""
     if xp is not np:
-        return _slab_kernels.rank(nxt, a, b)  # by sublists: linear work, where the loop below takes log rounds
+        return _slab_kernels.rank(nxt, a)  # by sublists: linear work, where the loop below takes log rounds
+    end = nxt.size - 1
     while bool((nxt[:end] != end).any()):
         a = a + a[nxt]
-        b = b + b[nxt]
         nxt = nxt[nxt]
-    return a, b
+    return a
 
 
 class _Tree:
@@ -215,8 +240,7 @@ class _Tree:
         else:
             order = xp.argsort(e)  # ties in weight break by image edge index (unique), as in the whole volume
         u, v, w, e, origin = u[order], v[order], w[order], e[order], origin[order]
-        self.vertices, inverse = xp.unique(xp.concatenate([u, v]), return_inverse=True)
-        inverse = inverse.ravel()
+        self.vertices, inverse = _vertex_ids(xp.concatenate([u, v]), xp)
         n = self.n = int(self.vertices.size)
         dendrogram = _engine(
             xp, chseg.single_linkage_graph, inverse[: u.size], inverse[u.size :], w, n, backend=backend
@@ -387,9 +411,10 @@ class _Tree:
             return one, side, other, {k: a[other] for k, a in (self.carry or {}).items()}
         follow = side >= n
         follow[follow] = is_one[side[follow] - n]
-        up = xp.arange(self.parents.size, dtype=np.int64)
-        up[n + one[follow]] = side[follow]  # down the side child while it is one-sided: the run's path's bottom
-        bottom = _jump(up, xp)[n + one]
+        # down the side child while it is one-sided: the run's path's bottom (rows of `one`, which is sorted)
+        up = xp.arange(one.size, dtype=np.int64)
+        up[follow] = xp.searchsorted(one, side[follow] - n)
+        bottom = n + one[_jump(up, xp)]
         w = self.w[one]
         second = self.t[one] if self.t is not None else xp.zeros(one.size)
         bottom = xp.where(xp.isfinite(w), bottom, -1 - one)
@@ -411,6 +436,30 @@ class _Tree:
                 fields[k] = total[last + 1] - total[first]
         single = xp.where(last == first, other[first], -1)
         return one[last], side[last], single, fields
+
+
+def _vertex_ids(ids, xp):
+    """unique(ids) and each id's place in it (xp.unique's return_inverse). The voxels of a partial graph (ids >= 0)
+    fill most of their range (a slab and its neighbours' layers): they are placed by a table of that range and its
+    running count, linear work where a sort is not; pseudo-vertices (< 0, few) and sparse voxels by a sort."""
+    voxel = ids >= 0
+    voxels = ids[voxel]
+    if voxels.size == 0:
+        out, inverse = xp.unique(ids, return_inverse=True)
+        return out, inverse.ravel()
+    base = int(voxels.min())
+    span = int(voxels.max()) - base + 1
+    if span > 2 * int(voxels.size):
+        out, inverse = xp.unique(ids, return_inverse=True)
+        return out, inverse.ravel()
+    pseudo, below = xp.unique(ids[~voxel], return_inverse=True)
+    present = xp.zeros(span, bool)
+    present[voxels - base] = True
+    place = xp.cumsum(present, dtype=np.int64) - 1 + pseudo.size
+    inverse = xp.empty(ids.size, np.int64)
+    inverse[voxel] = place[voxels - base]
+    inverse[~voxel] = below.ravel()
+    return xp.concatenate([pseudo, xp.flatnonzero(present) + base]), inverse
 
 
 class _Counter:
@@ -448,7 +497,13 @@ def _merged(xp, *closures) -> _Closure:
 
 
 def _jump(up, xp):
-    """Pointer jumping: each index's end of the chain up[i], up[up[i]], ... (up[end] = end)."""
+    """Pointer jumping: each index's end of the chain up[i], up[up[i]], ... (up[end] = end). On the device, the
+    ceil(log2(size)) rounds that reach the end of the longest chain there can be, with no test (a copy back) between
+    them."""
+    if xp is not np:
+        for _ in range(max(1, math.ceil(math.log2(max(int(up.size), 2))))):
+            up = up[up]
+        return up
     while True:
         nxt = up[up]
         if bool((nxt == up).all()):
@@ -474,19 +529,21 @@ def _layer_flags(t: "_Tree", spec, layers):
 
 
 def _carried(c: _Closure):
-    u, v, w, e = c.edges
-    return (u, v, w, e, np.full(u.size, _CARRIED, np.int8)) + (() if c.t is None else (c.t,))
+    return _tagged(c.edges + (() if c.t is None else (c.t,)), _CARRIED)
 
 
 def _tagged(edges, tag):
     """(u, v, w, e[, t]) edges with their origin: (u, v, w, e, origin[, t])."""
     u, v, w, e = edges[:4]
-    return (u, v, w, e, np.full(int(u.size), tag, np.int8)) + tuple(edges[4:])
+    xp = importlib.import_module("cupy") if _is_cupy(u) else np
+    return (u, v, w, e, xp.full(int(u.size), tag, np.int8)) + tuple(edges[4:])
 
 
 def _digest(layer) -> str:
     layer = np.ascontiguousarray(layer)
-    return hashlib.blake2b(layer.tobytes() + str(layer.dtype).encode(), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(layer.reshape(-1).view(np.uint8).data, digest_size=16)  # no copy of the layer's bytes
+    digest.update(str(layer.dtype).encode())
+    return digest.hexdigest()
 
 
 class SlabHierarchy:
@@ -653,7 +710,7 @@ class _Spec:
 
     def crossing(self, low, high, z, tag):
         """The edges between layer z (values `low`) and z + 1 (values `high`)."""
-        return _tagged(_crossing(low, high, z, self.shape, self.fully_connected), tag)
+        return _tagged(_crossing(low, high, z, self.shape, self.fully_connected, self.xp), tag)
 
     def counter(self, s, kind):
         """Pseudo-vertex ids of slab s's closure of `kind` (_C, _R or _B): a range of 2^36 of its own, so that steps

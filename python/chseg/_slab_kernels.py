@@ -2,7 +2,7 @@
 cuts (python/chseg/_slab_cuts.py), each doing in a few launches what the NumPy way does in a loop of whole-array
 operations (a launch, and for the loop's end a copy back, per round):
 
-- `rank`: list ranking (suffix sums of two counts along linked lists) by sublists (Helman and JaJa's way): every
+- `rank`: list ranking (suffix sums of a count along linked lists) by sublists (Helman and JaJa's way): every
   K-th element, each list's head and its end start a sublist; a thread a sublist walks it and sums its counts
   (`rank_walk`), the short list of sublists is ranked by pointer jumping (`rank_round`, Wyllie: every element adds
   its successor's counts and jumps to its successor's successor), and a second walk writes each element's sum
@@ -27,35 +27,32 @@ _KERNELS: dict = {}
 _SOURCES = {
     # a sublist from splitter s (sid[s] its index): the sum of its counts and the next sublist (itself at a list's end)
     "rank_walk": (
-        "int64 s, raw int64 nxt, raw int64 a, raw int64 b, raw int64 sid",
-        "int64 nx, int64 sa, int64 sb",
+        "int64 s, raw int64 nxt, raw int64 a, raw int64 sid",
+        "int64 nx, int64 sa",
         """
-        long long j = s, ca = a[s], cb = b[s], k = sid[s];
+        long long j = s, ca = a[s], k = sid[s];
         if (nxt[s] != s) {
             while (true) {
                 j = nxt[j];
                 k = sid[j];
                 if (k >= 0) break;
                 ca += a[j];
-                cb += b[j];
             }
         }
-        nx = k; sa = ca; sb = cb;
+        nx = k; sa = ca;
         """,
     ),
-    # the sublist from splitter s again, given the sums (ta, tb) from s to the list's end: each element's sums
+    # the sublist from splitter s again, given the sum ta from s to the list's end: each element's sum
     "rank_fill": (
-        "int64 s, int64 ta, int64 tb, raw int64 nxt, raw int64 a, raw int64 b, raw int64 sid",
-        "raw int64 oa, raw int64 ob",
+        "int64 s, int64 ta, raw int64 nxt, raw int64 a, raw int64 sid",
+        "raw int64 oa",
         """
-        long long j = s, ca = ta, cb = tb;
+        long long j = s, ca = ta;
         while (true) {
             oa[j] = ca;
-            ob[j] = cb;
             long long t = nxt[j];
             if (t == j || sid[t] >= 0) break;
             ca -= a[j];
-            cb -= b[j];
             j = t;
         }
         """,
@@ -94,9 +91,9 @@ def _kernel(name):
             _KERNELS[name] = cupy.ElementwiseKernel(*_SOURCES[name], f"chseg_slab_{name}")
         elif name == "rank_round":
             _KERNELS[name] = cupy.ElementwiseKernel(
-                "raw int64 nxt, raw int64 a, raw int64 b",
-                "int64 nxt2, int64 a2, int64 b2",
-                "long long j = nxt[i]; a2 = a[i] + a[j]; b2 = b[i] + b[j]; nxt2 = nxt[j];",
+                "raw int64 nxt, raw int64 a",
+                "int64 nxt2, int64 a2",
+                "long long j = nxt[i]; a2 = a[i] + a[j]; nxt2 = nxt[j];",
                 "chseg_slab_rank_round",
             )
         else:
@@ -122,9 +119,9 @@ def _kernel(name):
 _SUBLIST = 32
 
 
-def rank(nxt, a, b):
-    """Suffix sums of the counts a and b along the lists given by nxt (each list's last element pointing to itself,
-    with counts 0; no other cycle): a[i] + a[nxt[i]] + ... to the list's end, and the same of b."""
+def rank(nxt, a):
+    """Suffix sums of the counts a along the lists given by nxt (each list's last element pointing to itself, with
+    count 0; no other cycle): a[i] + a[nxt[i]] + ... to the list's end (two counts: packed into one by the caller)."""
     import cupy
 
     size = int(nxt.size)
@@ -135,24 +132,24 @@ def rank(nxt, a, b):
     sid = cupy.full(size, -1, np.int64)
     sid[start] = cupy.arange(start.size, dtype=np.int64)
     del headed, index
-    snext, sa, sb = _kernel("rank_walk")(start, nxt, a, b, sid)
-    ta, tb = _wyllie(snext, sa, sb)
-    oa, ob = cupy.empty_like(a), cupy.empty_like(b)
-    _kernel("rank_fill")(start, ta, tb, nxt, a, b, sid, oa, ob)
-    return oa, ob
+    snext, sa = _kernel("rank_walk")(start, nxt, a, sid)
+    ta = _wyllie(snext, sa)
+    oa = cupy.empty_like(a)
+    _kernel("rank_fill")(start, ta, nxt, a, sid, oa)
+    return oa
 
 
-def _wyllie(nxt, a, b):
+def _wyllie(nxt, a):
     """rank's sums by pointer jumping (Wyllie): ceil(log2(length)) rounds over every element, no test between them."""
     import cupy
 
     rounds = max(1, math.ceil(math.log2(max(int(nxt.size), 2))))
     kernel = _kernel("rank_round")
-    nxt2, a2, b2 = cupy.empty_like(nxt), cupy.empty_like(a), cupy.empty_like(b)
+    nxt2, a2 = cupy.empty_like(nxt), cupy.empty_like(a)
     for _ in range(rounds):
-        kernel(nxt, a, b, nxt2, a2, b2)
-        nxt, nxt2, a, a2, b, b2 = nxt2, nxt, a2, a, b2, b
-    return a, b
+        kernel(nxt, a, nxt2, a2)
+        nxt, nxt2, a, a2 = nxt2, nxt, a2, a
+    return a
 
 
 def range_max(tree, lo, hi, size):

@@ -3,7 +3,8 @@ the closures' definitions; python/chseg/_slab_dask.py the same passes as Dask ta
 each slab's border closure B(s) and the chain R(s), the causal pass each slab's partial tree and the chain C(s). The
 closures the second pass takes are held up to _HOLD_BYTES; beyond, R(s) is written to the store and removed once
 taken, B(s) made again from its slab's tree (the engine's dendrogram of the slab, at hand in the second pass). The
-next slab is read on a thread meanwhile, and each slab's edges are written to the store on a thread."""
+next slab is read on a thread meanwhile, and each slab's edges are written to the store on a thread. The second pass
+starts where the first ends, with slab 0 as the first pass read it (its tree and border layers: read once)."""
 
 from __future__ import annotations
 
@@ -28,16 +29,17 @@ from ._slab_hierarchy import (
 )
 
 
-def _ahead(spec: _Spec, volume, order, firsts=False):
+def _ahead(spec: _Spec, volume, order, firsts=False, done=None):
     """(s, slab s's tree and border layers, the next slab's first layer) for s in `order`, the next slab's voxels
     (what spec.fetch gives) read on a thread meanwhile; with `firsts`, the next slab's first layer (the next in
-    `order`; None for the last) taken from what was read of it (spec.first), else None."""
-    blocks = _read_ahead(lambda s: spec.fetch(volume, s), order)
-    block = next(blocks, None)
+    `order`; None for the last) taken from what was read of it (spec.first), else None; `done`: what spec.read gave
+    for order[0] already (the slab where the first pass ended, not read again)."""
+    blocks = _read_ahead(lambda s: spec.fetch(volume, s), order if done is None else order[1:])
+    block = next(blocks, None) if done is None else None
     for i, s in enumerate(order):
         later = next(blocks) if i + 1 < len(order) else None  # the thread goes on to the one after
         first = spec.first(volume, order[i + 1], later) if firsts and i + 1 < len(order) else None
-        yield s, spec.read(volume, s, block), first
+        yield s, done if i == 0 and done is not None else spec.read(volume, s, block), first
         block = later
 
 
@@ -65,9 +67,11 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     right: List[Any] = [None] * (nslabs + 1)
     borders: List[Any] = [None] * nslabs
     digests = {}
-    after, next_first = _Closure.empty(), None
+    after, next_first, slab0 = _Closure.empty(), None, None
     for s, (tree, first_layer, last_layer), _ in _ahead(spec, volume, list(reversed(range(nslabs)))):
-        digests[s] = (_digest(first_layer), _digest(last_layer))
+        digests[s] = _digests(first_layer, last_layer)
+        if s == 0:
+            slab0 = (tree, first_layer, last_layer)  # the second pass starts where this one ends: slab 0 as read
         right[s + 1] = hold(after, f"right-{s + 1:06d}")
         if nslabs > 1:
             border = _border_step(spec, s, tree)  # about twice a chain's closure (two layers): not in closure_bytes
@@ -82,10 +86,9 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
     before, prev_last = _Closure.empty(), None
     with ThreadPoolExecutor(1) as writer:
         written = None
-        for s, (tree, first_layer, last_layer), next_first in _ahead(spec, volume, list(range(nslabs)), True):
+        for s, (tree, first_layer, last_layer), next_first in _ahead(spec, volume, list(range(nslabs)), True, slab0):
             a, b = bounds[s]
-            if (_digest(first_layer), _digest(last_layer)) != digests[s]:
-                raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
+            same = _digests(first_layer, last_layer)
             border = None
             if s + 1 < nslabs:
                 border = taken(borders[s]) if borders[s] is not None else _border_step(spec, s, tree)
@@ -93,6 +96,8 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
                 tree.dendrogram = None  # the slab's dendrogram (B(s)'s tree) freed before the partial tree
             after = taken(right[s + 1])
             owned = _owned(spec, s, tree, before, after, prev_last, first_layer, last_layer, next_first)
+            if same.result() != digests[s].result():  # checked before the slab's edges are written
+                raise ValueError(f"volume changed between the passes: slab {s} (layers {a}..{b - 1}) reads differently")
             if written is not None:
                 written.result()
             written = writer.submit(_emit, h, s, owned, store, spec.prefix)
@@ -102,6 +107,16 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
             prev_last = last_layer
         if written is not None:
             written.result()
+
+
+_HASHER: List[Any] = []  # a thread that hashes border layers (hashlib lets go of the GIL) while the device works
+
+
+def _digests(first_layer, last_layer):
+    """A future of the digests of a slab's two border layers."""
+    if not _HASHER:
+        _HASHER.append(ThreadPoolExecutor(1, thread_name_prefix="chseg-slab-digest"))
+    return _HASHER[0].submit(lambda: (_digest(first_layer), _digest(last_layer)))
 
 
 def _keep(closure: _Closure, store, name):

@@ -132,10 +132,10 @@ def _difference(a, b):
     """|a - b| as the module's image graphs weigh it: exact for integers, in float32 for float32, the double result
     rounded to float32 for float64."""
     if a.dtype.kind in "ui":
-        return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
+        return abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)  # abs(): NumPy's or CuPy's
     if a.dtype == np.float32:
-        return np.abs(a - b).astype(np.float64)
-    return np.abs(a - b).astype(np.float32).astype(np.float64)
+        return abs(a - b).astype(np.float64)
+    return abs(a - b).astype(np.float32).astype(np.float64)
 
 
 def _plane(summaries, grid_index, axis, i, side, offsets, nblocks):

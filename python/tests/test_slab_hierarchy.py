@@ -103,6 +103,8 @@ def test_the_devices_preorder_on_the_host(monkeypatch):
     for dendrogram in (sl, tree):
         parents = host(dendrogram.parents).astype(np.int64)
         n = (parents.size + 1) // 2
+        rows = np.argsort(parents[:-1] * parents.size + np.arange(parents.size - 1), kind="stable")
+        assert np.array_equal(sh._children(parents, np), rows.reshape(-1, 2))  # each parent's children, sorted
         position, size = sh._euler_preorder(sh._children(parents, np), n, np)
         scipy_tree = sh._Tree(
             [
@@ -409,7 +411,7 @@ def test_bad_arguments_and_a_volume_that_changes():
         chseg.slabs.hierarchy(volume.astype(np.float32), 2, "volume", backend="cpu")
     with pytest.raises(ValueError, match="slab"):
         chseg.slabs.hierarchy(volume, 0, backend="cpu")
-    with pytest.raises(ValueError, match="slab 0"):
+    with pytest.raises(ValueError, match=r"slab 1 \(layers 2\.\.3\)"):  # slab 0 is read once: the passes meet there
         chseg.slabs.hierarchy(Changing(volume), 2, "area", backend="cpu")
     h = chseg.slabs.hierarchy(volume, 3, backend="cpu")
     with pytest.raises(ValueError, match="threshold"):
@@ -426,6 +428,27 @@ def test_thin_volumes(backend):
         image = (np.arange(np.prod(shape)) % 3).reshape(shape).astype(np.uint8)
         for full in (False, True):
             check(image, 1, full, backend, expected_of(image, full, backend))
+
+
+def _id_cases():
+    rng = np.random.default_rng(52)
+    dense = rng.permutation(np.repeat(np.arange(100, 400), 2))[:500]  # most of a range, some twice, some missing
+    sparse = rng.integers(0, 10**9, 300)
+    pseudo = -1 - rng.integers(0, 50, 80)
+    for ids in (dense, sparse, pseudo, np.concatenate([pseudo, dense]), np.concatenate([dense, pseudo, sparse[:3]])):
+        yield ids.astype(np.int64)
+    yield np.array([7], np.int64)
+
+
+def test_vertex_ids_are_numpys_unique():
+    """A partial graph's vertex ids placed by a table of the voxels' range give what a sort (np.unique) gives:
+    dense and sparse voxels, pseudo-vertices alone and with voxels."""
+    from chseg import _slab_hierarchy as sh
+
+    for ids in _id_cases():
+        expected, inverse = np.unique(ids, return_inverse=True)
+        got, got_inverse = sh._vertex_ids(ids, np)
+        assert np.array_equal(expected, got) and np.array_equal(inverse.ravel(), got_inverse)
 
 
 @needs_cupy
@@ -446,6 +469,7 @@ def test_device_kernels_equal_the_numpy_ways():
             backend="cpu",
         )
         kids = sh._children(tree.parents.astype(np.int64), np)
+        assert np.array_equal(kids, cupy.asnumpy(sh._children(cupy.asarray(tree.parents.astype(np.int64)), cupy)))
         on_host = sh._euler_preorder(kids, n, np)
         on_device = sh._euler_preorder(cupy.asarray(kids), n, cupy)
         assert all(np.array_equal(a, cupy.asnumpy(b)) for a, b in zip(on_host, on_device))
@@ -457,6 +481,11 @@ def test_device_kernels_equal_the_numpy_ways():
         assert np.array_equal(expected, [values[a:b].max(initial=-np.inf) for a, b in zip(lo, hi)])
         got = sh._range_max(cupy.asarray(values), cupy.asarray(lo), cupy.asarray(hi), cupy)
         assert np.array_equal(expected, cupy.asnumpy(got))
+    for ids in _id_cases():
+        on_device = sh._vertex_ids(cupy.asarray(ids), cupy)
+        assert all(np.array_equal(a, cupy.asnumpy(b)) for a, b in zip(sh._vertex_ids(ids, np), on_device))
+        up = np.minimum(np.arange(ids.size) + rng.integers(0, 3, ids.size), ids.size - 1)  # chains to the last
+        assert np.array_equal(sh._jump(up, np), cupy.asnumpy(sh._jump(cupy.asarray(up), cupy)))
     # a chain (the deepest tree: one sublist after another along its tour)
     n = 50000
     chain = chseg.single_linkage_graph(np.arange(1, n), np.arange(n - 1), np.arange(n - 1), n, backend="cpu")
@@ -491,7 +520,7 @@ def test_device_list_ranking_and_components_equal_the_numpy_ways(size, lists):
         nxt[part[:-1]] = part[1:]  # the last of each list points to itself, with counts 0
         a[part[-1]] = b[part[-1]] = 0
     expected = _wyllie(nxt, a, b)
-    got = _slab_kernels.rank(*(cupy.asarray(x) for x in (nxt, a, b)))
+    got = [_slab_kernels.rank(cupy.asarray(nxt), cupy.asarray(x)) for x in (a, b)]
     assert all(np.array_equal(x, cupy.asnumpy(y)) for x, y in zip(expected, got))
     for u, v in (
         (rng.integers(0, size, size // 2), rng.integers(0, size, size // 2)),
