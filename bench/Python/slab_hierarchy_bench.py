@@ -7,6 +7,7 @@ one process.
 
     slab_hierarchy_bench.py OUT.json --shape Z Y X --slab S [--work DIR] [--no-higra] [--cluster-gpus N] [--dynamics]
                             [--no-whole] [--no-dask] [--nodes] [--thresholds T ...] [--reuse] [--profile]
+                            [--single-linkage [ALPHA ...]] [--no-area]
 
 With --reuse, what an earlier call left in DIR is taken instead of made again (the volume, the hierarchies by area
 and dynamics where their stores are complete, the node attributes where the store holds them; such steps are
@@ -15,6 +16,9 @@ recorded as reused): a volume too large for one call's time limit runs over seve
 With --profile, the hierarchy by area runs once more (into a store of its own, after the timed steps) with the device
 synchronised around each step of the passes and of a tree (python/chseg/_slab_passes.py, _slab_hierarchy.py): each
 step's calls and inclusive seconds (a step inside another counts in both), where the time of a slab goes.
+
+With --single-linkage, also the single-linkage hierarchy (attribute None) over slabs and its cuts at the alphas
+given (the alpha-tree's alpha-cuts) to Zarr; with --no-area, only those (no hierarchy by area, no check).
 
 With --nodes, also the area, volume, height and dynamics of every node of the hierarchy by area
 (SlabHierarchy.node_attributes, into its store), checked node by node against Dendrogram.attribute of the whole
@@ -237,6 +241,46 @@ def profiled(run):
     return totals
 
 
+def single_linkage_steps(args, source, results, step, n):
+    """The single-linkage hierarchy over slabs into a store of its own, and its cuts at the alphas (each the
+    alpha-tree's alpha-cut: the regions joined by edges of weight at most alpha) into one Zarr array in turn."""
+    import chseg.slabs
+    import zarr
+
+    store = os.path.join(args.work, "hierarchy-single-linkage")
+    shutil.rmtree(store, ignore_errors=True)
+    h = step(
+        "slabs.hierarchy single linkage",
+        lambda: chseg.slabs.hierarchy(source, args.slab, None, store=store),
+        store,
+    )
+    results["single_linkage_store_bytes_per_voxel"] = du(store) / n
+    results["single_linkage_closure_bytes"] = h.closure_bytes
+    if not args.single_linkage:
+        return
+    cut_store = os.path.join(args.work, "alpha-cuts.zarr")
+    out = zarr.create_array(
+        store=cut_store, shape=source.shape, chunks=(args.slab,) + tuple(source.shape[1:]), dtype=np.uint32,
+        overwrite=True,
+    )
+
+    def cuts():
+        labels = {}
+        for alpha in args.single_linkage:
+            h.cut(alpha, out=out)
+            labels[alpha] = int(np.asarray(out[-1:]).max())  # a read-back of the last layer
+        return labels
+
+    name = f"{len(args.single_linkage)} alpha cuts to zarr"
+    results["alpha_cut_labels_last_layer"] = step(name, cuts, cut_store)
+    if not args.no_whole:  # each alpha-cut against the whole volume's single-linkage dendrogram's cut
+        whole = chseg.single_linkage(source[:])
+        results["alpha_cuts_equal"] = True
+        for alpha in args.single_linkage:
+            h.cut(alpha, out=out)
+            results["alpha_cuts_equal"] &= bool(np.array_equal(out[:], chseg._arrays.host(whole.cut(alpha))))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -256,9 +300,19 @@ def main():
     ap.add_argument("--thresholds", type=float, nargs="*", default=[50, 500, 5000], help="the cuts' (none: no cut)")
     ap.add_argument("--reuse", action="store_true", help="take what an earlier call left in --work")
     ap.add_argument("--profile", action="store_true", help="the hierarchy by area again, its steps timed")
+    ap.add_argument(
+        "--single-linkage",
+        type=float,
+        nargs="*",
+        default=None,
+        help="also the single-linkage hierarchy (attribute None) and its cuts at these alphas (alpha-cuts) to Zarr",
+    )
+    ap.add_argument("--no-area", action="store_true", help="only the single-linkage steps (no hierarchy by area)")
     args = ap.parse_args()
     if args.no_whole and not args.no_higra:
         ap.error("--no-whole needs --no-higra (Higra's hierarchies are checked against the whole volume's)")
+    if args.no_area and not (args.no_whole and args.no_dask and args.single_linkage is not None):
+        ap.error("--no-area needs --single-linkage, --no-whole, --no-higra and --no-dask")
 
     import chseg
     import chseg.dask
@@ -343,6 +397,11 @@ def main():
         return step(name, lambda: chseg.slabs.hierarchy(source, args.slab, attribute, store=store), store)
 
     step("warm-up (16 x 64 x 64)", warm_up)
+    if args.single_linkage is not None:
+        single_linkage_steps(args, source, results, step, n)
+        if args.no_area:
+            print(json.dumps({k: v for k, v in results.items() if k != "steps"}))
+            return
     store = os.path.join(args.work, "hierarchy")
     h = hierarchy_step("area", store)
     if isinstance(results["steps"]["slabs.hierarchy area"], dict):
