@@ -260,7 +260,10 @@ def single_linkage_steps(args, source, results, step, n):
         return
     cut_store = os.path.join(args.work, "alpha-cuts.zarr")
     out = zarr.create_array(
-        store=cut_store, shape=source.shape, chunks=(args.slab,) + tuple(source.shape[1:]), dtype=np.uint32,
+        store=cut_store,
+        shape=source.shape,
+        chunks=(args.slab,) + tuple(source.shape[1:]),
+        dtype=np.uint32,
         overwrite=True,
     )
 
