@@ -83,6 +83,7 @@ from .dask import _after_offsets
 
 __all__ = ["SlabHierarchy", "hierarchy"]
 
+_KEYS = ("w", "t", "e")  # the node attributes' dynamics: the keys a pseudo-vertex carries for deepest-child ties
 _SLAB, _INTO, _OUT, _CARRIED = 0, 1, 2, 3  # where an edge of a partial tree's graph comes from
 _C, _R, _B = 0, 1, 2  # the closures: C(s) (causal), R(s) (anti-causal), B(s) (a slab's border)
 _DEVICE_WAYS_ON_HOST = False  # testing: NumPy arrays take the device's ways (Euler tour preorder, hooking components)
@@ -368,20 +369,14 @@ class _Tree:
         return counts[kids[:, 0]] > 0, counts[kids[:, 1]] > 0, rep
 
     def closure(self, flags, counter) -> _Closure:
-        """The closure of the flagged leaves, as edges (see the module's docstring), its runs merged where what the
-        pseudo-vertices carry adds up or takes an extreme (area, volume, corrected value, depth: not the keys that the
-        node attributes' dynamics carry)."""
+        """The closure of the flagged leaves, as edges (see the module's docstring), its runs merged (_runs)."""
         xp, n, kids = self.xp, self.n, self.kids
         has0, has1, rep = self.sides(flags)
         both = xp.flatnonzero(has0 & has1)
         one = xp.flatnonzero(has0 ^ has1)
         side = xp.where(has0[one], kids[one, 0], kids[one, 1])
         other = xp.where(has0[one], kids[one, 1], kids[one, 0])
-        carry = self.carry or {}
-        if set(carry) <= {"area", "corr", "volume", "depth"}:
-            one, side, other, fields = self._runs(one, side, other, has0 ^ has1)
-        else:
-            fields = {k: a[other] for k, a in carry.items()}
+        one, side, other, fields = self._runs(one, side, other, has0 ^ has1, has0 | has1)
         ids = xp.empty(one.size, np.int64)
         leaf = (other >= 0) & (other < n)
         ids[leaf] = self.vertices[other[leaf]]  # a voxel or a pseudo-vertex stays itself
@@ -400,12 +395,14 @@ class _Tree:
         t = None if self.t is None else self.t[rows]
         return _Closure(u, v, self.w[rows], self.e[rows], pseudo.pid, pseudo.fields, t)
 
-    def _runs(self, one, side, other, is_one):
+    def _runs(self, one, side, other, is_one, in_closure):
         """The closure's one-sided nodes merged into runs: nodes on one path between two-sided nodes (or flagged
         leaves) with one key weight (and second key), which become one node, the top one's key, over one
         pseudo-vertex for all they absorb (area and volume summed, corrected value the largest, depth the least; the
-        module's docstring says why that is exact). Returns per run its top row, side child, its single node's other
-        child (-1 for several) and the merged fields; nodes of infinite weight stay alone."""
+        module's docstring says why that is exact; for the node attributes' dynamics, only members next to each other
+        among the closure's nodes, `in_closure`, with the keys of _run_keys: python/chseg/_slab_nodes.py). Returns
+        per run its top row, side child, its single node's other child (-1 for several) and the merged fields; nodes
+        of infinite weight stay alone."""
         xp, n = self.xp, self.n
         if one.size == 0:
             return one, side, other, {k: a[other] for k, a in (self.carry or {}).items()}
@@ -422,20 +419,44 @@ class _Tree:
         one, side, other, bottom, w, second = (a[order] for a in (one, side, other, bottom, w, second))
         start = xp.ones(one.size, bool)
         start[1:] = (bottom[1:] != bottom[:-1]) | (w[1:] != w[:-1]) | (second[1:] != second[:-1])
+        carry = self.carry or {}
+        if "w" in carry:  # the dynamics' keys: members next to each other among the closure's nodes (_run_keys)
+            place = xp.cumsum(in_closure) - 1
+            start[1:] |= place[one[1:]] != place[one[:-1]] + 1
         first = xp.flatnonzero(start)
         last = xp.concatenate([first[1:], xp.asarray([one.size], dtype=first.dtype)]) - 1
         fields = {}
-        for k, a in (self.carry or {}).items():
+        group = xp.cumsum(start) - 1
+        for k, a in carry.items():
             values = a[other]
+            if k in _KEYS:
+                continue
             if k in ("corr", "depth"):  # the largest (least) of each run: its last (first) sorted by run and value
-                group = xp.cumsum(start) - 1
                 ranked = values[xp.lexsort(xp.stack([values.astype(np.float64), group.astype(np.float64)]))]
                 fields[k] = ranked[last] if k == "corr" else ranked[first]
             else:
                 total = xp.concatenate([xp.zeros(1, values.dtype), xp.cumsum(values)])
                 fields[k] = total[last + 1] - total[first]
+        if "w" in carry:
+            fields.update(self._run_keys(carry, other, group, start, first, fields["depth"], (w, second, self.e[one])))
         single = xp.where(last == first, other[first], -1)
         return one[last], side[last], single, fields
+
+    def _run_keys(self, carry, other, group, start, first, least, own):
+        """The key (w, t, e) that a run's pseudo-vertex carries for the node attributes' dynamics (python/chseg/
+        _slab_nodes.py): -inf where a member above the first stops a chain that enters with the depth `least`, else
+        the first member's absorbed key where its depth is `least`, else +inf."""
+        xp = self.xp
+        absorbed = [carry[k][other] for k in _KEYS]
+        below = [xp.concatenate([x[:1], x[:-1]]).astype(np.float64) for x in own]  # the member below: the side child
+        less, tied = xp.zeros(other.size, bool), xp.ones(other.size, bool)
+        for a, b in zip(absorbed, below):
+            less |= tied & (a < b)
+            tied &= a == b
+        stops = xp.zeros(first.size, bool)
+        stops[group[xp.flatnonzero(~start & less & (carry["depth"][other] == least[group]))]] = True
+        at_first = carry["depth"][other[first]] == least
+        return {k: xp.where(stops, -np.inf, xp.where(at_first, a[first], np.inf)) for k, a in zip(_KEYS, absorbed)}
 
 
 def _vertex_ids(ids, xp):

@@ -13,8 +13,16 @@ nothing that finite ones do not), so the partial tree of slab s holds every ance
 edges only sit in closures, above what they carry. A pseudo-vertex carries its region's area, volume (its own term
 included), depth and, where the dynamics are asked for, key (for the deepest-child ties), all final inside its part
 of the volume. Without the dynamics a closure's runs merge (areas and volumes summed, depths the least: every node
-outside a run sees all of it or none); the dynamics' chains need every node's depth and key, so their closures keep
-every node above the layer.
+outside a run sees all of it or none). With them, a chain of deepest children that enters a run (through its bottom
+member's side child, with depth d) leaves it, or stops in it at the run's weight whichever member stops it; so a run
+merges where its members are next to each other among the closure's nodes (ordered by key: then no node of the whole
+tree comes between two of them, and each member's side child is the member below), and its pseudo-vertex carries
+the least depth D of what it absorbs and, for a chain with d = D, the outcome of the ties: the key -inf where a
+member above the first stops it (an absorbed region of depth D whose key is below the member below's), else the
+first member's absorbed key where its depth is D (compared in the tree with the side child there), else +inf. Runs
+whose members are not next to each other stay apart: two-sided nodes of the same closure can come between them in
+the whole tree once lower slabs join their regions (merging those lost ties: a 5 x 4 image, 8-connected, in slabs of
+one row); so these closures are smaller than every node above the layer but still grow with the volume.
 
 Per node x: area = leaves under x; volume = the sum over the internal nodes y under x (x included) of area(y) *
 (alt(parent(y)) - alt(y)), exact in 64-bit integers (whole-number hierarchy weights whose range times the voxel count

@@ -66,6 +66,41 @@ def test_regions_across_many_slabs_and_a_plateau_through_every_slab(backend):
     check(image, (3,), True, backend, expected_of(image, True, backend))
 
 
+def test_runs_of_the_dynamics_merge(monkeypatch, backend):
+    """The node attributes' dynamics: a closure's runs whose members are next to each other among its nodes merge,
+    carrying the outcome of their ties; the largest closure of the run is smaller than with no run merged (every
+    node above the layer), and the attributes are the whole dendrogram's both ways."""
+    from chseg import _slab_hierarchy as sh
+    from chseg import _slab_nodes
+
+    rng = np.random.default_rng(53)
+    volume = np.full((48, 24, 24), 40, np.int16) + rng.integers(-6, 7, (48, 24, 24))
+    for _ in range(48 * 3):  # grains in a noisy matrix
+        z, y, x = rng.integers(0, 48), rng.integers(0, 21), rng.integers(0, 21)
+        volume[z, y : y + 3, x : x + 3] = rng.integers(80, 200)
+    volume = volume.clip(0, 255).astype(np.uint8)
+    expected = chseg.single_linkage(volume, backend=backend)
+    largest = []
+    passes = _slab_nodes._passes
+
+    def recorded(spec, h, held, store):
+        passes(spec, h, held, store)
+        largest.append(held.closure_bytes)
+
+    monkeypatch.setattr(_slab_nodes, "_passes", recorded)
+    runs = sh._Tree._runs
+
+    def unmerged(t, one, side, other, is_one, inside):  # no member next to another: every run a single node
+        return runs(t, one, side, other, is_one, inside & False)
+
+    for merged in (True, False):
+        if not merged:
+            monkeypatch.setattr(sh._Tree, "_runs", unmerged)
+        h = chseg.slabs.hierarchy(volume, 2, backend=backend).node_attributes(("area", "dynamics"), backend=backend)
+        assert_nodes(h, expected, ("area", "dynamics"))
+    assert largest[0] < 0.7 * largest[1], largest
+
+
 def test_the_devices_ways_on_the_host(monkeypatch):
     from chseg import _slab_hierarchy as sh
 
