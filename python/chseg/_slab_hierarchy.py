@@ -57,7 +57,7 @@ corrected value below it, which the merged pseudo-vertex carries; a depth is a l
 edges carry a second key (the node attributes' run) a run also shares it.
 
 Memory: one slab, its minimum spanning tree, the partial tree's graph (the slab plus the two closures) and the owned
-edges (coded, python/chseg/_slab_store.py: 9 bytes a voxel for a uint8 volume's hierarchy by area; to a Zarr store
+edges (coded, python/chseg/_slab_store.py: about 3 bytes a voxel for a uint8 volume's hierarchy by area; to a Zarr store
 with ``store``). The closures hold the border layers' voxels, a node for each merge of their regions and one for each
 run: bounded by the layer's voxels times the weights a path through them takes (not by the volume beyond, which
 single runs stand for: measured ``SlabHierarchy.closure_bytes``, the largest), the dynamics' as the others'.
@@ -880,7 +880,7 @@ def hierarchy(
     store : str or os.PathLike, optional
         A directory to write each slab's edges to, a Zarr group (python/chseg/_slab_store.py: a subgroup a slab, the
         mark that it is complete last; the closures of the first pass beyond 4 GiB go there too while it runs);
-        None: held in memory (coded: about 9 bytes a voxel for a uint8 volume's hierarchy by area).
+        None: held in memory (coded: about 3 bytes a voxel for a uint8 volume's hierarchy by area).
     backend : {'auto', 'cuda', 'cpu'}, optional
         As for :func:`chseg.single_linkage`.
 

@@ -2,16 +2,20 @@
 pass): coded small, held in memory or written to a Zarr group.
 
 The code, lossless: a slab's image edge indices (increasing) as their differences from the slab's base (the first
-edge a slab may own: the first of the layer before it) and from each other; the weights and hierarchy weights in the
-narrowest dtype holding every value exactly (unsigned 8, 16, 32 or 64-bit integers where they are whole and not
-negative, float32 where it holds them, else as they came). Decoded: int64 edges, float64 weights. A uint8 volume's
-hierarchy by area takes 9 bytes a voxel so (4 + 1 + 4), and the store compresses them (Blosc, LZ4 on bit-shuffled
-chunks of 2^20 items: about 1.5 to 4 bytes a voxel on CT-like volumes; bench/results/SlabHierarchy/).
+edge a slab may own: the first of the layer before it) and from each other, one byte each, 255 standing for a
+difference of 255 or more whose value follows in order in ``edge_escapes``; the hierarchy weights likewise where they
+are whole and not negative (``altitude_escapes``), else in the narrowest dtype holding every value exactly, as the
+weights are (unsigned 8, 16, 32 or 64-bit integers where they are whole and not negative, float32 where it holds
+them, else as they came). Decoded: int64 edges, float64 weights. A uint8 volume's hierarchy by area takes about 3
+bytes a voxel so (it took 4 to 9 with every difference and hierarchy weight as wide as its slab's largest), and the
+store compresses them (Blosc, LZ4 on bit-shuffled chunks of 2^20 items: about 1.2 bytes a voxel on CT-like volumes;
+bench/results/SlabHierarchy/).
 
 The store: a Zarr group (zarr 3) at a path; a subgroup ``slab-NNNNNN`` per slab with the arrays ``edge``, ``weight``
-and ``altitude``; the group's attribute ``chseg_slab_hierarchy`` (shape, slabs, connectivity, attribute), written
-last, marks it complete. Before each write the store's disk is checked for the slab's uncoded bytes (OSError naming the
-path and the bytes where it lacks them); a run that fails leaves no mark (and removes what it wrote).
+and ``altitude`` and the escapes (a store written before them, without, reads as it was written); the group's
+attribute ``chseg_slab_hierarchy`` (shape, slabs, connectivity, attribute), written last, marks it complete. Before
+each write the store's disk is checked for the slab's uncoded bytes (OSError naming the path and the bytes where it
+lacks them); a run that fails leaves no mark (and removes what it wrote).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ _MARK = "chseg_slab_hierarchy"
 _NODES = "chseg_slab_nodes"  # the names of the node attributes (SlabHierarchy.node_attributes), written after them
 _CHUNK = 1 << 20
 _FIELDS = ("edge", "weight", "altitude")
+_ESCAPE = 255  # the one-byte code of a value that its part's escapes array holds
 
 
 def _narrow(a, xp=None):
@@ -39,8 +44,8 @@ def _narrow(a, xp=None):
         return a
     if xp is None:
         xp = np if isinstance(a, np.ndarray) else importlib.import_module("cupy")
-    lo, hi = float(a.min()), float(a.max())
-    if lo >= 0 and hi < 2.0**64 and (a.dtype.kind in "ui" or bool((a == xp.floor(a)).all())):
+    if _whole(a, xp):
+        hi = float(a.max())
         for t in (np.uint8, np.uint16, np.uint32, np.uint64):
             if hi <= np.iinfo(t).max:
                 return a.astype(t)
@@ -55,22 +60,52 @@ def base_edge(h: Any, s: int) -> int:
     return max(h.bounds[s][0] - 1, 0) * plane * h.slots
 
 
+def _whole(a, xp) -> bool:
+    """Whether every value of `a` is a whole number in 0 .. 2^64 - 1."""
+    if a.size == 0:
+        return True
+    lo, hi = float(a.min()), float(a.max())
+    return lo >= 0 and hi < 2.0**64 and (a.dtype.kind in "ui" or bool((a == xp.floor(a)).all()))
+
+
+def _escaped(a, xp):
+    """Whole numbers >= 0 as one byte each, _ESCAPE standing for those of _ESCAPE and above, whose values follow in
+    order in a second array (narrowest dtype): a slab's edge differences and hierarchy weights are mostly small, and
+    one large value no longer widens all of them."""
+    small = a < _ESCAPE
+    large = a[~small]
+    return xp.where(small, a, _ESCAPE).astype(np.uint8), _narrow(large, xp) if large.size else large.astype(np.uint8)
+
+
+def _unescaped(codes, escapes, dtype, xp):
+    out = _to_xp(xp, codes).astype(dtype)
+    if escapes is not None and escapes.size:
+        out[out == _ESCAPE] = _to_xp(xp, escapes).astype(dtype)
+    return out
+
+
 def encode(owned: Dict[str, Any], base: int, xp=np) -> Dict[str, np.ndarray]:
     """A slab's owned edges (arrays of xp, edges increasing) coded on xp's side, as NumPy arrays."""
     edge = owned["edge"].astype(np.int64)
     delta = xp.diff(edge, prepend=xp.asarray([base], dtype=np.int64)) if edge.size else edge
-    coded = {"edge": _narrow(delta, xp), "weight": _narrow(owned["weight"], xp)}
-    coded["altitude"] = _narrow(owned["altitude"], xp)
+    coded = {"weight": _narrow(owned["weight"], xp)}
+    coded["edge"], coded["edge_escapes"] = _escaped(delta, xp)
+    altitude = owned["altitude"]
+    if _whole(altitude, xp):
+        coded["altitude"], coded["altitude_escapes"] = _escaped(altitude, xp)
+    else:
+        coded["altitude"] = _narrow(altitude, xp)
     return {k: _to_numpy(a) for k, a in coded.items()}
 
 
 def decode(coded: Dict[str, Any], base: int, xp=np) -> Dict[str, Any]:
-    """The arrays of a slab's owned edges (int64 edges, float64 weights and hierarchy weights), on xp's side."""
-    edge = _to_xp(xp, coded["edge"]).astype(np.int64)
+    """The arrays of a slab's owned edges (int64 edges, float64 weights and hierarchy weights), on xp's side (parts
+    coded before the escapes, without the ``*_escapes`` arrays, decode as they were written)."""
+    edge = _unescaped(coded["edge"], coded.get("edge_escapes"), np.int64, xp)
     return {
         "edge": base + xp.cumsum(edge) if edge.size else edge,
         "weight": _to_xp(xp, coded["weight"]).astype(np.float64),
-        "altitude": _to_xp(xp, coded["altitude"]).astype(np.float64),
+        "altitude": _unescaped(coded["altitude"], coded.get("altitude_escapes"), np.float64, xp),
     }
 
 

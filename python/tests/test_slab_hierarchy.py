@@ -282,8 +282,11 @@ def test_store_on_disk_and_zarr(tmp_path, monkeypatch):
         "attribute": "area",
     }
     slab = group["slab-000001"]
-    # coded: the edges as differences (uint8 here), whole weights and areas as small unsigned integers
-    assert {k: a.dtype for k, a in slab.arrays()} == {"edge": np.uint8, "weight": np.uint8, "altitude": np.uint8}
+    # coded: the edges as differences and the areas a byte each (larger ones escaped), whole weights as small unsigned
+    # integers
+    arrays = {k: a.dtype for k, a in slab.arrays()}
+    assert set(arrays) == {"edge", "weight", "altitude", "edge_escapes", "altitude_escapes"}
+    assert arrays["edge"] == arrays["weight"] == arrays["altitude"] == np.uint8
     assert h.closure_bytes > 0
     opened = chseg.slabs.SlabHierarchy.open(store)
     for s in range(3):
@@ -351,8 +354,9 @@ def test_an_engine_short_of_device_memory_gets_cupys_free_blocks():
 
 
 def test_coding_is_lossless():
-    """The store's code keeps every value: edges as differences from the slab's base, weights in the narrowest dtype
-    that holds them (whole numbers, float32, float64)."""
+    """The store's code keeps every value: edges as differences from the slab's base (a byte each, larger ones
+    escaped), hierarchy weights likewise where whole, weights in the narrowest dtype that holds them (whole numbers,
+    float32, float64); parts coded before the escapes still decode."""
     from chseg import _slab_store
 
     rng = np.random.default_rng(3)
@@ -367,9 +371,25 @@ def test_coding_is_lossless():
     ):
         coded = _slab_store.encode({"edge": edge, "weight": weight, "altitude": weight * 3}, 5 * 10**10 - 7)
         assert coded["weight"].dtype == dtype
+        assert coded["edge"].dtype == np.uint8  # differences of 255 and more in edge_escapes
+        assert coded["edge_escapes"].size == np.count_nonzero(np.diff(edge, prepend=5 * 10**10 - 7) >= 255)
         back = _slab_store.decode(coded, 5 * 10**10 - 7)
         assert np.array_equal(back["edge"], edge) and back["edge"].dtype == np.int64
         assert np.array_equal(back["weight"], weight) and np.array_equal(back["altitude"], weight * 3)
+    # escapes: values about the escape code, one large value among small ones, none at all
+    for altitude in (np.array([254.0, 255, 256, 0, 2**40, 7]), np.zeros(5), np.arange(5.0) * 2**33, np.zeros(0)):
+        edge = np.cumsum(np.r_[1, 254, 255, 256, 3, 2**35][: altitude.size]).astype(np.int64)
+        coded = _slab_store.encode({"edge": edge, "weight": altitude, "altitude": altitude}, 0)
+        assert coded["altitude"].dtype == np.uint8
+        assert coded["altitude_escapes"].size == np.count_nonzero(altitude >= 255)
+        back = _slab_store.decode(coded, 0)
+        assert np.array_equal(back["edge"], edge) and np.array_equal(back["altitude"], altitude)
+    # a part coded before the escapes (every value as wide as the largest) decodes as it was written
+    edge = np.array([3, 300, 301, 70000], np.int64)
+    old = {"edge": np.diff(edge, prepend=0).astype(np.uint32), "weight": np.ones(4, np.uint8)}
+    old["altitude"] = np.array([0, 255, 7, 9], np.uint16)
+    back = _slab_store.decode(old, 0)
+    assert np.array_equal(back["edge"], edge) and np.array_equal(back["altitude"], [0, 255, 7, 9])
 
 
 def test_a_store_without_room(tmp_path, monkeypatch):
