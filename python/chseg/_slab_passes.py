@@ -8,8 +8,9 @@ starts where the first ends, with slab 0 as the first pass read it (its tree and
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, List
+from typing import Any, Dict, List
 
 import numpy as np
 
@@ -109,14 +110,16 @@ def _passes(spec: _Spec, volume, h: SlabHierarchy, store):
             written.result()
 
 
-_HASHER: List[Any] = []  # a thread that hashes border layers (hashlib lets go of the GIL) while the device works
+_HASHER: Dict[int, Any] = {}  # a thread that hashes border layers (hashlib lets go of the GIL) while the device works
 
 
 def _digests(first_layer, last_layer):
-    """A future of the digests of a slab's two border layers."""
-    if not _HASHER:
-        _HASHER.append(ThreadPoolExecutor(1, thread_name_prefix="chseg-slab-digest"))
-    return _HASHER[0].submit(lambda: (_digest(first_layer), _digest(last_layer)))
+    """A future of the digests of a slab's two border layers (the thread is the process's own: a forked child starts
+    one of its own, its parent's not being there)."""
+    pid = os.getpid()
+    if pid not in _HASHER:
+        _HASHER[pid] = ThreadPoolExecutor(1, thread_name_prefix="chseg-slab-digest")
+    return _HASHER[pid].submit(lambda: (_digest(first_layer), _digest(last_layer)))
 
 
 def _keep(closure: _Closure, store, name):

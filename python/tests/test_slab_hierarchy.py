@@ -4,6 +4,8 @@ volume array by array, and their cuts written slab by slab against the whole den
 3D, slab counts from one per layer to one in all, uneven slabs, both connectivities, few and many grey levels, a smooth
 volume whose regions span many slabs, a plateau through every slab, float weights, a store on disk, Zarr in and out."""
 
+import os
+
 import chseg
 import chseg.slabs
 import numpy as np
@@ -421,6 +423,30 @@ class Changing:
         if self.reads > 4:
             out[...] = 0
         return out
+
+
+def _slabs_again(volume):
+    chseg.slabs.hierarchy(volume, 2, "area", backend="cpu")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_process_hashes_its_own_borders():
+    """A process forked after a run (multiprocessing's fork, a worker) runs slabs again: the thread that hashes the
+    border layers is the child's own (its parent's does not exist there; taking it hung)."""
+    import multiprocessing
+    import warnings
+
+    volume = smooth((6, 5, 4), 54)
+    chseg.slabs.hierarchy(volume, 2, "area", backend="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork in a process with threads
+        child = multiprocessing.get_context("fork").Process(target=_slabs_again, args=(volume,))
+        child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked process's run hung")
+    assert child.exitcode == 0
 
 
 def test_bad_arguments_and_a_volume_that_changes():
