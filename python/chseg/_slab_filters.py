@@ -27,18 +27,9 @@ import chseg
 
 from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
+from ._slab_arrays import _range_max, _tour_sums
 from ._slab_common import _check, _crossing
-from ._slab_hierarchy import (
-    _INTO,
-    SlabHierarchy,
-    _as,
-    _engine,
-    _finish,
-    _range_max,
-    _Spec,
-    _tour_sums,
-    _Tree,
-)
+from ._slab_hierarchy import _INTO, SlabHierarchy, _as, _engine, _finish, _Spec, _Tree
 from ._slab_passes import _passes
 from ._trees import _filter_threshold
 from .dask import _after_offsets

@@ -42,7 +42,8 @@ import chseg
 
 from . import _slab_store as _store
 from ._dask_chunks import _to_numpy
-from ._slab_hierarchy import _INTO, SlabHierarchy, _as, _engine, _jump, _range_max, _Spec, _Tree
+from ._slab_arrays import _jump, _range_max
+from ._slab_hierarchy import _INTO, SlabHierarchy, _as, _engine, _Spec, _Tree
 from ._slab_passes import _passes
 from .dask import _after_offsets
 
