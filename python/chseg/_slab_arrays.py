@@ -111,20 +111,18 @@ def _vertex_ids(ids, xp):
     running count, linear work where a sort is not; pseudo-vertices (< 0, few) and sparse voxels by a sort."""
     voxel = ids >= 0
     voxels = ids[voxel]
-    if voxels.size == 0:
-        out, inverse = xp.unique(ids, return_inverse=True)
-        return out, inverse.ravel()
-    base = int(voxels.min())
-    span = int(voxels.max()) - base + 1
-    if span > 2 * int(voxels.size):
+    base = int(voxels.min()) if voxels.size else 0
+    span = int(voxels.max()) - base + 1 if voxels.size else 0
+    if not voxels.size or span > 2 * int(voxels.size):
         out, inverse = xp.unique(ids, return_inverse=True)
         return out, inverse.ravel()
     pseudo, below = xp.unique(ids[~voxel], return_inverse=True)
+    offset = voxels - base
     present = xp.zeros(span, bool)
-    present[voxels - base] = True
+    present[offset] = True
     place = xp.cumsum(present, dtype=np.int64) - 1 + pseudo.size
     inverse = xp.empty(ids.size, np.int64)
-    inverse[voxel] = place[voxels - base]
+    inverse[voxel] = place[offset]
     inverse[~voxel] = below.ravel()
     return xp.concatenate([pseudo, xp.flatnonzero(present) + base]), inverse
 
